@@ -1,0 +1,62 @@
+// swift-tools-version: 6.1
+// EvictionLab: cache replacement policies written once, measured in a simulator
+// and shipped in a real cache. Module layout and import rules: ../shared/DESIGN.md.
+import PackageDescription
+
+let optimized: [SwiftSetting] = [
+  .unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))
+]
+
+let package = Package(
+  name: "EvictionLab",
+  platforms: [.macOS(.v15)],
+  products: [
+    .library(name: "EvictionCore", targets: ["EvictionCore"]),
+    .library(name: "EvictionTraces", targets: ["EvictionTraces"]),
+    .library(name: "EvictionSim", targets: ["EvictionSim"]),
+    .library(name: "EvictionReports", targets: ["EvictionReports"]),
+    .executable(name: "evlab", targets: ["evlab"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0")
+  ],
+  targets: [
+    // System libraries: a module map and a small shim header each.
+    .systemLibrary(
+      name: "CSQLite", path: "Sources/CSQLite",
+      providers: [.apt(["libsqlite3-dev"])]),
+    .systemLibrary(
+      name: "CGSL", path: "Sources/CGSL",
+      providers: [.apt(["libgsl-dev"])]),
+    .systemLibrary(
+      name: "CCompression", path: "Sources/CCompression",
+      providers: [.apt(["zlib1g-dev", "liblzma-dev", "libzstd-dev"])]),
+
+    // The policy family. Standard library only: it must stay embeddable anywhere.
+    .target(name: "EvictionCore", swiftSettings: optimized),
+    // GSL-backed statistics (GPL-3: never linked by Core, Cache or Disk).
+    .target(name: "EvictionStats", dependencies: ["CGSL"], swiftSettings: optimized),
+    // Trace formats, decompression, synthetic workloads.
+    .target(
+      name: "EvictionTraces", dependencies: ["EvictionStats", "CGSL", "CCompression"],
+      swiftSettings: optimized),
+    // Replay engines and the result model.
+    .target(
+      name: "EvictionSim", dependencies: ["EvictionCore", "EvictionTraces", "EvictionStats"],
+      swiftSettings: optimized),
+    // Results as CSV, JSON and tables (later Markdown and HTML).
+    .target(name: "EvictionReports", dependencies: ["EvictionSim", "EvictionStats"], swiftSettings: optimized),
+    .executableTarget(
+      name: "evlab",
+      dependencies: [
+        "EvictionCore", "EvictionTraces", "EvictionSim", "EvictionStats", "EvictionReports",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ],
+      swiftSettings: optimized),
+
+    .testTarget(name: "EvictionCoreTests", dependencies: ["EvictionCore"]),
+    .testTarget(name: "EvictionTracesTests", dependencies: ["EvictionTraces"]),
+    .testTarget(name: "EvictionSimTests", dependencies: ["EvictionSim", "EvictionCore", "EvictionTraces"]),
+    .testTarget(name: "EvlabTests", dependencies: ["evlab"]),
+  ]
+)

@@ -1,0 +1,238 @@
+/// Adaptive Replacement Cache (Megiddo and Modha, FAST'03): T1 holds entries
+/// seen once recently, T2 entries seen at least twice; ghost lists B1 and B2
+/// remember what each evicted, and a hit on a ghost moves the target size `p`
+/// of T1 towards the list that would have kept it.
+///
+/// Follows libCacheSim's `arc`, which generalises the paper to weighted
+/// objects: `p` is a floating-point weight; list sizes are weights; eviction
+/// runs only when the new object does not fit, so ghost lists are trimmed only
+/// then; in case IV the B1 tail is dropped when B1 is not empty (rather than
+/// when |T1| < c, which does not hold with variable sizes); REPLACE falls back
+/// to T1 when T2 is empty. On equal weights this is the paper's algorithm, and
+/// it reproduces the paper's OLTP figures exactly.
+///
+/// One deliberate addition: with variable weights libCacheSim's ghost lists
+/// are not bounded by 2c (case IV drops one ghost per eviction step however
+/// small it is; its own bound check is commented out); on cloudPhysicsIO in
+/// byte mode they reach between 4c and 5c. Here ghost weight is capped at 8c,
+/// dropping B2's, then B1's, LRU end, so history stays bounded whatever the
+/// trace. With equal weights the paper's bound (T1+T2+B1+B2 <= 2c) holds and
+/// the cap never binds; it binds on none of the reference rows (at 4c, 3 of
+/// the 46 ARC rows would differ).
+public struct ARCPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copyable {
+  public typealias Key = Index.Key
+  @usableFromInline var store: PolicyStorage<Index, Void>
+  @usableFromInline var t1 = EntryList()
+  @usableFromInline var t2 = EntryList()
+  @usableFromInline var b1 = EntryList()
+  @usableFromInline var b2 = EntryList()
+  /// The target weight of T1.
+  @usableFromInline var p: Double = 0
+  /// Requests seen by `lookup`, and the one whose key hit a ghost (libCacheSim's
+  /// `vtime_last_req_in_ghost`): only that request's admission goes to T2.
+  @usableFromInline var clock: Int64 = 0
+  @usableFromInline var ghostHitClock: Int64 = -1
+  @usableFromInline var ghostHitInB1 = false
+  @usableFromInline var ghostHitInB2 = false
+
+  /// Ghost weight is kept within this many times the capacity.
+  @usableFromInline static var ghostCap: Int64 { 8 }
+  @usableFromInline static var inT1: UInt8 { 1 }
+  @usableFromInline static var inT2: UInt8 { 2 }
+  @usableFromInline static var inB1: UInt8 { 3 }
+  @usableFromInline static var inB2: UInt8 { 4 }
+
+  @inlinable
+  public init(capacity: Int64) {
+    store = PolicyStorage(capacity: capacity)
+  }
+
+  public var name: String { "ARC" }
+  @inlinable public var capacity: Int64 { store.capacity }
+  @inlinable public var usedWeight: Int64 { store.used }
+  @inlinable public var count: Int { store.count }
+  /// The current target weight of T1.
+  public var target: Double { p }
+
+  @inlinable @inline(__always)
+  public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
+    clock &+= 1
+    let slot = store.find(request.key)
+    guard slot >= 0 else { return nil }
+    ghostHitInB1 = false
+    ghostHitInB2 = false
+    switch store.table[slot].list {
+    case Self.inT1:
+      store.table.unlink(slot, &t1)
+      store.table.pushFront(slot, &t2, tag: Self.inT2)
+      return slot
+    case Self.inT2:
+      store.table.moveToFront(slot, &t2)
+      return slot
+    case Self.inB1:
+      // Case II: the object would have stayed had T1 been larger.
+      ghostHitClock = clock
+      ghostHitInB1 = true
+      p = min(p + max(Double(b2.weight) / Double(b1.weight), 1), Double(store.capacity))
+      store.table.unlink(slot, &b1)
+      store.delete(slot, resident: false)
+      return nil
+    default:
+      // Case III: the object would have stayed had T2 been larger.
+      ghostHitClock = clock
+      ghostHitInB2 = true
+      p = max(p - max(Double(b1.weight) / Double(b2.weight), 1), 0)
+      store.table.unlink(slot, &b2)
+      store.delete(slot, resident: false)
+      return nil
+    }
+  }
+
+  @inlinable @inline(__always)
+  var servingGhostHit: Bool { ghostHitClock == clock && (ghostHitInB1 || ghostHitInB2) }
+
+  @inlinable @inline(__always)
+  public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
+    guard request.weight <= store.capacity else { return nil }
+    while store.used &+ request.weight > store.capacity {
+      if servingGhostHit {
+        replace(onEvict)
+      } else {
+        evictOnFullMiss(incoming: request.weight, onEvict)
+      }
+    }
+    let slot = store.insert(request.key, weight: request.weight, payload: ())
+    if servingGhostHit {
+      store.table.pushFront(slot, &t2, tag: Self.inT2)
+      ghostHitInB1 = false
+      ghostHitInB2 = false
+      ghostHitClock = -1
+    } else {
+      store.table.pushFront(slot, &t1, tag: Self.inT1)
+    }
+    capGhosts()
+    return slot
+  }
+
+  /// Keeps ghost weight within 8c (see the type's comment).
+  @inlinable @inline(__always)
+  mutating func capGhosts() {
+    while b1.weight &+ b2.weight > Self.ghostCap &* store.capacity {
+      if b2.count > 0 { dropGhostB2() } else { dropGhostB1() }
+    }
+  }
+
+  /// The paper's REPLACE: demote the LRU end of T1 or T2 to its ghost list.
+  @inlinable @inline(__always)
+  mutating func replace(_ onEvict: (Slot, Key) -> Void) {
+    let t1Weight = Double(t1.weight)
+    if (t1.weight > 0 && (t1Weight > p || (t1Weight == p && ghostHitInB2))) || t2.weight == 0 {
+      let victim = t1.back
+      store.table.unlink(victim, &t1)
+      store.retire(victim)
+      onEvict(victim, store.table[victim].key)
+      store.table.pushFront(victim, &b1, tag: Self.inB1)
+    } else {
+      let victim = t2.back
+      store.table.unlink(victim, &t2)
+      store.retire(victim)
+      onEvict(victim, store.table[victim].key)
+      store.table.pushFront(victim, &b2, tag: Self.inB2)
+    }
+  }
+
+  /// Case IV: the key is in none of the four lists.
+  @inlinable @inline(__always)
+  mutating func evictOnFullMiss(incoming: Int64, _ onEvict: (Slot, Key) -> Void) {
+    let c = store.capacity
+    if t1.weight &+ b1.weight &+ incoming > c {
+      if b1.weight > 0 {
+        dropGhostB1()
+        replace(onEvict)
+      } else {
+        // T1 alone fills the cache: evict its LRU end without a ghost.
+        let victim = t1.back
+        store.table.unlink(victim, &t1)
+        onEvict(victim, store.table[victim].key)
+        store.delete(victim, resident: true)
+      }
+    } else {
+      if t1.weight &+ b1.weight &+ t2.weight &+ b2.weight >= 2 &* c && b2.weight > 0 {
+        dropGhostB2()
+      }
+      replace(onEvict)
+    }
+  }
+
+  @inlinable @inline(__always)
+  mutating func dropGhostB1() {
+    let ghost = b1.back
+    store.table.unlink(ghost, &b1)
+    store.delete(ghost, resident: false)
+  }
+
+  @inlinable @inline(__always)
+  mutating func dropGhostB2() {
+    let ghost = b2.back
+    store.table.unlink(ghost, &b2)
+    store.delete(ghost, resident: false)
+  }
+
+  @inlinable
+  public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
+    guard store.count > 0 else { return false }
+    replace(onEvict)
+    capGhosts()
+    return true
+  }
+
+  @inlinable
+  public mutating func remove(_ key: Key) -> Slot? {
+    let slot = store.find(key)
+    guard slot >= 0 else { return nil }
+    switch store.table[slot].list {
+    case Self.inT1: store.table.unlink(slot, &t1)
+    case Self.inT2: store.table.unlink(slot, &t2)
+    case Self.inB1:
+      store.table.unlink(slot, &b1)
+      store.delete(slot, resident: false)
+      return nil
+    default:
+      store.table.unlink(slot, &b2)
+      store.delete(slot, resident: false)
+      return nil
+    }
+    store.delete(slot, resident: true)
+    return slot
+  }
+
+  @inlinable public func contains(_ key: Key) -> Bool {
+    let slot = store.find(key)
+    return slot >= 0 && store.table[slot].list <= Self.inT2
+  }
+
+  @inlinable public func key(at slot: Slot) -> Key { store.table[slot].key }
+
+  public func checkInvariants() {
+    store.table.checkList(t1, tag: Self.inT1, "T1")
+    store.table.checkList(t2, tag: Self.inT2, "T2")
+    store.table.checkList(b1, tag: Self.inB1, "B1")
+    store.table.checkList(b2, tag: Self.inB2, "B2")
+    store.checkTotals([t1, t2])
+    precondition(p >= 0 && p <= Double(store.capacity), "p = \(p) outside [0, c]")
+    let c = store.capacity
+    precondition(b1.weight + b2.weight <= Self.ghostCap * c, "ghost history exceeds \(Self.ghostCap)c")
+    if [t1, t2, b1, b2].allSatisfy({ $0.weight == Int64($0.count) }) {
+      // Equal weights: the paper's bounds hold exactly.
+      precondition(t1.weight + b1.weight <= c, "|T1| + |B1| exceeds c")
+      precondition(t1.weight + t2.weight + b1.weight + b2.weight <= 2 * c, "|T1|+|T2|+|B1|+|B2| exceeds 2c")
+    }
+  }
+
+  public func lists() -> [(name: String, keys: [Key])] {
+    [
+      ("T1", store.table.keys(of: t1)), ("T2", store.table.keys(of: t2)),
+      ("B1", store.table.keys(of: b1)), ("B2", store.table.keys(of: b2)),
+    ]
+  }
+}

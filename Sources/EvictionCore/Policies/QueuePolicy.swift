@@ -1,0 +1,81 @@
+/// The order a single-queue policy keeps: what a hit does and which end is
+/// evicted. ``LRUPolicy``, ``FIFOPolicy`` and ``MRUPolicy`` are this one
+/// queue with different disciplines, so their list logic exists once.
+public protocol QueueDiscipline {
+  /// The policy's display name.
+  static var name: String { get }
+  /// Whether a hit moves the entry to the front.
+  static var promotesOnHit: Bool { get }
+  /// Whether eviction takes the front (most recent) rather than the back.
+  static var evictsFront: Bool { get }
+}
+
+/// One queue of resident entries; new entries enter at the front.
+public struct QueuePolicy<Index: SlotIndex & ~Copyable, Discipline: QueueDiscipline>:
+  ReplacementPolicy, ~Copyable
+{
+  public typealias Key = Index.Key
+  @usableFromInline var store: PolicyStorage<Index, Void>
+  @usableFromInline var queue = EntryList()
+
+  /// Creates an empty policy holding at most `capacity` weight.
+  @inlinable
+  public init(capacity: Int64) {
+    store = PolicyStorage(capacity: capacity)
+  }
+
+  public var name: String { Discipline.name }
+  @inlinable public var capacity: Int64 { store.capacity }
+  @inlinable public var usedWeight: Int64 { store.used }
+  @inlinable public var count: Int { store.count }
+
+  @inlinable @inline(__always)
+  public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
+    let slot = store.find(request.key)
+    guard slot >= 0 else { return nil }
+    if Discipline.promotesOnHit { store.table.moveToFront(slot, &queue) }
+    return slot
+  }
+
+  @inlinable @inline(__always)
+  public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
+    guard request.weight <= store.capacity else { return nil }
+    while store.used &+ request.weight > store.capacity {
+      _ = evictOne(onEvict: onEvict)
+    }
+    let slot = store.insert(request.key, weight: request.weight, payload: ())
+    store.table.pushFront(slot, &queue, tag: 0)
+    return slot
+  }
+
+  @inlinable @inline(__always)
+  public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
+    let victim = Discipline.evictsFront ? queue.front : queue.back
+    guard victim >= 0 else { return false }
+    store.table.unlink(victim, &queue)
+    onEvict(victim, store.table[victim].key)
+    store.delete(victim, resident: true)
+    return true
+  }
+
+  @inlinable
+  public mutating func remove(_ key: Key) -> Slot? {
+    let slot = store.find(key)
+    guard slot >= 0 else { return nil }
+    store.table.unlink(slot, &queue)
+    store.delete(slot, resident: true)
+    return slot
+  }
+
+  @inlinable public func contains(_ key: Key) -> Bool { store.find(key) >= 0 }
+  @inlinable public func key(at slot: Slot) -> Key { store.table[slot].key }
+
+  public func checkInvariants() {
+    store.table.checkList(queue, tag: 0, "queue")
+    store.checkTotals([queue])
+  }
+
+  public func lists() -> [(name: String, keys: [Key])] {
+    [("queue", store.table.keys(of: queue))]
+  }
+}

@@ -1,0 +1,91 @@
+/// Random eviction: the victim is drawn uniformly among resident entries.
+///
+/// Seeded (`random:seed=N`, default 1) and reproducible run to run. libCacheSim's
+/// `random` draws with its own generator, so only its miss ratio, not its exact
+/// count, can be compared.
+public struct RandomPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copyable {
+  public typealias Key = Index.Key
+  /// Entries carry their position in `members`.
+  @usableFromInline var store: PolicyStorage<Index, Int32>
+  /// Resident slots, in no particular order; removal swaps with the last.
+  @usableFromInline var members: [Slot] = []
+  @usableFromInline var generator: SeededGenerator
+  public let seed: UInt64
+
+  @inlinable
+  public init(capacity: Int64, seed: UInt64 = 1) {
+    store = PolicyStorage(capacity: capacity)
+    generator = SeededGenerator(seed: seed)
+    self.seed = seed
+  }
+
+  public var name: String { "Random(seed=\(seed))" }
+  @inlinable public var capacity: Int64 { store.capacity }
+  @inlinable public var usedWeight: Int64 { store.used }
+  @inlinable public var count: Int { store.count }
+
+  @inlinable @inline(__always)
+  public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
+    let slot = store.find(request.key)
+    return slot >= 0 ? slot : nil
+  }
+
+  @inlinable @inline(__always)
+  public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
+    guard request.weight <= store.capacity else { return nil }
+    while store.used &+ request.weight > store.capacity {
+      _ = evictOne(onEvict: onEvict)
+    }
+    let slot = store.insert(request.key, weight: request.weight, payload: Int32(members.count))
+    members.append(slot)
+    return slot
+  }
+
+  @inlinable @inline(__always)
+  public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
+    guard !members.isEmpty else { return false }
+    let victim = members[generator.below(members.count)]
+    detach(victim)
+    onEvict(victim, store.table[victim].key)
+    store.delete(victim, resident: true)
+    return true
+  }
+
+  @inlinable
+  public mutating func remove(_ key: Key) -> Slot? {
+    let slot = store.find(key)
+    guard slot >= 0 else { return nil }
+    detach(slot)
+    store.delete(slot, resident: true)
+    return slot
+  }
+
+  @inlinable @inline(__always)
+  mutating func detach(_ slot: Slot) {
+    let position = Int(store.table[slot].payload)
+    let last = members.removeLast()
+    if last != slot {
+      members[position] = last
+      store.table[last].payload = Int32(position)
+    }
+  }
+
+  @inlinable public func contains(_ key: Key) -> Bool { store.find(key) >= 0 }
+  @inlinable public func key(at slot: Slot) -> Key { store.table[slot].key }
+
+  public func checkInvariants() {
+    var weight: Int64 = 0
+    for (position, slot) in members.enumerated() {
+      precondition(store.table[slot].payload == Int32(position), "member position out of date")
+      precondition(store.find(store.table[slot].key) == slot, "member not indexed")
+      weight += store.table[slot].weight
+    }
+    precondition(members.count == store.count && weight == store.used, "member totals differ")
+    precondition(store.used <= store.capacity, "used exceeds capacity")
+    precondition(store.index.count == store.count, "index and members differ")
+  }
+
+  public func lists() -> [(name: String, keys: [Key])] {
+    [("members", members.map { store.table[$0].key })]
+  }
+}

@@ -1,0 +1,118 @@
+/// Segmented LRU (Karedla, Love and Wherry, IEEE Computer 1994) with `n` equal
+/// segments (default 4, libCacheSim's `S4LRU(25:25:25:25)`).
+///
+/// Follows libCacheSim's `slru`: each segment may hold capacity/n (integer
+/// division); a new object enters the lowest segment with room for it, or the
+/// lowest segment when none has room; a hit moves an object to the front of
+/// the next segment up (the top segment just refreshes), and a segment over
+/// its share passes its LRU end down, cascading, with the bottom segment's
+/// overflow evicted. Eviction takes the LRU end of the lowest non-empty
+/// segment. An object heavier than one segment is not admitted.
+public struct SLRUPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copyable {
+  public typealias Key = Index.Key
+  @usableFromInline var store: PolicyStorage<Index, Void>
+  /// Segment 0 is the probationary (bottom) segment; the tag of an entry is its segment.
+  @usableFromInline var segments: [EntryList]
+  @usableFromInline let segmentLimit: Int64
+
+  /// Creates an SLRU of `segments` equal segments.
+  @inlinable
+  public init(capacity: Int64, segments: Int = 4) {
+    precondition(segments >= 1 && segments <= 64, "segments must be in 1...64")
+    store = PolicyStorage(capacity: capacity)
+    self.segments = Array(repeating: EntryList(), count: segments)
+    segmentLimit = capacity / Int64(segments)
+  }
+
+  public var name: String { "SLRU(segments=\(segments.count))" }
+  @inlinable public var capacity: Int64 { store.capacity }
+  @inlinable public var usedWeight: Int64 { store.used }
+  @inlinable public var count: Int { store.count }
+
+  @inlinable @inline(__always)
+  public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
+    let slot = store.find(request.key)
+    guard slot >= 0 else { return nil }
+    let segment = Int(store.table[slot].list)
+    if segment == segments.count - 1 {
+      store.table.moveToFront(slot, &segments[segment])
+    } else {
+      store.table.unlink(slot, &segments[segment])
+      store.table.pushFront(slot, &segments[segment + 1], tag: UInt8(segment + 1))
+      while segments[segment + 1].weight > segmentLimit {
+        cool(segment + 1, onEvict)
+      }
+    }
+    return slot
+  }
+
+  /// Passes the LRU end of `segment` down one segment (evicting from the
+  /// bottom), then cools the segment below if it overflows.
+  @inlinable
+  mutating func cool(_ segment: Int, _ onEvict: (Slot, Key) -> Void) {
+    if segment == 0 {
+      _ = evictOne(onEvict: onEvict)
+      return
+    }
+    let slot = segments[segment].back
+    store.table.unlink(slot, &segments[segment])
+    store.table.pushFront(slot, &segments[segment - 1], tag: UInt8(segment - 1))
+    while segments[segment - 1].weight > segmentLimit {
+      cool(segment - 1, onEvict)
+    }
+  }
+
+  @inlinable @inline(__always)
+  public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
+    guard request.weight <= store.capacity, request.weight <= segmentLimit else { return nil }
+    while store.used &+ request.weight > store.capacity {
+      _ = evictOne(onEvict: onEvict)
+    }
+    var target = 0
+    for i in segments.indices where segments[i].weight &+ request.weight <= segmentLimit {
+      target = i
+      break
+    }
+    let slot = store.insert(request.key, weight: request.weight, payload: ())
+    store.table.pushFront(slot, &segments[target], tag: UInt8(target))
+    return slot
+  }
+
+  @inlinable @inline(__always)
+  public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
+    for i in segments.indices where !segments[i].isEmpty {
+      let victim = segments[i].back
+      store.table.unlink(victim, &segments[i])
+      onEvict(victim, store.table[victim].key)
+      store.delete(victim, resident: true)
+      return true
+    }
+    return false
+  }
+
+  @inlinable
+  public mutating func remove(_ key: Key) -> Slot? {
+    let slot = store.find(key)
+    guard slot >= 0 else { return nil }
+    store.table.unlink(slot, &segments[Int(store.table[slot].list)])
+    store.delete(slot, resident: true)
+    return slot
+  }
+
+  @inlinable public func contains(_ key: Key) -> Bool { store.find(key) >= 0 }
+  @inlinable public func key(at slot: Slot) -> Key { store.table[slot].key }
+
+  public func checkInvariants() {
+    for (i, segment) in segments.enumerated() {
+      store.table.checkList(segment, tag: UInt8(i), "segment \(i)")
+      if i > 0 {
+        precondition(segment.weight <= segmentLimit, "segment \(i) over its share")
+      }
+    }
+    store.checkTotals(segments)
+  }
+
+  public func lists() -> [(name: String, keys: [Key])] {
+    segments.enumerated().map { ("segment \($0.offset)", store.table.keys(of: $0.element)) }
+  }
+}

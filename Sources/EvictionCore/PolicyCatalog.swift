@@ -1,0 +1,163 @@
+/// A policy named on a command line or in a config: `name[:key=value,...]`,
+/// e.g. `lru`, `SLRU:segments=5`, `random:seed=42`. Names are case-insensitive.
+public struct PolicySpec: Hashable, Sendable, CustomStringConvertible {
+  /// The catalog name, lower-cased.
+  public let name: String
+  /// Parameters as given, keys lower-cased.
+  public let parameters: [String: String]
+
+  /// Parses and validates `text` against the catalog.
+  public init(_ text: String) throws(PolicyError) {
+    let trimmed = text.trimmingWhitespace()
+    let parts = trimmed.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+    let name = String(parts[0]).lowercased()
+    guard let entry = PolicyCatalog.entry(named: name) else {
+      throw .unknownPolicy(trimmed)
+    }
+    var parameters: [String: String] = [:]
+    if parts.count == 2 {
+      for pair in parts[1].split(separator: ",") {
+        let kv = pair.split(separator: "=", maxSplits: 1)
+        guard kv.count == 2 else { throw .malformedParameter(policy: name, text: String(pair)) }
+        let key = String(kv[0]).trimmingWhitespace().lowercased()
+        let value = String(kv[1]).trimmingWhitespace()
+        guard let parameter = entry.parameters.first(where: { $0.name == key }) else {
+          throw .unknownParameter(policy: name, parameter: key, known: entry.parameters.map(\.name))
+        }
+        try parameter.validate(value, policy: name)
+        parameters[key] = value
+      }
+    }
+    self.name = entry.name
+    self.parameters = parameters
+  }
+
+  /// The spec as it would be written: `name` or `name:key=value,...` (keys sorted).
+  public var description: String {
+    parameters.isEmpty
+      ? name : name + ":" + parameters.keys.sorted().map { "\($0)=\(parameters[$0]!)" }.joined(separator: ",")
+  }
+
+  /// A parameter's value, or its default.
+  public func integer(_ key: String) -> Int64 {
+    let entry = PolicyCatalog.entry(named: name)!
+    let text = parameters[key] ?? entry.parameters.first { $0.name == key }!.defaultValue
+    return Int64(text)!
+  }
+
+  /// Builds the policy over `capacity` with index type `index` and hands it
+  /// to `visitor`, specialised: the visitor's generic code runs on the
+  /// concrete policy type, never on an existential.
+  @inlinable
+  public func withPolicy<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
+    capacity: Int64, index: Index.Type, visitor: inout Visitor
+  ) -> Visitor.Output where Index.Key == Visitor.Key {
+    switch name {
+    case "lru": return visitor.visit(LRUPolicy<Index>(capacity: capacity))
+    case "fifo": return visitor.visit(FIFOPolicy<Index>(capacity: capacity))
+    case "mru": return visitor.visit(MRUPolicy<Index>(capacity: capacity))
+    case "lfu": return visitor.visit(LFUPolicy<Index>(capacity: capacity))
+    case "arc": return visitor.visit(ARCPolicy<Index>(capacity: capacity))
+    case "slru":
+      return visitor.visit(SLRUPolicy<Index>(capacity: capacity, segments: Int(integer("segments"))))
+    case "random":
+      return visitor.visit(RandomPolicy<Index>(capacity: capacity, seed: UInt64(integer("seed"))))
+    default:
+      preconditionFailure("PolicySpec holds a name the catalog does not build: \(name)")
+    }
+  }
+}
+
+/// Receives a freshly built policy of a concrete type (see ``PolicySpec/withPolicy(capacity:index:visitor:)``).
+public protocol PolicyVisitor: ~Copyable {
+  associatedtype Key: Hashable
+  associatedtype Output
+  mutating func visit<Policy: ReplacementPolicy & ~Copyable>(_ policy: consuming Policy) -> Output
+  where Policy.Key == Key
+}
+
+/// The policies EvictionLab knows by name.
+public enum PolicyCatalog {
+  /// A tunable parameter of a catalog policy.
+  public struct Parameter: Sendable {
+    public let name: String
+    public let defaultValue: String
+    public let range: ClosedRange<Int64>
+    public let help: String
+
+    func validate(_ value: String, policy: String) throws(PolicyError) {
+      guard let number = Int64(value), range.contains(number) else {
+        throw .invalidValue(
+          policy: policy, parameter: name, value: value,
+          expected: "an integer in \(range.lowerBound)...\(range.upperBound)")
+      }
+    }
+  }
+
+  /// A catalog policy: its name, a one-line summary and its parameters.
+  public struct Entry: Sendable {
+    public let name: String
+    public let summary: String
+    public let parameters: [Parameter]
+  }
+
+  /// Every policy, in the order reports list them.
+  public static let entries: [Entry] = [
+    Entry(name: "lru", summary: "least recently used", parameters: []),
+    Entry(name: "fifo", summary: "first in, first out", parameters: []),
+    Entry(name: "lfu", summary: "least frequently used, oldest first among equals", parameters: []),
+    Entry(name: "mru", summary: "most recently used", parameters: []),
+    Entry(
+      name: "random", summary: "uniformly random victim",
+      parameters: [
+        Parameter(name: "seed", defaultValue: "1", range: 0...Int64.max, help: "random stream seed")
+      ]),
+    Entry(name: "arc", summary: "adaptive replacement cache (Megiddo and Modha, FAST'03)", parameters: []),
+    Entry(
+      name: "slru", summary: "segmented LRU with equal segments",
+      parameters: [
+        Parameter(name: "segments", defaultValue: "4", range: 1...64, help: "number of segments")
+      ]),
+  ]
+
+  /// The catalog names, in order.
+  public static var names: [String] { entries.map(\.name) }
+
+  /// The entry for `name` (case-insensitive).
+  public static func entry(named name: String) -> Entry? {
+    let lower = name.lowercased()
+    return entries.first { $0.name == lower }
+  }
+}
+
+/// A policy name or parameter that the catalog does not accept.
+public enum PolicyError: Error, Equatable, CustomStringConvertible {
+  case unknownPolicy(String)
+  case unknownParameter(policy: String, parameter: String, known: [String])
+  case malformedParameter(policy: String, text: String)
+  case invalidValue(policy: String, parameter: String, value: String, expected: String)
+
+  public var description: String {
+    switch self {
+    case .unknownPolicy(let name):
+      return "unknown policy '\(name)'; known policies: \(PolicyCatalog.names.joined(separator: ", "))"
+    case .unknownParameter(let policy, let parameter, let known):
+      let list = known.isEmpty ? "it takes no parameters" : "it takes: \(known.joined(separator: ", "))"
+      return "policy '\(policy)' has no parameter '\(parameter)'; \(list)"
+    case .malformedParameter(let policy, let text):
+      return "policy '\(policy)': parameter '\(text)' is not of the form key=value"
+    case .invalidValue(let policy, let parameter, let value, let expected):
+      return "policy '\(policy)': \(parameter)=\(value) is invalid; expected \(expected)"
+    }
+  }
+}
+
+extension StringProtocol {
+  @usableFromInline
+  func trimmingWhitespace() -> String {
+    var s = Substring(self)
+    while let first = s.first, first.isWhitespace { s.removeFirst() }
+    while let last = s.last, last.isWhitespace { s.removeLast() }
+    return String(s)
+  }
+}

@@ -1,0 +1,131 @@
+/// A cache replacement policy, written once and driven both by the trace
+/// simulator and by `MemoryCache` (DESIGN.md, "The one idea").
+///
+/// The policy owns the only key → entry index and hands out ``Slot`` handles.
+/// A request is served in two steps, which is what lets a real cache fetch the
+/// value between them:
+///
+/// 1. ``lookup(_:onEvict:)``: a hit updates the policy's state and returns the slot;
+///    a miss returns `nil` (and may update history, e.g. ARC's ghost lists).
+/// 2. On a miss, ``admit(_:onEvict:)`` inserts the key, evicting as needed.
+///    It must follow a `lookup` of the same key that returned `nil`, with no
+///    other request in between.
+///
+/// ``access(_:)`` composes the two; the simulator and the cache both use it,
+/// so a hit in one is a hit in the other.
+///
+/// Capacity and weights share one unit: objects (every weight 1) or bytes.
+/// An object heavier than the whole cache is not admitted and evicts nothing.
+public protocol ReplacementPolicy: ~Copyable {
+  associatedtype Key: Hashable
+
+  /// The policy's name with its parameters, e.g. `SLRU(segments=4)`.
+  var name: String { get }
+  /// The most weight the policy keeps resident.
+  var capacity: Int64 { get }
+  /// The weight of the resident objects; never above ``capacity``.
+  var usedWeight: Int64 { get }
+  /// The number of resident objects (ghost history not included).
+  var count: Int { get }
+
+  /// Looks `request.key` up. A hit records the access and returns the slot.
+  /// A few policies evict on a hit (SLRU cascading demotions out of its
+  /// bottom segment); `onEvict` hears of those.
+  /// - Complexity: O(1) for every policy here except where its file says otherwise.
+  mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot?
+
+  /// Admits `request.key` after a missed ``lookup(_:onEvict:)``, evicting until it fits.
+  /// `onEvict` is called for every resident entry that leaves, before its slot
+  /// is reused. Returns the new entry's slot, or `nil` if the object is not
+  /// admitted (it is heavier than the policy accepts).
+  mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot?
+
+  /// Removes `key` if it is resident and returns the slot it had.
+  mutating func remove(_ key: Key) -> Slot?
+
+  /// Evicts one resident entry, the one the policy would evict next, and
+  /// returns its slot (for trimming a cache below its capacity).
+  mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool
+
+  /// Whether `key` is resident, without counting as an access.
+  func contains(_ key: Key) -> Bool
+
+  /// The key stored in a resident `slot`.
+  func key(at slot: Slot) -> Key
+
+  /// Checks every structural invariant (list links and tags, weights, counts,
+  /// ghost bounds) and stops the process with a message if one fails.
+  func checkInvariants()
+
+  /// The policy's lists, named and in order, for tests and state reports.
+  func lists() -> [(name: String, keys: [Key])]
+}
+
+extension ReplacementPolicy where Self: ~Copyable {
+  /// Serves one request: ``lookup(_:onEvict:)``, then ``admit(_:onEvict:)`` on a miss.
+  /// Returns whether it was a hit.
+  @inlinable @inline(__always)
+  public mutating func access(_ request: Request<Key>) -> Bool {
+    if lookup(request, onEvict: { _, _ in }) != nil { return true }
+    _ = admit(request) { _, _ in }
+    return false
+  }
+}
+
+/// What every policy stores: the index, the entry slab, and the resident
+/// weight and count. Policies add their lists and parameters around it.
+public struct PolicyStorage<Index: SlotIndex & ~Copyable, Payload>: ~Copyable {
+  public typealias Key = Index.Key
+  public var index: Index
+  public var table: EntryTable<Key, Payload>
+  public let capacity: Int64
+  public var used: Int64 = 0
+  public var count: Int = 0
+
+  @inlinable
+  public init(capacity: Int64, expectedEntries: Int = 1024) {
+    precondition(capacity > 0, "capacity must be positive")
+    self.capacity = capacity
+    index = Index(minimumCapacity: expectedEntries)
+    table = EntryTable(minimumCapacity: expectedEntries)
+  }
+
+  /// Creates a resident entry for `key` (on no list yet).
+  @inlinable @inline(__always)
+  public mutating func insert(_ key: Key, weight: Int64, payload: Payload) -> Slot {
+    let slot = table.allocate(key: key, weight: weight, payload: payload)
+    index.insert(key, slot: slot)
+    used &+= weight
+    count &+= 1
+    return slot
+  }
+
+  /// Marks a resident entry as no longer resident (it stays indexed, as a ghost).
+  @inlinable @inline(__always)
+  public mutating func retire(_ slot: Slot) {
+    used &-= table[slot].weight
+    count &-= 1
+  }
+
+  /// Deletes an entry, already off every list, from the index and the slab.
+  @inlinable @inline(__always)
+  public mutating func delete(_ slot: Slot, resident: Bool) {
+    if resident { retire(slot) }
+    index.remove(table[slot].key)
+    table.release(slot)
+  }
+
+  /// The resident slot of `key`, or -1.
+  @inlinable @inline(__always)
+  public func find(_ key: Key) -> Slot { index.find(key) }
+
+  /// Checks the resident totals against the lists that hold resident entries.
+  public func checkTotals(_ resident: [EntryList]) {
+    let weight = resident.reduce(Int64(0)) { $0 + $1.weight }
+    let count = resident.reduce(0) { $0 + $1.count }
+    precondition(weight == used, "resident lists weigh \(weight), counted \(used)")
+    precondition(count == self.count, "resident lists hold \(count), counted \(self.count)")
+    precondition(used <= capacity, "used \(used) exceeds capacity \(capacity)")
+    precondition(index.count == table.live, "index holds \(index.count) keys, slab \(table.live)")
+  }
+}

@@ -1,0 +1,31 @@
+/// One request as a policy sees it.
+///
+/// Policies read only what they need: most read `key` and `weight`; Belady's
+/// optimum reads `nextAccess`; age- and time-aware policies read `time`.
+@frozen
+public struct Request<Key: Hashable> {
+  /// The object requested.
+  public var key: Key
+  /// What the object weighs against the capacity: 1 in count mode, its size in
+  /// bytes in byte mode (or a cost the caller chooses).
+  public var weight: Int64
+  /// The request's logical time (its position in the stream, or a timestamp).
+  public var time: Int64
+  /// The logical time of the next request for the same key, or `Request.never`.
+  public var nextAccess: Int64
+
+  /// Marks an object that is not requested again.
+  public static var never: Int64 { Int64.max }
+
+  @inlinable @inline(__always)
+  public init(key: Key, weight: Int64 = 1, time: Int64 = 0, nextAccess: Int64 = Int64.max) {
+    self.key = key
+    self.weight = weight
+    self.time = time
+    self.nextAccess = nextAccess
+  }
+}
+
+/// A compact handle to a policy's entry; `MemoryCache` indexes its value
+/// storage with it. Valid until the entry is evicted or removed.
+public typealias Slot = Int32

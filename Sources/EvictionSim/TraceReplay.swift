@@ -1,0 +1,172 @@
+import EvictionCore
+import EvictionTraces
+import Synchronization
+
+/// A trace to replay: where it is and how to read it.
+public struct TraceSource: Sendable, Hashable {
+  public var path: String
+  public var format: TraceFormat
+  public var csv: CSVOptions
+  /// Replays the trace this many times, copy k with k·2⁴⁰ added to every
+  /// id, so copies share no object (the tiling of the benchmark).
+  public var copies: Int
+
+  public init(path: String, format: TraceFormat, csv: CSVOptions = CSVOptions(), copies: Int = 1) {
+    self.path = path
+    self.format = format
+    self.csv = csv
+    self.copies = copies
+  }
+
+  /// The file name, for reports.
+  public var name: String { String(path.split(separator: "/").last ?? Substring(path)) }
+}
+
+extension CSVOptions: Hashable {
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(delimiter)
+    hasher.combine(header.rawValue)
+    hasher.combine(keyColumn)
+    hasher.combine(sizeColumn)
+    hasher.combine(timeColumn)
+  }
+}
+
+/// Counters a replay advances as it goes, for a progress display on another thread.
+public final class ReplayProgress: Sendable {
+  public let requests = Atomic<Int>(0)
+  public let cellsDone = Atomic<Int>(0)
+  public init() {}
+}
+
+/// Replays traces through policies, exactly, one thread per cell.
+public enum TraceReplay {
+  /// Requests are read in batches of this many records.
+  @usableFromInline static let batch = 1 << 14
+
+  /// Replays `trace` through a fresh `policy` of `cacheSize`.
+  public static func run(
+    _ trace: TraceSource, policy: PolicySpec, cacheSize: Int64, sizeMode: SizeMode,
+    progress: ReplayProgress? = nil
+  ) throws(TraceError) -> ReplayResult {
+    let clock = ContinuousClock()
+    let start = clock.now
+    var visitor = ReplayVisitor(trace: trace, sizeMode: sizeMode, progress: progress)
+    let counts = try policy.withPolicy(capacity: cacheSize, index: IntegerSlotIndex<UInt64>.self, visitor: &visitor).get()
+    let elapsed = clock.now - start
+    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+    return ReplayResult(
+      trace: trace.name, format: trace.format.rawValue, policy: policy.description, cacheSize: cacheSize,
+      sizeMode: sizeMode, requests: counts.requests, hits: counts.hits, misses: counts.misses,
+      missRatio: ratio(counts.misses, counts.requests), bytesRequested: counts.bytesRequested,
+      bytesMissed: counts.bytesMissed, byteMissRatio: ratio(counts.bytesMissed, counts.bytesRequested),
+      seconds: seconds, requestsPerSecond: seconds > 0 ? Double(counts.requests) / seconds : 0)
+  }
+
+  /// Replays every request of `trace` through `policy`, serving each with
+  /// ``ReplacementPolicy/access(_:)``. The engine behind ``run``; public so
+  /// tests and embedders can drive a policy they built themselves.
+  @inlinable
+  public static func replay<Policy: ReplacementPolicy & ~Copyable>(
+    _ trace: TraceSource, through policy: inout Policy, sizeMode: SizeMode, progress: ReplayProgress? = nil,
+    observe: (TraceRecord, Bool) -> Void = { _, _ in }
+  ) throws(TraceError) -> ReplayCounts where Policy.Key == UInt64 {
+    var counts = ReplayCounts()
+    let buffer = UnsafeMutableBufferPointer<TraceRecord>.allocate(capacity: batch)
+    defer { buffer.deallocate() }
+    let countMode = sizeMode == .count
+    var time: Int64 = 0
+    for copy in 0..<trace.copies {
+      let reader = try openTrace(trace.path, format: trace.format, csv: trace.csv)
+      let offset = UInt64(copy) << 40
+      while true {
+        let n = try reader.read(into: buffer)
+        if n == 0 { break }
+        for i in 0..<n {
+          let record = buffer[i]
+          time &+= 1
+          let request = Request(
+            key: record.key &+ offset, weight: countMode ? 1 : record.size, time: time,
+            nextAccess: record.nextAccess)
+          let hit = policy.access(request)
+          counts.hits &+= hit ? 1 : 0
+          counts.bytesMissed &+= hit ? 0 : record.size
+          counts.bytesRequested &+= record.size
+          observe(record, hit)
+        }
+        counts.requests &+= Int64(n)
+        progress?.requests.add(n, ordering: .relaxed)
+      }
+    }
+    if counts.requests == 0 { throw .emptyTrace(path: trace.path) }
+    return counts
+  }
+
+  /// Replays every cell, `parallelism` at a time, and returns the results in
+  /// the order of `cells`. The first error stops the remaining cells.
+  public static func runAll(
+    _ cells: [ReplayCell], parallelism: Int, progress: ReplayProgress? = nil
+  ) throws(TraceError) -> [ReplayResult] {
+    let results = Mutex<[ReplayResult?]>(Array(repeating: nil, count: cells.count))
+    let failure = Mutex<TraceError?>(nil)
+    let next = Atomic<Int>(0)
+    let workers = max(1, min(parallelism, cells.count))
+    let threads = (0..<workers).map { _ in
+      WorkerThread {
+        while failure.withLock({ $0 == nil }) {
+          let i = next.add(1, ordering: .relaxed).oldValue
+          if i >= cells.count { return }
+          let cell = cells[i]
+          do throws(TraceError) {
+            let result = try run(
+              cell.trace, policy: cell.policy, cacheSize: cell.cacheSize, sizeMode: cell.sizeMode,
+              progress: progress)
+            results.withLock { $0[i] = result }
+            progress?.cellsDone.add(1, ordering: .relaxed)
+          } catch {
+            failure.withLock { if $0 == nil { $0 = error } }
+          }
+        }
+      }
+    }
+    threads.forEach { $0.join() }
+    if let error = failure.withLock({ $0 }) { throw error }
+    return results.withLock { $0.map { $0! } }
+  }
+
+  static func ratio(_ a: Int64, _ b: Int64) -> Double { b == 0 ? 0 : Double(a) / Double(b) }
+}
+
+/// One (trace, policy, size) cell of a replay sweep.
+public struct ReplayCell: Sendable, Hashable {
+  public var trace: TraceSource
+  public var policy: PolicySpec
+  public var cacheSize: Int64
+  public var sizeMode: SizeMode
+
+  public init(trace: TraceSource, policy: PolicySpec, cacheSize: Int64, sizeMode: SizeMode) {
+    self.trace = trace
+    self.policy = policy
+    self.cacheSize = cacheSize
+    self.sizeMode = sizeMode
+  }
+}
+
+/// Drives a policy the catalog built through ``TraceReplay/replay``.
+struct ReplayVisitor: PolicyVisitor {
+  typealias Key = UInt64
+  let trace: TraceSource
+  let sizeMode: SizeMode
+  let progress: ReplayProgress?
+
+  mutating func visit<Policy: ReplacementPolicy & ~Copyable>(_ policy: consuming Policy) -> Result<
+    ReplayCounts, TraceError
+  > where Policy.Key == UInt64 {
+    var policy = policy
+    do throws(TraceError) {
+      return .success(try TraceReplay.replay(trace, through: &policy, sizeMode: sizeMode, progress: progress))
+    } catch {
+      return .failure(error)
+    }
+  }
+}

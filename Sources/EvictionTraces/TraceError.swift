@@ -1,0 +1,39 @@
+/// What can go wrong reading a trace. Every message names the file and, where
+/// it applies, the line or byte offset, and says what to do.
+public enum TraceError: Error, Equatable, CustomStringConvertible {
+  case fileNotFound(path: String)
+  case unreadable(path: String, reason: String)
+  case unknownFormat(String)
+  case cannotInferFormat(path: String)
+  case malformedLine(file: String, line: Int, reason: String)
+  case truncatedRecord(file: String, offset: Int64, recordSize: Int, remaining: Int)
+  case notOfFormat(file: String, format: String, reason: String)
+  case corruptCompressedStream(file: String, codec: String, reason: String)
+  case emptyTrace(path: String)
+  case invalidOption(String)
+
+  public var description: String {
+    switch self {
+    case .fileNotFound(let path):
+      return "\(path): no such file; check the path (traces are looked up relative to the current directory)"
+    case .unreadable(let path, let reason):
+      return "\(path): cannot read (\(reason)); check the file's permissions"
+    case .unknownFormat(let name):
+      return "unknown trace format '\(name)'; known formats: \(TraceFormat.allNames.joined(separator: ", "))"
+    case .cannotInferFormat(let path):
+      return "\(path): cannot tell the trace format from the file name; pass --format (\(TraceFormat.allNames.joined(separator: ", ")))"
+    case .malformedLine(let file, let line, let reason):
+      return "\(file):\(line): \(reason); fix or remove that line"
+    case .truncatedRecord(let file, let offset, let size, let remaining):
+      return "\(file): truncated record at byte offset \(offset): records are \(size) bytes but only \(remaining) remain; the file is cut short or not in this format"
+    case .notOfFormat(let file, let format, let reason):
+      return "\(file): not a \(format) trace (\(reason)); pass the right --format"
+    case .corruptCompressedStream(let file, let codec, let reason):
+      return "\(file): corrupt \(codec) stream (\(reason)); the file is damaged or incomplete, fetch it again"
+    case .emptyTrace(let path):
+      return "\(path): the trace holds no requests; check that it is the file you meant"
+    case .invalidOption(let message):
+      return message
+    }
+  }
+}

@@ -1,0 +1,100 @@
+/// The trace formats EvictionLab reads, by libCacheSim's names (case-insensitive).
+public enum TraceFormat: String, Sendable, CaseIterable {
+  /// Plain text, one key per line; `#` and `*` lines are skipped.
+  case txt
+  /// Delimited text with a column mapping (``CSVOptions``).
+  case csv
+  /// libCacheSim's binary format: packed little-endian 24-byte records
+  /// (u32 time, u64 id, u32 size, i64 next access).
+  case oracleGeneral
+  /// VMware vscsi block traces (version 1: 32-byte records, version 2: 40).
+  case vscsi
+  /// The ARC paper's traces: `start count ignored request-number` per line,
+  /// expanding to `count` consecutive 512-byte blocks.
+  case arc
+
+  /// Every name `--format` accepts.
+  public static var allNames: [String] { allCases.map(\.rawValue) }
+
+  /// The format called `name` (case-insensitive).
+  public init(name: String) throws(TraceError) {
+    guard let format = Self.allCases.first(where: { $0.rawValue.lowercased() == name.lowercased() }) else {
+      throw .unknownFormat(name)
+    }
+    self = format
+  }
+
+  /// The format a file name implies, looking through a compression suffix:
+  /// `x.oracleGeneral.bin`, `x.oracleGeneral.zst`, `x.csv.gz`, `x.vscsi`, `x.txt`.
+  public static func infer(fromPath path: String) -> TraceFormat? {
+    var name = Substring(path.split(separator: "/").last ?? Substring(path)).lowercased()
+    for (suffix, _) in Compression.suffixes where name.hasSuffix(suffix) {
+      name.removeLast(suffix.count)
+    }
+    if name.hasSuffix(".bin") { name.removeLast(4) }
+    if name.hasSuffix(".lis") { return .arc }  // the ARC traces' own suffix
+    for format in allCases where name.hasSuffix("." + format.rawValue.lowercased()) {
+      return format
+    }
+    return nil
+  }
+
+  /// Whether the format carries object sizes.
+  public var carriesSizes: Bool { self != .txt }
+}
+
+/// How to read a delimited text trace. Columns are 1-based.
+public struct CSVOptions: Sendable, Equatable {
+  public enum Header: String, Sendable { case auto, yes, no }
+  public var delimiter: UInt8 = UInt8(ascii: ",")
+  public var header: Header = .auto
+  public var keyColumn: Int? = nil
+  public var sizeColumn: Int? = nil
+  public var timeColumn: Int? = nil
+
+  public init(
+    delimiter: UInt8 = UInt8(ascii: ","), header: Header = .auto,
+    keyColumn: Int? = nil, sizeColumn: Int? = nil, timeColumn: Int? = nil
+  ) {
+    self.delimiter = delimiter
+    self.header = header
+    self.keyColumn = keyColumn
+    self.sizeColumn = sizeColumn
+    self.timeColumn = timeColumn
+  }
+
+  /// Header names recognised when columns are not given.
+  static let keyNames: Set<String> = ["key", "id", "obj_id", "object_id", "obj-id", "lbn", "block"]
+  static let sizeNames: Set<String> = ["size", "obj_size", "object_size", "obj-size", "bytes", "len"]
+  static let timeNames: Set<String> = ["time", "timestamp", "ts", "clock_time", "real_time"]
+}
+
+/// Opens a trace for streaming. `format` nil infers it from the file name.
+public func openTrace(
+  _ path: String, format: TraceFormat? = nil, csv: CSVOptions = CSVOptions()
+) throws(TraceError) -> TraceReader {
+  guard let format = format ?? TraceFormat.infer(fromPath: path) else {
+    // Check existence first: a missing file is the likelier mistake.
+    _ = try FileSource(path: path)
+    throw .cannotInferFormat(path: path)
+  }
+  let source = try openByteSource(path)
+  switch format {
+  case .txt: return TextTraceReader(source, path: path)
+  case .csv: return try CSVTraceReader(source, path: path, options: csv)
+  case .oracleGeneral: return FixedRecordReader<OracleGeneralLayout>(source, path: path)
+  case .vscsi: return try openVSCSI(source, path: path)
+  case .arc: return ARCTraceReader(source, path: path)
+  }
+}
+
+/// A streaming trace reader. Memory use is constant whatever the trace length.
+public protocol TraceReader: AnyObject {
+  var path: String { get }
+  var format: TraceFormat { get }
+  /// Fills `buffer` from the front with the next records; returns how many.
+  /// Returns 0 only at the end of the trace.
+  func read(into buffer: UnsafeMutableBufferPointer<TraceRecord>) throws(TraceError) -> Int
+  /// Records skipped because their size was 0 (as libCacheSim's readers do).
+  var skippedZeroSize: Int { get }
+}

@@ -1,0 +1,130 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+import CCompression
+
+/// Writes records as a trace file: oracleGeneral, csv (`time,key,size`) or txt
+/// (one key per line), zstd-compressed when the path ends in `.zst`. Data goes
+/// to a temporary file renamed into place by ``finish()``, so a reader never
+/// sees half a trace.
+public final class TraceWriter {
+  public let path: String
+  public let format: TraceFormat
+  let temporaryPath: String
+  let fd: Int32
+  var pending: [UInt8] = []
+  let compressor: OpaquePointer?
+  var finished = false
+
+  public init(path: String, format: TraceFormat) throws(TraceError) {
+    guard format != .vscsi && format != .arc else {
+      throw .invalidOption("writing \(format.rawValue) is not supported; write oracleGeneral, csv or txt")
+    }
+    self.path = path
+    self.format = format
+    temporaryPath = path + ".partial"
+    fd = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    guard fd >= 0 else { throw .unreadable(path: path, reason: "cannot create: \(String(cString: strerror(errno)))") }
+    if path.lowercased().hasSuffix(".zst") {
+      compressor = ZSTD_createCCtx()
+      ZSTD_CCtx_setParameter(compressor, ZSTD_c_compressionLevel, 19)
+    } else {
+      compressor = nil
+    }
+    if format == .csv { pending.append(contentsOf: Array("time,key,size\n".utf8)) }
+  }
+
+  deinit {
+    if !finished {
+      close(fd)
+      unlink(temporaryPath)
+    }
+    if let compressor { ZSTD_freeCCtx(compressor) }
+  }
+
+  /// Appends `records`.
+  public func write(_ records: some Sequence<TraceRecord>) throws(TraceError) {
+    for r in records {
+      switch format {
+      case .oracleGeneral:
+        appendLittleEndian(UInt32(truncatingIfNeeded: r.time))
+        appendLittleEndian(r.key)
+        appendLittleEndian(UInt32(truncatingIfNeeded: r.size))
+        appendLittleEndian(r.nextAccess == TraceRecord.never ? Int64(-1) : r.nextAccess)
+      case .csv:
+        pending.append(contentsOf: Array("\(r.time),\(r.key),\(r.size)\n".utf8))
+      case .txt:
+        pending.append(contentsOf: Array("\(r.key)\n".utf8))
+      case .vscsi, .arc:
+        preconditionFailure("rejected in init")
+      }
+      if pending.count >= 1 << 20 { try flush(end: false) }
+    }
+  }
+
+  /// Flushes, closes and renames the file into place.
+  public func finish() throws(TraceError) {
+    try flush(end: true)
+    guard fsync(fd) == 0, close(fd) == 0 else {
+      throw .unreadable(path: path, reason: "cannot finish writing: \(String(cString: strerror(errno)))")
+    }
+    finished = true
+    guard rename(temporaryPath, path) == 0 else {
+      throw .unreadable(path: path, reason: "cannot rename into place: \(String(cString: strerror(errno)))")
+    }
+  }
+
+  private func appendLittleEndian<T: FixedWidthInteger>(_ value: T) {
+    withUnsafeBytes(of: value.littleEndian) { pending.append(contentsOf: $0) }
+  }
+
+  private func flush(end: Bool) throws(TraceError) {
+    var bytes = pending
+    pending.removeAll(keepingCapacity: true)
+    if let compressor {
+      var compressed = [UInt8](repeating: 0, count: ZSTD_CStreamOutSize())
+      var failure: String?
+      bytes.withUnsafeBytes { source in
+        var input = ZSTD_inBuffer(src: source.baseAddress, size: source.count, pos: 0)
+        var out: [UInt8] = []
+        var done = false
+        while !done {
+          compressed.withUnsafeMutableBytes { dst in
+            var output = ZSTD_outBuffer(dst: dst.baseAddress, size: dst.count, pos: 0)
+            let remaining = ZSTD_compressStream2(compressor, &output, &input, end ? ZSTD_e_end : ZSTD_e_continue)
+            if ZSTD_isError(remaining) != 0 {
+              failure = String(cString: ZSTD_getErrorName(remaining))
+              done = true
+              return
+            }
+            out.append(contentsOf: dst.prefix(output.pos))
+            done = end ? remaining == 0 : input.pos == input.size
+          }
+        }
+        bytes = out
+      }
+      if let failure { throw .unreadable(path: path, reason: "zstd: \(failure)") }
+    }
+    var offset = 0
+    while offset < bytes.count {
+      let n = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+      if n < 0 {
+        if errno == EINTR { continue }
+        throw .unreadable(path: path, reason: "cannot write: \(String(cString: strerror(errno)))")
+      }
+      offset += n
+    }
+  }
+}
+
+/// Fills in every record's `nextAccess` (the 1-based index of the key's next
+/// request, or never) with one backward pass, as libCacheSim's traceConv does.
+public func fillNextAccess(_ records: inout [TraceRecord]) {
+  var seen: [UInt64: Int64] = [:]
+  for i in stride(from: records.count - 1, through: 0, by: -1) {
+    records[i].nextAccess = seen[records[i].key] ?? TraceRecord.never
+    seen[records[i].key] = Int64(i + 1)
+  }
+}

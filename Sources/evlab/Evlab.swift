@@ -1,0 +1,42 @@
+import ArgumentParser
+import EvictionCore
+import EvictionSim
+import EvictionTraces
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+@main
+struct Evlab: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "evlab",
+    abstract: "EvictionLab: replay cache traces through replacement policies and compare them.",
+    subcommands: [Replay.self, Generate.self, Policies.self, Bench.self])
+}
+
+/// Prints `message` as the tool's one-line error and exits non-zero.
+func fail(_ message: CustomStringConvertible) -> ExitCode {
+  printError("evlab: error: \(message)")
+  return ExitCode(1)
+}
+
+func printError(_ text: String) {
+  var stderr = StandardError()
+  print(text, to: &stderr)
+}
+
+struct StandardError: TextOutputStream {
+  mutating func write(_ string: String) { writeStandardError(string) }
+}
+
+/// Writes to file descriptor 2 directly (no shared C stream).
+func writeStandardError(_ string: String) {
+  var bytes = Array(string.utf8)
+  var offset = 0
+  while offset < bytes.count {
+    let n = bytes[offset...].withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress, $0.count) }
+    if n <= 0 { return }
+    offset += n
+  }
+}

@@ -1,0 +1,73 @@
+import ArgumentParser
+import EvictionTraces
+
+extension SyntheticWorkload.Kind: ExpressibleByArgument {}
+
+struct Generate: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Write a synthetic trace, reproducible from its seed.",
+    discussion: """
+      The format follows the output name (.oracleGeneral[.zst], .csv[.zst], .txt[.zst]); \
+      oracleGeneral output carries next-access times, so Belady's optimum can run on it.
+        evlab generate zipf --objects 20000 --requests 300000 --alpha 0.9 --seed 1 -o zipf.oracleGeneral.zst
+      """)
+
+  @Argument(help: "Workload: \(SyntheticWorkload.Kind.allCases.map(\.rawValue).joined(separator: ", ")).")
+  var kind: SyntheticWorkload.Kind
+
+  @Option(help: "Distinct objects (default 10000).")
+  var objects: Int = 10_000
+
+  @Option(help: "Requests to generate (default 100000).")
+  var requests: Int = 100_000
+
+  @Option(help: "Zipf exponent for zipf and zipf-scan (default 0.9).")
+  var alpha: Double = 0.9
+
+  @Option(help: "Seed of the random stream (default 1).")
+  var seed: UInt64 = 1
+
+  @Option(help: "Every object's size in bytes (default 4096).")
+  var objectSize: Int64 = 4096
+
+  @Option(help: "zipf-scan: a scan starts every this many requests (default 50000).")
+  var scanEvery: Int = 50_000
+
+  @Option(help: "zipf-scan: objects per scan, each new (default 5000).")
+  var scanLength: Int = 5_000
+
+  @Option(name: .shortAndLong, help: "Output path.")
+  var output: String
+
+  /// Checks the arguments; a bad one is reported in one line by `oneLineErrors`.
+  func checkArguments() throws {
+    guard objects >= 1 else { throw ValidationError("--objects \(objects): need at least one object") }
+    guard requests >= 1 else { throw ValidationError("--requests \(requests): need at least one request") }
+    guard objectSize >= 1 && objectSize <= Int64(UInt32.max) else {
+      throw ValidationError("--object-size \(objectSize): must be 1 ... \(UInt32.max) bytes")
+    }
+    guard alpha > 0 && alpha.isFinite else { throw ValidationError("--alpha \(alpha): must be positive") }
+    guard scanEvery >= 1 && scanLength >= 1 else { throw ValidationError("--scan-every and --scan-length must be positive") }
+    guard TraceFormat.infer(fromPath: output) != nil else {
+      throw ValidationError("cannot tell the format from '\(output)'; end it in .oracleGeneral, .csv or .txt (optionally .zst)")
+    }
+  }
+
+  func run() throws {
+    try oneLineErrors { try checkArguments() }
+    var workload = SyntheticWorkload(kind: kind, objects: objects, requests: requests)
+    workload.alpha = alpha
+    workload.seed = seed
+    workload.objectSize = objectSize
+    workload.scanEvery = scanEvery
+    workload.scanLength = scanLength
+    do throws(TraceError) {
+      let writer = try TraceWriter(path: output, format: TraceFormat.infer(fromPath: output)!)
+      try writer.write(workload.generate())
+      try writer.finish()
+    } catch {
+      throw fail(error)
+    }
+    printError("wrote \(output): \(requests) requests")
+  }
+}

@@ -1,0 +1,190 @@
+import ArgumentParser
+import EvictionCore
+import EvictionSim
+import EvictionTraces
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Parses a cache size: a positive integer with an optional binary suffix
+/// `k`, `m`, `g` or `t` (powers of 1024, as in libCacheSim: `16m` = 16777216).
+func parseSize(_ text: String) throws -> Int64 {
+  let lower = text.lowercased().trimmingCharacters(in: " ")
+  let multipliers: [Character: Int64] = ["k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40]
+  var digits = Substring(lower)
+  var multiplier: Int64 = 1
+  if let last = digits.last, let m = multipliers[last] {
+    multiplier = m
+    digits = digits.dropLast()
+  }
+  guard let value = Int64(digits), value >= 0 else {
+    throw ValidationError("size '\(text)' is not a number; write e.g. 5000, 64k, 16m or 1g")
+  }
+  guard value > 0 else { throw ValidationError("size '\(text)' is zero; a cache needs a positive size") }
+  let (product, overflow) = value.multipliedReportingOverflow(by: multiplier)
+  guard !overflow else { throw ValidationError("size '\(text)' is too large") }
+  return product
+}
+
+/// Splits `lru,slru:segments=4,random:seed=2` into policy specs; a piece with
+/// `=` but no `:` continues the previous policy's parameters.
+func parsePolicies(_ texts: [String]) throws -> [PolicySpec] {
+  var pieces: [String] = []
+  for text in texts {
+    for piece in text.split(separator: ",").map(String.init) {
+      if piece.contains("=") && !piece.contains(":"), let last = pieces.popLast() {
+        pieces.append(last + "," + piece)
+      } else {
+        pieces.append(piece)
+      }
+    }
+  }
+  guard !pieces.isEmpty else { throw ValidationError("no policy given; name one of \(PolicyCatalog.names.joined(separator: ", "))") }
+  return try pieces.map { piece in
+    do throws(PolicyError) { return try PolicySpec(piece) } catch { throw ValidationError(error.description) }
+  }
+}
+
+extension String {
+  func trimmingCharacters(in set: Character) -> String {
+    var s = Substring(self)
+    while s.first == set { s.removeFirst() }
+    while s.last == set { s.removeLast() }
+    return String(s)
+  }
+}
+
+extension SizeMode: ExpressibleByArgument {}
+extension CSVOptions.Header: ExpressibleByArgument {}
+
+/// How to read the traces: format and the CSV column mapping.
+struct TraceOptions: ParsableArguments {
+  @Option(help: "Trace format: txt, csv, oracleGeneral, vscsi (case-insensitive; default: from the file name).")
+  var format: String?
+
+  @Option(help: "CSV: 1-based column of the object id (default: a header named id/key/lbn/obj_id, else 1).")
+  var keyColumn: Int?
+
+  @Option(help: "CSV: 1-based column of the object size in bytes (default: a header named size/obj_size).")
+  var sizeColumn: Int?
+
+  @Option(help: "CSV: 1-based column of the timestamp (default: a header named time/timestamp).")
+  var timeColumn: Int?
+
+  @Option(help: "CSV: whether the first line is a header: auto, yes or no (default: auto).")
+  var header: CSVOptions.Header = .auto
+
+  @Option(help: "CSV: the field delimiter, one character (default: ',').")
+  var delimiter: String = ","
+
+  func checkArguments() throws {
+    if let format { _ = try formatValue(format) }
+    guard delimiter.utf8.count == 1 else {
+      throw ValidationError("--delimiter '\(delimiter)' must be exactly one character (use $'\\t' for tab)")
+    }
+  }
+
+  func formatValue(_ name: String) throws -> TraceFormat {
+    do { return try TraceFormat(name: name) } catch { throw ValidationError(error.description) }
+  }
+
+  var csv: CSVOptions {
+    CSVOptions(
+      delimiter: delimiter.utf8.first!, header: header, keyColumn: keyColumn, sizeColumn: sizeColumn,
+      timeColumn: timeColumn)
+  }
+
+  /// The source for `path`, with the format given or inferred.
+  func source(_ path: String, copies: Int = 1) throws(TraceError) -> TraceSource {
+    let format: TraceFormat
+    if let name = self.format {
+      format = try TraceFormat(name: name)
+    } else if let inferred = TraceFormat.infer(fromPath: path) {
+      format = inferred
+    } else {
+      _ = try FileSource(path: path)
+      throw .cannotInferFormat(path: path)
+    }
+    _ = try FileSource(path: path)  // fail now, before any cell starts, on a missing file
+    return TraceSource(path: path, format: format, csv: csv, copies: copies)
+  }
+}
+
+/// A one-line progress display on standard error, shown only on a terminal
+/// and only for runs longer than a second.
+final class ProgressLine: @unchecked Sendable {
+  let progress: ReplayProgress
+  let total: Int
+  let label: String
+  private var thread: pthread_t?
+  private let done = Atomic<Bool>(false)
+  private var shown = false
+  let start = ContinuousClock.now
+
+  init(_ progress: ReplayProgress, total: Int, label: String) {
+    self.progress = progress
+    self.total = total
+    self.label = label
+  }
+
+  func begin() {
+    guard isatty(2) == 1 else { return }
+    let box = Unmanaged.passRetained(self).toOpaque()
+    var handle = pthread_t()
+    pthread_create(&handle, nil, { raw in
+      let me = Unmanaged<ProgressLine>.fromOpaque(raw!).takeRetainedValue()
+      me.loop()
+      return nil
+    }, box)
+    thread = handle
+  }
+
+  private func loop() {
+    while !done.load(ordering: .acquiring) {
+      usleep(200_000)
+      let elapsed = ContinuousClock.now - start
+      guard elapsed > .seconds(1), !done.load(ordering: .acquiring) else { continue }
+      shown = true
+      let cells = progress.cellsDone.load(ordering: .relaxed)
+      let requests = Double(progress.requests.load(ordering: .relaxed))
+      let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+      var line = "\(label): \(cells)/\(total) cells, \(formatCount(requests)) requests, \(String(format1(seconds))) s"
+      if cells > 0 && cells < total {
+        line += ", about \(format1(seconds / Double(cells) * Double(total - cells))) s left"
+      }
+      writeStandardError("\r\u{1B}[K" + line)
+    }
+  }
+
+  func end() {
+    done.store(true, ordering: .releasing)
+    if let thread { pthread_join(thread, nil) }
+    if shown { writeStandardError("\r\u{1B}[K") }
+  }
+}
+
+import Synchronization
+
+func format1(_ x: Double) -> String {
+  let scaled = (x * 10).rounded() / 10
+  return String(scaled)
+}
+
+func formatCount(_ x: Double) -> String {
+  if x >= 1e9 { return format1(x / 1e9) + "G" }
+  if x >= 1e6 { return format1(x / 1e6) + "M" }
+  if x >= 1e3 { return format1(x / 1e3) + "k" }
+  return String(Int(x))
+}
+
+/// Runs argument checks so that a bad value is one line on standard error
+/// and exit code 1, not a usage screen: the message names the value and says
+/// what to write instead.
+func oneLineErrors(_ body: () throws -> Void) throws {
+  do {
+    try body()
+  } catch let error as ValidationError {
+    throw fail(error.message)
+  }
+}

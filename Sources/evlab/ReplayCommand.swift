@@ -1,0 +1,149 @@
+import ArgumentParser
+import EvictionCore
+import EvictionReports
+import EvictionSim
+import EvictionTraces
+import Foundation
+
+struct Replay: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Replay traces through policies at one or more cache sizes.",
+    discussion: """
+      With no TRACE, replays the bundled sample traces in traces/ with the seven core policies at \
+      several sizes and writes results/default/replay.csv and replay.json (the Quick start job).
+
+      Every (trace, policy, size) cell runs on its own core. Examples:
+        evlab replay trace.oracleGeneral.bin --policy lru,arc,slru:segments=4 --size 1000,5000
+        evlab replay trace.csv --policy lfu --size 16m,1g --size-mode bytes --csv -
+      """)
+
+  @Argument(help: "Trace files (.gz, .xz and .zst are decompressed on the fly).")
+  var traces: [String] = []
+
+  @OptionGroup var traceOptions: TraceOptions
+
+  @Option(
+    name: .customLong("policy"),
+    help: "Policies, comma-separated or repeated: \(PolicyCatalog.names.joined(separator: " ")), with parameters as name:key=value (e.g. slru:segments=4, random:seed=42).")
+  var policies: [String] = []
+
+  @Option(
+    name: .customLong("size"),
+    help: "Cache sizes, comma-separated or repeated; objects in count mode, bytes in byte mode; k, m, g, t suffixes are powers of 1024 (16m = 16777216).")
+  var sizes: [String] = []
+
+  @Option(help: "What capacity counts: count (every object weighs 1) or bytes (objects weigh their size). Default: count.")
+  var sizeMode: SizeMode = .count
+
+  @Option(help: "Write the results as JSON ({\"results\": [...]}) to PATH; - for standard output.")
+  var json: String?
+
+  @Option(help: "Write the results as CSV to PATH; - for standard output.")
+  var csv: String?
+
+  @Option(help: "Cells replayed at once (default: the number of cores).")
+  var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+
+  @Option(
+    name: .customLong("repeat"),
+    help: "Replay each trace this many times in a row, copy k with k·2^40 added to every id (a longer trace with the same structure; default 1).")
+  var copies: Int = 1
+
+  /// Checks the arguments; a bad one is reported in one line by `oneLineErrors`.
+  func checkArguments() throws {
+    try traceOptions.checkArguments()
+    guard jobs >= 1 else { throw ValidationError("--jobs \(jobs): at least one job is needed") }
+    guard copies >= 1 else { throw ValidationError("--repeat \(copies): at least one copy is needed") }
+    if !traces.isEmpty {
+      guard !policies.isEmpty else { throw ValidationError("no --policy given; e.g. --policy lru,arc") }
+      guard !sizes.isEmpty else { throw ValidationError("no --size given; e.g. --size 1000,5000 or --size 16m --size-mode bytes") }
+    }
+    _ = try parsePolicies(policies.isEmpty ? ["lru"] : policies)
+    for size in sizes.flatMap({ $0.split(separator: ",").map(String.init) }) { _ = try parseSize(size) }
+  }
+
+  func run() throws {
+    try oneLineErrors { try checkArguments() }
+    let isDefaultJob = traces.isEmpty
+    let job = isDefaultJob ? try DefaultJob.load() : nil
+    let specs = try parsePolicies(policies.isEmpty ? (job?.policies ?? []) : policies)
+    let cacheSizes = try sizes.isEmpty
+      ? (job?.sizes ?? []) : sizes.flatMap { $0.split(separator: ",").map(String.init) }.map(parseSize)
+    let paths = job?.traces ?? traces
+    let mode = job != nil && sizeMode == .count ? job!.sizeMode : sizeMode
+
+    let sources: [TraceSource]
+    do throws(TraceError) {
+      sources = try paths.map { (path) throws(TraceError) in try traceOptions.source(path, copies: copies) }
+    } catch {
+      throw fail(error)
+    }
+    var cells: [ReplayCell] = []
+    for source in sources {
+      for spec in specs {
+        for size in cacheSizes {
+          cells.append(ReplayCell(trace: source, policy: spec, cacheSize: size, sizeMode: mode))
+        }
+      }
+    }
+
+    let progress = ReplayProgress()
+    let display = ProgressLine(progress, total: cells.count, label: "replay")
+    display.begin()
+    let results: [ReplayResult]
+    do throws(TraceError) {
+      results = try TraceReplay.runAll(cells, parallelism: jobs, progress: progress)
+      display.end()
+    } catch {
+      display.end()
+      throw fail(error)
+    }
+
+    var jsonPath = json
+    var csvPath = csv
+    if isDefaultJob {
+      jsonPath = jsonPath ?? "results/default/replay.json"
+      csvPath = csvPath ?? "results/default/replay.csv"
+    }
+    if jsonPath != "-" && csvPath != "-" {
+      print(ReplayTables.table(results), terminator: "")
+    }
+    try write(ReplayTables.json(results), to: jsonPath)
+    try write(ReplayTables.csv(results), to: csvPath)
+  }
+}
+
+/// Writes `text` to `path` (`-` for standard output), creating parent folders.
+func write(_ text: String, to path: String?) throws {
+  guard let path else { return }
+  if path == "-" {
+    print(text, terminator: "")
+    return
+  }
+  do {
+    let url = URL(fileURLWithPath: path)
+    try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+    try text.write(to: url, atomically: true, encoding: .utf8)
+    printError("wrote \(path)")
+  } catch {
+    throw fail("cannot write \(path): \(error.localizedDescription); check that the folder is writable")
+  }
+}
+
+/// The Quick start job: the bundled sample traces, the seven core policies, several sizes.
+struct DefaultJob {
+  static let folder = "traces"
+  var traces: [String]
+  var policies = ["lru", "fifo", "lfu", "mru", "random:seed=1", "arc", "slru:segments=4"]
+  var sizes: [Int64] = [100, 250, 500, 1000, 2500, 5000]
+  var sizeMode = SizeMode.count
+
+  static func load() throws -> DefaultJob {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+    let traces = names.sorted().filter { TraceFormat.infer(fromPath: $0) != nil }.map { "\(folder)/\($0)" }
+    guard !traces.isEmpty else {
+      throw fail("no sample traces in ./\(folder)/; run evlab from the repository root, or name traces: evlab replay TRACE --policy lru --size 1000")
+    }
+    return DefaultJob(traces: traces)
+  }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import Testing
+
+/// The built `evlab` beside the test bundle (same build configuration).
+let evlabPath: String = {
+  var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+  for _ in 0..<4 {
+    let candidate = dir.appendingPathComponent("evlab").path
+    if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+    dir = dir.deletingLastPathComponent()
+  }
+  return Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("evlab").path
+}()
+
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+  .deletingLastPathComponent()
+let sharedTraces = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/traces").path
+
+struct Run {
+  var status: Int32
+  var stdout: String
+  var stderr: String
+}
+
+func evlab(_ arguments: [String], in directory: URL? = nil) throws -> Run {
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: evlabPath)
+  process.arguments = arguments
+  if let directory { process.currentDirectoryURL = directory }
+  let out = Pipe()
+  let err = Pipe()
+  process.standardOutput = out
+  process.standardError = err
+  try process.run()
+  let outData = out.fileHandleForReading.readDataToEndOfFile()
+  let errData = err.fileHandleForReading.readDataToEndOfFile()
+  process.waitUntilExit()
+  return Run(
+    status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+    stderr: String(decoding: errData, as: UTF8.self))
+}
+
+func scratchDirectory() throws -> URL {
+  let url = FileManager.default.temporaryDirectory.appendingPathComponent("evlab-cli-\(UUID().uuidString)")
+  try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+  return url
+}
+
+@Suite struct BadInputTests {
+  /// Each bad input gives exit status 1 and exactly one line on standard
+  /// error, naming the culprit and saying what to do; nothing on standard output.
+  func expectOneLineError(_ arguments: [String], mentions: [String], in directory: URL? = nil) throws {
+    let run = try evlab(arguments, in: directory)
+    #expect(run.status == 1, "\(arguments): status \(run.status)")
+    let lines = run.stderr.split(separator: "\n")
+    #expect(lines.count == 1, "\(arguments): \(run.stderr)")
+    #expect(lines.first?.hasPrefix("evlab: error: ") == true)
+    for word in mentions { #expect(run.stderr.contains(word), "\(arguments): '\(run.stderr)' lacks '\(word)'") }
+    #expect(!run.stderr.contains("Fatal error"))
+    #expect(run.stdout.isEmpty)
+  }
+
+  @Test func malformedTextLine() throws {
+    let dir = try scratchDirectory()
+    try "1\n2\n3 4\n".write(to: dir.appendingPathComponent("bad.txt"), atomically: true, encoding: .utf8)
+    try expectOneLineError(["replay", "bad.txt", "--policy", "lru", "--size", "2"], mentions: ["bad.txt:3:", "one key per line"], in: dir)
+  }
+
+  @Test func malformedCSVLine() throws {
+    let dir = try scratchDirectory()
+    try "time,id,size\n1,2,3\n2,3,x\n".write(to: dir.appendingPathComponent("bad.csv"), atomically: true, encoding: .utf8)
+    try expectOneLineError(["replay", "bad.csv", "--policy", "lru", "--size", "2"], mentions: ["bad.csv:3:", "size 'x'"], in: dir)
+  }
+
+  @Test func truncatedBinaryRecord() throws {
+    let dir = try scratchDirectory()
+    try Data(repeating: 1, count: 30).write(to: dir.appendingPathComponent("cut.oracleGeneral.bin"))
+    try expectOneLineError(
+      ["replay", "cut.oracleGeneral.bin", "--policy", "lru", "--size", "2"], mentions: ["cut.oracleGeneral.bin", "byte offset 24"],
+      in: dir)
+  }
+
+  @Test func unknownFormatEmptyTraceMissingFile() throws {
+    let dir = try scratchDirectory()
+    try "".write(to: dir.appendingPathComponent("empty.txt"), atomically: true, encoding: .utf8)
+    try expectOneLineError(["replay", "empty.txt", "--format", "parquet", "--policy", "lru", "--size", "2"], mentions: ["parquet", "known formats"], in: dir)
+    try expectOneLineError(["replay", "empty.txt", "--policy", "lru", "--size", "2"], mentions: ["empty.txt", "no requests"], in: dir)
+    try expectOneLineError(["replay", "nope.txt", "--policy", "lru", "--size", "2"], mentions: ["nope.txt", "no such file"], in: dir)
+    try expectOneLineError(["replay", "empty.weird", "--policy", "lru", "--size", "2"], mentions: ["empty.weird"], in: dir)
+  }
+
+  @Test func zeroSizeAndUnknownPolicy() throws {
+    let dir = try scratchDirectory()
+    try "1\n".write(to: dir.appendingPathComponent("a.txt"), atomically: true, encoding: .utf8)
+    try expectOneLineError(["replay", "a.txt", "--policy", "lru", "--size", "0"], mentions: ["'0'", "positive"], in: dir)
+    try expectOneLineError(["replay", "a.txt", "--policy", "lru", "--size", "12q"], mentions: ["12q"], in: dir)
+    try expectOneLineError(["replay", "a.txt", "--policy", "lruu", "--size", "5"], mentions: ["lruu", "known policies"], in: dir)
+    try expectOneLineError(["replay", "a.txt", "--policy", "slru:segments=0", "--size", "5"], mentions: ["segments=0"], in: dir)
+    try expectOneLineError(["replay", "a.txt", "--size", "5"], mentions: ["--policy"], in: dir)
+  }
+}
+
+@Suite struct OutputContractTests {
+  static let columns = [
+    "trace", "format", "policy", "cache_size", "size_mode", "requests", "hits", "misses", "miss_ratio",
+    "bytes_requested", "bytes_missed", "byte_miss_ratio", "seconds", "requests_per_second",
+  ]
+
+  @Test func csvAndJsonCarryTheContractKeysAndAgree() throws {
+    let trace = sharedTraces + "/libcachesim/cloudPhysicsIO.oracleGeneral.bin"
+    let dir = try scratchDirectory()
+    let args = ["replay", trace, "--policy", "LRU,slru:segments=5,random:seed=3", "--size", "1k,5000", "--size-mode", "count"]
+    let csvRun = try evlab(args + ["--csv", "-"])
+    #expect(csvRun.status == 0, "\(csvRun.stderr)")
+    let lines = csvRun.stdout.split(separator: "\n")
+    #expect(lines.first == Substring(Self.columns.joined(separator: ",")))
+    #expect(lines.count == 1 + 3 * 2)
+    let rows = lines.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(Self.columns, $0.split(separator: ",").map(String.init))) }
+    #expect(rows.map { $0["policy"]! } == ["lru", "lru", "slru:segments=5", "slru:segments=5", "random:seed=3", "random:seed=3"])
+    #expect(rows.map { $0["cache_size"]! } == ["1024", "5000", "1024", "5000", "1024", "5000"])
+    // libCacheSim: LRU at 5000 objects misses 91,527 of 113,872.
+    #expect(rows[1]["misses"] == "91527" && rows[1]["requests"] == "113872")
+    for row in rows { #expect(Int(row["hits"]!)! + Int(row["misses"]!)! == 113_872) }
+
+    let jsonPath = dir.appendingPathComponent("out/r.json").path
+    let jsonRun = try evlab(args + ["--json", jsonPath])
+    #expect(jsonRun.status == 0)
+    #expect(jsonRun.stdout.contains("miss ratio"), "the table goes to standard output when no output is -")
+    let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: jsonPath))) as! [String: Any]
+    let results = object["results"] as! [[String: Any]]
+    #expect(results.count == 6)
+    #expect(Set(results[0].keys) == Set(Self.columns))
+    #expect(results[1]["misses"] as? Int == 91_527)
+    #expect(results[1]["size_mode"] as? String == "count")
+  }
+
+  /// The Quick start job: no trace arguments replays ./traces with the seven
+  /// policies and writes results/default/replay.{csv,json}.
+  @Test func defaultJobReplaysTheBundledTraces() throws {
+    let dir = try scratchDirectory()
+    let traces = dir.appendingPathComponent("traces")
+    try FileManager.default.createDirectory(at: traces, withIntermediateDirectories: true)
+    for name in try FileManager.default.contentsOfDirectory(atPath: repositoryRoot.appendingPathComponent("traces").path)
+    where name.hasSuffix(".zst") {
+      try FileManager.default.copyItem(
+        at: repositoryRoot.appendingPathComponent("traces/" + name), to: traces.appendingPathComponent(name))
+    }
+    let run = try evlab(["replay"], in: dir)
+    #expect(run.status == 0, "\(run.stderr)")
+    let csv = try String(contentsOf: dir.appendingPathComponent("results/default/replay.csv"), encoding: .utf8)
+    let rows = csv.split(separator: "\n").dropFirst()
+    let traceCount = try FileManager.default.contentsOfDirectory(atPath: traces.path).count
+    #expect(traceCount >= 2)
+    #expect(rows.count == traceCount * 7 * 6)
+    for policy in ["lru", "fifo", "lfu", "mru", "random:seed=1", "arc", "slru:segments=4"] {
+      #expect(rows.contains { $0.split(separator: ",")[2] == Substring(policy) }, "\(policy)")
+    }
+    #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("results/default/replay.json").path))
+    let empty = try scratchDirectory()
+    let none = try evlab(["replay"], in: empty)
+    #expect(none.status == 1 && none.stderr.contains("no sample traces"))
+  }
+}
