@@ -70,6 +70,18 @@ extension ReplacementPolicy where Self: ~Copyable {
     _ = admit(request) { _, _ in }
     return false
   }
+
+  /// Evicts with ``evictOne(onEvict:)`` until `weight` more fits; returns
+  /// false, evicting nothing, when `weight` exceeds the whole capacity.
+  /// The common first half of ``admit(_:onEvict:)``.
+  @inlinable @inline(__always)
+  public mutating func makeRoom(for weight: Int64, onEvict: (Slot, Key) -> Void) -> Bool {
+    guard weight <= capacity else { return false }
+    while usedWeight &+ weight > capacity {
+      _ = evictOne(onEvict: onEvict)
+    }
+    return true
+  }
 }
 
 /// What every policy stores: the index, the entry slab, and the resident
@@ -111,13 +123,13 @@ public struct PolicyStorage<Index: SlotIndex & ~Copyable, Payload>: ~Copyable {
   @inlinable @inline(__always)
   public mutating func delete(_ slot: Slot, resident: Bool) {
     if resident { retire(slot) }
-    index.remove(table[slot].key)
+    index.remove(table[slot].key, slot: slot)
     table.release(slot)
   }
 
   /// The resident slot of `key`, or -1.
   @inlinable @inline(__always)
-  public func find(_ key: Key) -> Slot { index.find(key) }
+  public func find(_ key: Key) -> Slot { index.find(key) { table[$0].key == key } }
 
   /// Checks the resident totals against the lists that hold resident entries.
   public func checkTotals(_ resident: [EntryList]) {

@@ -42,7 +42,7 @@ public final class ReplayProgress: Sendable {
 /// Replays traces through policies, exactly, one thread per cell.
 public enum TraceReplay {
   /// Requests are read in batches of this many records.
-  @usableFromInline static let batch = 1 << 14
+  @usableFromInline static let batch = 1 << 10
 
   /// Replays `trace` through a fresh `policy` of `cacheSize`.
   public static func run(

@@ -49,25 +49,42 @@ enum VSCSIv2Layout: RecordLayout {
 }
 
 /// Reads fixed-size binary records; records of size 0 are skipped, as in libCacheSim.
-final class FixedRecordReader<Layout: RecordLayout>: TraceReader {
-  let path: String
-  let input: BufferedInput
-  private(set) var skippedZeroSize = 0
-  var format: TraceFormat { Layout.format }
-
-  init(_ source: ByteSource, path: String) {
-    self.path = path
-    input = BufferedInput(source)
+final class FixedRecordReader: TraceReader {
+  /// The layouts this reader decodes; a closed set, so each gets its own
+  /// specialised decoding loop (a generic class would decode through a
+  /// witness table, one indirect call per record).
+  enum Layout {
+    case oracleGeneral, vscsiV1, vscsiV2
   }
 
-  init(_ input: BufferedInput, path: String) {
+  let path: String
+  let input: BufferedInput
+  let layout: Layout
+  private(set) var skippedZeroSize = 0
+  var format: TraceFormat { layout == .oracleGeneral ? .oracleGeneral : .vscsi }
+
+  init(_ input: BufferedInput, path: String, layout: Layout) {
     self.path = path
     self.input = input
+    self.layout = layout
+  }
+
+  convenience init(_ source: ByteSource, path: String, layout: Layout) {
+    self.init(BufferedInput(source), path: path, layout: layout)
   }
 
   func read(into buffer: UnsafeMutableBufferPointer<TraceRecord>) throws(TraceError) -> Int {
+    switch layout {
+    case .oracleGeneral: return try read(OracleGeneralLayout.self, into: buffer)
+    case .vscsiV1: return try read(VSCSIv1Layout.self, into: buffer)
+    case .vscsiV2: return try read(VSCSIv2Layout.self, into: buffer)
+    }
+  }
+
+  @inline(__always)
+  private func read<L: RecordLayout>(_: L.Type, into buffer: UnsafeMutableBufferPointer<TraceRecord>) throws(TraceError) -> Int {
     var filled = 0
-    let size = Layout.recordSize
+    let size = L.recordSize
     while filled < buffer.count {
       if input.available < size {
         if try !input.refill() || input.available < size {
@@ -80,15 +97,16 @@ final class FixedRecordReader<Layout: RecordLayout>: TraceReader {
       }
       let base = UnsafeRawPointer(input.storage.baseAddress! + input.start)
       let whole = min(input.available / size, buffer.count - filled)
+      var skipped = 0
       for i in 0..<whole {
-        let record = Layout.decode(base + i * size)
-        if record.size == 0 {
-          skippedZeroSize += 1
-          continue
-        }
+        let record = L.decode(base + i * size)
         buffer[filled] = record
-        filled += 1
+        // Branch-free skip of zero-size records: the slot is overwritten next.
+        let keep = record.size != 0 ? 1 : 0
+        filled += keep
+        skipped += 1 - keep
       }
+      skippedZeroSize += skipped
       input.advance(whole * size)
     }
     return filled
@@ -107,7 +125,7 @@ func openVSCSI(_ source: ByteSource, path: String) throws(TraceError) -> TraceRe
   let p = UnsafeRawPointer(input.storage.baseAddress!)
   let v1 = UInt16(littleEndian: p.loadUnaligned(fromByteOffset: 14, as: UInt16.self)) >> 8
   let v2 = UInt16(littleEndian: p.loadUnaligned(fromByteOffset: 2, as: UInt16.self)) >> 8
-  if v1 == 1 { return FixedRecordReader<VSCSIv1Layout>(input, path: path) }
-  if v2 == 2 { return FixedRecordReader<VSCSIv2Layout>(input, path: path) }
+  if v1 == 1 { return FixedRecordReader(input, path: path, layout: .vscsiV1) }
+  if v2 == 2 { return FixedRecordReader(input, path: path, layout: .vscsiV2) }
   throw .notOfFormat(file: path, format: "vscsi", reason: "the first record has no version 1 or 2 marker")
 }

@@ -10,7 +10,7 @@ final class BufferedInput {
   var consumed: Int64 = 0
   var exhausted = false
 
-  init(_ source: ByteSource, capacity: Int = 1 << 20) {
+  init(_ source: ByteSource, capacity: Int = 1 << 16) {
     self.source = source
     storage = .allocate(byteCount: capacity, alignment: 16)
   }

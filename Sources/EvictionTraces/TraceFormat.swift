@@ -82,7 +82,7 @@ public func openTrace(
   switch format {
   case .txt: return TextTraceReader(source, path: path)
   case .csv: return try CSVTraceReader(source, path: path, options: csv)
-  case .oracleGeneral: return FixedRecordReader<OracleGeneralLayout>(source, path: path)
+  case .oracleGeneral: return FixedRecordReader(source, path: path, layout: .oracleGeneral)
   case .vscsi: return try openVSCSI(source, path: path)
   case .arc: return ARCTraceReader(source, path: path)
   }

@@ -45,10 +45,7 @@ public struct LFUPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copya
 
   @inlinable @inline(__always)
   public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
-    guard request.weight <= store.capacity else { return nil }
-    while store.used &+ request.weight > store.capacity {
-      _ = evictOne(onEvict: onEvict)
-    }
+    guard makeRoom(for: request.weight, onEvict: onEvict) else { return nil }
     var first = order.front
     if first < 0 || buckets[first].key != 1 {
       first = buckets.allocate(key: 1, weight: 0, payload: EntryList())

@@ -39,10 +39,7 @@ public struct QueuePolicy<Index: SlotIndex & ~Copyable, Discipline: QueueDiscipl
 
   @inlinable @inline(__always)
   public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
-    guard request.weight <= store.capacity else { return nil }
-    while store.used &+ request.weight > store.capacity {
-      _ = evictOne(onEvict: onEvict)
-    }
+    guard makeRoom(for: request.weight, onEvict: onEvict) else { return nil }
     let slot = store.insert(request.key, weight: request.weight, payload: ())
     store.table.pushFront(slot, &queue, tag: 0)
     return slot

@@ -32,10 +32,7 @@ public struct RandomPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Co
 
   @inlinable @inline(__always)
   public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
-    guard request.weight <= store.capacity else { return nil }
-    while store.used &+ request.weight > store.capacity {
-      _ = evictOne(onEvict: onEvict)
-    }
+    guard makeRoom(for: request.weight, onEvict: onEvict) else { return nil }
     let slot = store.insert(request.key, weight: request.weight, payload: Int32(members.count))
     members.append(slot)
     return slot

@@ -64,10 +64,7 @@ public struct SLRUPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copy
 
   @inlinable @inline(__always)
   public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
-    guard request.weight <= store.capacity, request.weight <= segmentLimit else { return nil }
-    while store.used &+ request.weight > store.capacity {
-      _ = evictOne(onEvict: onEvict)
-    }
+    guard request.weight <= segmentLimit, makeRoom(for: request.weight, onEvict: onEvict) else { return nil }
     var target = 0
     for i in segments.indices where segments[i].weight &+ request.weight <= segmentLimit {
       target = i
