@@ -60,6 +60,10 @@ public struct PolicySpec: Hashable, Sendable, CustomStringConvertible {
     case "arc": return visitor.visit(ARCPolicy<Index>(capacity: capacity))
     case "slru":
       return visitor.visit(SLRUPolicy<Index>(capacity: capacity, segments: Int(integer("segments"))))
+    case "clock":
+      return visitor.visit(
+        ClockPolicy<Index>(capacity: capacity, bits: Int(integer("bits")), initial: Int(integer("init"))))
+    case "sieve": return visitor.visit(SievePolicy<Index>(capacity: capacity))
     case "random":
       return visitor.visit(RandomPolicy<Index>(capacity: capacity, seed: UInt64(integer("seed"))))
     default:
@@ -118,6 +122,13 @@ public enum PolicyCatalog {
       parameters: [
         Parameter(name: "segments", defaultValue: "4", range: 1...64, help: "number of segments")
       ]),
+    Entry(
+      name: "clock", summary: "CLOCK / second chance (FIFO with reinsertion)",
+      parameters: [
+        Parameter(name: "bits", defaultValue: "1", range: 1...8, help: "bits of the access counter"),
+        Parameter(name: "init", defaultValue: "0", range: 0...255, help: "counter of a new entry"),
+      ]),
+    Entry(name: "sieve", summary: "SIEVE (Zhang et al., NSDI'24)", parameters: []),
   ]
 
   /// The catalog names, in order.

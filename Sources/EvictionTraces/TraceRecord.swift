@@ -38,6 +38,12 @@ public enum TextKey {
     return hash
   }
 
+  /// The id of `text`, as a text trace line holding it would get.
+  public static func id(_ text: String) -> UInt64 {
+    var copy = text
+    return copy.withUTF8 { id(UnsafeRawBufferPointer($0)) }
+  }
+
   /// The value of an unsigned decimal integer, or nil if `bytes` is not one or overflows.
   @inlinable @inline(__always)
   public static func decimal(_ bytes: UnsafeRawBufferPointer) -> UInt64? {

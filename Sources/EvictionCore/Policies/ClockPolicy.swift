@@ -1,0 +1,88 @@
+/// CLOCK, or second chance (Corbató, 1968): a FIFO queue whose entries carry a
+/// small access counter; eviction looks at the oldest entry and, while its
+/// counter is above zero, decrements it and moves the entry back to the front.
+///
+/// Follows libCacheSim's `clock`: a 1-bit counter by default (`clock:bits=N`
+/// for an N-bit counter saturating at 2^N − 1), new entries start at
+/// `clock:init=F` (default 0), and each hit adds one.
+public struct ClockPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copyable {
+  public typealias Key = Index.Key
+  /// Entries carry their counter.
+  @usableFromInline var store: PolicyStorage<Index, UInt8>
+  @usableFromInline var queue = EntryList()
+  @usableFromInline let maximum: UInt8
+  @usableFromInline let initial: UInt8
+
+  /// Creates a CLOCK with a `bits`-bit counter starting at `initial`.
+  @inlinable
+  public init(capacity: Int64, bits: Int = 1, initial: Int = 0) {
+    precondition((1...8).contains(bits), "bits must be in 1...8")
+    store = PolicyStorage(capacity: capacity)
+    maximum = UInt8((1 << bits) - 1)
+    self.initial = UInt8(min(initial, (1 << bits) - 1))
+  }
+
+  public var name: String {
+    maximum == 1 && initial == 0 ? "Clock" : "Clock(bits=\(maximum.nonzeroBitCount),init=\(initial))"
+  }
+  @inlinable public var capacity: Int64 { store.capacity }
+  @inlinable public var usedWeight: Int64 { store.used }
+  @inlinable public var count: Int { store.count }
+
+  @inlinable @inline(__always)
+  public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
+    let slot = store.find(request.key)
+    guard slot >= 0 else { return nil }
+    if store.table[slot].payload < maximum { store.table[slot].payload &+= 1 }
+    return slot
+  }
+
+  @inlinable @inline(__always)
+  public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
+    guard makeRoom(for: request.weight, onEvict: onEvict) else { return nil }
+    let slot = store.insert(request.key, weight: request.weight, payload: initial)
+    store.table.pushFront(slot, &queue, tag: 0)
+    return slot
+  }
+
+  @inlinable @inline(__always)
+  public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
+    var victim = queue.back
+    guard victim >= 0 else { return false }
+    while store.table[victim].payload > 0 {
+      store.table[victim].payload -= 1
+      store.table.moveToFront(victim, &queue)
+      victim = queue.back
+    }
+    store.table.unlink(victim, &queue)
+    onEvict(victim, store.table[victim].key)
+    store.delete(victim, resident: true)
+    return true
+  }
+
+  @inlinable
+  public mutating func remove(_ key: Key) -> Slot? {
+    let slot = store.find(key)
+    guard slot >= 0 else { return nil }
+    store.table.unlink(slot, &queue)
+    store.delete(slot, resident: true)
+    return slot
+  }
+
+  @inlinable public func contains(_ key: Key) -> Bool { store.find(key) >= 0 }
+  @inlinable public func key(at slot: Slot) -> Key { store.table[slot].key }
+
+  public func checkInvariants() {
+    store.table.checkList(queue, tag: 0, "queue")
+    store.checkTotals([queue])
+    var slot = queue.front
+    while slot >= 0 {
+      precondition(store.table[slot].payload <= maximum, "counter above its maximum")
+      slot = store.table[slot].next
+    }
+  }
+
+  public func lists() -> [(name: String, keys: [Key])] {
+    [("queue", store.table.keys(of: queue))]
+  }
+}

@@ -1,0 +1,80 @@
+/// SIEVE (Zhang et al., "SIEVE is Simpler than LRU", NSDI'24): a FIFO queue
+/// with one visited bit per entry and a hand that sweeps from the oldest
+/// entry towards the newest, clearing visited bits and evicting the first
+/// unvisited entry; survivors keep their place (no reinsertion), and the hand
+/// stays where the victim was. New entries enter at the front unvisited.
+///
+/// Same definition as libCacheSim's `sieve`.
+public struct SievePolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copyable {
+  public typealias Key = Index.Key
+  /// Entries carry their visited bit.
+  @usableFromInline var store: PolicyStorage<Index, Bool>
+  @usableFromInline var queue = EntryList()
+  /// The next entry the hand looks at; -1 starts again from the back.
+  @usableFromInline var hand: Slot = -1
+
+  @inlinable
+  public init(capacity: Int64) {
+    store = PolicyStorage(capacity: capacity)
+  }
+
+  public var name: String { "Sieve" }
+  @inlinable public var capacity: Int64 { store.capacity }
+  @inlinable public var usedWeight: Int64 { store.used }
+  @inlinable public var count: Int { store.count }
+
+  @inlinable @inline(__always)
+  public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
+    let slot = store.find(request.key)
+    guard slot >= 0 else { return nil }
+    store.table[slot].payload = true
+    return slot
+  }
+
+  @inlinable @inline(__always)
+  public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
+    guard makeRoom(for: request.weight, onEvict: onEvict) else { return nil }
+    let slot = store.insert(request.key, weight: request.weight, payload: false)
+    store.table.pushFront(slot, &queue, tag: 0)
+    return slot
+  }
+
+  @inlinable @inline(__always)
+  public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
+    guard queue.back >= 0 else { return false }
+    var victim = hand >= 0 ? hand : queue.back
+    while store.table[victim].payload {
+      store.table[victim].payload = false
+      let towardsFront = store.table[victim].prev
+      victim = towardsFront >= 0 ? towardsFront : queue.back
+    }
+    hand = store.table[victim].prev
+    store.table.unlink(victim, &queue)
+    onEvict(victim, store.table[victim].key)
+    store.delete(victim, resident: true)
+    return true
+  }
+
+  @inlinable
+  public mutating func remove(_ key: Key) -> Slot? {
+    let slot = store.find(key)
+    guard slot >= 0 else { return nil }
+    if slot == hand { hand = store.table[slot].prev }
+    store.table.unlink(slot, &queue)
+    store.delete(slot, resident: true)
+    return slot
+  }
+
+  @inlinable public func contains(_ key: Key) -> Bool { store.find(key) >= 0 }
+  @inlinable public func key(at slot: Slot) -> Key { store.table[slot].key }
+
+  public func checkInvariants() {
+    store.table.checkList(queue, tag: 0, "queue")
+    store.checkTotals([queue])
+    precondition(hand < 0 || store.table[hand].list == 0, "the hand points at an entry not in the queue")
+  }
+
+  public func lists() -> [(name: String, keys: [Key])] {
+    [("queue", store.table.keys(of: queue))]
+  }
+}
