@@ -45,6 +45,13 @@ public struct PolicySpec: Hashable, Sendable, CustomStringConvertible {
     return Int64(text)!
   }
 
+  /// A fraction parameter's value, or its default.
+  public func fraction(_ key: String) -> Double {
+    let entry = PolicyCatalog.entry(named: name)!
+    let text = parameters[key] ?? entry.parameters.first { $0.name == key }!.defaultValue
+    return Double(text)!
+  }
+
   /// Builds the policy over `capacity` with index type `index` and hands it
   /// to `visitor`, specialised: the visitor's generic code runs on the
   /// concrete policy type, never on an existential.
@@ -64,6 +71,11 @@ public struct PolicySpec: Hashable, Sendable, CustomStringConvertible {
       return visitor.visit(
         ClockPolicy<Index>(capacity: capacity, bits: Int(integer("bits")), initial: Int(integer("init"))))
     case "sieve": return visitor.visit(SievePolicy<Index>(capacity: capacity))
+    case "s3fifo":
+      return visitor.visit(
+        S3FIFOPolicy<Index>(
+          capacity: capacity, small: fraction("small"), ghost: fraction("ghost"),
+          threshold: Int(integer("threshold"))))
     case "random":
       return visitor.visit(RandomPolicy<Index>(capacity: capacity, seed: UInt64(integer("seed"))))
     default:
@@ -82,14 +94,38 @@ public protocol PolicyVisitor: ~Copyable {
 
 /// The policies EvictionLab knows by name.
 public enum PolicyCatalog {
-  /// A tunable parameter of a catalog policy.
+  /// A tunable parameter of a catalog policy: an integer in a range, or a
+  /// fraction of the capacity.
   public struct Parameter: Sendable {
     public let name: String
     public let defaultValue: String
     public let range: ClosedRange<Int64>
+    public let isFraction: Bool
     public let help: String
 
+    init(name: String, defaultValue: String, range: ClosedRange<Int64>, help: String) {
+      self.name = name
+      self.defaultValue = defaultValue
+      self.range = range
+      self.isFraction = false
+      self.help = help
+    }
+
+    init(fraction name: String, defaultValue: String, help: String) {
+      self.name = name
+      self.defaultValue = defaultValue
+      self.range = 0...1
+      self.isFraction = true
+      self.help = help
+    }
+
     func validate(_ value: String, policy: String) throws(PolicyError) {
+      if isFraction {
+        guard let number = Double(value), number > 0, number <= 1 else {
+          throw .invalidValue(policy: policy, parameter: name, value: value, expected: "a fraction in (0, 1]")
+        }
+        return
+      }
       guard let number = Int64(value), range.contains(number) else {
         throw .invalidValue(
           policy: policy, parameter: name, value: value,
@@ -129,6 +165,13 @@ public enum PolicyCatalog {
         Parameter(name: "init", defaultValue: "0", range: 0...255, help: "counter of a new entry"),
       ]),
     Entry(name: "sieve", summary: "SIEVE (Zhang et al., NSDI'24)", parameters: []),
+    Entry(
+      name: "s3fifo", summary: "S3-FIFO: small, main and ghost FIFOs (Yang et al., SOSP'23)",
+      parameters: [
+        Parameter(fraction: "small", defaultValue: "0.1", help: "small FIFO's share of the capacity"),
+        Parameter(fraction: "ghost", defaultValue: "0.9", help: "ghost FIFO's weight as a share of the capacity"),
+        Parameter(name: "threshold", defaultValue: "2", range: 1...255, help: "hits in the small FIFO that earn main"),
+      ]),
   ]
 
   /// The catalog names, in order.
