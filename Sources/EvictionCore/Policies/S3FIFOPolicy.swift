@@ -13,9 +13,12 @@
 /// enter small: this is the paper's S3-FIFO as libCacheSim had it at the
 /// reference's snapshot (its later `S3FIFO.c` sends objects to main while
 /// small is full before the first eviction; that variant's miss counts differ
-/// from the reference by up to 23%, so it is not this one). Like libCacheSim,
-/// an object as heavy as the whole small FIFO makes room but is not inserted
-/// (unless it returns from the ghost FIFO).
+/// from the reference by up to 23%, so it is not this one).
+///
+/// One deliberate difference: libCacheSim refuses an object exactly as heavy
+/// as the small FIFO (after making room for it), so in count mode below 20
+/// objects it admits nothing; here an object up to small's size is admitted.
+/// No reference row contains such an object.
 public struct S3FIFOPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copyable {
   public typealias Key = Index.Key
   /// Entries carry their hit counter (saturating at 255; only `>= threshold`
@@ -75,7 +78,6 @@ public struct S3FIFOPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Co
     guard weight <= smallCapacity, makeRoom(for: weight, onEvict: onEvict) else { return nil }
     let toMain = hitOnGhost
     hitOnGhost = false
-    if !toMain && weight >= smallCapacity { return nil }
     let slot = store.insert(request.key, weight: weight, payload: 0)
     if toMain {
       store.table.pushFront(slot, &main, tag: Self.inMain)
