@@ -71,6 +71,8 @@ public struct PolicySpec: Hashable, Sendable, CustomStringConvertible {
       return visitor.visit(
         ClockPolicy<Index>(capacity: capacity, bits: Int(integer("bits")), initial: Int(integer("init"))))
     case "sieve": return visitor.visit(SievePolicy<Index>(capacity: capacity))
+    case "2q":
+      return visitor.visit(TwoQueuePolicy<Index>(capacity: capacity, inShare: fraction("in"), outShare: fraction("out")))
     case "s3fifo":
       return visitor.visit(
         S3FIFOPolicy<Index>(
@@ -165,6 +167,12 @@ public enum PolicyCatalog {
         Parameter(name: "init", defaultValue: "0", range: 0...255, help: "counter of a new entry"),
       ]),
     Entry(name: "sieve", summary: "SIEVE (Zhang et al., NSDI'24)", parameters: []),
+    Entry(
+      name: "2q", summary: "2Q: A1in FIFO, A1out ghost, Am LRU (Johnson and Shasha, VLDB'94)",
+      parameters: [
+        Parameter(fraction: "in", defaultValue: "0.25", help: "A1in's share of the capacity"),
+        Parameter(fraction: "out", defaultValue: "0.5", help: "A1out's (ghost) weight as a share of the capacity"),
+      ]),
     Entry(
       name: "s3fifo", summary: "S3-FIFO: small, main and ghost FIFOs (Yang et al., SOSP'23)",
       parameters: [

@@ -1,0 +1,151 @@
+/// 2Q (Johnson and Shasha, "2Q: a low overhead high performance buffer
+/// management replacement algorithm", VLDB'94), the full version: new objects
+/// enter A1in, a FIFO of 25% of the capacity; objects leaving A1in are
+/// remembered in A1out, a ghost FIFO (50%); an object requested again while
+/// in A1out enters Am, an LRU of the remaining 75%. Hits in A1in change nothing.
+///
+/// Follows libCacheSim's `2q` (`TwoQ`): shares are weights (A1in = ⌊0.25c⌋,
+/// A1out = ⌊0.5c⌋, Am = c − A1in); eviction takes A1in's oldest entry while
+/// A1in is over its share, else Am's LRU end; Am also keeps itself within its
+/// own share when an object arrives from A1out. Objects heavier than A1in's
+/// share are not admitted.
+public struct TwoQueuePolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copyable {
+  public typealias Key = Index.Key
+  @usableFromInline var store: PolicyStorage<Index, Void>
+  @usableFromInline var ain = EntryList()
+  @usableFromInline var am = EntryList()
+  @usableFromInline var aout = EntryList()
+  @usableFromInline let ainCapacity: Int64
+  @usableFromInline let amCapacity: Int64
+  @usableFromInline let aoutCapacity: Int64
+  /// Whether the last lookup found its key in A1out.
+  @usableFromInline var hitOnGhost = false
+  @usableFromInline let shares: (in: Double, out: Double)
+
+  @usableFromInline static var inAin: UInt8 { 1 }
+  @usableFromInline static var inAm: UInt8 { 2 }
+  @usableFromInline static var inAout: UInt8 { 3 }
+
+  @inlinable
+  public init(capacity: Int64, inShare: Double = 0.25, outShare: Double = 0.5) {
+    store = PolicyStorage(capacity: capacity)
+    ainCapacity = Int64(Double(capacity) * inShare)
+    aoutCapacity = Int64(Double(capacity) * outShare)
+    amCapacity = capacity - ainCapacity
+    shares = (inShare, outShare)
+  }
+
+  public var name: String { "2Q(in=\(shares.in),out=\(shares.out))" }
+  @inlinable public var capacity: Int64 { store.capacity }
+  @inlinable public var usedWeight: Int64 { store.used }
+  @inlinable public var count: Int { store.count }
+
+  @inlinable @inline(__always)
+  public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
+    hitOnGhost = false
+    let slot = store.find(request.key)
+    guard slot >= 0 else { return nil }
+    switch store.table[slot].list {
+    case Self.inAin:
+      return slot
+    case Self.inAm:
+      store.table.moveToFront(slot, &am)
+      return slot
+    default:
+      store.table.unlink(slot, &aout)
+      store.delete(slot, resident: false)
+      hitOnGhost = true
+      return nil
+    }
+  }
+
+  @inlinable @inline(__always)
+  public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
+    let weight = request.weight
+    guard weight <= ainCapacity, makeRoom(for: weight, onEvict: onEvict) else { return nil }
+    if hitOnGhost {
+      hitOnGhost = false
+      guard weight <= amCapacity else { return nil }
+      while am.weight &+ weight > amCapacity { evictAm(onEvict) }
+      let slot = store.insert(request.key, weight: weight, payload: ())
+      store.table.pushFront(slot, &am, tag: Self.inAm)
+      return slot
+    }
+    let slot = store.insert(request.key, weight: weight, payload: ())
+    store.table.pushFront(slot, &ain, tag: Self.inAin)
+    return slot
+  }
+
+  @inlinable @inline(__always)
+  public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
+    guard store.count > 0 else { return false }
+    if ain.weight > ainCapacity || am.isEmpty {
+      // A1in's oldest leaves, remembered in A1out.
+      let slot = ain.back
+      store.table.unlink(slot, &ain)
+      onEvict(slot, store.table[slot].key)
+      store.retire(slot)
+      let weight = store.table[slot].weight
+      if weight > aoutCapacity {
+        store.delete(slot, resident: false)
+      } else {
+        while aout.weight &+ weight > aoutCapacity {
+          let old = aout.back
+          store.table.unlink(old, &aout)
+          store.delete(old, resident: false)
+        }
+        store.table.pushFront(slot, &aout, tag: Self.inAout)
+      }
+    } else {
+      evictAm(onEvict)
+    }
+    return true
+  }
+
+  @inlinable @inline(__always)
+  mutating func evictAm(_ onEvict: (Slot, Key) -> Void) {
+    let slot = am.back
+    store.table.unlink(slot, &am)
+    onEvict(slot, store.table[slot].key)
+    store.delete(slot, resident: true)
+  }
+
+  @inlinable
+  public mutating func remove(_ key: Key) -> Slot? {
+    let slot = store.find(key)
+    guard slot >= 0 else { return nil }
+    switch store.table[slot].list {
+    case Self.inAin: store.table.unlink(slot, &ain)
+    case Self.inAm: store.table.unlink(slot, &am)
+    default:
+      store.table.unlink(slot, &aout)
+      store.delete(slot, resident: false)
+      return nil
+    }
+    store.delete(slot, resident: true)
+    return slot
+  }
+
+  @inlinable public func contains(_ key: Key) -> Bool {
+    let slot = store.find(key)
+    return slot >= 0 && store.table[slot].list != Self.inAout
+  }
+
+  @inlinable public func key(at slot: Slot) -> Key { store.table[slot].key }
+
+  public func checkInvariants() {
+    store.table.checkList(ain, tag: Self.inAin, "A1in")
+    store.table.checkList(am, tag: Self.inAm, "Am")
+    store.table.checkList(aout, tag: Self.inAout, "A1out")
+    store.checkTotals([ain, am])
+    precondition(aout.weight <= aoutCapacity, "A1out over its share")
+    precondition(am.weight <= amCapacity, "Am over its share")
+  }
+
+  public func lists() -> [(name: String, keys: [Key])] {
+    [
+      ("A1in", store.table.keys(of: ain)), ("Am", store.table.keys(of: am)),
+      ("A1out", store.table.keys(of: aout)),
+    ]
+  }
+}
