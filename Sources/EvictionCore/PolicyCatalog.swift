@@ -71,6 +71,7 @@ public struct PolicySpec: Hashable, Sendable, CustomStringConvertible {
       return visitor.visit(
         ClockPolicy<Index>(capacity: capacity, bits: Int(integer("bits")), initial: Int(integer("init"))))
     case "sieve": return visitor.visit(SievePolicy<Index>(capacity: capacity))
+    case "belady": return visitor.visit(BeladyPolicy<Index>(capacity: capacity))
     case "lfuda": return visitor.visit(LFUDAPolicy<Index>(capacity: capacity))
     case "2q":
       return visitor.visit(TwoQueuePolicy<Index>(capacity: capacity, inShare: fraction("in"), outShare: fraction("out")))
@@ -168,6 +169,7 @@ public enum PolicyCatalog {
         Parameter(name: "init", defaultValue: "0", range: 0...255, help: "counter of a new entry"),
       ]),
     Entry(name: "sieve", summary: "SIEVE (Zhang et al., NSDI'24)", parameters: []),
+    Entry(name: "belady", summary: "Belady's offline optimum: evict the farthest next request", parameters: []),
     Entry(name: "lfuda", summary: "LFU with dynamic aging (Arlitt et al., 2000)", parameters: []),
     Entry(
       name: "2q", summary: "2Q: A1in FIFO, A1out ghost, Am LRU (Johnson and Shasha, VLDB'94)",
@@ -183,6 +185,9 @@ public enum PolicyCatalog {
         Parameter(name: "threshold", defaultValue: "2", range: 1...255, help: "hits in the small FIFO that earn main"),
       ]),
   ]
+
+  /// Policies that read each request's next-access time (offline policies).
+  public static let offline: Set<String> = ["belady"]
 
   /// The catalog names, in order.
   public static var names: [String] { entries.map(\.name) }

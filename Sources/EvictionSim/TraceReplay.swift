@@ -51,7 +51,9 @@ public enum TraceReplay {
   ) throws(TraceError) -> ReplayResult {
     let clock = ContinuousClock()
     let start = clock.now
-    var visitor = ReplayVisitor(trace: trace, sizeMode: sizeMode, progress: progress)
+    var visitor = ReplayVisitor(
+      trace: trace, sizeMode: sizeMode, needsNextAccess: PolicyCatalog.offline.contains(policy.name),
+      progress: progress)
     let counts = try policy.withPolicy(capacity: cacheSize, index: IntegerSlotIndex<UInt64>.self, visitor: &visitor).get()
     let elapsed = clock.now - start
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
@@ -66,19 +68,31 @@ public enum TraceReplay {
   /// Replays every request of `trace` through `policy`, serving each with
   /// ``ReplacementPolicy/access(_:)``. The engine behind ``run``; public so
   /// tests and embedders can drive a policy they built themselves.
+  ///
+  /// With `needsNextAccess`, a trace whose format carries no next-access
+  /// times (all but oracleGeneral) is read into memory once and given them
+  /// by a backward pass, so offline policies can run on it.
   @inlinable
   public static func replay<Policy: ReplacementPolicy & ~Copyable>(
-    _ trace: TraceSource, through policy: inout Policy, sizeMode: SizeMode, progress: ReplayProgress? = nil,
-    observe: (TraceRecord, Bool) -> Void = { _, _ in }
+    _ trace: TraceSource, through policy: inout Policy, sizeMode: SizeMode, needsNextAccess: Bool = false,
+    progress: ReplayProgress? = nil, observe: (TraceRecord, Bool) -> Void = { _, _ in }
   ) throws(TraceError) -> ReplayCounts where Policy.Key == UInt64 {
     var counts = ReplayCounts()
     let buffer = UnsafeMutableBufferPointer<TraceRecord>.allocate(capacity: batch)
     defer { buffer.deallocate() }
     let countMode = sizeMode == .count
     var time: Int64 = 0
+    let preloaded = needsNextAccess && trace.format != .oracleGeneral ? try recordsWithNextAccess(trace) : nil
     for copy in 0..<trace.copies {
-      let reader = try openTrace(trace.path, format: trace.format, csv: trace.csv)
+      let reader: TraceReader
+      if let preloaded {
+        reader = MemoryTraceReader(preloaded, path: trace.path, format: trace.format)
+      } else {
+        reader = try openTrace(trace.path, format: trace.format, csv: trace.csv)
+      }
       let offset = UInt64(copy) << 40
+      // Next-access times count requests from the start of the whole tiled stream.
+      let timeOffset = time
       while true {
         let n = try reader.read(into: buffer)
         if n == 0 { break }
@@ -87,7 +101,7 @@ public enum TraceReplay {
           time &+= 1
           let request = Request(
             key: record.key &+ offset, weight: countMode ? 1 : record.size, time: time,
-            nextAccess: record.nextAccess)
+            nextAccess: record.nextAccess == TraceRecord.never ? Request<UInt64>.never : record.nextAccess &+ timeOffset)
           let hit = policy.access(request)
           counts.hits &+= hit ? 1 : 0
           counts.bytesMissed &+= hit ? 0 : record.size
@@ -135,6 +149,22 @@ public enum TraceReplay {
   }
 
   static func ratio(_ a: Int64, _ b: Int64) -> Double { b == 0 ? 0 : Double(a) / Double(b) }
+
+  /// One copy of `trace` in memory with next-access times filled in.
+  @usableFromInline
+  static func recordsWithNextAccess(_ trace: TraceSource) throws(TraceError) -> [TraceRecord] {
+    let reader = try openTrace(trace.path, format: trace.format, csv: trace.csv)
+    let buffer = UnsafeMutableBufferPointer<TraceRecord>.allocate(capacity: batch)
+    defer { buffer.deallocate() }
+    var records: [TraceRecord] = []
+    while true {
+      let n = try reader.read(into: buffer)
+      if n == 0 { break }
+      records.append(contentsOf: buffer.prefix(n))
+    }
+    fillNextAccess(&records)
+    return records
+  }
 }
 
 /// One (trace, policy, size) cell of a replay sweep.
@@ -157,6 +187,7 @@ struct ReplayVisitor: PolicyVisitor {
   typealias Key = UInt64
   let trace: TraceSource
   let sizeMode: SizeMode
+  let needsNextAccess: Bool
   let progress: ReplayProgress?
 
   mutating func visit<Policy: ReplacementPolicy & ~Copyable>(_ policy: consuming Policy) -> Result<
@@ -164,7 +195,9 @@ struct ReplayVisitor: PolicyVisitor {
   > where Policy.Key == UInt64 {
     var policy = policy
     do throws(TraceError) {
-      return .success(try TraceReplay.replay(trace, through: &policy, sizeMode: sizeMode, progress: progress))
+      return .success(
+        try TraceReplay.replay(
+          trace, through: &policy, sizeMode: sizeMode, needsNextAccess: needsNextAccess, progress: progress))
     } catch {
       return .failure(error)
     }

@@ -98,3 +98,25 @@ public protocol TraceReader: AnyObject {
   /// Records skipped because their size was 0 (as libCacheSim's readers do).
   var skippedZeroSize: Int { get }
 }
+
+/// Records already in memory, handed out like a trace file's.
+public final class MemoryTraceReader: TraceReader {
+  public let path: String
+  public let format: TraceFormat
+  public var skippedZeroSize: Int { 0 }
+  let records: [TraceRecord]
+  var position = 0
+
+  public init(_ records: [TraceRecord], path: String, format: TraceFormat) {
+    self.records = records
+    self.path = path
+    self.format = format
+  }
+
+  public func read(into buffer: UnsafeMutableBufferPointer<TraceRecord>) throws(TraceError) -> Int {
+    let n = min(buffer.count, records.count - position)
+    for i in 0..<n { buffer[i] = records[position + i] }
+    position += n
+    return n
+  }
+}

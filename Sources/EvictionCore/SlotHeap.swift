@@ -1,0 +1,120 @@
+/// A binary max-heap of slots with changeable priorities, for policies that
+/// evict by a score (Belady's optimum, GDSF).
+///
+/// The algorithm is libpqueue's (Volkan Yazıcı, 2014; libCacheSim's
+/// `pqueue.c`) step for step: 1-based array, sift-up while the parent ranks
+/// strictly lower, sift-down to the larger child (the right one only when the
+/// left ranks strictly lower), removal by moving the last element into the
+/// hole. Equal priorities therefore break ties exactly as in libCacheSim,
+/// which decides which of several never-again objects Belady evicts when
+/// sizes differ.
+public struct SlotHeap: ~Copyable {
+  /// `nodes[1...count]` is the heap; `nodes[0]` is unused.
+  @usableFromInline var nodes: [Slot] = [-1]
+  /// Priority and heap position of each slot (indexed by slot).
+  @usableFromInline var priorities: [Double] = []
+  @usableFromInline var positions: [Int] = []
+
+  @inlinable public init() {}
+
+  /// The number of slots in the heap.
+  @inlinable public var count: Int { nodes.count - 1 }
+
+  /// The slot with the highest priority (the most recently settled among equals), or -1.
+  @inlinable public var top: Slot { nodes.count > 1 ? nodes[1] : -1 }
+
+  /// The priority `slot` was inserted or changed to.
+  @inlinable public func priority(of slot: Slot) -> Double { priorities[Int(slot)] }
+
+  /// Adds `slot` with `priority`.
+  /// - Complexity: O(log n).
+  @inlinable
+  public mutating func insert(_ slot: Slot, priority: Double) {
+    let s = Int(slot)
+    if s >= priorities.count {
+      let size = max(s + 1, priorities.count * 2)
+      priorities.append(contentsOf: repeatElement(0, count: size - priorities.count))
+      positions.append(contentsOf: repeatElement(0, count: size - positions.count))
+    }
+    priorities[s] = priority
+    nodes.append(slot)
+    siftUp(nodes.count - 1)
+  }
+
+  /// Removes and returns the slot with the highest priority.
+  /// - Complexity: O(log n).
+  @inlinable
+  public mutating func pop() -> Slot {
+    let head = nodes[1]
+    let last = nodes.removeLast()
+    if nodes.count > 1 {
+      nodes[1] = last
+      siftDown(1)
+    }
+    return head
+  }
+
+  /// Gives `slot` a new priority.
+  /// - Complexity: O(log n).
+  @inlinable
+  public mutating func changePriority(_ slot: Slot, to priority: Double) {
+    let old = priorities[Int(slot)]
+    priorities[Int(slot)] = priority
+    let position = positions[Int(slot)]
+    if old < priority { siftUp(position) } else { siftDown(position) }
+  }
+
+  /// Removes `slot` from the heap.
+  /// - Complexity: O(log n).
+  @inlinable
+  public mutating func remove(_ slot: Slot) {
+    let position = positions[Int(slot)]
+    let last = nodes.removeLast()
+    guard position < nodes.count else { return }  // it was the last
+    nodes[position] = last
+    if priorities[Int(slot)] < priorities[Int(last)] { siftUp(position) } else { siftDown(position) }
+  }
+
+  @inlinable
+  mutating func siftUp(_ start: Int) {
+    var i = start
+    let moving = nodes[i]
+    let priority = priorities[Int(moving)]
+    while i > 1 && priorities[Int(nodes[i >> 1])] < priority {
+      nodes[i] = nodes[i >> 1]
+      positions[Int(nodes[i])] = i
+      i >>= 1
+    }
+    nodes[i] = moving
+    positions[Int(moving)] = i
+  }
+
+  @inlinable
+  mutating func siftDown(_ start: Int) {
+    var i = start
+    let moving = nodes[i]
+    let priority = priorities[Int(moving)]
+    let size = nodes.count
+    while true {
+      var child = i << 1
+      if child >= size { break }
+      if child + 1 < size && priorities[Int(nodes[child])] < priorities[Int(nodes[child + 1])] { child += 1 }
+      guard priority < priorities[Int(nodes[child])] else { break }
+      nodes[i] = nodes[child]
+      positions[Int(nodes[i])] = i
+      i = child
+    }
+    nodes[i] = moving
+    positions[Int(moving)] = i
+  }
+
+  /// Checks the heap order and the position index.
+  public func checkInvariants() {
+    for i in 1..<nodes.count {
+      precondition(positions[Int(nodes[i])] == i, "heap position out of date")
+      if i > 1 {
+        precondition(!(priorities[Int(nodes[i >> 1])] < priorities[Int(nodes[i])]), "heap order broken")
+      }
+    }
+  }
+}
