@@ -71,6 +71,7 @@ public struct PolicySpec: Hashable, Sendable, CustomStringConvertible {
       return visitor.visit(
         ClockPolicy<Index>(capacity: capacity, bits: Int(integer("bits")), initial: Int(integer("init"))))
     case "sieve": return visitor.visit(SievePolicy<Index>(capacity: capacity))
+    case "lirs": return visitor.visit(LIRSPolicy<Index>(capacity: capacity, hirPercent: Int(integer("hir"))))
     case "belady": return visitor.visit(BeladyPolicy<Index>(capacity: capacity))
     case "lfuda": return visitor.visit(LFUDAPolicy<Index>(capacity: capacity))
     case "2q":
@@ -169,6 +170,11 @@ public enum PolicyCatalog {
         Parameter(name: "init", defaultValue: "0", range: 0...255, help: "counter of a new entry"),
       ]),
     Entry(name: "sieve", summary: "SIEVE (Zhang et al., NSDI'24)", parameters: []),
+    Entry(
+      name: "lirs", summary: "LIRS, as its authors' code (Jiang and Zhang, SIGMETRICS'02)",
+      parameters: [
+        Parameter(name: "hir", defaultValue: "1", range: 1...99, help: "HIR share of the capacity, percent (at least 2 objects)")
+      ]),
     Entry(name: "belady", summary: "Belady's offline optimum: evict the farthest next request", parameters: []),
     Entry(name: "lfuda", summary: "LFU with dynamic aging (Arlitt et al., 2000)", parameters: []),
     Entry(

@@ -127,4 +127,31 @@ import Testing
       }
     }
   }
+
+  /// LIRS as its authors' code computes it, and LRU and Belady's optimum
+  /// beside it, on the LIRS paper's traces at its authors' cache sizes (the
+  /// file gives hit percentages to two decimals).
+  @Test func lirsAuthorsFiguresOnTheLIRSTraces() throws {
+    let rows = try SharedData.table("traces/caffeine/lirs/REFERENCE_hit_ratios.csv", separator: ",")
+    #expect(rows.count >= 140)
+    let columns = [("lirs", "lirs_ref_hit_pct"), ("lru", "lru_hit_pct"), ("belady", "opt_hit_pct")]
+    var cells: [ReplayCell] = []
+    for row in rows {
+      let trace = TraceSource(path: SharedData.path("traces/caffeine/lirs/\(row["trace"]!).trace.gz"), format: .txt)
+      for (policy, _) in columns {
+        cells.append(ReplayCell(trace: trace, policy: try PolicySpec(policy), cacheSize: Int64(row["cache_size"]!)!, sizeMode: .count))
+      }
+    }
+    let results = try TraceReplay.runAll(cells, parallelism: 2)
+    for (i, row) in rows.enumerated() {
+      #expect(results[3 * i].requests == Int64(row["refs"]!)!)
+      for (j, (policy, column)) in columns.enumerated() {
+        let result = results[3 * i + j]
+        let percent = 100 * Double(result.hits) / Double(result.requests)
+        #expect(
+          abs(percent - Double(row[column]!)!) <= 0.005 + 1e-9,
+          "\(policy) on \(row["trace"]!) at \(row["cache_size"]!): \(percent) vs \(row[column]!)")
+      }
+    }
+  }
 }
