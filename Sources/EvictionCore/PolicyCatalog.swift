@@ -72,6 +72,7 @@ public struct PolicySpec: Hashable, Sendable, CustomStringConvertible {
         ClockPolicy<Index>(capacity: capacity, bits: Int(integer("bits")), initial: Int(integer("init"))))
     case "sieve": return visitor.visit(SievePolicy<Index>(capacity: capacity))
     case "lirs": return visitor.visit(LIRSPolicy<Index>(capacity: capacity, hirPercent: Int(integer("hir"))))
+    case "gdsf": return visitor.visit(GDSFPolicy<Index>(capacity: capacity))
     case "belady": return visitor.visit(BeladyPolicy<Index>(capacity: capacity))
     case "lfuda": return visitor.visit(LFUDAPolicy<Index>(capacity: capacity))
     case "2q":
@@ -175,6 +176,7 @@ public enum PolicyCatalog {
       parameters: [
         Parameter(name: "hir", defaultValue: "1", range: 1...99, help: "HIR share of the capacity, percent (at least 2 objects)")
       ]),
+    Entry(name: "gdsf", summary: "Greedy-Dual-Size-Frequency (Cherkasova, 1998), size-aware", parameters: []),
     Entry(name: "belady", summary: "Belady's offline optimum: evict the farthest next request", parameters: []),
     Entry(name: "lfuda", summary: "LFU with dynamic aging (Arlitt et al., 2000)", parameters: []),
     Entry(

@@ -1,5 +1,6 @@
 /// A binary max-heap of slots with changeable priorities, for policies that
-/// evict by a score (Belady's optimum, GDSF).
+/// evict by a score (Belady's optimum, GDSF). Only `<` of `Priority` is used;
+/// the slot whose priority is greatest comes out first.
 ///
 /// The algorithm is libpqueue's (Volkan Yazıcı, 2014; libCacheSim's
 /// `pqueue.c`) step for step: 1-based array, sift-up while the parent ranks
@@ -8,11 +9,11 @@
 /// hole. Equal priorities therefore break ties exactly as in libCacheSim,
 /// which decides which of several never-again objects Belady evicts when
 /// sizes differ.
-public struct SlotHeap: ~Copyable {
+public struct SlotHeap<Priority: Comparable>: ~Copyable {
   /// `nodes[1...count]` is the heap; `nodes[0]` is unused.
   @usableFromInline var nodes: [Slot] = [-1]
   /// Priority and heap position of each slot (indexed by slot).
-  @usableFromInline var priorities: [Double] = []
+  @usableFromInline var priorities: [Priority] = []
   @usableFromInline var positions: [Int] = []
 
   @inlinable public init() {}
@@ -24,16 +25,16 @@ public struct SlotHeap: ~Copyable {
   @inlinable public var top: Slot { nodes.count > 1 ? nodes[1] : -1 }
 
   /// The priority `slot` was inserted or changed to.
-  @inlinable public func priority(of slot: Slot) -> Double { priorities[Int(slot)] }
+  @inlinable public func priority(of slot: Slot) -> Priority { priorities[Int(slot)] }
 
   /// Adds `slot` with `priority`.
   /// - Complexity: O(log n).
   @inlinable
-  public mutating func insert(_ slot: Slot, priority: Double) {
+  public mutating func insert(_ slot: Slot, priority: Priority) {
     let s = Int(slot)
     if s >= priorities.count {
       let size = max(s + 1, priorities.count * 2)
-      priorities.append(contentsOf: repeatElement(0, count: size - priorities.count))
+      priorities.append(contentsOf: repeatElement(priority, count: size - priorities.count))
       positions.append(contentsOf: repeatElement(0, count: size - positions.count))
     }
     priorities[s] = priority
@@ -57,7 +58,7 @@ public struct SlotHeap: ~Copyable {
   /// Gives `slot` a new priority.
   /// - Complexity: O(log n).
   @inlinable
-  public mutating func changePriority(_ slot: Slot, to priority: Double) {
+  public mutating func changePriority(_ slot: Slot, to priority: Priority) {
     let old = priorities[Int(slot)]
     priorities[Int(slot)] = priority
     let position = positions[Int(slot)]

@@ -12,7 +12,7 @@
 public struct BeladyPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copyable {
   public typealias Key = Index.Key
   @usableFromInline var store: PolicyStorage<Index, Void>
-  @usableFromInline var heap = SlotHeap()
+  @usableFromInline var heap = SlotHeap<Double>()
 
   @inlinable
   public init(capacity: Int64) {

@@ -1,0 +1,110 @@
+/// Greedy-Dual-Size-Frequency (Cherkasova, "Improving WWW proxies
+/// performance with Greedy-Dual-Size-Frequency caching policy", HP Labs
+/// 1998): an object's priority is L + frequency × 10⁶ / size, where L is the
+/// priority of the last victim; the lowest priority is evicted. Small,
+/// popular objects stay; large, cold ones go.
+///
+/// Follows libCacheSim's `gdsf` at the reference's snapshot: frequency starts
+/// at 1 and counts hits while resident, the size is the one admitted, ties go
+/// to the entry updated longest ago, and eviction makes room before the new
+/// object is inserted. (libCacheSim's later `GDSF.c` inserts first and may
+/// evict the newcomer; that variant misses up to 13 requests more or fewer per
+/// reference row, so it is not this one.) A weight of 0 counts as 1 in the
+/// priority.
+public struct GDSFPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copyable {
+  public typealias Key = Index.Key
+
+  /// Eviction order: a key ranks higher (leaves sooner) when its priority
+  /// is lower, then when it was updated earlier.
+  @frozen public struct Rank: Comparable {
+    @usableFromInline let priority: Double
+    @usableFromInline let time: Int64
+    @inlinable init(priority: Double, time: Int64) {
+      self.priority = priority
+      self.time = time
+    }
+    @inlinable public static func < (a: Rank, b: Rank) -> Bool {
+      a.priority != b.priority ? a.priority > b.priority : a.time > b.time
+    }
+  }
+
+  /// Entries carry their hit count.
+  @usableFromInline var store: PolicyStorage<Index, Int64>
+  @usableFromInline var heap = SlotHeap<Rank>()
+  /// L: the priority of the last victim.
+  @usableFromInline var inflation: Double = 0
+  @usableFromInline var clock: Int64 = 0
+
+  @inlinable
+  public init(capacity: Int64) {
+    store = PolicyStorage(capacity: capacity)
+  }
+
+  public var name: String { "GDSF" }
+  @inlinable public var capacity: Int64 { store.capacity }
+  @inlinable public var usedWeight: Int64 { store.used }
+  @inlinable public var count: Int { store.count }
+
+  @inlinable @inline(__always)
+  func priority(frequency: Int64, weight: Int64) -> Double {
+    inflation + Double(frequency) * 1.0e6 / Double(max(weight, 1))
+  }
+
+  @inlinable @inline(__always)
+  public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
+    clock &+= 1
+    let slot = store.find(request.key)
+    guard slot >= 0 else { return nil }
+    store.table[slot].payload &+= 1
+    let rank = Rank(
+      priority: priority(frequency: store.table[slot].payload, weight: store.table[slot].weight), time: clock)
+    heap.changePriority(slot, to: rank)
+    return slot
+  }
+
+  @inlinable @inline(__always)
+  public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
+    guard makeRoom(for: request.weight, onEvict: onEvict) else { return nil }
+    let slot = store.insert(request.key, weight: request.weight, payload: 1)
+    heap.insert(slot, priority: Rank(priority: priority(frequency: 1, weight: request.weight), time: clock))
+    return slot
+  }
+
+  @inlinable @inline(__always)
+  public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
+    guard heap.count > 0 else { return false }
+    let victim = heap.pop()
+    inflation = heap.priority(of: victim).priority
+    onEvict(victim, store.table[victim].key)
+    store.delete(victim, resident: true)
+    return true
+  }
+
+  @inlinable
+  public mutating func remove(_ key: Key) -> Slot? {
+    let slot = store.find(key)
+    guard slot >= 0 else { return nil }
+    heap.remove(slot)
+    store.delete(slot, resident: true)
+    return slot
+  }
+
+  @inlinable public func contains(_ key: Key) -> Bool { store.find(key) >= 0 }
+  @inlinable public func key(at slot: Slot) -> Key { store.table[slot].key }
+
+  public func checkInvariants() {
+    heap.checkInvariants()
+    precondition(heap.count == store.count, "heap holds \(heap.count), resident \(store.count)")
+    precondition(store.used <= store.capacity, "used exceeds capacity")
+    precondition(store.index.count == store.table.live, "index and slab differ")
+  }
+
+  public func lists() -> [(name: String, keys: [Key])] {
+    var order: [(Rank, Key)] = []
+    for i in 1..<heap.nodes.count {
+      let slot = heap.nodes[i]
+      order.append((heap.priority(of: slot), store.table[slot].key))
+    }
+    return [("by priority, next victim first", order.sorted { $1.0 < $0.0 }.map(\.1))]
+  }
+}
