@@ -127,6 +127,38 @@ public struct PolicyStorage<Index: SlotIndex & ~Copyable, Payload>: ~Copyable {
     table.release(slot)
   }
 
+  /// Evicts the resident entry `slot` from `list`: unlinks it, tells
+  /// `onEvict`, and deletes it.
+  @inlinable @inline(__always)
+  public mutating func evict(_ slot: Slot, from list: inout EntryList, onEvict: (Slot, Key) -> Void) {
+    table.unlink(slot, &list)
+    onEvict(slot, table[slot].key)
+    delete(slot, resident: true)
+  }
+
+  /// Deletes the entry at the back of `list`, a list of non-resident
+  /// (ghost) entries.
+  @inlinable @inline(__always)
+  public mutating func deleteBack(of list: inout EntryList) {
+    let slot = list.back
+    table.unlink(slot, &list)
+    delete(slot, resident: false)
+  }
+
+  /// Files a just-evicted (retired) entry at the front of a ghost FIFO that
+  /// keeps at most `capacity` weight, forgetting its oldest entries to make
+  /// room; an entry heavier than the whole FIFO is forgotten at once.
+  @inlinable @inline(__always)
+  public mutating func remember(_ slot: Slot, in ghost: inout EntryList, capacity: Int64, tag: UInt8) {
+    let weight = table[slot].weight
+    guard weight <= capacity else {
+      delete(slot, resident: false)
+      return
+    }
+    while ghost.weight &+ weight > capacity { deleteBack(of: &ghost) }
+    table.pushFront(slot, &ghost, tag: tag)
+  }
+
   /// The resident slot of `key`, or -1.
   @inlinable @inline(__always)
   public func find(_ key: Key) -> Slot { index.find(key) { table[$0].key == key } }

@@ -118,7 +118,7 @@ public struct ARCPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copya
   @inlinable @inline(__always)
   mutating func capGhosts() {
     while b1.weight &+ b2.weight > Self.ghostCap &* store.capacity {
-      if b2.count > 0 { dropGhostB2() } else { dropGhostB1() }
+      if b2.count > 0 { store.deleteBack(of: &b2) } else { store.deleteBack(of: &b1) }
     }
   }
 
@@ -147,36 +147,22 @@ public struct ARCPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copya
     let c = store.capacity
     if t1.weight &+ b1.weight &+ incoming > c {
       if b1.weight > 0 {
-        dropGhostB1()
+        store.deleteBack(of: &b1)
         replace(onEvict)
       } else {
         // T1 alone fills the cache: evict its LRU end without a ghost.
         let victim = t1.back
-        store.table.unlink(victim, &t1)
-        onEvict(victim, store.table[victim].key)
-        store.delete(victim, resident: true)
+        store.evict(victim, from: &t1, onEvict: onEvict)
       }
     } else {
       if t1.weight &+ b1.weight &+ t2.weight &+ b2.weight >= 2 &* c && b2.weight > 0 {
-        dropGhostB2()
+        store.deleteBack(of: &b2)
       }
       replace(onEvict)
     }
   }
 
-  @inlinable @inline(__always)
-  mutating func dropGhostB1() {
-    let ghost = b1.back
-    store.table.unlink(ghost, &b1)
-    store.delete(ghost, resident: false)
-  }
 
-  @inlinable @inline(__always)
-  mutating func dropGhostB2() {
-    let ghost = b2.back
-    store.table.unlink(ghost, &b2)
-    store.delete(ghost, resident: false)
-  }
 
   @inlinable
   public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {

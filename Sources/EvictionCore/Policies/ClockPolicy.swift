@@ -54,9 +54,7 @@ public struct ClockPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Cop
       store.table.moveToFront(victim, &queue)
       victim = queue.back
     }
-    store.table.unlink(victim, &queue)
-    onEvict(victim, store.table[victim].key)
-    store.delete(victim, resident: true)
+    store.evict(victim, from: &queue, onEvict: onEvict)
     return true
   }
 

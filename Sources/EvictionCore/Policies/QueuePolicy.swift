@@ -49,9 +49,7 @@ public struct QueuePolicy<Index: SlotIndex & ~Copyable, Discipline: QueueDiscipl
   public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
     let victim = Discipline.evictsFront ? queue.front : queue.back
     guard victim >= 0 else { return false }
-    store.table.unlink(victim, &queue)
-    onEvict(victim, store.table[victim].key)
-    store.delete(victim, resident: true)
+    store.evict(victim, from: &queue, onEvict: onEvict)
     return true
   }
 

@@ -112,17 +112,7 @@ public struct S3FIFOPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Co
       }
       onEvict(slot, store.table[slot].key)
       store.retire(slot)
-      let weight = store.table[slot].weight
-      if weight > ghostCapacity {
-        store.delete(slot, resident: false)
-      } else {
-        while ghost.weight &+ weight > ghostCapacity {
-          let old = ghost.back
-          store.table.unlink(old, &ghost)
-          store.delete(old, resident: false)
-        }
-        store.table.pushFront(slot, &ghost, tag: Self.inGhost)
-      }
+      store.remember(slot, in: &ghost, capacity: ghostCapacity, tag: Self.inGhost)
       return
     }
   }
@@ -139,9 +129,7 @@ public struct S3FIFOPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Co
         store.table[slot].payload = min(hits, 3) - 1
         continue
       }
-      store.table.unlink(slot, &main)
-      onEvict(slot, store.table[slot].key)
-      store.delete(slot, resident: true)
+      store.evict(slot, from: &main, onEvict: onEvict)
       return
     }
   }

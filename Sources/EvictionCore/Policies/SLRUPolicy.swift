@@ -79,9 +79,7 @@ public struct SLRUPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copy
   public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
     for i in segments.indices where !segments[i].isEmpty {
       let victim = segments[i].back
-      store.table.unlink(victim, &segments[i])
-      onEvict(victim, store.table[victim].key)
-      store.delete(victim, resident: true)
+      store.evict(victim, from: &segments[i], onEvict: onEvict)
       return true
     }
     return false

@@ -49,9 +49,7 @@ public struct SievePolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Cop
       victim = towardsFront >= 0 ? towardsFront : queue.back
     }
     hand = store.table[victim].prev
-    store.table.unlink(victim, &queue)
-    onEvict(victim, store.table[victim].key)
-    store.delete(victim, resident: true)
+    store.evict(victim, from: &queue, onEvict: onEvict)
     return true
   }
 

@@ -85,17 +85,7 @@ public struct TwoQueuePolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~
       store.table.unlink(slot, &ain)
       onEvict(slot, store.table[slot].key)
       store.retire(slot)
-      let weight = store.table[slot].weight
-      if weight > aoutCapacity {
-        store.delete(slot, resident: false)
-      } else {
-        while aout.weight &+ weight > aoutCapacity {
-          let old = aout.back
-          store.table.unlink(old, &aout)
-          store.delete(old, resident: false)
-        }
-        store.table.pushFront(slot, &aout, tag: Self.inAout)
-      }
+      store.remember(slot, in: &aout, capacity: aoutCapacity, tag: Self.inAout)
     } else {
       evictAm(onEvict)
     }
@@ -105,9 +95,7 @@ public struct TwoQueuePolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~
   @inlinable @inline(__always)
   mutating func evictAm(_ onEvict: (Slot, Key) -> Void) {
     let slot = am.back
-    store.table.unlink(slot, &am)
-    onEvict(slot, store.table[slot].key)
-    store.delete(slot, resident: true)
+    store.evict(slot, from: &am, onEvict: onEvict)
   }
 
   @inlinable
