@@ -172,13 +172,12 @@ public enum PolicyCatalog {
       ]),
     Entry(name: "sieve", summary: "SIEVE (Zhang et al., NSDI'24)", parameters: []),
     Entry(
-      name: "lirs", summary: "LIRS, as its authors' code (Jiang and Zhang, SIGMETRICS'02)",
+      name: "s3fifo", summary: "S3-FIFO: small, main and ghost FIFOs (Yang et al., SOSP'23)",
       parameters: [
-        Parameter(name: "hir", defaultValue: "1", range: 1...99, help: "HIR share of the capacity, percent (at least 2 objects)")
+        Parameter(fraction: "small", defaultValue: "0.1", help: "small FIFO's share of the capacity"),
+        Parameter(fraction: "ghost", defaultValue: "0.9", help: "ghost FIFO's weight as a share of the capacity"),
+        Parameter(name: "threshold", defaultValue: "2", range: 1...255, help: "hits in the small FIFO that earn main"),
       ]),
-    Entry(name: "gdsf", summary: "Greedy-Dual-Size-Frequency (Cherkasova, 1998), size-aware", parameters: []),
-    Entry(name: "belady", summary: "Belady's offline optimum: evict the farthest next request", parameters: []),
-    Entry(name: "lfuda", summary: "LFU with dynamic aging (Arlitt et al., 2000)", parameters: []),
     Entry(
       name: "2q", summary: "2Q: A1in FIFO, A1out ghost, Am LRU (Johnson and Shasha, VLDB'94)",
       parameters: [
@@ -186,12 +185,13 @@ public enum PolicyCatalog {
         Parameter(fraction: "out", defaultValue: "0.5", help: "A1out's (ghost) weight as a share of the capacity"),
       ]),
     Entry(
-      name: "s3fifo", summary: "S3-FIFO: small, main and ghost FIFOs (Yang et al., SOSP'23)",
+      name: "lirs", summary: "LIRS, as its authors' code (Jiang and Zhang, SIGMETRICS'02)",
       parameters: [
-        Parameter(fraction: "small", defaultValue: "0.1", help: "small FIFO's share of the capacity"),
-        Parameter(fraction: "ghost", defaultValue: "0.9", help: "ghost FIFO's weight as a share of the capacity"),
-        Parameter(name: "threshold", defaultValue: "2", range: 1...255, help: "hits in the small FIFO that earn main"),
+        Parameter(name: "hir", defaultValue: "1", range: 1...99, help: "HIR share of the capacity, percent (at least 2 objects)")
       ]),
+    Entry(name: "lfuda", summary: "LFU with dynamic aging (Arlitt et al., 2000)", parameters: []),
+    Entry(name: "gdsf", summary: "Greedy-Dual-Size-Frequency (Cherkasova, 1998), size-aware", parameters: []),
+    Entry(name: "belady", summary: "Belady's offline optimum: evict the farthest next request", parameters: []),
   ]
 
   /// Policies that read each request's next-access time (offline policies).

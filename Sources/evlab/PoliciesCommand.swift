@@ -8,7 +8,7 @@ struct Policies: ParsableCommand {
     for entry in PolicyCatalog.entries {
       print(entry.name.padding(8) + entry.summary)
       for p in entry.parameters {
-        print("        " + "\(entry.name):\(p.name)=N".padding(22) + "\(p.help) (default \(p.defaultValue))")
+        print("        " + "\(entry.name):\(p.name)=\(p.isFraction ? "F" : "N")".padding(22) + "\(p.help) (default \(p.defaultValue))")
       }
     }
   }
