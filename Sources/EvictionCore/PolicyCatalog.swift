@@ -74,6 +74,13 @@ public struct PolicySpec: Hashable, Sendable, CustomStringConvertible {
     case "lirs": return visitor.visit(LIRSPolicy<Index>(capacity: capacity, hirPercent: Int(integer("hir"))))
     case "gdsf": return visitor.visit(GDSFPolicy<Index>(capacity: capacity))
     case "belady": return visitor.visit(BeladyPolicy<Index>(capacity: capacity))
+    case "nscache-linux":
+      return visitor.visit(NSCacheLinuxModel<Index>(capacity: capacity, countLimit: Int(integer("count"))))
+    case "yy-memory":
+      return visitor.visit(
+        PurgingLRUModel<Index>(capacity: capacity, flavor: .yyMemory(countLimit: Int(integer("count")))))
+    case "af-autopurging":
+      return visitor.visit(PurgingLRUModel<Index>(capacity: capacity, flavor: .afAutoPurging(after: fraction("after"))))
     case "lfuda": return visitor.visit(LFUDAPolicy<Index>(capacity: capacity))
     case "2q":
       return visitor.visit(TwoQueuePolicy<Index>(capacity: capacity, inShare: fraction("in"), outShare: fraction("out")))
@@ -145,6 +152,18 @@ public enum PolicyCatalog {
     public let name: String
     public let summary: String
     public let parameters: [Parameter]
+    /// Whether this models a shipped cache rather than defining a policy.
+    /// Models keep their library's behaviour where it departs from the
+    /// simulator's rules: they may insert before evicting, so an object
+    /// heavier than the cache is inserted and then purged with others.
+    public let isModel: Bool
+
+    init(name: String, summary: String, parameters: [Parameter], isModel: Bool = false) {
+      self.name = name
+      self.summary = summary
+      self.parameters = parameters
+      self.isModel = isModel
+    }
   }
 
   /// Every policy, in the order reports list them.
@@ -192,6 +211,21 @@ public enum PolicyCatalog {
     Entry(name: "lfuda", summary: "LFU with dynamic aging (Arlitt et al., 2000)", parameters: []),
     Entry(name: "gdsf", summary: "Greedy-Dual-Size-Frequency (Cherkasova, 1998), size-aware", parameters: []),
     Entry(name: "belady", summary: "Belady's offline optimum: evict the farthest next request", parameters: []),
+    Entry(
+      name: "nscache-linux", summary: "model of Foundation's NSCache on Linux (cheapest first, newest among equals)",
+      parameters: [
+        Parameter(name: "count", defaultValue: "0", range: 0...Int64(Int32.max), help: "countLimit, 0 for none")
+      ], isModel: true),
+    Entry(
+      name: "yy-memory", summary: "model of YYMemoryCache (LRU, trims after insertion)",
+      parameters: [
+        Parameter(name: "count", defaultValue: "0", range: 0...Int64(Int32.max), help: "countLimit, 0 for none")
+      ], isModel: true),
+    Entry(
+      name: "af-autopurging", summary: "model of AFNetworking's AFAutoPurgingImageCache (LRU, purges to a preferred usage)",
+      parameters: [
+        Parameter(fraction: "after", defaultValue: "0.6", help: "usage to purge down to, share of the capacity")
+      ], isModel: true),
   ]
 
   /// Policies that read each request's next-access time (offline policies).

@@ -1,0 +1,140 @@
+/// A model of Foundation's `NSCache` as shipped on Linux
+/// (swift-corelibs-foundation, `Sources/Foundation/NSCache.swift`): entries
+/// sit in a list ordered by ascending cost, a new entry goes before the
+/// entries of equal cost, reads never reorder, and after each insertion the
+/// cache evicts from the head (the cheapest, and among equal costs the most
+/// recently inserted) until the total cost is within `totalCostLimit`, then
+/// until the count is within `countLimit`. With equal costs it therefore
+/// evicts the entry it inserted last: the newcomer itself.
+///
+/// Here the capacity is `totalCostLimit` and `nscache-linux:count=N` sets
+/// `countLimit` (0, the default, means none, as in NSCache). The list is kept
+/// as cost buckets, newest first within a bucket, which is the same order.
+/// Verified against the real `NSCache` on the same request sequence.
+public struct NSCacheLinuxModel<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copyable {
+  public typealias Key = Index.Key
+  /// Entries carry the slot of their cost bucket.
+  @usableFromInline var store: PolicyStorage<Index, Slot>
+  /// Buckets: key = cost, payload = members, newest first; ascending cost.
+  @usableFromInline var buckets: EntryTable<Int64, EntryList>
+  @usableFromInline var order = EntryList()
+  @usableFromInline var bucketOf: [Int64: Slot] = [:]
+  @usableFromInline let countLimit: Int
+
+  @inlinable
+  public init(capacity: Int64, countLimit: Int = 0) {
+    store = PolicyStorage(capacity: capacity)
+    buckets = EntryTable(minimumCapacity: 64)
+    self.countLimit = countLimit
+  }
+
+  public var name: String { countLimit > 0 ? "NSCache(Linux,count=\(countLimit))" : "NSCache(Linux)" }
+  @inlinable public var capacity: Int64 { store.capacity }
+  @inlinable public var usedWeight: Int64 { store.used }
+  @inlinable public var count: Int { store.count }
+
+  @inlinable @inline(__always)
+  public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
+    let slot = store.find(request.key)
+    return slot >= 0 ? slot : nil
+  }
+
+  @inlinable
+  public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
+    let cost = max(request.weight, 0)
+    let bucket = bucket(for: cost)
+    let slot = store.insert(request.key, weight: cost, payload: bucket)
+    store.table.pushFront(slot, &buckets[bucket].payload, tag: 0)
+    var admitted = true
+    while store.used > store.capacity || (countLimit > 0 && store.count > countLimit) {
+      let victim = buckets[order.front].payload.front
+      if victim == slot { admitted = false }
+      evictHead(notify: victim != slot, onEvict)
+    }
+    return admitted ? slot : nil
+  }
+
+  /// Evicts the head of the cost order (`notify` false for a newcomer that
+  /// never held a value).
+  @inlinable
+  mutating func evictHead(notify: Bool, _ onEvict: (Slot, Key) -> Void) {
+    let bucket = order.front
+    let victim = buckets[bucket].payload.front
+    store.table.unlink(victim, &buckets[bucket].payload)
+    if buckets[bucket].payload.isEmpty { dropBucket(bucket) }
+    if notify { onEvict(victim, store.table[victim].key) }
+    store.delete(victim, resident: true)
+  }
+
+  @inlinable
+  public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
+    guard store.count > 0 else { return false }
+    evictHead(notify: true, onEvict)
+    return true
+  }
+
+  /// The bucket for `cost`, created in ascending order if needed.
+  @inlinable
+  mutating func bucket(for cost: Int64) -> Slot {
+    if let existing = bucketOf[cost] { return existing }
+    var before: Slot = -1
+    var next = order.front
+    while next >= 0 && buckets[next].key < cost {
+      before = next
+      next = buckets[next].next
+    }
+    let bucket = buckets.allocate(key: cost, weight: 0, payload: EntryList())
+    if before >= 0 { buckets.insert(bucket, after: before, &order, tag: 0) } else { buckets.pushFront(bucket, &order, tag: 0) }
+    bucketOf[cost] = bucket
+    return bucket
+  }
+
+  @inlinable
+  mutating func dropBucket(_ bucket: Slot) {
+    bucketOf[buckets[bucket].key] = nil
+    buckets.unlink(bucket, &order)
+    buckets.release(bucket)
+  }
+
+  @inlinable
+  public mutating func remove(_ key: Key) -> Slot? {
+    let slot = store.find(key)
+    guard slot >= 0 else { return nil }
+    let bucket = store.table[slot].payload
+    store.table.unlink(slot, &buckets[bucket].payload)
+    if buckets[bucket].payload.isEmpty { dropBucket(bucket) }
+    store.delete(slot, resident: true)
+    return slot
+  }
+
+  @inlinable public func contains(_ key: Key) -> Bool { store.find(key) >= 0 }
+  @inlinable public func key(at slot: Slot) -> Key { store.table[slot].key }
+
+  public func checkInvariants() {
+    buckets.checkList(order, tag: 0, "cost order")
+    var members: [EntryList] = []
+    var last = Int64.min
+    var bucket = order.front
+    while bucket >= 0 {
+      let b = buckets[bucket]
+      precondition(b.key > last && !b.payload.isEmpty, "cost buckets out of order or empty")
+      store.table.checkList(b.payload, tag: 0, "cost \(b.key)")
+      members.append(b.payload)
+      last = b.key
+      bucket = b.next
+    }
+    precondition(bucketOf.count == members.count, "cost map holds stale buckets")
+    store.checkTotals(members)
+    precondition(countLimit == 0 || store.count <= countLimit, "count above countLimit")
+  }
+
+  public func lists() -> [(name: String, keys: [Key])] {
+    var keys: [Key] = []
+    var bucket = order.front
+    while bucket >= 0 {
+      keys += store.table.keys(of: buckets[bucket].payload)
+      bucket = buckets[bucket].next
+    }
+    return [("by cost, next victim first", keys)]
+  }
+}
