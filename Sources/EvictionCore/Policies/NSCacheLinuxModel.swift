@@ -15,16 +15,13 @@ public struct NSCacheLinuxModel<Index: SlotIndex & ~Copyable>: ReplacementPolicy
   public typealias Key = Index.Key
   /// Entries carry the slot of their cost bucket.
   @usableFromInline var store: PolicyStorage<Index, Slot>
-  /// Buckets: key = cost, payload = members, newest first; ascending cost.
-  @usableFromInline var buckets: EntryTable<Int64, EntryList>
-  @usableFromInline var order = EntryList()
-  @usableFromInline var bucketOf: [Int64: Slot] = [:]
+  /// Members by cost, newest first within a cost.
+  @usableFromInline var buckets = SortedBuckets()
   @usableFromInline let countLimit: Int
 
   @inlinable
   public init(capacity: Int64, countLimit: Int = 0) {
     store = PolicyStorage(capacity: capacity)
-    buckets = EntryTable(minimumCapacity: 64)
     self.countLimit = countLimit
   }
 
@@ -42,12 +39,12 @@ public struct NSCacheLinuxModel<Index: SlotIndex & ~Copyable>: ReplacementPolicy
   @inlinable
   public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
     let cost = max(request.weight, 0)
-    let bucket = bucket(for: cost)
+    let bucket = buckets.bucket(for: cost)
     let slot = store.insert(request.key, weight: cost, payload: bucket)
-    store.table.pushFront(slot, &buckets[bucket].payload, tag: 0)
+    store.table.pushFront(slot, &buckets[bucket], tag: 0)
     var admitted = true
     while store.used > store.capacity || (countLimit > 0 && store.count > countLimit) {
-      let victim = buckets[order.front].payload.front
+      let victim = buckets[buckets.first].front
       if victim == slot { admitted = false }
       evictHead(notify: victim != slot, onEvict)
     }
@@ -58,10 +55,10 @@ public struct NSCacheLinuxModel<Index: SlotIndex & ~Copyable>: ReplacementPolicy
   /// never held a value).
   @inlinable
   mutating func evictHead(notify: Bool, _ onEvict: (Slot, Key) -> Void) {
-    let bucket = order.front
-    let victim = buckets[bucket].payload.front
-    store.table.unlink(victim, &buckets[bucket].payload)
-    if buckets[bucket].payload.isEmpty { dropBucket(bucket) }
+    let bucket = buckets.first
+    let victim = buckets[bucket].front
+    store.table.unlink(victim, &buckets[bucket])
+    buckets.dropIfEmpty(bucket)
     if notify { onEvict(victim, store.table[victim].key) }
     store.delete(victim, resident: true)
   }
@@ -73,36 +70,13 @@ public struct NSCacheLinuxModel<Index: SlotIndex & ~Copyable>: ReplacementPolicy
     return true
   }
 
-  /// The bucket for `cost`, created in ascending order if needed.
-  @inlinable
-  mutating func bucket(for cost: Int64) -> Slot {
-    if let existing = bucketOf[cost] { return existing }
-    var before: Slot = -1
-    var next = order.front
-    while next >= 0 && buckets[next].key < cost {
-      before = next
-      next = buckets[next].next
-    }
-    let bucket = buckets.allocate(key: cost, weight: 0, payload: EntryList())
-    if before >= 0 { buckets.insert(bucket, after: before, &order, tag: 0) } else { buckets.pushFront(bucket, &order, tag: 0) }
-    bucketOf[cost] = bucket
-    return bucket
-  }
-
-  @inlinable
-  mutating func dropBucket(_ bucket: Slot) {
-    bucketOf[buckets[bucket].key] = nil
-    buckets.unlink(bucket, &order)
-    buckets.release(bucket)
-  }
-
   @inlinable
   public mutating func remove(_ key: Key) -> Slot? {
     let slot = store.find(key)
     guard slot >= 0 else { return nil }
     let bucket = store.table[slot].payload
-    store.table.unlink(slot, &buckets[bucket].payload)
-    if buckets[bucket].payload.isEmpty { dropBucket(bucket) }
+    store.table.unlink(slot, &buckets[bucket])
+    buckets.dropIfEmpty(bucket)
     store.delete(slot, resident: true)
     return slot
   }
@@ -111,30 +85,11 @@ public struct NSCacheLinuxModel<Index: SlotIndex & ~Copyable>: ReplacementPolicy
   @inlinable public func key(at slot: Slot) -> Key { store.table[slot].key }
 
   public func checkInvariants() {
-    buckets.checkList(order, tag: 0, "cost order")
-    var members: [EntryList] = []
-    var last = Int64.min
-    var bucket = order.front
-    while bucket >= 0 {
-      let b = buckets[bucket]
-      precondition(b.key > last && !b.payload.isEmpty, "cost buckets out of order or empty")
-      store.table.checkList(b.payload, tag: 0, "cost \(b.key)")
-      members.append(b.payload)
-      last = b.key
-      bucket = b.next
-    }
-    precondition(bucketOf.count == members.count, "cost map holds stale buckets")
-    store.checkTotals(members)
+    store.checkTotals(buckets.check(store.table))
     precondition(countLimit == 0 || store.count <= countLimit, "count above countLimit")
   }
 
   public func lists() -> [(name: String, keys: [Key])] {
-    var keys: [Key] = []
-    var bucket = order.front
-    while bucket >= 0 {
-      keys += store.table.keys(of: buckets[bucket].payload)
-      bucket = buckets[bucket].next
-    }
-    return [("by cost, next victim first", keys)]
+    [("by cost, next victim first", buckets.contents(store.table).flatMap(\.1))]
   }
 }
