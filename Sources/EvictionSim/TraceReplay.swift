@@ -153,15 +153,7 @@ public enum TraceReplay {
   /// One copy of `trace` in memory with next-access times filled in.
   @usableFromInline
   static func recordsWithNextAccess(_ trace: TraceSource) throws(TraceError) -> [TraceRecord] {
-    let reader = try openTrace(trace.path, format: trace.format, csv: trace.csv)
-    let buffer = UnsafeMutableBufferPointer<TraceRecord>.allocate(capacity: batch)
-    defer { buffer.deallocate() }
-    var records: [TraceRecord] = []
-    while true {
-      let n = try reader.read(into: buffer)
-      if n == 0 { break }
-      records.append(contentsOf: buffer.prefix(n))
-    }
+    var records = try openTrace(trace.path, format: trace.format, csv: trace.csv).readAll()
     fillNextAccess(&records)
     return records
   }

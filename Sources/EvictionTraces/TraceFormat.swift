@@ -99,6 +99,21 @@ public protocol TraceReader: AnyObject {
   var skippedZeroSize: Int { get }
 }
 
+extension TraceReader {
+  /// Reads every remaining record into memory (for offline pre-passes and
+  /// benchmarks; replay itself streams).
+  public func readAll() throws(TraceError) -> [TraceRecord] {
+    let buffer = UnsafeMutableBufferPointer<TraceRecord>.allocate(capacity: 1 << 12)
+    defer { buffer.deallocate() }
+    var records: [TraceRecord] = []
+    while true {
+      let n = try read(into: buffer)
+      if n == 0 { return records }
+      records.append(contentsOf: buffer.prefix(n))
+    }
+  }
+}
+
 /// Records already in memory, handed out like a trace file's.
 public final class MemoryTraceReader: TraceReader {
   public let path: String

@@ -135,15 +135,7 @@ struct ReplayBench: ParsableCommand {
 /// Reads every key of one copy of the trace into memory.
 func loadKeys(_ source: TraceSource) throws -> [UInt64] {
   do throws(TraceError) {
-    let reader = try openTrace(source.path, format: source.format, csv: source.csv)
-    let buffer = UnsafeMutableBufferPointer<TraceRecord>.allocate(capacity: 4096)
-    defer { buffer.deallocate() }
-    var keys: [UInt64] = []
-    while true {
-      let n = try reader.read(into: buffer)
-      if n == 0 { return keys }
-      keys.append(contentsOf: buffer.prefix(n).map(\.key))
-    }
+    return try openTrace(source.path, format: source.format, csv: source.csv).readAll().map(\.key)
   } catch {
     throw fail(error)
   }
