@@ -74,6 +74,10 @@ public struct PolicySpec: Hashable, Sendable, CustomStringConvertible {
     case "lirs": return visitor.visit(LIRSPolicy<Index>(capacity: capacity, hirPercent: Int(integer("hir"))))
     case "gdsf": return visitor.visit(GDSFPolicy<Index>(capacity: capacity))
     case "belady": return visitor.visit(BeladyPolicy<Index>(capacity: capacity))
+    case "belady-size":
+      return visitor.visit(
+        BeladySizePolicy<Index>(capacity: capacity, samples: Int(integer("samples")), seed: UInt64(integer("seed"))))
+    case "wtinylfu": return visitor.visit(WTinyLFUPolicy<Index>(capacity: capacity, window: fraction("window")))
     case "nscache-linux":
       return visitor.visit(NSCacheLinuxModel<Index>(capacity: capacity, countLimit: Int(integer("count"))))
     case "yy-memory":
@@ -210,7 +214,18 @@ public enum PolicyCatalog {
       ]),
     Entry(name: "lfuda", summary: "LFU with dynamic aging (Arlitt et al., 2000)", parameters: []),
     Entry(name: "gdsf", summary: "Greedy-Dual-Size-Frequency (Cherkasova, 1998), size-aware", parameters: []),
+    Entry(
+      name: "wtinylfu", summary: "W-TinyLFU: LRU window, frequency-filtered SLRU main (Einziger et al., TOS'17)",
+      parameters: [
+        Parameter(fraction: "window", defaultValue: "0.01", help: "window LRU's share of the capacity")
+      ]),
     Entry(name: "belady", summary: "Belady's offline optimum: evict the farthest next request", parameters: []),
+    Entry(
+      name: "belady-size", summary: "size-aware Belady: evict the most size × time-to-next-request, sampled",
+      parameters: [
+        Parameter(name: "samples", defaultValue: "128", range: 1...65536, help: "objects sampled per eviction"),
+        Parameter(name: "seed", defaultValue: "1", range: 0...Int64.max, help: "sampling stream seed"),
+      ]),
     Entry(
       name: "nscache-linux", summary: "model of Foundation's NSCache on Linux (cheapest first, newest among equals)",
       parameters: [
@@ -229,7 +244,7 @@ public enum PolicyCatalog {
   ]
 
   /// Policies that read each request's next-access time (offline policies).
-  public static let offline: Set<String> = ["belady"]
+  public static let offline: Set<String> = ["belady", "belady-size"]
 
   /// The catalog names, in order.
   public static var names: [String] { entries.map(\.name) }

@@ -27,6 +27,25 @@ public protocol SlotIndex<Key>: ~Copyable {
 
   /// The number of keys stored.
   var count: Int { get }
+
+  /// 64 bits that stand for `key` in frequency sketches (W-TinyLFU), the
+  /// same in every process: an integer key itself, so sketches hash exactly
+  /// as libCacheSim's do; a string's FNV-1a hash; any other key's
+  /// `hashValue`, which Swift seeds per process.
+  static func sketchBits(_ key: Key) -> UInt64
+}
+
+extension SlotIndex where Self: ~Copyable {
+  @inlinable
+  public static func sketchBits(_ key: Key) -> UInt64 {
+    if let integer = key as? any BinaryInteger { return UInt64(truncatingIfNeeded: integer) }
+    if let string = key as? String {
+      var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+      for byte in string.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+      return hash
+    }
+    return UInt64(bitPattern: Int64(key.hashValue))
+  }
 }
 
 /// An index over integer keys: linear probing over a power-of-two table,
@@ -70,6 +89,9 @@ public struct IntegerSlotIndex<Key: FixedWidthInteger>: SlotIndex, ~Copyable {
   deinit { buckets.deallocate() }
 
   @inlinable public var count: Int { _count }
+
+  @inlinable @inline(__always)
+  public static func sketchBits(_ key: Key) -> UInt64 { UInt64(truncatingIfNeeded: key) }
 
   @inlinable @inline(__always)
   static func fingerprint(_ key: Key) -> UInt32 {

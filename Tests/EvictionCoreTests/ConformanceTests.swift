@@ -89,7 +89,7 @@ struct ConformanceDriver: PolicyVisitor {
 func conformanceRequests(seed: UInt64, weighted: Bool, count: Int = 6_000) -> [Request<UInt64>] {
   var rng = SeededGenerator(seed: seed)
   var sizes: [UInt64: Int64] = [:]
-  return (0..<count).map { i in
+  let requests = (0..<count).map { i in
     let key: UInt64
     switch rng.below(10) {
     case 0...5: key = UInt64(rng.below(40))  // hot set
@@ -101,6 +101,7 @@ func conformanceRequests(seed: UInt64, weighted: Bool, count: Int = 6_000) -> [R
     sizes[key] = weight
     return Request(key: key, weight: weight, time: Int64(i + 1))
   }
+  return withNextAccess(requests)
 }
 
 @Suite struct ConformanceTests {

@@ -11,12 +11,16 @@ import Testing
   static let policies = [
     "lru": "lru", "fifo": "fifo", "lfu": "lfu", "mru": "mru", "arc": "arc", "slru": "slru",
     "slru(n-seg=5)": "slru:segments=5", "random": "random", "clock": "clock", "sieve": "sieve", "s3fifo": "s3fifo", "2q": "2q", "lfuda": "lfuda", "belady": "belady", "gdsf": "gdsf",
+    "wtinylfu": "wtinylfu", "beladysize": "belady-size",
   ]
+  /// Policies that sample with their own generator: libCacheSim's figures are
+  /// matched in ratio (within 1%), not to the miss.
+  static let sampled: Set<String> = ["random", "beladysize"]
 
   @Test func everyReferenceRowOfTheCatalogPoliciesAgrees() throws {
     let rows = try SharedData.table("reference/libcachesim_cloudPhysicsIO.tsv", separator: "\t")
       .filter { Self.policies[$0["algorithm"]!] != nil }
-    #expect(rows.count >= 636, "the reference lost rows")
+    #expect(rows.count >= 702, "the reference lost rows")
     let cells = try rows.map { row in
       ReplayCell(
         trace: TraceSource(
@@ -30,7 +34,7 @@ import Testing
       let what = "\(row["algorithm"]!) on \(row["trace"]!) at \(row["cache_size"]!) \(row["size_mode"]!)"
       formats.insert(row["format"]!)
       #expect(result.requests == Int64(row["n_req"]!)!, "\(what): requests")
-      if row["algorithm"] == "random" {
+      if Self.sampled.contains(row["algorithm"]!) {
         // libCacheSim's own generator: only the ratio is comparable.
         let reference = Double(row["miss_ratio_exact"]!)!
         #expect(abs(result.missRatio - reference) / reference < 0.01, "\(what): \(result.missRatio) vs \(reference)")
@@ -103,15 +107,18 @@ import Testing
     #expect(misses[4...5] == misses[0...1])
   }
 
-  /// With equal weights Belady's MIN is optimal: no catalog policy misses
-  /// less, on any of these traces and sizes.
+  /// With equal weights Belady's MIN is optimal among policies that cache
+  /// every missed object (demand paging): no such catalog policy misses less,
+  /// on any of these traces and sizes. `belady-size` leaves out objects never
+  /// requested again, which demand paging may not, so it is outside the claim.
   @Test func beladyIsNeverBeatenInCountMode() throws {
     let traces = [
       TraceSource(path: SharedData.path("traces/libcachesim/cloudPhysicsIO.oracleGeneral.bin"), format: .oracleGeneral),
       TraceSource(path: SharedData.path("traces/caffeine/lirs/multi2.trace.gz"), format: .txt),
       TraceSource(path: SharedData.path("traces/caffeine/lirs/ps.trace.gz"), format: .txt),
     ]
-    let policies = try (PolicyCatalog.names + ["slru:segments=2", "clock:bits=2", "random:seed=5"]).map(PolicySpec.init)
+    let policies = try (PolicyCatalog.names.filter { $0 != "belady-size" } + ["slru:segments=2", "clock:bits=2", "random:seed=5"])
+      .map(PolicySpec.init)
     var cells: [ReplayCell] = []
     for trace in traces {
       for size: Int64 in [100, 1000, 5000] {

@@ -1,0 +1,108 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// XXH64 (Yann Collet's xxHash, 64-bit variant) of one little-endian 64-bit
+/// word: the hash libCacheSim applies to object ids in its sketches.
+@inlinable @inline(__always)
+public func xxHash64(_ word: UInt64, seed: UInt64) -> UInt64 {
+  let prime1: UInt64 = 0x9E37_79B1_85EB_CA87
+  let prime2: UInt64 = 0xC2B2_AE3D_27D4_EB4F
+  let prime3: UInt64 = 0x1656_67B1_9E37_79F9
+  let prime4: UInt64 = 0x85EB_CA77_C2B2_AE63
+  let prime5: UInt64 = 0x27D4_EB2F_1656_67C5
+  // Inputs shorter than 32 bytes skip the four-lane stage.
+  var h = seed &+ prime5 &+ 8
+  var lane = word &* prime2
+  lane = (lane << 31 | lane >> 33) &* prime1
+  h ^= lane
+  h = (h << 27 | h >> 37) &* prime1 &+ prime4
+  h ^= h >> 33
+  h = h &* prime2
+  h ^= h >> 29
+  h = h &* prime3
+  h ^= h >> 32
+  return h
+}
+
+/// A counting Bloom filter with conservative-style increments, as libCacheSim's
+/// `minimalIncrementCBF` defines it (the frequency sketch of its W-TinyLFU):
+///
+/// - sized for `entries` items at false-positive rate `error`: ⌈−ln(error)/ln²2 ·
+///   entries⌉ counters (at most `Int32.max`) and ⌈ln 2 · bits-per-entry⌉ probes;
+/// - probe `i` of an item is `(a + i·b) mod counters` in 32-bit arithmetic, with
+///   `a` and `b` the low 32 bits of XXH64 of the item under two seeds;
+/// - an estimate is the minimum over the probes; an add increments every probe
+///   (despite the name, libCacheSim increments all of them, not only the
+///   minimal ones, and so does this);
+/// - `halve()` ages every counter (right shift by one).
+///
+/// Byte capacities make the filter huge (a 1 GiB cache asks for 2³¹ counters,
+/// which libCacheSim gets from lazily zeroed pages), so large filters keep
+/// only their non-zero counters in a dictionary; both forms answer the same.
+public struct CountingBloomFilter: Sendable {
+  public let counterCount: UInt32
+  public let probes: UInt32
+  @usableFromInline var dense: [UInt32]
+  @usableFromInline var sparse: [UInt32: UInt32]
+  @usableFromInline let isDense: Bool
+
+  public static let seed0: UInt64 = 0x1234_5678
+  public static let seed1: UInt64 = 0x1234_4321
+
+  /// Sizes the filter for `entries` items at false-positive rate `error`;
+  /// up to `denseLimit` counters are stored in an array, more sparsely.
+  public init(entries: Int, error: Double, denseLimit: UInt32 = 1 << 22) {
+    precondition(entries >= 0 && error > 0 && error < 1, "invalid Bloom filter sizing")
+    let bitsPerEntry = -log(error) / 0.480453013918201
+    let probes = UInt32((0.693147180559945 * bitsPerEntry).rounded(.up))
+    var counters = UInt32(min((bitsPerEntry * Double(entries)).rounded(.up), Double(Int32.max)))
+    if counters < probes { counters = probes * 2 }
+    self.counterCount = counters
+    self.probes = probes
+    isDense = counters <= denseLimit
+    dense = isDense ? Array(repeating: 0, count: Int(counters)) : []
+    sparse = [:]
+  }
+
+  @inlinable @inline(__always)
+  func counter(_ i: UInt32) -> UInt32 { isDense ? dense[Int(i)] : sparse[i, default: 0] }
+
+  /// The estimated count of `item`.
+  @inlinable
+  public func estimate(_ item: UInt64) -> UInt32 {
+    let a = UInt32(truncatingIfNeeded: xxHash64(item, seed: Self.seed0))
+    let b = UInt32(truncatingIfNeeded: xxHash64(item, seed: Self.seed1))
+    var least = UInt32.max
+    for i in 0..<probes {
+      least = Swift.min(least, counter((a &+ i &* b) % counterCount))
+    }
+    return least
+  }
+
+  /// Counts one occurrence of `item`.
+  @inlinable
+  public mutating func add(_ item: UInt64) {
+    let a = UInt32(truncatingIfNeeded: xxHash64(item, seed: Self.seed0))
+    let b = UInt32(truncatingIfNeeded: xxHash64(item, seed: Self.seed1))
+    for i in 0..<probes {
+      let x = (a &+ i &* b) % counterCount
+      if isDense {
+        dense[Int(x)] &+= 1
+      } else {
+        sparse[x, default: 0] &+= 1
+      }
+    }
+  }
+
+  /// Halves every counter.
+  public mutating func halve() {
+    if isDense {
+      for i in dense.indices { dense[i] >>= 1 }
+    } else {
+      sparse = sparse.compactMapValues { $0 > 1 ? $0 >> 1 : nil }
+    }
+  }
+}

@@ -1,0 +1,149 @@
+/// Size-aware Belady: evict the object that holds the most byte-time until its
+/// next request, `size × (next access − now)`, among a random sample of
+/// resident objects. The heuristic bound for byte capacities, where plain
+/// farthest-next-access is no longer optimal (computing the true optimum with
+/// sizes is NP-hard; Berger et al., "Practical bounds on optimal caching with
+/// variable object sizes", SIGMETRICS'18).
+///
+/// Follows libCacheSim's `beladysize`: 128 samples per eviction, drawn with
+/// replacement; an object not requested again is never inserted, and one that
+/// hits for the last time is dropped first when room is needed (libCacheSim
+/// removes it at the hit; dropping it at the next eviction frees the same room
+/// before any other object goes). libCacheSim samples with its own generator
+/// from its hash table's layout, so its exact miss count cannot be reproduced;
+/// this one is seeded (`belady-size:seed=N`) and reproducible.
+public struct BeladySizePolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copyable {
+  public typealias Key = Index.Key
+
+  @usableFromInline
+  struct Payload {
+    /// Position in `members`, or -1 on the dead list.
+    @usableFromInline var position: Int32
+    @usableFromInline var nextAccess: Int64
+    @inlinable init(position: Int32, nextAccess: Int64) {
+      self.position = position
+      self.nextAccess = nextAccess
+    }
+  }
+
+  @usableFromInline var store: PolicyStorage<Index, Payload>
+  /// Live resident slots, sampled for victims; swap-removal.
+  @usableFromInline var members: [Slot] = []
+  /// Resident objects that will not be requested again.
+  @usableFromInline var dead = EntryList()
+  @usableFromInline var generator: SeededGenerator
+  @usableFromInline var now: Int64 = 0
+  public let samples: Int
+  public let seed: UInt64
+
+  @inlinable
+  public init(capacity: Int64, samples: Int = 128, seed: UInt64 = 1) {
+    precondition(samples >= 1, "at least one sample per eviction")
+    store = PolicyStorage(capacity: capacity)
+    generator = SeededGenerator(seed: seed)
+    self.samples = samples
+    self.seed = seed
+  }
+
+  public var name: String { "BeladySize(samples=\(samples),seed=\(seed))" }
+  @inlinable public var capacity: Int64 { store.capacity }
+  @inlinable public var usedWeight: Int64 { store.used }
+  @inlinable public var count: Int { store.count }
+
+  @inlinable @inline(__always)
+  public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
+    now = request.time
+    let slot = store.find(request.key)
+    guard slot >= 0 else { return nil }
+    if request.nextAccess == Request<Key>.never {
+      if store.table[slot].payload.position >= 0 {
+        detach(slot)
+        store.table.pushFront(slot, &dead, tag: 1)
+      }
+    } else {
+      store.table[slot].payload.nextAccess = request.nextAccess
+    }
+    return slot
+  }
+
+  @inlinable @inline(__always)
+  public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
+    now = request.time
+    guard request.nextAccess != Request<Key>.never, makeRoom(for: request.weight, onEvict: onEvict) else {
+      return nil
+    }
+    let slot = store.insert(
+      request.key, weight: request.weight,
+      payload: Payload(position: Int32(members.count), nextAccess: request.nextAccess))
+    members.append(slot)
+    return slot
+  }
+
+  @inlinable
+  public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
+    if !dead.isEmpty {
+      store.evict(dead.back, from: &dead, onEvict: onEvict)
+      return true
+    }
+    guard !members.isEmpty else { return false }
+    var victim: Slot = -1
+    var worst = -Double.infinity
+    for _ in 0..<samples {
+      let slot = members[generator.below(members.count)]
+      let entry = store.table[slot]
+      let score = Double(entry.weight) * Double(entry.payload.nextAccess &- now)
+      if score > worst {
+        worst = score
+        victim = slot
+      }
+    }
+    detach(victim)
+    onEvict(victim, store.table[victim].key)
+    store.delete(victim, resident: true)
+    return true
+  }
+
+  @inlinable
+  public mutating func remove(_ key: Key) -> Slot? {
+    let slot = store.find(key)
+    guard slot >= 0 else { return nil }
+    if store.table[slot].payload.position >= 0 {
+      detach(slot)
+    } else {
+      store.table.unlink(slot, &dead)
+    }
+    store.delete(slot, resident: true)
+    return slot
+  }
+
+  /// Takes a live slot out of `members`.
+  @inlinable @inline(__always)
+  mutating func detach(_ slot: Slot) {
+    let position = Int(store.table[slot].payload.position)
+    let last = members.removeLast()
+    if last != slot {
+      members[position] = last
+      store.table[last].payload.position = Int32(position)
+    }
+    store.table[slot].payload.position = -1
+  }
+
+  @inlinable public func contains(_ key: Key) -> Bool { store.find(key) >= 0 }
+  @inlinable public func key(at slot: Slot) -> Key { store.table[slot].key }
+
+  public func checkInvariants() {
+    store.table.checkList(dead, tag: 1, "dead")
+    var weight = dead.weight
+    for (position, slot) in members.enumerated() {
+      precondition(store.table[slot].payload.position == Int32(position), "member position out of date")
+      precondition(store.find(store.table[slot].key) == slot, "member not indexed")
+      weight += store.table[slot].weight
+    }
+    precondition(members.count + dead.count == store.count && weight == store.used, "member totals differ")
+    precondition(store.used <= store.capacity, "used exceeds capacity")
+  }
+
+  public func lists() -> [(name: String, keys: [Key])] {
+    [("live", members.map { store.table[$0].key }), ("dead", store.table.keys(of: dead))]
+  }
+}
