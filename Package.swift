@@ -12,13 +12,15 @@ let package = Package(
   platforms: [.macOS(.v15)],
   products: [
     .library(name: "EvictionCore", targets: ["EvictionCore"]),
+    .library(name: "EvictionCache", targets: ["EvictionCache"]),
     .library(name: "EvictionTraces", targets: ["EvictionTraces"]),
     .library(name: "EvictionSim", targets: ["EvictionSim"]),
     .library(name: "EvictionReports", targets: ["EvictionReports"]),
     .executable(name: "evlab", targets: ["evlab"]),
   ],
   dependencies: [
-    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0")
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
+    .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
   ],
   targets: [
     // System libraries: a module map and a small shim header each.
@@ -34,6 +36,11 @@ let package = Package(
 
     // The policy family. Standard library only: it must stay embeddable anywhere.
     .target(name: "EvictionCore", swiftSettings: optimized),
+    // MemoryCache: any policy behind a choice of locks.
+    .target(
+      name: "EvictionCache",
+      dependencies: ["EvictionCore", .product(name: "Histogram", package: "hdrhistogram-swift")],
+      swiftSettings: optimized),
     // GSL-backed statistics (GPL-3: never linked by Core, Cache or Disk).
     .target(name: "EvictionStats", dependencies: ["CGSL"], swiftSettings: optimized),
     // Trace formats, decompression, synthetic workloads.
@@ -42,21 +49,26 @@ let package = Package(
       swiftSettings: optimized),
     // Replay engines and the result model.
     .target(
-      name: "EvictionSim", dependencies: ["EvictionCore", "EvictionTraces", "EvictionStats"],
+      name: "EvictionSim",
+      dependencies: [
+        "EvictionCore", "EvictionCache", "EvictionTraces", "EvictionStats",
+        .product(name: "Histogram", package: "hdrhistogram-swift"),
+      ],
       swiftSettings: optimized),
     // Results as CSV, JSON and tables (later Markdown and HTML).
     .target(name: "EvictionReports", dependencies: ["EvictionSim", "EvictionStats"], swiftSettings: optimized),
     .executableTarget(
       name: "evlab",
       dependencies: [
-        "EvictionCore", "EvictionTraces", "EvictionSim", "EvictionStats", "EvictionReports",
+        "EvictionCore", "EvictionCache", "EvictionTraces", "EvictionSim", "EvictionStats", "EvictionReports",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       swiftSettings: optimized),
 
     .testTarget(name: "EvictionCoreTests", dependencies: ["EvictionCore"]),
+    .testTarget(name: "EvictionCacheTests", dependencies: ["EvictionCache", "EvictionCore"]),
     .testTarget(name: "EvictionTracesTests", dependencies: ["EvictionTraces"]),
-    .testTarget(name: "EvictionSimTests", dependencies: ["EvictionSim", "EvictionCore", "EvictionTraces"]),
+    .testTarget(name: "EvictionSimTests", dependencies: ["EvictionSim", "EvictionCore", "EvictionCache", "EvictionTraces"]),
     .testTarget(name: "EvlabTests", dependencies: ["evlab"]),
   ]
 )

@@ -32,6 +32,8 @@ public struct ARCPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copya
   /// `vtime_last_req_in_ghost`): only that request's admission goes to T2.
   @usableFromInline var clock: Int64 = 0
   @usableFromInline var ghostHitClock: Int64 = -1
+  /// Whether `evictOne` (a trim from outside admission) has run.
+  @usableFromInline var trimmed = false
   @usableFromInline var ghostHitInB1 = false
   @usableFromInline var ghostHitInB2 = false
 
@@ -169,6 +171,7 @@ public struct ARCPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copya
     guard store.count > 0 else { return false }
     replace(onEvict)
     capGhosts()
+    trimmed = true
     return true
   }
 
@@ -208,8 +211,10 @@ public struct ARCPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copya
     precondition(p >= 0 && p <= Double(store.capacity), "p = \(p) outside [0, c]")
     let c = store.capacity
     precondition(b1.weight + b2.weight <= Self.ghostCap * c, "ghost history exceeds \(Self.ghostCap)c")
-    if [t1, t2, b1, b2].allSatisfy({ $0.weight == Int64($0.count) }) {
-      // Equal weights: the paper's bounds hold exactly.
+    if !trimmed && [t1, t2, b1, b2].allSatisfy({ $0.weight == Int64($0.count) }) {
+      // Equal weights, demand paging only: the paper's bounds hold exactly.
+      // (Trims by a cache's secondary limits demote to the ghost lists
+      // outside REPLACE's accounting; the 8c ghost cap still holds.)
       precondition(t1.weight + b1.weight <= c, "|T1| + |B1| exceeds c")
       precondition(t1.weight + t2.weight + b1.weight + b2.weight <= 2 * c, "|T1|+|T2|+|B1|+|B2| exceeds 2c")
     }

@@ -1,0 +1,281 @@
+import EvictionCore
+
+/// Why an entry left the cache.
+public enum EvictionReason: String, Sendable, CaseIterable, Codable {
+  /// The policy evicted it to make room under the cache's primary limit.
+  case capacity
+  /// Trimmed to the count limit (a secondary limit, or a lowered one).
+  case count
+  /// Trimmed to the cost limit (a secondary limit, or a lowered one).
+  case cost
+  /// Older than the age limit (or `trim(toAge:)`).
+  case age
+  /// Removed by `removeValue(forKey:)` or `removeAll()`.
+  case removed
+  /// Its value was replaced by a `set` of the same key.
+  case replaced
+  /// Never stored: heavier than the cache (or than the policy's admission share).
+  case rejected
+}
+
+/// Counters of one cache (all shards).
+public struct CacheStatistics: Sendable, Equatable {
+  public var hits = 0
+  public var misses = 0
+  public var sets = 0
+  public var evictions: [EvictionReason: Int] = [:]
+  public var count = 0
+  public var cost: Int64 = 0
+
+  public init() {}
+
+  public var hitRatio: Double { hits + misses == 0 ? 0 : Double(hits) / Double(hits + misses) }
+
+  mutating func merge(_ other: CacheStatistics) {
+    hits += other.hits
+    misses += other.misses
+    sets += other.sets
+    evictions.merge(other.evictions, uniquingKeysWith: +)
+    count += other.count
+    cost += other.cost
+  }
+}
+
+/// One shard: a policy, the values its slots index, an age list, and the
+/// limits. Not thread-safe: `MemoryCache` calls it under the shard's lock.
+@usableFromInline
+final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
+  @usableFromInline
+  struct Record {
+    @usableFromInline var value: Value?
+    @usableFromInline var cost: Int64
+    /// Last read or write, on the cache's clock (nanoseconds).
+    @usableFromInline var stamp: UInt64
+    @usableFromInline var newer: Slot
+    @usableFromInline var older: Slot
+    @inlinable init(value: Value?, cost: Int64, stamp: UInt64, newer: Slot, older: Slot) {
+      self.value = value
+      self.cost = cost
+      self.stamp = stamp
+      self.newer = newer
+      self.older = older
+    }
+  }
+
+  @usableFromInline let lock: ShardLock
+  @usableFromInline let policy: AnyCachePolicy<Key>
+  /// Indexed by the policy's slots.
+  @usableFromInline var records: ContiguousArray<Record> = []
+  /// The age list, newest first: every resident slot by last access.
+  @usableFromInline var newest: Slot = -1
+  @usableFromInline var oldest: Slot = -1
+  @usableFromInline var cost: Int64 = 0
+  /// Whether the policy's weights are costs (else every entry weighs 1).
+  @usableFromInline let weighsCost: Bool
+  @usableFromInline var countLimit: Int
+  @usableFromInline var costLimit: Int64
+  @usableFromInline var ageLimit: UInt64
+  @usableFromInline var tick: Int64 = 0
+  /// The key of a `get` that just missed: a `set` of it that follows at once
+  /// admits without a second lookup, as the replay does (a miss's lookup may
+  /// have consumed a ghost entry that the admission needs).
+  @usableFromInline var pendingMiss: Key?
+  @usableFromInline var statistics = CacheStatistics()
+  /// Entries that left during the current operation, handed out after unlocking.
+  @usableFromInline var departed: [(key: Key, value: Value, reason: EvictionReason)] = []
+
+  init(
+    policy: AnyCachePolicy<Key>, lock: ShardLock, weighsCost: Bool, countLimit: Int, costLimit: Int64,
+    ageLimit: UInt64
+  ) {
+    self.policy = policy
+    self.lock = lock
+    self.weighsCost = weighsCost
+    self.countLimit = countLimit
+    self.costLimit = costLimit
+    self.ageLimit = ageLimit
+  }
+
+  // MARK: Operations (caller holds the lock)
+
+  @inlinable
+  func value(forKey key: Key, now: UInt64) -> Value? {
+    tick &+= 1
+    let request = Request(key: key, weight: 1, time: tick)
+    guard let slot = policy.lookup(request, onEvict: { self.depart($0, $1, .capacity) }) else {
+      statistics.misses &+= 1
+      pendingMiss = key
+      return nil
+    }
+    pendingMiss = nil
+    if ageLimit != .max && now &- records[Int(slot)].stamp > ageLimit {
+      _ = policy.remove(key)
+      depart(slot, key, .age)
+      statistics.misses &+= 1
+      return nil
+    }
+    statistics.hits &+= 1
+    touch(slot, now)
+    return records[Int(slot)].value
+  }
+
+  @inlinable
+  func setValue(_ value: Value, forKey key: Key, cost: Int64, now: UInt64) {
+    tick &+= 1
+    statistics.sets &+= 1
+    let request = Request(key: key, weight: weighsCost ? cost : 1, time: tick)
+    var found: Slot? = nil
+    if pendingMiss != key {
+      found = policy.lookup(request, onEvict: { self.depart($0, $1, .capacity) })
+    }
+    pendingMiss = nil
+    if let slot = found {
+      let i = Int(slot)
+      if !weighsCost || records[i].cost == cost {
+        departed.append((key, records[i].value!, .replaced))
+        statistics.evictions[.replaced, default: 0] &+= 1
+        records[i].value = value
+        self.cost &+= cost &- records[i].cost
+        records[i].cost = cost
+        touch(slot, now)
+        enforceLimits()
+        return
+      }
+      // A new weight: the policy admits the entry afresh.
+      _ = policy.remove(key)
+      depart(slot, key, .replaced)
+    }
+    guard let slot = policy.admit(request, onEvict: { self.depart($0, $1, .capacity) }) else {
+      departed.append((key, value, .rejected))
+      statistics.evictions[.rejected, default: 0] &+= 1
+      return
+    }
+    let i = Int(slot)
+    let record = Record(value: value, cost: cost, stamp: now, newer: -1, older: -1)
+    if i < records.count {
+      records[i] = record
+    } else {
+      while records.count < i { records.append(Record(value: nil, cost: 0, stamp: 0, newer: -1, older: -1)) }
+      records.append(record)
+    }
+    linkNewest(slot)
+    self.cost &+= cost
+    enforceLimits()
+  }
+
+  @inlinable
+  func removeValue(forKey key: Key) -> Bool {
+    pendingMiss = nil
+    guard let slot = policy.remove(key) else { return false }
+    depart(slot, key, .removed)
+    return true
+  }
+
+  func removeAll() {
+    pendingMiss = nil
+    while policy.evictOne(onEvict: { self.depart($0, $1, .removed) }) {}
+  }
+
+  @inlinable
+  func contains(_ key: Key) -> Bool { policy.contains(key) }
+
+  @usableFromInline func trim(toCount limit: Int) {
+    while policy.count > limit, policy.evictOne(onEvict: { self.depart($0, $1, .count) }) {}
+  }
+
+  @usableFromInline func trim(toCost limit: Int64) {
+    while cost > limit, policy.evictOne(onEvict: { self.depart($0, $1, .cost) }) {}
+  }
+
+  func trim(toAge age: UInt64, now: UInt64) {
+    while oldest >= 0 && now &- records[Int(oldest)].stamp > age {
+      let slot = oldest
+      let key = policy.key(at: slot)
+      _ = policy.remove(key)
+      depart(slot, key, .age)
+    }
+  }
+
+  /// Secondary limits (and primary ones lowered below the policy's capacity).
+  @inlinable
+  func enforceLimits() {
+    if policy.count > countLimit { trim(toCount: countLimit) }
+    if cost > costLimit { trim(toCost: costLimit) }
+  }
+
+  /// Hands the departing entries to the caller, leaving an empty list.
+  @inlinable
+  func takeDeparted() -> [(key: Key, value: Value, reason: EvictionReason)] {
+    if departed.isEmpty { return [] }
+    var out: [(key: Key, value: Value, reason: EvictionReason)] = []
+    swap(&out, &departed)
+    return out
+  }
+
+  func snapshot() -> CacheStatistics {
+    var s = statistics
+    s.count = policy.count
+    s.cost = cost
+    return s
+  }
+
+  // MARK: Bookkeeping
+
+  /// An entry left the policy: move its value out, drop it from the age list.
+  @inlinable
+  func depart(_ slot: Slot, _ key: Key, _ reason: EvictionReason) {
+    let i = Int(slot)
+    unlink(slot)
+    cost &-= records[i].cost
+    let value = records[i].value.take()!
+    departed.append((key, value, reason))
+    statistics.evictions[reason, default: 0] &+= 1
+  }
+
+  /// Marks `slot` accessed at `now`. Threads read the clock before taking
+  /// the lock, so a stamp may come in late: the list keeps stamps
+  /// non-increasing from newest to oldest by never stamping below the newest.
+  @inlinable
+  func touch(_ slot: Slot, _ now: UInt64) {
+    records[Int(slot)].stamp = newest >= 0 ? max(now, records[Int(newest)].stamp) : now
+    if newest == slot { return }
+    unlink(slot)
+    linkNewest(slot)
+  }
+
+  @inlinable
+  func linkNewest(_ slot: Slot) {
+    if newest >= 0 { records[Int(slot)].stamp = max(records[Int(slot)].stamp, records[Int(newest)].stamp) }
+    records[Int(slot)].newer = -1
+    records[Int(slot)].older = newest
+    if newest >= 0 { records[Int(newest)].newer = slot } else { oldest = slot }
+    newest = slot
+  }
+
+  @inlinable
+  func unlink(_ slot: Slot) {
+    let r = records[Int(slot)]
+    if r.newer >= 0 { records[Int(r.newer)].older = r.older } else { newest = r.older }
+    if r.older >= 0 { records[Int(r.older)].newer = r.newer } else { oldest = r.newer }
+  }
+
+  /// Checks the age list against the policy (tests).
+  func checkInvariants() {
+    policy.checkInvariants()
+    var n = 0
+    var total: Int64 = 0
+    var slot = newest
+    var previous: UInt64 = .max
+    while slot >= 0 {
+      let r = records[Int(slot)]
+      precondition(r.value != nil, "age list holds an empty slot")
+      precondition(r.stamp <= previous, "age list out of order")
+      previous = r.stamp
+      total += r.cost
+      n += 1
+      slot = r.older
+    }
+    precondition(n == policy.count, "age list holds \(n), policy \(policy.count)")
+    precondition(total == cost, "age list costs \(total), counted \(cost)")
+  }
+}

@@ -1,0 +1,368 @@
+import Dispatch
+import EvictionCore
+
+/// What went wrong building or configuring a cache.
+public enum CacheError: Error, Equatable, CustomStringConvertible {
+  case unknownLock(String)
+  case invalidShardCount(Int)
+  case negativeCost(Int64)
+  case invalidLimit(name: String, value: String)
+  case limitAbovePolicyCapacity(name: String, value: Int64, capacity: Int64)
+  case offlinePolicy(String)
+  case policy(PolicyError)
+
+  public var description: String {
+    switch self {
+    case .unknownLock(let name):
+      "unknown lock strategy '\(name)': use mutex, pthread, rwlock, queue, striped or striped:N"
+    case .invalidShardCount(let n): "striped:\(n): the number of shards must be in 1...4096"
+    case .negativeCost(let cost): "cost \(cost) is negative: costs are sizes or weights, 0 or more"
+    case .invalidLimit(let name, let value): "\(name) \(value) is not a limit: give a positive value, or none"
+    case .limitAbovePolicyCapacity(let name, let value, let capacity):
+      "\(name) \(value) exceeds the \(capacity) the cache's policy was built for: create the cache with the larger limit"
+    case .offlinePolicy(let name):
+      "\(name) needs each request's next access (an offline policy): use it with `evlab replay`, not in a live cache"
+    case .policy(let error): "\(error)"
+    }
+  }
+}
+
+/// A thread-safe in-memory cache of `Value`s by `Key`, driven by any
+/// `ReplacementPolicy`: the policy measured by `evlab replay` is the one that
+/// runs here, with the same answers (a single-threaded get-then-set stream
+/// hits exactly where the replay does).
+///
+/// - **Limits.** The *primary* limit is the policy's capacity: the cost limit
+///   if there is one (each entry weighs its cost), else the count limit (each
+///   weighs 1). The other limit, and the age limit, are enforced by the cache
+///   after every write (evicting the policy's victims) and can be changed at
+///   run time; lowering a limit trims at once. The primary limit can be
+///   lowered, and raised again up to the capacity the policy was built with.
+/// - **One lookup.** The policy owns the only key index; its slots index the
+///   values (DESIGN.md, "One index").
+/// - **Off-lock release.** Evicted and replaced values leave the critical
+///   section in a list that is dropped, and handed to `onEvict`, after
+///   unlocking, so a slow `deinit` or callback never blocks other threads
+///   (YYMemoryCache's trick).
+/// - **Locks.** See ``LockStrategy``; `striped(N)` splits the cache into N
+///   shards with 1/N of each limit.
+public final class MemoryCache<Key: Hashable, Value> {
+  public typealias EvictionHandler = (Key, Value, EvictionReason) -> Void
+
+  @usableFromInline let shards: [CacheShard<Key, Value>]
+  @usableFromInline let shardShift: UInt64
+  @usableFromInline let clock: () -> UInt64
+  @usableFromInline let onEvict: EvictionHandler?
+  public let lockStrategy: LockStrategy
+  /// The policy's name as the catalog prints it.
+  public let policyName: String
+  /// The capacity the policy was built with (all shards), in the primary limit's unit.
+  public let policyCapacity: Int64
+  /// Whether entries weigh their cost (a cost limit was given) or 1.
+  public let weighsCost: Bool
+  private var limits: (count: Int?, cost: Int64?, age: Duration?)
+  private let limitsLock = ShardLock.make(.mutex, instrumented: false)
+
+  /// A cache driven by a catalog policy, e.g. `"lru"`, `"arc"`, `"slru:segments=2"`.
+  ///
+  /// - Parameters:
+  ///   - index: the policy's key index; `IntegerSlotIndex` is faster for integer keys.
+  ///   - clock: nanoseconds on a monotonic clock (tests inject their own).
+  ///   - autoTrimInterval: if given, a background task trims to the limits
+  ///     (age included) this often.
+  public init<Index: SlotIndex & ~Copyable>(
+    policy: String = "lru", index: Index.Type, countLimit: Int? = nil, costLimit: Int64? = nil,
+    ageLimit: Duration? = nil, lock: LockStrategy = .mutex, instrumentLocks: Bool = false,
+    autoTrimInterval: Duration? = nil, clock: (@Sendable () -> UInt64)? = nil, onEvict: EvictionHandler? = nil
+  ) throws(CacheError) where Index.Key == Key {
+    let spec: PolicySpec
+    do { spec = try PolicySpec(policy) } catch { throw .policy(error) }
+    guard !PolicyCatalog.offline.contains(spec.name) else { throw .offlinePolicy(spec.name) }
+    try Self.validate(countLimit: countLimit, costLimit: costLimit, ageLimit: ageLimit)
+    let weighsCost = costLimit != nil
+    let primary = costLimit ?? countLimit.map(Int64.init) ?? Self.unbounded
+    let shardCount: Int
+    if case .striped(let n) = lock { shardCount = n } else { shardCount = 1 }
+    var built: [CacheShard<Key, Value>] = []
+    for i in 0..<shardCount {
+      var visitor = BoxingVisitor<Key>()
+      let share = Self.share(of: primary, shard: i, of: shardCount)
+      let policy = spec.withPolicy(capacity: share, index: index, visitor: &visitor)
+      built.append(
+        CacheShard(
+          policy: policy, lock: ShardLock.make(lock, instrumented: instrumentLocks), weighsCost: weighsCost,
+          countLimit: countLimit.map { Int(Self.share(of: Int64($0), shard: i, of: shardCount)) } ?? Int.max,
+          costLimit: costLimit.map { Self.share(of: $0, shard: i, of: shardCount) } ?? Int64.max,
+          ageLimit: ageLimit.map(nanoseconds) ?? .max))
+    }
+    shards = built
+    shardShift = UInt64(64 - max(1, shardCount).trailingZeroBitCount)
+    self.clock = clock ?? monotonicNanoseconds
+    self.onEvict = onEvict
+    lockStrategy = lock
+    policyName = spec.description
+    policyCapacity = primary
+    self.weighsCost = weighsCost
+    limits = (countLimit, costLimit, ageLimit)
+    if let autoTrimInterval { scheduleTrim(every: autoTrimInterval) }
+  }
+
+  /// A cache driven by a catalog policy over a `Dictionary` index (any `Hashable` key).
+  public convenience init(
+    policy: String = "lru", countLimit: Int? = nil, costLimit: Int64? = nil, ageLimit: Duration? = nil,
+    lock: LockStrategy = .mutex, instrumentLocks: Bool = false, autoTrimInterval: Duration? = nil,
+    clock: (@Sendable () -> UInt64)? = nil, onEvict: EvictionHandler? = nil
+  ) throws(CacheError) {
+    try self.init(
+      policy: policy, index: HashedSlotIndex<Key>.self, countLimit: countLimit, costLimit: costLimit,
+      ageLimit: ageLimit, lock: lock, instrumentLocks: instrumentLocks, autoTrimInterval: autoTrimInterval,
+      clock: clock, onEvict: onEvict)
+  }
+
+  /// A cache driven by a policy you built: its capacity is the primary limit
+  /// (costs if `weighsCost`, else entry counts). One shard, any non-striped lock.
+  public init<Policy: ReplacementPolicy & ~Copyable>(
+    policy: consuming Policy, weighsCost: Bool, lock: LockStrategy = .mutex, instrumentLocks: Bool = false,
+    clock: (@Sendable () -> UInt64)? = nil, onEvict: EvictionHandler? = nil
+  ) throws(CacheError) where Policy.Key == Key {
+    if case .striped = lock { throw .unknownLock("\(lock) (a hand-built policy runs in one shard)") }
+    let capacity = policy.capacity
+    let box = CachePolicyBox(policy)
+    shards = [
+      CacheShard(
+        policy: box, lock: ShardLock.make(lock, instrumented: instrumentLocks), weighsCost: weighsCost,
+        countLimit: Int.max, costLimit: Int64.max, ageLimit: .max)
+    ]
+    shardShift = 63
+    self.clock = clock ?? monotonicNanoseconds
+    self.onEvict = onEvict
+    lockStrategy = lock
+    policyName = box.name
+    policyCapacity = capacity
+    self.weighsCost = weighsCost
+    limits = weighsCost ? (nil, capacity, nil) : (Int(capacity), nil, nil)
+  }
+
+  /// The capacity of a cache without a count or cost limit.
+  static var unbounded: Int64 { 1 << 40 }
+
+  static func share(of total: Int64, shard i: Int, of n: Int) -> Int64 {
+    // Spread the remainder over the first shards; every shard holds at least 1.
+    max(1, total / Int64(n) + (Int64(i) < total % Int64(n) ? 1 : 0))
+  }
+
+
+  static func validate(countLimit: Int?, costLimit: Int64?, ageLimit: Duration?) throws(CacheError) {
+    if let countLimit, countLimit <= 0 { throw .invalidLimit(name: "countLimit", value: "\(countLimit)") }
+    if let costLimit, costLimit <= 0 { throw .invalidLimit(name: "costLimit", value: "\(costLimit)") }
+    if let ageLimit, ageLimit <= .zero { throw .invalidLimit(name: "ageLimit", value: "\(ageLimit)") }
+  }
+
+  // MARK: Reading and writing
+
+  @inlinable @inline(__always)
+  func shard(for key: Key) -> CacheShard<Key, Value> {
+    if shards.count == 1 { return shards[0] }
+    let mixed = UInt64(bitPattern: Int64(key.hashValue)) &* 0x9E37_79B9_7F4A_7C15
+    return shards[Int(truncatingIfNeeded: mixed >> shardShift) % shards.count]
+  }
+
+  /// The value for `key`, or nil. A hit counts as an access for the policy.
+  @inlinable
+  public func value(forKey key: Key) -> Value? {
+    let shard = shard(for: key)
+    let now = clock()
+    var departed: [(key: Key, value: Value, reason: EvictionReason)] = []
+    let value = shard.lock.exclusive {
+      let value = shard.value(forKey: key, now: now)
+      departed = shard.takeDeparted()
+      return value
+    }
+    if !departed.isEmpty { deliver(departed) }
+    return value
+  }
+
+  /// Stores `value` for `key` at `cost` (0 or more; what the cost limit counts).
+  @inlinable
+  public func setValue(_ value: Value, forKey key: Key, cost: Int64 = 0) throws(CacheError) {
+    guard cost >= 0 else { throw .negativeCost(cost) }
+    let shard = shard(for: key)
+    let now = clock()
+    let departed = shard.lock.exclusive {
+      shard.setValue(value, forKey: key, cost: cost, now: now)
+      return shard.takeDeparted()
+    }
+    if !departed.isEmpty { deliver(departed) }
+  }
+
+  /// Removes `key`; returns whether it was cached.
+  @discardableResult
+  public func removeValue(forKey key: Key) -> Bool {
+    let shard = shard(for: key)
+    let (removed, departed) = shard.lock.exclusive { (shard.removeValue(forKey: key), shard.takeDeparted()) }
+    deliver(departed)
+    return removed
+  }
+
+  /// Empties the cache (every entry leaves with reason `removed`).
+  public func removeAll() {
+    for shard in shards {
+      deliver(shard.lock.exclusive { shard.removeAll(); return shard.takeDeparted() })
+    }
+  }
+
+  /// Whether `key` is cached (not an access: the policy's order is unchanged).
+  public func contains(_ key: Key) -> Bool {
+    let shard = shard(for: key)
+    return shard.lock.shared { shard.contains(key) }
+  }
+
+  /// Reads like `value(forKey:)`; assigning nil removes, assigning a value stores it at cost 0.
+  public subscript(key: Key) -> Value? {
+    get { value(forKey: key) }
+    set {
+      if let newValue { try? setValue(newValue, forKey: key) } else { removeValue(forKey: key) }
+    }
+  }
+
+  @usableFromInline
+  func deliver(_ departed: [(key: Key, value: Value, reason: EvictionReason)]) {
+    guard let onEvict else { return }
+    for entry in departed { onEvict(entry.key, entry.value, entry.reason) }
+  }
+
+  // MARK: Limits and trimming
+
+  public var countLimit: Int? { limitsLock.exclusive { limits.count } }
+  public var costLimit: Int64? { limitsLock.exclusive { limits.cost } }
+  public var ageLimit: Duration? { limitsLock.exclusive { limits.age } }
+
+  /// Sets (or, with nil, lifts) the count limit; lowering it trims at once.
+  public func setCountLimit(_ limit: Int?) throws(CacheError) {
+    try Self.validate(countLimit: limit, costLimit: nil, ageLimit: nil)
+    if !weighsCost, let limit, Int64(limit) > policyCapacity {
+      throw .limitAbovePolicyCapacity(name: "countLimit", value: Int64(limit), capacity: policyCapacity)
+    }
+    limitsLock.exclusive { limits.count = limit }
+    for (i, shard) in shards.enumerated() {
+      let share = limit.map { Int(Self.share(of: Int64($0), shard: i, of: shards.count)) } ?? Int.max
+      deliver(shard.lock.exclusive { shard.countLimit = share; shard.trim(toCount: share); return shard.takeDeparted() })
+    }
+  }
+
+  /// Sets (or, with nil, lifts) the cost limit; lowering it trims at once.
+  public func setCostLimit(_ limit: Int64?) throws(CacheError) {
+    try Self.validate(countLimit: nil, costLimit: limit, ageLimit: nil)
+    if weighsCost, let limit, limit > policyCapacity {
+      throw .limitAbovePolicyCapacity(name: "costLimit", value: limit, capacity: policyCapacity)
+    }
+    limitsLock.exclusive { limits.cost = limit }
+    for (i, shard) in shards.enumerated() {
+      let share = limit.map { Self.share(of: $0, shard: i, of: shards.count) } ?? Int64.max
+      deliver(shard.lock.exclusive { shard.costLimit = share; shard.trim(toCost: share); return shard.takeDeparted() })
+    }
+  }
+
+  /// Sets (or lifts) the age limit: entries not read or written for longer
+  /// are misses, and are trimmed now and by every age trim.
+  public func setAgeLimit(_ limit: Duration?) throws(CacheError) {
+    try Self.validate(countLimit: nil, costLimit: nil, ageLimit: limit)
+    limitsLock.exclusive { limits.age = limit }
+    let now = clock()
+    for shard in shards {
+      let age = limit.map(nanoseconds) ?? .max
+      deliver(shard.lock.exclusive { shard.ageLimit = age; shard.trim(toAge: age, now: now); return shard.takeDeparted() })
+    }
+  }
+
+  /// Evicts the policy's victims until at most `count` entries remain.
+  public func trim(toCount count: Int) {
+    for (i, shard) in shards.enumerated() {
+      let share = Int(Self.share(of: Int64(max(0, count)), shard: i, of: shards.count))
+      deliver(shard.lock.exclusive { shard.trim(toCount: count <= 0 ? 0 : share); return shard.takeDeparted() })
+    }
+  }
+
+  /// Evicts the policy's victims until the total cost is at most `cost`.
+  public func trim(toCost cost: Int64) {
+    for (i, shard) in shards.enumerated() {
+      let share = Self.share(of: max(0, cost), shard: i, of: shards.count)
+      deliver(shard.lock.exclusive { shard.trim(toCost: cost <= 0 ? 0 : share); return shard.takeDeparted() })
+    }
+  }
+
+  /// Removes every entry not read or written within `age`.
+  public func trim(toAge age: Duration) {
+    let now = clock()
+    let nanos = nanoseconds(max(age, .zero))
+    for shard in shards {
+      deliver(shard.lock.exclusive { shard.trim(toAge: nanos, now: now); return shard.takeDeparted() })
+    }
+  }
+
+  /// Trims to every limit now (what the automatic trimming does).
+  public func trimToLimits() {
+    let now = clock()
+    for shard in shards {
+      deliver(
+        shard.lock.exclusive {
+          shard.enforceLimits()
+          if shard.ageLimit != .max { shard.trim(toAge: shard.ageLimit, now: now) }
+          return shard.takeDeparted()
+        })
+    }
+  }
+
+  private func scheduleTrim(every interval: Duration) {
+    let nanos = Int(nanoseconds(max(interval, .milliseconds(1))))
+    let weak = WeakReference(self)
+    DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .nanoseconds(nanos)) {
+      guard let cache = weak.object else { return }
+      cache.trimToLimits()
+      cache.scheduleTrim(every: interval)
+    }
+  }
+
+  // MARK: Observation
+
+  /// Entries cached (all shards).
+  public var count: Int { shards.reduce(0) { total, shard in total + shard.lock.shared { shard.policy.count } } }
+
+  /// The sum of the cached entries' costs.
+  public var totalCost: Int64 { shards.reduce(0) { total, shard in total + shard.lock.shared { shard.cost } } }
+
+  /// Hits, misses, sets, evictions by reason, count and cost.
+  public var statistics: CacheStatistics {
+    var total = CacheStatistics()
+    for shard in shards { total.merge(shard.lock.shared { shard.snapshot() }) }
+    return total
+  }
+
+  /// Lock statistics merged over the shards (zero unless built with `instrumentLocks`).
+  public var lockStatistics: LockStatistics {
+    var total = LockStatistics()
+    for shard in shards { total.merge(shard.lock.exclusive { shard.lock.statistics }) }
+    return total
+  }
+
+  /// Checks every shard's policy and the value bookkeeping (for tests).
+  public func checkInvariants() {
+    for shard in shards { shard.lock.exclusive { shard.checkInvariants() } }
+  }
+}
+
+/// A non-negative duration in nanoseconds.
+func nanoseconds(_ d: Duration) -> UInt64 {
+  let (seconds, attoseconds) = d.components
+  return UInt64(max(0, seconds)) &* 1_000_000_000 &+ UInt64(max(0, attoseconds) / 1_000_000_000)
+}
+
+extension MemoryCache: @unchecked Sendable where Key: Sendable, Value: Sendable {}
+
+/// Lets the automatic trimming reach the cache from a background queue without
+/// keeping it alive. The cache's own locks make that access safe; evicted
+/// values then reach `onEvict` on that queue.
+private struct WeakReference<Object: AnyObject>: @unchecked Sendable {
+  weak var object: Object?
+  init(_ object: Object) { self.object = object }
+}

@@ -1,0 +1,244 @@
+import EvictionCache
+import EvictionCore
+import Synchronization
+import Testing
+
+/// A clock the test moves by hand.
+final class ManualClock: Sendable {
+  let nanos = Atomic<UInt64>(1)
+  func advance(seconds: Double) { nanos.add(UInt64(seconds * 1e9), ordering: .relaxed) }
+  func now() -> UInt64 { nanos.load(ordering: .relaxed) }
+}
+
+/// Records every departure, checking each leaves once.
+final class DepartureLog: @unchecked Sendable {
+  let lock = Mutex<[(key: Int, value: Int, reason: EvictionReason)]>([])
+  func record(_ key: Int, _ value: Int, _ reason: EvictionReason) { lock.withLock { $0.append((key, value, reason)) } }
+  var entries: [(key: Int, value: Int, reason: EvictionReason)] { lock.withLock { $0 } }
+  func count(_ reason: EvictionReason) -> Int { entries.filter { $0.reason == reason }.count }
+}
+
+let cachePolicies = PolicyCatalog.names.filter { !PolicyCatalog.offline.contains($0) }
+let lockNames = ["mutex", "pthread", "rwlock", "queue", "striped:4"]
+
+@Suite struct MemoryCacheTests {
+  /// A model of what must be cached: values set and not departed.
+  @Test(arguments: cachePolicies)
+  func limitsHoldAfterEveryOperationAndEveryDepartureIsReportedOnce(policy: String) throws {
+    let log = DepartureLog()
+    let cache = try MemoryCache<Int, Int>(
+      policy: policy, countLimit: 50, costLimit: 400, onEvict: { log.record($0, $1, $2) })
+    var model: [Int: Int] = [:]
+    var generator = SeededGenerator(seed: 42)
+    var logged = 0
+    for step in 0..<4_000 {
+      let key = generator.below(10) < 7 ? generator.below(30) : generator.below(400)
+      switch generator.below(10) {
+      case 0...5:
+        if let value = cache.value(forKey: key) {
+          #expect(model[key] == value, "a hit returns the value last set")
+        }
+      case 6...8:
+        let value = step
+        try cache.setValue(value, forKey: key, cost: Int64(1 + generator.below(20)))
+        model[key] = value
+      default:
+        if cache.removeValue(forKey: key) { #expect(model[key] != nil) }
+      }
+      #expect(cache.count <= 50 && cache.totalCost <= 400)
+      // Every departure since the last step names a key that was cached with that value.
+      let entries = log.entries
+      for entry in entries[logged...] {
+        switch entry.reason {
+        case .replaced: continue
+        case .rejected: model[entry.key] = nil  // too heavy for the policy: not cached
+        default:
+          #expect(model[entry.key] == entry.value, "\(entry)")
+          model[entry.key] = nil
+        }
+      }
+      logged = entries.count
+      #expect(cache.contains(key) == (model[key] != nil), "step \(step), key \(key)")
+      if step % 97 == 0 { cache.checkInvariants() }
+    }
+    cache.checkInvariants()
+    // What the model still holds is exactly what the cache holds (`contains`
+    // is not an access, so checking changes nothing; a read could promote
+    // and evict others under SLRU).
+    #expect(model.count == cache.count, "\(policy)")
+    for key in model.keys { #expect(cache.contains(key), "\(key)") }
+    let stats = cache.statistics
+    let capacityOrTrim = stats.evictions[.capacity, default: 0] + stats.evictions[.count, default: 0] + stats.evictions[.cost, default: 0]
+    #expect(capacityOrTrim == log.count(.capacity) + log.count(.count) + log.count(.cost))
+    #expect(stats.evictions[.removed, default: 0] == log.count(.removed))
+  }
+
+  @Test func evictionReasonsAreTheRightOnes() throws {
+    let log = DepartureLog()
+    let cache = try MemoryCache<Int, Int>(policy: "lru", countLimit: 3, costLimit: 100, onEvict: { log.record($0, $1, $2) })
+    for key in 1...3 { try cache.setValue(key * 10, forKey: key, cost: 10) }
+    try cache.setValue(99, forKey: 2, cost: 10)  // same cost: replaced in place
+    #expect(log.entries.map(\.reason) == [.replaced] && log.entries[0].value == 20)
+    try cache.setValue(40, forKey: 4, cost: 10)  // over the count limit: LRU (1) goes
+    #expect(log.entries.last!.key == 1 && log.entries.last!.reason == .count)
+    try cache.setValue(50, forKey: 5, cost: 75)  // the cost limit (primary): the policy evicts
+    #expect(log.entries.last!.key == 3 && log.entries.last!.reason == .capacity)
+    try cache.setValue(60, forKey: 6, cost: 101)  // heavier than the cache
+    #expect(log.entries.last!.reason == .rejected && !cache.contains(6))
+    cache.removeValue(forKey: 5)
+    #expect(log.entries.last!.reason == .removed && log.entries.last!.value == 50)
+    cache.removeAll()
+    #expect(cache.count == 0 && cache.totalCost == 0)
+    #expect(Set(log.entries.map(\.key)) == [1, 2, 3, 4, 5, 6])
+  }
+
+  @Test func loweringALimitTrimsAndRaisingItIsBoundedByThePolicy() throws {
+    let cache = try MemoryCache<Int, String>(policy: "arc", countLimit: 100)
+    for key in 0..<100 { try cache.setValue("v\(key)", forKey: key) }
+    try cache.setCountLimit(40)
+    #expect(cache.count == 40)
+    for key in 100..<200 { try cache.setValue("v\(key)", forKey: key) }
+    #expect(cache.count == 40)
+    try cache.setCountLimit(100)
+    for key in 200..<400 { try cache.setValue("v\(key)", forKey: key) }
+    #expect(cache.count == 100)
+    #expect(throws: CacheError.limitAbovePolicyCapacity(name: "countLimit", value: 101, capacity: 100)) {
+      try cache.setCountLimit(101)
+    }
+    try cache.setCostLimit(5)
+    #expect(cache.totalCost <= 5)
+    cache.trim(toCount: 3)
+    #expect(cache.count == 3)
+    cache.checkInvariants()
+  }
+
+  @Test func ageLimitExpiresAndTrimsWithAnInjectedClock() throws {
+    let clock = ManualClock()
+    let log = DepartureLog()
+    let cache = try MemoryCache<Int, Int>(
+      policy: "lru", countLimit: 100, ageLimit: .seconds(10), clock: { clock.now() },
+      onEvict: { log.record($0, $1, $2) })
+    for key in 0..<5 { try cache.setValue(key, forKey: key) }
+    clock.advance(seconds: 6)
+    _ = cache.value(forKey: 0)  // read: young again
+    try cache.setValue(55, forKey: 5)
+    clock.advance(seconds: 6)  // 1...4 are 12 s old, 0 and 5 are 6 s old
+    #expect(cache.value(forKey: 1) == nil, "an entry past the age limit is a miss")
+    #expect(log.entries.last!.key == 1 && log.entries.last!.reason == .age)
+    cache.trimToLimits()
+    #expect(Set(log.entries.filter { $0.reason == .age }.map(\.key)) == [1, 2, 3, 4])
+    #expect(cache.count == 2 && cache.value(forKey: 0) == 0 && cache.value(forKey: 5) == 55)
+    clock.advance(seconds: 3)
+    cache.trim(toAge: .seconds(2))
+    #expect(cache.count == 0)
+    cache.checkInvariants()
+  }
+
+  @Test func automaticTrimmingRunsOnItsInterval() async throws {
+    let clock = ManualClock()
+    let cache = try MemoryCache<Int, Int>(
+      policy: "lru", countLimit: 10, ageLimit: .seconds(1), autoTrimInterval: .milliseconds(10),
+      clock: { clock.now() })
+    for key in 0..<10 { try cache.setValue(key, forKey: key) }
+    clock.advance(seconds: 2)
+    var waited = 0
+    while cache.count > 0 && waited < 500 {
+      try await Task.sleep(for: .milliseconds(10))
+      waited += 1
+    }
+    #expect(cache.count == 0)
+  }
+
+  /// Evicted values are released after the lock is let go: a value whose
+  /// deinit reads the cache would deadlock otherwise.
+  @Test(arguments: lockNames)
+  func evictedValuesAreReleasedOutsideTheLock(lock: String) throws {
+    final class Reentrant: @unchecked Sendable {
+      weak var cache: MemoryCache<Int, Reentrant>?
+      let seen = Atomic<Int>(0)
+      deinit { if let cache { _ = cache.count; _ = cache.contains(0) } }
+    }
+    let cache = try MemoryCache<Int, Reentrant>(
+      policy: "lru", countLimit: 4, lock: LockStrategy(lock),
+      onEvict: { key, value, _ in value.cache?.removeValue(forKey: key) })
+    for key in 0..<50 {
+      let value = Reentrant()
+      value.cache = cache
+      try cache.setValue(value, forKey: key)
+    }
+    cache.removeAll()
+    #expect(cache.count == 0)
+  }
+
+  @Test func badInputIsAClearError() throws {
+    let cache = try MemoryCache<Int, Int>(policy: "lru", countLimit: 10)
+    #expect(throws: CacheError.negativeCost(-1)) { try cache.setValue(1, forKey: 1, cost: -1) }
+    #expect(throws: CacheError.invalidLimit(name: "countLimit", value: "0")) {
+      _ = try MemoryCache<Int, Int>(policy: "lru", countLimit: 0)
+    }
+    #expect(throws: CacheError.invalidLimit(name: "costLimit", value: "-5")) {
+      _ = try MemoryCache<Int, Int>(policy: "lru", costLimit: -5)
+    }
+    #expect(throws: CacheError.unknownLock("spinlock")) { _ = try LockStrategy("spinlock") }
+    #expect(throws: CacheError.invalidShardCount(0)) { _ = try LockStrategy("striped:0") }
+    #expect(throws: CacheError.offlinePolicy("belady")) { _ = try MemoryCache<Int, Int>(policy: "belady", countLimit: 5) }
+    do {
+      _ = try MemoryCache<Int, Int>(policy: "lruu", countLimit: 5)
+      Issue.record("an unknown policy was accepted")
+    } catch {
+      #expect("\(error)".contains("lruu"))
+    }
+    #expect(CacheError.unknownLock("spinlock").description.contains("mutex, pthread, rwlock, queue"))
+  }
+
+  @Test func aHandBuiltPolicyDrivesTheCache() throws {
+    let cache = try MemoryCache<String, Int>(
+      policy: SIEVEPolicyFactory.make(capacity: 3), weighsCost: false, lock: .pthread)
+    for (i, key) in ["a", "b", "c", "a", "d"].enumerated() { _ = cache.value(forKey: key) ?? { try? cache.setValue(i, forKey: key); return i }() }
+    // SIEVE keeps the visited "a" and evicts "b" for "d".
+    #expect(cache.contains("a") && !cache.contains("b") && cache.contains("d"))
+    #expect(cache.policyName.lowercased().contains("sieve"))
+  }
+
+  /// Many threads, every lock strategy: the cache stays within its limits and
+  /// consistent, and the counters add up. Run under ThreadSanitizer by CI.
+  @Test(arguments: lockNames)
+  func manyThreadsStayConsistent(lock: String) async throws {
+    let departures = Atomic<Int>(0)
+    let cache = try MemoryCache<Int, Int>(
+      policy: "arc", countLimit: 200, costLimit: 5_000, lock: LockStrategy(lock), instrumentLocks: true,
+      onEvict: { _, _, reason in if reason != .rejected && reason != .replaced { departures.add(1, ordering: .relaxed) } })
+    let threads = 8
+    let perThread = 4_000
+    await withTaskGroup(of: Void.self) { group in
+      for t in 0..<threads {
+        group.addTask {
+          var generator = SeededGenerator(seed: UInt64(t + 1))
+          for _ in 0..<perThread {
+            let key = generator.below(500)
+            switch generator.below(10) {
+            case 0...6:
+              if cache.value(forKey: key) == nil { try? cache.setValue(key, forKey: key, cost: Int64(generator.below(50))) }
+            case 7, 8: _ = cache.contains(key)
+            default: cache.removeValue(forKey: key)
+            }
+          }
+        }
+      }
+    }
+    cache.checkInvariants()
+    let stats = cache.statistics
+    #expect(stats.count <= 200 && stats.cost <= 5_000 && stats.count == cache.count)
+    #expect(stats.hits + stats.misses >= threads * perThread * 6 / 10)
+    let admitted = stats.sets - stats.evictions[.rejected, default: 0] - stats.evictions[.replaced, default: 0]
+    #expect(admitted - departures.load(ordering: .relaxed) == stats.count, "admissions minus departures is what is cached")
+    let locks = cache.lockStatistics
+    #expect(locks.acquisitions > UInt64(threads * perThread))
+    #expect(locks.contended <= locks.acquisitions)
+  }
+}
+
+/// Builds a SIEVE policy over string keys (a policy made by hand, not by name).
+enum SIEVEPolicyFactory {
+  static func make(capacity: Int64) -> SievePolicy<HashedSlotIndex<String>> { SievePolicy(capacity: capacity) }
+}

@@ -1,0 +1,58 @@
+import EvictionCache
+import EvictionCore
+import EvictionSim
+import EvictionTraces
+import Foundation
+import Testing
+
+/// The same code, the same answer: a `MemoryCache` driven read-through (get,
+/// then set on a miss) on one thread hits exactly where `evlab replay` does,
+/// for every catalog policy that runs online, in both size modes.
+@Suite struct CacheAgreesWithReplayTests {
+  static let trace = TraceSource(
+    path: SharedData.path("traces/libcachesim/cloudPhysicsIO.oracleGeneral.bin"), format: .oracleGeneral)
+
+  @Test(arguments: PolicyCatalog.names.filter { !PolicyCatalog.offline.contains($0) })
+  func readThroughCacheHitsWhereTheReplayHits(policy: String) throws {
+    let records = try openTrace(Self.trace.path, format: .oracleGeneral).readAll()
+    for (mode, size) in [(SizeMode.count, Int64(2_500)), (.bytes, Int64(256 << 20))] {
+      var recorder = HitRecorder(trace: Self.trace, sizeMode: mode)
+      let replayHits = try PolicySpec(policy).withPolicy(
+        capacity: size, index: IntegerSlotIndex<UInt64>.self, visitor: &recorder).get()
+      let cache = try MemoryCache<UInt64, UInt64>(
+        policy: policy, index: IntegerSlotIndex<UInt64>.self,
+        countLimit: mode == .count ? Int(size) : nil, costLimit: mode == .bytes ? size : nil)
+      var cacheHits: [Bool] = []
+      cacheHits.reserveCapacity(records.count)
+      for record in records {
+        if cache.value(forKey: record.key) != nil {
+          cacheHits.append(true)
+        } else {
+          cacheHits.append(false)
+          try cache.setValue(record.key, forKey: record.key, cost: record.size)
+        }
+      }
+      #expect(cacheHits.count == replayHits.count)
+      let firstDifference = zip(cacheHits, replayHits).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+      #expect(firstDifference == nil, "\(policy) \(mode): first differs at request \(firstDifference ?? -1)")
+      cache.checkInvariants()
+    }
+  }
+}
+
+/// Replays a trace through a freshly built policy and keeps the hit sequence.
+struct HitRecorder: PolicyVisitor {
+  typealias Key = UInt64
+  let trace: TraceSource
+  let sizeMode: SizeMode
+
+  func visit<Policy: ReplacementPolicy & ~Copyable>(_ policy: consuming Policy) -> Result<[Bool], TraceError>
+  where Policy.Key == UInt64 {
+    var policy = policy
+    var hits: [Bool] = []
+    return Result { () throws(TraceError) in
+      _ = try TraceReplay.replay(trace, through: &policy, sizeMode: sizeMode) { _, hit in hits.append(hit) }
+      return hits
+    }
+  }
+}
