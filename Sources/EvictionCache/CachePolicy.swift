@@ -1,50 +1,55 @@
 import EvictionCore
 
-/// A catalog or hand-built policy behind a class reference, so a cache can
-/// hold any of them. Every method forwards to the concrete policy, whose own
-/// code is specialised; the cache pays one indirect call per operation.
+/// Holds a concrete policy in a class, so closures can share and mutate it.
 @usableFromInline
-class AnyCachePolicy<Key: Hashable> {
-  @usableFromInline func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? { fatalError("abstract") }
-  @usableFromInline func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? { fatalError("abstract") }
-  @usableFromInline func remove(_ key: Key) -> Slot? { fatalError("abstract") }
-  @usableFromInline func evictOne(onEvict: (Slot, Key) -> Void) -> Bool { fatalError("abstract") }
-  @usableFromInline func contains(_ key: Key) -> Bool { fatalError("abstract") }
-  @usableFromInline func key(at slot: Slot) -> Key { fatalError("abstract") }
-  @usableFromInline var count: Int { fatalError("abstract") }
-  @usableFromInline var usedWeight: Int64 { fatalError("abstract") }
-  @usableFromInline var capacity: Int64 { fatalError("abstract") }
-  @usableFromInline var name: String { fatalError("abstract") }
-  @usableFromInline func checkInvariants() { fatalError("abstract") }
-}
-
-@usableFromInline
-final class CachePolicyBox<Policy: ReplacementPolicy & ~Copyable>: AnyCachePolicy<Policy.Key> {
+final class PolicyHolder<Policy: ReplacementPolicy & ~Copyable> {
   @usableFromInline var policy: Policy
-
-  @usableFromInline init(_ policy: consuming Policy) { self.policy = policy }
-
-  @inlinable override func lookup(_ request: Request<Policy.Key>, onEvict: (Slot, Policy.Key) -> Void) -> Slot? {
-    policy.lookup(request, onEvict: onEvict)
-  }
-  @inlinable override func admit(_ request: Request<Policy.Key>, onEvict: (Slot, Policy.Key) -> Void) -> Slot? {
-    policy.admit(request, onEvict: onEvict)
-  }
-  @inlinable override func remove(_ key: Policy.Key) -> Slot? { policy.remove(key) }
-  @inlinable override func evictOne(onEvict: (Slot, Policy.Key) -> Void) -> Bool { policy.evictOne(onEvict: onEvict) }
-  @inlinable override func contains(_ key: Policy.Key) -> Bool { policy.contains(key) }
-  @inlinable override func key(at slot: Slot) -> Policy.Key { policy.key(at: slot) }
-  @inlinable override var count: Int { policy.count }
-  @inlinable override var usedWeight: Int64 { policy.usedWeight }
-  @inlinable override var capacity: Int64 { policy.capacity }
-  override var name: String { policy.name }
-  override func checkInvariants() { policy.checkInvariants() }
+  @inlinable init(_ policy: consuming Policy) { self.policy = policy }
 }
 
-/// Builds a boxed catalog policy.
+/// Any policy, as a set of closures made where the policy's type is known:
+/// each closure runs the policy's specialised code, and the cache pays one
+/// indirect call per operation. (A generic class with overridden methods
+/// would dispatch to unspecialised code: measured 5× slower here.)
+@usableFromInline
+struct AnyCachePolicy<Key: Hashable> {
+  @usableFromInline let lookup: (Request<Key>, (Slot, Key) -> Void) -> Slot?
+  @usableFromInline let admit: (Request<Key>, (Slot, Key) -> Void) -> Slot?
+  @usableFromInline let remove: (Key) -> Slot?
+  @usableFromInline let evictOne: ((Slot, Key) -> Void) -> Bool
+  @usableFromInline let contains: (Key) -> Bool
+  @usableFromInline let keyAt: (Slot) -> Key
+  @usableFromInline let count: () -> Int
+  @usableFromInline let usedWeight: () -> Int64
+  @usableFromInline let capacity: Int64
+  @usableFromInline let name: String
+  @usableFromInline let checkInvariants: () -> Void
+
+  @inlinable
+  init<Policy: ReplacementPolicy & ~Copyable>(_ policy: consuming Policy) where Policy.Key == Key {
+    capacity = policy.capacity
+    name = policy.name
+    let holder = PolicyHolder(policy)
+    lookup = { holder.policy.lookup($0, onEvict: $1) }
+    admit = { holder.policy.admit($0, onEvict: $1) }
+    remove = { holder.policy.remove($0) }
+    evictOne = { holder.policy.evictOne(onEvict: $0) }
+    contains = { holder.policy.contains($0) }
+    keyAt = { holder.policy.key(at: $0) }
+    count = { holder.policy.count }
+    usedWeight = { holder.policy.usedWeight }
+    checkInvariants = { holder.policy.checkInvariants() }
+  }
+}
+
+/// Builds a catalog policy as an ``AnyCachePolicy``.
+@usableFromInline
 struct BoxingVisitor<Key: Hashable>: PolicyVisitor {
+  @inlinable init() {}
+
+  @inlinable
   func visit<Policy: ReplacementPolicy & ~Copyable>(_ policy: consuming Policy) -> AnyCachePolicy<Key>
   where Policy.Key == Key {
-    CachePolicyBox(policy)
+    AnyCachePolicy(policy)
   }
 }

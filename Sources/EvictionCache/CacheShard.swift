@@ -18,6 +18,21 @@ public enum EvictionReason: String, Sendable, CaseIterable, Codable {
   case rejected
 }
 
+extension EvictionReason {
+  /// The reason's position in `allCases`.
+  @inlinable var ordinal: Int {
+    switch self {
+    case .capacity: 0
+    case .count: 1
+    case .cost: 2
+    case .age: 3
+    case .removed: 4
+    case .replaced: 5
+    case .rejected: 6
+    }
+  }
+}
+
 /// Counters of one cache (all shards).
 public struct CacheStatistics: Sendable, Equatable {
   public var hits = 0
@@ -64,8 +79,10 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
 
   @usableFromInline let lock: ShardLock
   @usableFromInline let policy: AnyCachePolicy<Key>
-  /// Indexed by the policy's slots.
-  @usableFromInline var records: ContiguousArray<Record> = []
+  /// Indexed by the policy's slots; the first `recordCount` are initialised.
+  @usableFromInline var records: UnsafeMutablePointer<Record>
+  @usableFromInline var recordCount = 0
+  @usableFromInline var recordCapacity = 64
   /// The age list, newest first: every resident slot by last access.
   @usableFromInline var newest: Slot = -1
   @usableFromInline var oldest: Slot = -1
@@ -81,19 +98,35 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
   /// have consumed a ghost entry that the admission needs).
   @usableFromInline var pendingMiss: Key?
   @usableFromInline var statistics = CacheStatistics()
+  /// Departures by reason (``EvictionReason/ordinal``).
+  @usableFromInline let departures: UnsafeMutablePointer<Int>
+  /// Whether departing entries are collected for release after unlocking:
+  /// when there is an eviction handler, or when releasing a key or value may
+  /// run code (a class, a string's buffer). Plain values are dropped in place.
+  @usableFromInline let collectsDepartures: Bool
   /// Entries that left during the current operation, handed out after unlocking.
   @usableFromInline var departed: [(key: Key, value: Value, reason: EvictionReason)] = []
 
-  init(
+  @usableFromInline init(
     policy: AnyCachePolicy<Key>, lock: ShardLock, weighsCost: Bool, countLimit: Int, costLimit: Int64,
-    ageLimit: UInt64
+    ageLimit: UInt64, collectsDepartures: Bool
   ) {
+    self.collectsDepartures = collectsDepartures || !_isPOD(Key.self) || !_isPOD(Value.self)
     self.policy = policy
     self.lock = lock
+    records = .allocate(capacity: recordCapacity)
+    departures = .allocate(capacity: EvictionReason.allCases.count)
+    departures.initialize(repeating: 0, count: EvictionReason.allCases.count)
     self.weighsCost = weighsCost
     self.countLimit = countLimit
     self.costLimit = costLimit
     self.ageLimit = ageLimit
+  }
+
+  deinit {
+    records.deinitialize(count: recordCount)
+    records.deallocate()
+    departures.deallocate()
   }
 
   // MARK: Operations (caller holds the lock)
@@ -102,7 +135,7 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
   func value(forKey key: Key, now: UInt64) -> Value? {
     tick &+= 1
     let request = Request(key: key, weight: 1, time: tick)
-    guard let slot = policy.lookup(request, onEvict: { self.depart($0, $1, .capacity) }) else {
+    guard let slot = policy.lookup(request, { self.depart($0, $1, .capacity) }) else {
       statistics.misses &+= 1
       pendingMiss = key
       return nil
@@ -126,14 +159,14 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
     let request = Request(key: key, weight: weighsCost ? cost : 1, time: tick)
     var found: Slot? = nil
     if pendingMiss != key {
-      found = policy.lookup(request, onEvict: { self.depart($0, $1, .capacity) })
+      found = policy.lookup(request, { self.depart($0, $1, .capacity) })
     }
     pendingMiss = nil
     if let slot = found {
       let i = Int(slot)
       if !weighsCost || records[i].cost == cost {
-        departed.append((key, records[i].value!, .replaced))
-        statistics.evictions[.replaced, default: 0] &+= 1
+        if collectsDepartures { departed.append((key, records[i].value!, .replaced)) }
+        departures[EvictionReason.replaced.ordinal] &+= 1
         records[i].value = value
         self.cost &+= cost &- records[i].cost
         records[i].cost = cost
@@ -145,18 +178,23 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
       _ = policy.remove(key)
       depart(slot, key, .replaced)
     }
-    guard let slot = policy.admit(request, onEvict: { self.depart($0, $1, .capacity) }) else {
-      departed.append((key, value, .rejected))
-      statistics.evictions[.rejected, default: 0] &+= 1
+    guard let slot = policy.admit(request, { self.depart($0, $1, .capacity) }) else {
+      if collectsDepartures { departed.append((key, value, .rejected)) }
+      departures[EvictionReason.rejected.ordinal] &+= 1
       return
     }
     let i = Int(slot)
     let record = Record(value: value, cost: cost, stamp: now, newer: -1, older: -1)
-    if i < records.count {
+    if i < recordCount {
       records[i] = record
     } else {
-      while records.count < i { records.append(Record(value: nil, cost: 0, stamp: 0, newer: -1, older: -1)) }
-      records.append(record)
+      if i >= recordCapacity { growRecords(to: i + 1) }
+      while recordCount < i {
+        (records + recordCount).initialize(to: Record(value: nil, cost: 0, stamp: 0, newer: -1, older: -1))
+        recordCount += 1
+      }
+      (records + i).initialize(to: record)
+      recordCount += 1
     }
     linkNewest(slot)
     self.cost &+= cost
@@ -173,24 +211,24 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
 
   func removeAll() {
     pendingMiss = nil
-    while policy.evictOne(onEvict: { self.depart($0, $1, .removed) }) {}
+    while policy.evictOne({ self.depart($0, $1, .removed) }) {}
   }
 
   @inlinable
   func contains(_ key: Key) -> Bool { policy.contains(key) }
 
   @usableFromInline func trim(toCount limit: Int) {
-    while policy.count > limit, policy.evictOne(onEvict: { self.depart($0, $1, .count) }) {}
+    while policy.count() > limit, policy.evictOne({ self.depart($0, $1, .count) }) {}
   }
 
   @usableFromInline func trim(toCost limit: Int64) {
-    while cost > limit, policy.evictOne(onEvict: { self.depart($0, $1, .cost) }) {}
+    while cost > limit, policy.evictOne({ self.depart($0, $1, .cost) }) {}
   }
 
   func trim(toAge age: UInt64, now: UInt64) {
     while oldest >= 0 && now &- records[Int(oldest)].stamp > age {
       let slot = oldest
-      let key = policy.key(at: slot)
+      let key = policy.keyAt(slot)
       _ = policy.remove(key)
       depart(slot, key, .age)
     }
@@ -199,8 +237,19 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
   /// Secondary limits (and primary ones lowered below the policy's capacity).
   @inlinable
   func enforceLimits() {
-    if policy.count > countLimit { trim(toCount: countLimit) }
+    if policy.count() > countLimit { trim(toCount: countLimit) }
     if cost > costLimit { trim(toCost: costLimit) }
+  }
+
+  @usableFromInline
+  func growRecords(to minimum: Int) {
+    var capacity = recordCapacity
+    while capacity < minimum { capacity *= 2 }
+    let grown = UnsafeMutablePointer<Record>.allocate(capacity: capacity)
+    grown.moveInitialize(from: records, count: recordCount)
+    records.deallocate()
+    records = grown
+    recordCapacity = capacity
   }
 
   /// Hands the departing entries to the caller, leaving an empty list.
@@ -214,7 +263,10 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
 
   func snapshot() -> CacheStatistics {
     var s = statistics
-    s.count = policy.count
+    for reason in EvictionReason.allCases where departures[reason.ordinal] > 0 {
+      s.evictions[reason] = departures[reason.ordinal]
+    }
+    s.count = policy.count()
     s.cost = cost
     return s
   }
@@ -228,8 +280,8 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
     unlink(slot)
     cost &-= records[i].cost
     let value = records[i].value.take()!
-    departed.append((key, value, reason))
-    statistics.evictions[reason, default: 0] &+= 1
+    if collectsDepartures { departed.append((key, value, reason)) }
+    departures[reason.ordinal] &+= 1
   }
 
   /// Marks `slot` accessed at `now`. Threads read the clock before taking
@@ -275,7 +327,7 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
       n += 1
       slot = r.older
     }
-    precondition(n == policy.count, "age list holds \(n), policy \(policy.count)")
+    precondition(n == policy.count(), "age list holds \(n), policy \(policy.count())")
     precondition(total == cost, "age list costs \(total), counted \(cost)")
   }
 }

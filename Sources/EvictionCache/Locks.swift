@@ -16,6 +16,18 @@ public func monotonicNanoseconds() -> UInt64 {
   return UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
 }
 
+/// Nanoseconds on the coarse monotonic clock (updated every tick, a few ms).
+@inlinable @inline(__always)
+public func coarseMonotonicNanoseconds() -> UInt64 {
+  var now = timespec()
+  #if os(Linux)
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &now)
+  #else
+    clock_gettime(CLOCK_MONOTONIC, &now)
+  #endif
+  return UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
+}
+
 /// How a `MemoryCache` guards its state: an experimental dimension, so every
 /// strategy is one name away.
 ///
@@ -102,139 +114,154 @@ public struct LockStatistics: Sendable {
   }
 }
 
-/// One shard's lock. `exclusive` runs a critical section that may change the
-/// cache; `shared` one that only reads. With instrumentation the statistics
-/// are updated inside the critical section, so they need no lock of their own.
+/// One shard's lock: `exclusive` runs a critical section that may change the
+/// cache, `shared` one that only reads. With instrumentation the statistics
+/// are updated inside the critical section, so they need no lock of their
+/// own (the reader-writer lock's readers take a small mutex for them).
 @usableFromInline
-class ShardLock: @unchecked Sendable {
+final class ShardLock: @unchecked Sendable {
+  @usableFromInline enum Kind { case mutex, pthread, rwlock, queue }
+
+  @usableFromInline let kind: Kind
   @usableFromInline let instrumented: Bool
   @usableFromInline var statistics = LockStatistics()
+  @usableFromInline let mutex: MutexBox?
+  @usableFromInline let pthreadMutex: UnsafeMutablePointer<pthread_mutex_t>?
+  @usableFromInline let rwlock: UnsafeMutablePointer<pthread_rwlock_t>?
+  @usableFromInline let queue: DispatchQueue?
+  /// Set while a queue block runs: a caller that finds it set will wait.
+  @usableFromInline let busy = AtomicFlag()
+  @usableFromInline let statisticsGuard = MutexBox()
 
-  init(instrumented: Bool) { self.instrumented = instrumented }
-
-  static func make(_ strategy: LockStrategy, instrumented: Bool) -> ShardLock {
+  @usableFromInline
+  init(_ strategy: LockStrategy, instrumented: Bool) {
+    self.instrumented = instrumented
+    var mutex: MutexBox?
+    var pthreadMutex: UnsafeMutablePointer<pthread_mutex_t>?
+    var rwlock: UnsafeMutablePointer<pthread_rwlock_t>?
+    var queue: DispatchQueue?
     switch strategy {
-    case .mutex, .striped: MutexLock(instrumented: instrumented)
-    case .pthread: PthreadLock(instrumented: instrumented)
-    case .rwlock: ReaderWriterLock(instrumented: instrumented)
-    case .queue: QueueLock(instrumented: instrumented)
+    case .mutex, .striped:
+      kind = .mutex
+      mutex = MutexBox()
+    case .pthread:
+      kind = .pthread
+      pthreadMutex = .allocate(capacity: 1)
+      pthreadMutex!.initialize(to: pthread_mutex_t())
+      pthread_mutex_init(pthreadMutex!, nil)
+    case .rwlock:
+      kind = .rwlock
+      rwlock = .allocate(capacity: 1)
+      rwlock!.initialize(to: pthread_rwlock_t())
+      pthread_rwlock_init(rwlock!, nil)
+    case .queue:
+      kind = .queue
+      queue = DispatchQueue(label: "EvictionCache.shard")
+    }
+    self.mutex = mutex
+    self.pthreadMutex = pthreadMutex
+    self.rwlock = rwlock
+    self.queue = queue
+  }
+
+  deinit {
+    if let pthreadMutex {
+      pthread_mutex_destroy(pthreadMutex)
+      pthreadMutex.deallocate()
+    }
+    if let rwlock {
+      pthread_rwlock_destroy(rwlock)
+      rwlock.deallocate()
     }
   }
 
-  @usableFromInline func exclusive<R>(_ body: () -> R) -> R { fatalError("abstract") }
-  @usableFromInline func shared<R>(_ body: () -> R) -> R { exclusive(body) }
-}
-
-/// Holds a `Mutex` in a final class of its own (a non-copyable value stored
-/// directly in a subclass crashes the 6.3 compiler's ownership verifier when
-/// building with `-enable-testing`).
-final class MutexBox: Sendable {
-  let mutex = Mutex(())
-}
-
-/// An `Atomic<Bool>` in a final class of its own (same compiler limitation).
-final class AtomicFlag: Sendable {
-  let value = Atomic<Bool>(false)
-}
-
-final class MutexLock: ShardLock, @unchecked Sendable {
-  let box = MutexBox()
-
-  override func exclusive<R>(_ body: () -> R) -> R {
-    var result: R?
-    if !instrumented {
-      box.mutex.withLock { _ in result = body() }
-      return result!
+  @inlinable @inline(__always)
+  func exclusive<R>(_ body: () -> R) -> R {
+    if instrumented { return instrumentedExclusive(body) }
+    switch kind {
+    case .mutex:
+      var result: R?
+      mutex.unsafelyUnwrapped.mutex.withLock { _ in result = body() }
+      return result.unsafelyUnwrapped
+    case .pthread:
+      pthread_mutex_lock(pthreadMutex.unsafelyUnwrapped)
+      defer { pthread_mutex_unlock(pthreadMutex.unsafelyUnwrapped) }
+      return body()
+    case .rwlock:
+      pthread_rwlock_wrlock(rwlock.unsafelyUnwrapped)
+      defer { pthread_rwlock_unlock(rwlock.unsafelyUnwrapped) }
+      return body()
+    case .queue:
+      return queue.unsafelyUnwrapped.sync(execute: body)
     }
-    let done: Bool = box.mutex.withLockIfAvailable { _ in
-      statistics.record(contended: false, wait: 0)
-      result = body()
-      return true
-    } ?? false
-    if !done {
-      let start = monotonicNanoseconds()
-      box.mutex.withLock { _ in
+  }
+
+  @inlinable @inline(__always)
+  func shared<R>(_ body: () -> R) -> R {
+    guard kind == .rwlock else { return exclusive(body) }
+    if instrumented { return instrumentedShared(body) }
+    pthread_rwlock_rdlock(rwlock.unsafelyUnwrapped)
+    defer { pthread_rwlock_unlock(rwlock.unsafelyUnwrapped) }
+    return body()
+  }
+
+  @usableFromInline
+  func instrumentedExclusive<R>(_ body: () -> R) -> R {
+    switch kind {
+    case .mutex:
+      var result: R?
+      let box = mutex.unsafelyUnwrapped
+      let done: Bool =
+        box.mutex.withLockIfAvailable { _ in
+          statistics.record(contended: false, wait: 0)
+          result = body()
+          return true
+        } ?? false
+      if !done {
+        let start = monotonicNanoseconds()
+        box.mutex.withLock { _ in
+          statistics.record(contended: true, wait: monotonicNanoseconds() &- start)
+          result = body()
+        }
+      }
+      return result!
+    case .pthread:
+      let lock = pthreadMutex.unsafelyUnwrapped
+      if pthread_mutex_trylock(lock) == 0 {
+        statistics.record(contended: false, wait: 0)
+      } else {
+        let start = monotonicNanoseconds()
+        pthread_mutex_lock(lock)
         statistics.record(contended: true, wait: monotonicNanoseconds() &- start)
-        result = body()
+      }
+      defer { pthread_mutex_unlock(lock) }
+      return body()
+    case .rwlock:
+      let lock = rwlock.unsafelyUnwrapped
+      if pthread_rwlock_trywrlock(lock) == 0 {
+        statistics.record(contended: false, wait: 0)
+      } else {
+        let start = monotonicNanoseconds()
+        pthread_rwlock_wrlock(lock)
+        statistics.record(contended: true, wait: monotonicNanoseconds() &- start)
+      }
+      defer { pthread_rwlock_unlock(lock) }
+      return body()
+    case .queue:
+      let contended = busy.value.load(ordering: .relaxed)
+      let start = monotonicNanoseconds()
+      return queue.unsafelyUnwrapped.sync {
+        busy.value.store(true, ordering: .relaxed)
+        defer { busy.value.store(false, ordering: .relaxed) }
+        statistics.record(contended: contended, wait: contended ? monotonicNanoseconds() &- start : 0)
+        return body()
       }
     }
-    return result!
-  }
-}
-
-final class PthreadLock: ShardLock, @unchecked Sendable {
-  let mutex: UnsafeMutablePointer<pthread_mutex_t>
-
-  override init(instrumented: Bool) {
-    mutex = .allocate(capacity: 1)
-    mutex.initialize(to: pthread_mutex_t())
-    pthread_mutex_init(mutex, nil)
-    super.init(instrumented: instrumented)
   }
 
-  deinit {
-    pthread_mutex_destroy(mutex)
-    mutex.deallocate()
-  }
-
-  override func exclusive<R>(_ body: () -> R) -> R {
-    if !instrumented {
-      pthread_mutex_lock(mutex)
-      defer { pthread_mutex_unlock(mutex) }
-      return body()
-    }
-    if pthread_mutex_trylock(mutex) == 0 {
-      statistics.record(contended: false, wait: 0)
-    } else {
-      let start = monotonicNanoseconds()
-      pthread_mutex_lock(mutex)
-      statistics.record(contended: true, wait: monotonicNanoseconds() &- start)
-    }
-    defer { pthread_mutex_unlock(mutex) }
-    return body()
-  }
-}
-
-final class ReaderWriterLock: ShardLock, @unchecked Sendable {
-  let lock: UnsafeMutablePointer<pthread_rwlock_t>
-  /// Readers update the statistics concurrently; they take this to do so.
-  let statisticsGuard = MutexBox()
-
-  override init(instrumented: Bool) {
-    lock = .allocate(capacity: 1)
-    lock.initialize(to: pthread_rwlock_t())
-    pthread_rwlock_init(lock, nil)
-    super.init(instrumented: instrumented)
-  }
-
-  deinit {
-    pthread_rwlock_destroy(lock)
-    lock.deallocate()
-  }
-
-  override func exclusive<R>(_ body: () -> R) -> R {
-    if !instrumented {
-      pthread_rwlock_wrlock(lock)
-      defer { pthread_rwlock_unlock(lock) }
-      return body()
-    }
-    if pthread_rwlock_trywrlock(lock) == 0 {
-      statistics.record(contended: false, wait: 0)
-    } else {
-      let start = monotonicNanoseconds()
-      pthread_rwlock_wrlock(lock)
-      statistics.record(contended: true, wait: monotonicNanoseconds() &- start)
-    }
-    defer { pthread_rwlock_unlock(lock) }
-    return body()
-  }
-
-  override func shared<R>(_ body: () -> R) -> R {
-    if !instrumented {
-      pthread_rwlock_rdlock(lock)
-      defer { pthread_rwlock_unlock(lock) }
-      return body()
-    }
+  @usableFromInline
+  func instrumentedShared<R>(_ body: () -> R) -> R {
+    let lock = rwlock.unsafelyUnwrapped
     var wait: UInt64 = 0
     let contended = pthread_rwlock_tryrdlock(lock) != 0
     if contended {
@@ -248,22 +275,16 @@ final class ReaderWriterLock: ShardLock, @unchecked Sendable {
   }
 }
 
-final class QueueLock: ShardLock, @unchecked Sendable {
-  let queue = DispatchQueue(label: "EvictionCache.shard")
-  /// Set while a block runs: a caller that finds it set will wait.
-  let busy = AtomicFlag()
+/// Holds a `Mutex` in a final class of its own, shareable by reference.
+@usableFromInline
+final class MutexBox: Sendable {
+  @usableFromInline let mutex = Mutex(())
+  @usableFromInline init() {}
+}
 
-  override func exclusive<R>(_ body: () -> R) -> R {
-    if !instrumented {
-      return queue.sync(execute: body)
-    }
-    let contended = busy.value.load(ordering: .relaxed)
-    let start = monotonicNanoseconds()
-    return queue.sync {
-      busy.value.store(true, ordering: .relaxed)
-      defer { busy.value.store(false, ordering: .relaxed) }
-      statistics.record(contended: contended, wait: contended ? monotonicNanoseconds() &- start : 0)
-      return body()
-    }
-  }
+/// An `Atomic<Bool>` in a final class of its own.
+@usableFromInline
+final class AtomicFlag: Sendable {
+  @usableFromInline let value = Atomic<Bool>(false)
+  @usableFromInline init() {}
 }

@@ -60,16 +60,22 @@ public final class MemoryCache<Key: Hashable, Value> {
   public let policyCapacity: Int64
   /// Whether entries weigh their cost (a cost limit was given) or 1.
   public let weighsCost: Bool
-  private var limits: (count: Int?, cost: Int64?, age: Duration?)
-  private let limitsLock = ShardLock.make(.mutex, instrumented: false)
+  @usableFromInline var limits: (count: Int?, cost: Int64?, age: Duration?)
+  @usableFromInline let limitsLock = ShardLock(.mutex, instrumented: false)
 
   /// A cache driven by a catalog policy, e.g. `"lru"`, `"arc"`, `"slru:segments=2"`.
   ///
   /// - Parameters:
   ///   - index: the policy's key index; `IntegerSlotIndex` is faster for integer keys.
-  ///   - clock: nanoseconds on a monotonic clock (tests inject their own).
+  ///   - clock: nanoseconds on a monotonic clock (tests inject their own);
+  ///     by default the coarse monotonic clock (a few milliseconds' resolution,
+  ///     a fifth of the cost of the precise one: ages are meant in seconds).
   ///   - autoTrimInterval: if given, a background task trims to the limits
   ///     (age included) this often.
+  ///
+  /// Inlinable so the policy's code is specialised for `Key` and `Index` in
+  /// the caller's module (an unspecialised policy runs about 5× slower).
+  @inlinable
   public init<Index: SlotIndex & ~Copyable>(
     policy: String = "lru", index: Index.Type, countLimit: Int? = nil, costLimit: Int64? = nil,
     ageLimit: Duration? = nil, lock: LockStrategy = .mutex, instrumentLocks: Bool = false,
@@ -90,14 +96,14 @@ public final class MemoryCache<Key: Hashable, Value> {
       let policy = spec.withPolicy(capacity: share, index: index, visitor: &visitor)
       built.append(
         CacheShard(
-          policy: policy, lock: ShardLock.make(lock, instrumented: instrumentLocks), weighsCost: weighsCost,
+          policy: policy, lock: ShardLock(lock, instrumented: instrumentLocks), weighsCost: weighsCost,
           countLimit: countLimit.map { Int(Self.share(of: Int64($0), shard: i, of: shardCount)) } ?? Int.max,
           costLimit: costLimit.map { Self.share(of: $0, shard: i, of: shardCount) } ?? Int64.max,
-          ageLimit: ageLimit.map(nanoseconds) ?? .max))
+          ageLimit: ageLimit.map(nanoseconds) ?? .max, collectsDepartures: onEvict != nil))
     }
     shards = built
     shardShift = UInt64(64 - max(1, shardCount).trailingZeroBitCount)
-    self.clock = clock ?? monotonicNanoseconds
+    self.clock = clock ?? coarseMonotonicNanoseconds
     self.onEvict = onEvict
     lockStrategy = lock
     policyName = spec.description
@@ -108,6 +114,7 @@ public final class MemoryCache<Key: Hashable, Value> {
   }
 
   /// A cache driven by a catalog policy over a `Dictionary` index (any `Hashable` key).
+  @inlinable
   public convenience init(
     policy: String = "lru", countLimit: Int? = nil, costLimit: Int64? = nil, ageLimit: Duration? = nil,
     lock: LockStrategy = .mutex, instrumentLocks: Bool = false, autoTrimInterval: Duration? = nil,
@@ -121,20 +128,21 @@ public final class MemoryCache<Key: Hashable, Value> {
 
   /// A cache driven by a policy you built: its capacity is the primary limit
   /// (costs if `weighsCost`, else entry counts). One shard, any non-striped lock.
+  @inlinable
   public init<Policy: ReplacementPolicy & ~Copyable>(
     policy: consuming Policy, weighsCost: Bool, lock: LockStrategy = .mutex, instrumentLocks: Bool = false,
     clock: (@Sendable () -> UInt64)? = nil, onEvict: EvictionHandler? = nil
   ) throws(CacheError) where Policy.Key == Key {
     if case .striped = lock { throw .unknownLock("\(lock) (a hand-built policy runs in one shard)") }
     let capacity = policy.capacity
-    let box = CachePolicyBox(policy)
+    let box = AnyCachePolicy(policy)
     shards = [
       CacheShard(
-        policy: box, lock: ShardLock.make(lock, instrumented: instrumentLocks), weighsCost: weighsCost,
-        countLimit: Int.max, costLimit: Int64.max, ageLimit: .max)
+        policy: box, lock: ShardLock(lock, instrumented: instrumentLocks), weighsCost: weighsCost,
+        countLimit: Int.max, costLimit: Int64.max, ageLimit: .max, collectsDepartures: onEvict != nil)
     ]
     shardShift = 63
-    self.clock = clock ?? monotonicNanoseconds
+    self.clock = clock ?? coarseMonotonicNanoseconds
     self.onEvict = onEvict
     lockStrategy = lock
     policyName = box.name
@@ -144,15 +152,15 @@ public final class MemoryCache<Key: Hashable, Value> {
   }
 
   /// The capacity of a cache without a count or cost limit.
-  static var unbounded: Int64 { 1 << 40 }
+  @usableFromInline static var unbounded: Int64 { 1 << 40 }
 
-  static func share(of total: Int64, shard i: Int, of n: Int) -> Int64 {
+  @usableFromInline static func share(of total: Int64, shard i: Int, of n: Int) -> Int64 {
     // Spread the remainder over the first shards; every shard holds at least 1.
     max(1, total / Int64(n) + (Int64(i) < total % Int64(n) ? 1 : 0))
   }
 
 
-  static func validate(countLimit: Int?, costLimit: Int64?, ageLimit: Duration?) throws(CacheError) {
+  @usableFromInline static func validate(countLimit: Int?, costLimit: Int64?, ageLimit: Duration?) throws(CacheError) {
     if let countLimit, countLimit <= 0 { throw .invalidLimit(name: "countLimit", value: "\(countLimit)") }
     if let costLimit, costLimit <= 0 { throw .invalidLimit(name: "costLimit", value: "\(costLimit)") }
     if let ageLimit, ageLimit <= .zero { throw .invalidLimit(name: "ageLimit", value: "\(ageLimit)") }
@@ -313,7 +321,7 @@ public final class MemoryCache<Key: Hashable, Value> {
     }
   }
 
-  private func scheduleTrim(every interval: Duration) {
+  @usableFromInline func scheduleTrim(every interval: Duration) {
     let nanos = Int(nanoseconds(max(interval, .milliseconds(1))))
     let weak = WeakReference(self)
     DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .nanoseconds(nanos)) {
@@ -326,7 +334,7 @@ public final class MemoryCache<Key: Hashable, Value> {
   // MARK: Observation
 
   /// Entries cached (all shards).
-  public var count: Int { shards.reduce(0) { total, shard in total + shard.lock.shared { shard.policy.count } } }
+  public var count: Int { shards.reduce(0) { total, shard in total + shard.lock.shared { shard.policy.count() } } }
 
   /// The sum of the cached entries' costs.
   public var totalCost: Int64 { shards.reduce(0) { total, shard in total + shard.lock.shared { shard.cost } } }
@@ -352,7 +360,7 @@ public final class MemoryCache<Key: Hashable, Value> {
 }
 
 /// A non-negative duration in nanoseconds.
-func nanoseconds(_ d: Duration) -> UInt64 {
+@usableFromInline func nanoseconds(_ d: Duration) -> UInt64 {
   let (seconds, attoseconds) = d.components
   return UInt64(max(0, seconds)) &* 1_000_000_000 &+ UInt64(max(0, attoseconds) / 1_000_000_000)
 }

@@ -35,12 +35,18 @@ public enum ReplayTables {
         fixed(r.missRatio, 4), fixed(r.byteMissRatio, 4), fixed(r.requestsPerSecond / 1e6, 2),
       ]
     }
+    return render(header: header, rows: rows, leftColumns: 2)
+  }
+
+  /// A fixed-width table: the first `leftColumns` columns are text (left
+  /// aligned), the rest numbers (right aligned).
+  public static func render(header: [String], rows: [[String]], leftColumns: Int) -> String {
     var widths = header.map(\.count)
     for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
     func line(_ cells: [String]) -> String {
       cells.enumerated().map { i, cell in
         let pad = String(repeating: " ", count: widths[i] - cell.count)
-        return i < 2 ? cell + pad : pad + cell  // text left, numbers right
+        return i < leftColumns ? cell + pad : pad + cell
       }.joined(separator: "  ")
     }
     var out = line(header) + "\n" + line(widths.map { String(repeating: "-", count: $0) }) + "\n"
@@ -78,12 +84,12 @@ public enum ReplayTables {
     return "\(whole)." + String(repeating: "0", count: digits - fraction.count) + fraction
   }
 
-  static func csvField(_ text: String) -> String {
+  public static func csvField(_ text: String) -> String {
     guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" }) else { return text }
     return "\"" + text.replacingAll("\"", with: "\"\"") + "\""
   }
 
-  static func jsonString(_ text: String) -> String {
+  public static func jsonString(_ text: String) -> String {
     var out = "\""
     for scalar in text.unicodeScalars {
       switch scalar {

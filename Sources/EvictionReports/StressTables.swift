@@ -1,0 +1,42 @@
+import EvictionSim
+
+/// Stress results as CSV, JSON (`{"results": [...]}`) and a terminal table;
+/// keys are ``StressResult/columns``.
+public enum StressTables {
+  public static func csv(_ results: [StressResult]) -> String {
+    var out = StressResult.columns.joined(separator: ",") + "\n"
+    for r in results { out += r.csvFields.map(ReplayTables.csvField).joined(separator: ",") + "\n" }
+    return out
+  }
+
+  public static func json(_ results: [StressResult]) -> String {
+    let text: Set<String> = ["trace", "policy", "size_mode", "lock"]
+    var out = "{\n  \"results\": ["
+    for (i, r) in results.enumerated() {
+      out += i == 0 ? "\n    {" : ",\n    {"
+      out += zip(StressResult.columns, r.csvFields).map { key, value in
+        let rendered = text.contains(key) ? ReplayTables.jsonString(value) : (value.isEmpty ? "null" : value)
+        return "\"\(key)\": " + rendered
+      }.joined(separator: ", ")
+      out += "}"
+    }
+    out += results.isEmpty ? "]\n}\n" : "\n  ]\n}\n"
+    return out
+  }
+
+  public static func table(_ results: [StressResult]) -> String {
+    let header = [
+      "threads", "lock", "Mops/s", "hit ratio", "get p50", "get p99", "set p99", "contended", "wait p99",
+      "vs NSCache", "vs Dict",
+    ]
+    let rows = results.map { r in
+      [
+        String(r.threads), r.lock, ReplayTables.fixed(r.opsPerSecond / 1e6, 2), ReplayTables.fixed(r.hitRatio, 4),
+        "\(r.getP50Ns) ns", "\(r.getP99Ns) ns", "\(r.setP99Ns) ns", ReplayTables.fixed(r.contendedShare, 3),
+        "\(r.waitP99Ns) ns", r.vsNscache.map { ReplayTables.fixed($0, 2) + "×" } ?? "",
+        r.vsDictionary.map { ReplayTables.fixed($0, 2) + "×" } ?? "",
+      ]
+    }
+    return ReplayTables.render(header: header, rows: rows, leftColumns: 2)
+  }
+}

@@ -1,0 +1,228 @@
+import EvictionCache
+import EvictionCore
+import EvictionTraces
+import Foundation
+import Histogram
+import Synchronization
+
+/// What a stress cell drives: a `MemoryCache` behind one lock strategy, or
+/// one of the two comparison points measured in the same run.
+public enum StressTarget: Hashable, Sendable, CustomStringConvertible {
+  case cache(LockStrategy)
+  /// Foundation's `NSCache` (as shipped on Linux), NSNumber keys and values.
+  case nscache
+  /// An unbounded `Dictionary` behind a `Mutex`: the floor no cache can beat.
+  case dictionary
+
+  public var description: String {
+    switch self {
+    case .cache(let lock): lock.description
+    case .nscache: "nscache"
+    case .dictionary: "dictionary"
+    }
+  }
+}
+
+/// One stress cell's figures (JSON/CSV keys are the snake_case names).
+public struct StressResult: Codable, Sendable {
+  public var trace: String
+  public var policy: String
+  public var cacheSize: Int64
+  public var sizeMode: String
+  public var threads: Int
+  public var lock: String
+  public var ops: Int
+  public var gets: Int
+  public var sets: Int
+  public var seconds: Double
+  public var opsPerSecond: Double
+  public var hitRatio: Double
+  public var getP50Ns: UInt64, getP90Ns: UInt64, getP99Ns: UInt64, getP999Ns: UInt64, getMaxNs: UInt64
+  public var setP50Ns: UInt64, setP90Ns: UInt64, setP99Ns: UInt64, setP999Ns: UInt64, setMaxNs: UInt64
+  public var acquisitions: UInt64
+  public var contendedShare: Double
+  public var waitP50Ns: UInt64, waitP99Ns: UInt64, waitMaxNs: UInt64
+  /// Total time threads spent waiting for locks, as a share of threads × run time.
+  public var waitShare: Double
+  /// Throughput against NSCache and Dictionary+Mutex at the same thread count (nil if not measured).
+  public var vsNscache: Double?
+  public var vsDictionary: Double?
+
+  public static let columns = [
+    "trace", "policy", "cache_size", "size_mode", "threads", "lock", "ops", "gets", "sets", "seconds",
+    "ops_per_second", "hit_ratio", "get_p50_ns", "get_p90_ns", "get_p99_ns", "get_p999_ns", "get_max_ns",
+    "set_p50_ns", "set_p90_ns", "set_p99_ns", "set_p999_ns", "set_max_ns", "acquisitions", "contended_share",
+    "wait_p50_ns", "wait_p99_ns", "wait_max_ns", "wait_share", "vs_nscache", "vs_dictionary",
+  ]
+
+  public var csvFields: [String] {
+    func ratio(_ r: Double?) -> String { r.map { String(format: "%.3f", $0) } ?? "" }
+    return [
+      trace, policy, "\(cacheSize)", sizeMode, "\(threads)", lock, "\(ops)", "\(gets)", "\(sets)",
+      String(format: "%.6f", seconds), String(format: "%.0f", opsPerSecond), String(format: "%.6f", hitRatio),
+      "\(getP50Ns)", "\(getP90Ns)", "\(getP99Ns)", "\(getP999Ns)", "\(getMaxNs)",
+      "\(setP50Ns)", "\(setP90Ns)", "\(setP99Ns)", "\(setP999Ns)", "\(setMaxNs)",
+      "\(acquisitions)", String(format: "%.6f", contendedShare), "\(waitP50Ns)", "\(waitP99Ns)", "\(waitMaxNs)",
+      String(format: "%.6f", waitShare), ratio(vsNscache), ratio(vsDictionary),
+    ]
+  }
+}
+
+/// Concurrent replay: T threads replay a trace through one shared cache, each
+/// taking every T-th request (a disjoint, interleaved share); a miss is
+/// followed by a set, as a read-through cache does. Latencies go into one
+/// HdrHistogram per thread, merged at the end.
+public enum StressRun {
+  public struct Workload: Sendable {
+    public let trace: String
+    public let keys: [UInt64]
+    public let sizes: [Int64]
+
+    /// Loads `source` into memory (the clock must not time the reader).
+    public init(_ source: TraceSource) throws(TraceError) {
+      let records = try openTrace(source.path, format: source.format, csv: source.csv).readAll()
+      guard !records.isEmpty else { throw .emptyTrace(path: source.path) }
+      trace = (source.path as NSString).lastPathComponent
+      keys = records.map(\.key)
+      sizes = records.map(\.size)
+    }
+  }
+
+  /// Runs one cell. `ops` requests are replayed (the trace wraps around if
+  /// it is shorter).
+  public static func run(
+    _ workload: Workload, target: StressTarget, policy: PolicySpec, cacheSize: Int64, sizeMode: SizeMode,
+    threads: Int, ops: Int
+  ) throws(CacheError) -> StressResult {
+    let bytes = sizeMode == .bytes
+    let driver: StressDriver
+    switch target {
+    case .cache(let lock):
+      driver = CacheDriver(
+        try MemoryCache<UInt64, UInt64>(
+          policy: policy.description, index: IntegerSlotIndex<UInt64>.self,
+          countLimit: bytes ? nil : Int(cacheSize), costLimit: bytes ? cacheSize : nil, lock: lock,
+          instrumentLocks: true))
+    case .nscache: driver = NSCacheDriver(limit: cacheSize, bytes: bytes)
+    case .dictionary: driver = DictionaryDriver()
+    }
+    let perThread = (0..<threads).map { _ in ThreadFigures() }
+    let ready = Atomic<Int>(0)
+    let go = Atomic<Bool>(false)
+    let keys = workload.keys
+    let sizes = workload.sizes
+    let workers = (0..<threads).map { t in
+      WorkerThread {
+        let figures = perThread[t]
+        ready.add(1, ordering: .releasing)
+        while !go.load(ordering: .acquiring) {}
+        var i = t
+        while i < ops {
+          let index = i % keys.count
+          let key = keys[index]
+          let start = monotonicNanoseconds()
+          let hit = driver.get(key)
+          let afterGet = monotonicNanoseconds()
+          figures.gets.record(afterGet &- start)
+          if hit {
+            figures.hits += 1
+          } else {
+            driver.set(key, cost: sizes[index])
+            figures.sets.record(monotonicNanoseconds() &- afterGet)
+          }
+          i += threads
+        }
+      }
+    }
+    while ready.load(ordering: .acquiring) < threads {}
+    let start = monotonicNanoseconds()
+    go.store(true, ordering: .releasing)
+    for worker in workers { worker.join() }
+    let elapsed = max(1, monotonicNanoseconds() &- start)
+
+    var gets = Histogram<UInt64>(highestTrackableValue: 60_000_000_000, numberOfSignificantValueDigits: .three)
+    var sets = gets
+    var hits = 0
+    for figures in perThread {
+      gets.add(figures.gets)
+      sets.add(figures.sets)
+      hits += figures.hits
+    }
+    let locks = driver.lockStatistics
+    let seconds = Double(elapsed) / 1e9
+    let operations = Int(gets.totalCount + sets.totalCount)
+    return StressResult(
+      trace: workload.trace, policy: target == .dictionary ? "unbounded" : (target == .nscache ? "nscache" : policy.description),
+      cacheSize: cacheSize, sizeMode: sizeMode.rawValue, threads: threads, lock: target.description, ops: operations,
+      gets: Int(gets.totalCount), sets: Int(sets.totalCount), seconds: seconds,
+      opsPerSecond: Double(operations) / seconds, hitRatio: gets.totalCount == 0 ? 0 : Double(hits) / Double(gets.totalCount),
+      getP50Ns: gets.valueAtPercentile(50), getP90Ns: gets.valueAtPercentile(90), getP99Ns: gets.valueAtPercentile(99),
+      getP999Ns: gets.valueAtPercentile(99.9), getMaxNs: gets.max,
+      setP50Ns: sets.valueAtPercentile(50), setP90Ns: sets.valueAtPercentile(90), setP99Ns: sets.valueAtPercentile(99),
+      setP999Ns: sets.valueAtPercentile(99.9), setMaxNs: sets.max,
+      acquisitions: locks?.acquisitions ?? 0, contendedShare: locks?.contendedShare ?? 0,
+      waitP50Ns: locks?.waits.valueAtPercentile(50) ?? 0, waitP99Ns: locks?.waits.valueAtPercentile(99) ?? 0,
+      waitMaxNs: locks?.waits.max ?? 0,
+      waitShare: Double(locks?.totalWaitNanoseconds ?? 0) / (Double(elapsed) * Double(threads)),
+      vsNscache: nil, vsDictionary: nil)
+  }
+
+  /// Fills in each cache cell's throughput ratios against the NSCache and
+  /// Dictionary cells of the same thread count.
+  public static func addRatios(_ results: inout [StressResult]) {
+    for i in results.indices where results[i].lock != "nscache" && results[i].lock != "dictionary" {
+      let threads = results[i].threads
+      if let ns = results.first(where: { $0.lock == "nscache" && $0.threads == threads }) {
+        results[i].vsNscache = results[i].opsPerSecond / ns.opsPerSecond
+      }
+      if let dict = results.first(where: { $0.lock == "dictionary" && $0.threads == threads }) {
+        results[i].vsDictionary = results[i].opsPerSecond / dict.opsPerSecond
+      }
+    }
+  }
+}
+
+/// One thread's latencies and hits (written by that thread only).
+final class ThreadFigures: @unchecked Sendable {
+  var gets = Histogram<UInt64>(highestTrackableValue: 60_000_000_000, numberOfSignificantValueDigits: .three)
+  var sets = Histogram<UInt64>(highestTrackableValue: 60_000_000_000, numberOfSignificantValueDigits: .three)
+  var hits = 0
+}
+
+/// The operations a stress thread performs, whatever the target.
+class StressDriver: @unchecked Sendable {
+  func get(_ key: UInt64) -> Bool { fatalError("abstract") }
+  func set(_ key: UInt64, cost: Int64) { fatalError("abstract") }
+  var lockStatistics: LockStatistics? { nil }
+}
+
+final class CacheDriver: StressDriver, @unchecked Sendable {
+  let cache: MemoryCache<UInt64, UInt64>
+  init(_ cache: MemoryCache<UInt64, UInt64>) { self.cache = cache }
+  override func get(_ key: UInt64) -> Bool { cache.value(forKey: key) != nil }
+  override func set(_ key: UInt64, cost: Int64) { try? cache.setValue(key, forKey: key, cost: cost) }
+  override var lockStatistics: LockStatistics? { cache.lockStatistics }
+}
+
+final class NSCacheDriver: StressDriver, @unchecked Sendable {
+  let cache = NSCache<NSNumber, NSNumber>()
+  let bytes: Bool
+  init(limit: Int64, bytes: Bool) {
+    self.bytes = bytes
+    if bytes { cache.totalCostLimit = Int(limit) } else { cache.countLimit = Int(limit) }
+  }
+  override func get(_ key: UInt64) -> Bool { cache.object(forKey: NSNumber(value: key)) != nil }
+  override func set(_ key: UInt64, cost: Int64) {
+    cache.setObject(NSNumber(value: key), forKey: NSNumber(value: key), cost: bytes ? Int(cost) : 0)
+  }
+}
+
+final class DictionaryDriver: StressDriver, @unchecked Sendable {
+  let box = DictionaryBox()
+  override func get(_ key: UInt64) -> Bool { box.mutex.withLock { $0[key] != nil } }
+  override func set(_ key: UInt64, cost: Int64) { box.mutex.withLock { $0[key] = key } }
+}
+
+final class DictionaryBox: Sendable {
+  let mutex = Mutex<[UInt64: UInt64]>([:])
+}
