@@ -131,11 +131,15 @@ final class ShardLock: @unchecked Sendable {
   @usableFromInline let queue: DispatchQueue?
   /// Set while a queue block runs: a caller that finds it set will wait.
   @usableFromInline let busy = AtomicFlag()
-  @usableFromInline let statisticsGuard = MutexBox()
+  /// Readers of a reader-writer lock record their statistics under this.
+  @usableFromInline let statisticsGuard: UnsafeMutablePointer<pthread_mutex_t>
 
   @usableFromInline
   init(_ strategy: LockStrategy, instrumented: Bool) {
     self.instrumented = instrumented
+    statisticsGuard = .allocate(capacity: 1)
+    statisticsGuard.initialize(to: pthread_mutex_t())
+    pthread_mutex_init(statisticsGuard, nil)
     var mutex: MutexBox?
     var pthreadMutex: UnsafeMutablePointer<pthread_mutex_t>?
     var rwlock: UnsafeMutablePointer<pthread_rwlock_t>?
@@ -165,6 +169,8 @@ final class ShardLock: @unchecked Sendable {
   }
 
   deinit {
+    pthread_mutex_destroy(statisticsGuard)
+    statisticsGuard.deallocate()
     if let pthreadMutex {
       pthread_mutex_destroy(pthreadMutex)
       pthreadMutex.deallocate()
@@ -269,7 +275,9 @@ final class ShardLock: @unchecked Sendable {
       pthread_rwlock_rdlock(lock)
       wait = monotonicNanoseconds() &- start
     }
-    statisticsGuard.mutex.withLock { _ in statistics.record(contended: contended, wait: wait) }
+    pthread_mutex_lock(statisticsGuard)
+    statistics.record(contended: contended, wait: wait)
+    pthread_mutex_unlock(statisticsGuard)
     defer { pthread_rwlock_unlock(lock) }
     return body()
   }

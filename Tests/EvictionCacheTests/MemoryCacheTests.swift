@@ -1,5 +1,6 @@
 import EvictionCache
 import EvictionCore
+import Foundation
 import Synchronization
 import Testing
 
@@ -19,7 +20,13 @@ final class DepartureLog: @unchecked Sendable {
 }
 
 let cachePolicies = PolicyCatalog.names.filter { !PolicyCatalog.offline.contains($0) }
-let lockNames = ["mutex", "pthread", "rwlock", "queue", "striped:4"]
+/// Every lock strategy; under ThreadSanitizer (`EVICTIONLAB_TSAN=1`, set by
+/// `.ci/run`) only those built on pthread and Dispatch: `Synchronization.Mutex`
+/// locks with raw futex calls on Linux, which ThreadSanitizer does not model,
+/// so it reports every access made under one as a race.
+let lockNames =
+  ProcessInfo.processInfo.environment["EVICTIONLAB_TSAN"] == "1"
+  ? ["pthread", "rwlock", "queue"] : ["mutex", "pthread", "rwlock", "queue", "striped:4"]
 
 @Suite struct MemoryCacheTests {
   /// A model of what must be cached: values set and not departed.
@@ -203,29 +210,31 @@ let lockNames = ["mutex", "pthread", "rwlock", "queue", "striped:4"]
   /// Many threads, every lock strategy: the cache stays within its limits and
   /// consistent, and the counters add up. Run under ThreadSanitizer by CI.
   @Test(arguments: lockNames)
-  func manyThreadsStayConsistent(lock: String) async throws {
+  func manyThreadsStayConsistent(lock: String) throws {
     let departures = Atomic<Int>(0)
     let cache = try MemoryCache<Int, Int>(
       policy: "arc", countLimit: 200, costLimit: 5_000, lock: LockStrategy(lock), instrumentLocks: true,
       onEvict: { _, _, reason in if reason != .rejected && reason != .replaced { departures.add(1, ordering: .relaxed) } })
     let threads = 8
     let perThread = 4_000
-    await withTaskGroup(of: Void.self) { group in
-      for t in 0..<threads {
-        group.addTask {
-          var generator = SeededGenerator(seed: UInt64(t + 1))
-          for _ in 0..<perThread {
-            let key = generator.below(500)
-            switch generator.below(10) {
-            case 0...6:
-              if cache.value(forKey: key) == nil { try? cache.setValue(key, forKey: key, cost: Int64(generator.below(50))) }
-            case 7, 8: _ = cache.contains(key)
-            default: cache.removeValue(forKey: key)
-            }
+    // Plain threads (not tasks), so ThreadSanitizer sees every happens-before edge.
+    let workers = (0..<threads).map { t in
+      let thread = Thread {
+        var generator = SeededGenerator(seed: UInt64(t + 1))
+        for _ in 0..<perThread {
+          let key = generator.below(500)
+          switch generator.below(10) {
+          case 0...6:
+            if cache.value(forKey: key) == nil { try? cache.setValue(key, forKey: key, cost: Int64(generator.below(50))) }
+          case 7, 8: _ = cache.contains(key)
+          default: cache.removeValue(forKey: key)
           }
         }
       }
+      thread.start()
+      return thread
     }
+    while workers.contains(where: { !$0.isFinished }) { usleep(1_000) }
     cache.checkInvariants()
     let stats = cache.statistics
     #expect(stats.count <= 200 && stats.cost <= 5_000 && stats.count == cache.count)

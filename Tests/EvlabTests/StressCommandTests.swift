@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+
+@Suite struct StressCommandTests {
+  static let columns = [
+    "trace", "policy", "cache_size", "size_mode", "threads", "lock", "ops", "gets", "sets", "seconds",
+    "ops_per_second", "hit_ratio", "get_p50_ns", "get_p90_ns", "get_p99_ns", "get_p999_ns", "get_max_ns",
+    "set_p50_ns", "set_p90_ns", "set_p99_ns", "set_p999_ns", "set_max_ns", "acquisitions", "contended_share",
+    "wait_p50_ns", "wait_p99_ns", "wait_max_ns", "wait_share", "vs_nscache", "vs_dictionary",
+  ]
+
+  /// One thread through the cache hits exactly where the replay does; every
+  /// cell carries the contract's keys; comparison points sit beside the cache cells.
+  @Test func stressCellsCarryTheContractAndOneThreadMatchesReplay() throws {
+    let trace = sharedTraces + "/libcachesim/cloudPhysicsIO.oracleGeneral.bin"
+    let dir = try scratchDirectory()
+    let json = dir.appendingPathComponent("stress.json").path
+    let run = try evlab([
+      "stress", trace, "--policy", "lru", "--size", "5000", "--threads", "1,2", "--lock", "mutex,striped:4",
+      "--json", json, "--csv", dir.appendingPathComponent("stress.csv").path,
+    ])
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(run.stdout.contains("vs NSCache"))
+    let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as! [String: Any]
+    let results = object["results"] as! [[String: Any]]
+    #expect(results.count == 2 * 4)
+    for row in results { #expect(Set(row.keys) == Set(Self.columns)) }
+    #expect(results.map { $0["lock"] as! String } == Array(repeating: ["mutex", "striped:4", "nscache", "dictionary"], count: 2).flatMap { $0 })
+    // libCacheSim: LRU at 5000 objects misses 91,527 of 113,872 requests.
+    let single = results[0]
+    #expect(single["threads"] as? Int == 1 && single["gets"] as? Int == 113_872 && single["sets"] as? Int == 91_527)
+    #expect(abs((single["hit_ratio"] as! Double) - (1 - 91_527.0 / 113_872)) < 1e-6, "six decimals")
+    for row in results {
+      #expect((row["gets"] as! Int) == 113_872, "every request is one get")
+      #expect((row["get_p50_ns"] as! Int) <= (row["get_p99_ns"] as! Int))
+      #expect((row["get_p99_ns"] as! Int) <= (row["get_max_ns"] as! Int))
+      let lock = row["lock"] as! String
+      if lock == "mutex" || lock == "striped:4" {
+        #expect((row["acquisitions"] as! Int) >= (row["gets"] as! Int) + (row["sets"] as! Int))
+        #expect(row["vs_nscache"] is Double && row["vs_dictionary"] is Double)
+      } else {
+        #expect(row["vs_nscache"] is NSNull)
+      }
+    }
+    let csv = try String(contentsOfFile: dir.appendingPathComponent("stress.csv").path, encoding: .utf8)
+    #expect(csv.split(separator: "\n").first == Substring(Self.columns.joined(separator: ",")))
+  }
+
+  @Test func badStressInputIsOneClearLine() throws {
+    let dir = try scratchDirectory()
+    try "1\n2\n1\n".write(to: dir.appendingPathComponent("a.txt"), atomically: true, encoding: .utf8)
+    for (arguments, words) in [
+      (["--lock", "spinlock"], ["spinlock", "mutex, pthread"]),
+      (["--lock", "striped:0"], ["striped:0"]),
+      (["--threads", "0"], ["--threads"]),
+      (["--policy", "belady"], ["belady", "offline"]),
+      (["--ops", "0"], ["--ops"]),
+    ] {
+      let run = try evlab(["stress", "a.txt", "--size", "2"] + arguments, in: dir)
+      #expect(run.status == 1, "\(arguments)")
+      #expect(run.stderr.split(separator: "\n").count == 1 && run.stderr.hasPrefix("evlab: error: "), "\(run.stderr)")
+      for word in words { #expect(run.stderr.contains(word), "\(arguments): \(run.stderr)") }
+    }
+  }
+}
