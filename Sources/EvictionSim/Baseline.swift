@@ -1,0 +1,116 @@
+import EvictionCore
+import EvictionTraces
+import Foundation
+
+/// The exact-results regression gate: hits, misses and byte misses of every
+/// catalog policy on a fixed set of traces and sizes, both size modes,
+/// committed as `results/baseline.json`. Any change in any cell is a
+/// behaviour change a reviewer must see.
+public struct Baseline: Codable, Sendable, Equatable {
+  /// One cell. Traces are named by their path relative to the repository root.
+  public struct Cell: Codable, Sendable, Equatable {
+    public var trace: String
+    public var format: String
+    public var policy: String
+    public var cacheSize: Int64
+    public var sizeMode: SizeMode
+    public var requests: Int64
+    public var hits: Int64
+    public var misses: Int64
+    public var bytesMissed: Int64
+
+    enum CodingKeys: String, CodingKey {
+      case trace, format, policy
+      case cacheSize = "cache_size"
+      case sizeMode = "size_mode"
+      case requests, hits, misses
+      case bytesMissed = "bytes_missed"
+    }
+
+    /// What identifies a cell (everything but its counts).
+    public var id: String { "\(policy) on \(trace) at \(cacheSize) (\(sizeMode.rawValue))" }
+  }
+
+  public var version = 1
+  public var cells: [Cell]
+
+  public init(cells: [Cell]) { self.cells = cells }
+
+  /// The traces and sizes the gate covers: the bundled traces, and the
+  /// shared reference trace and one LIRS trace (paths relative to the
+  /// repository root; `../shared` sits beside it).
+  public static let plan: [(trace: String, format: TraceFormat, sizes: [(SizeMode, [Int64])])] = [
+    ("traces/zipf-0.9.oracleGeneral.zst", .oracleGeneral, [(.count, [100, 1000, 5000])]),
+    ("traces/zipf-scan.oracleGeneral.zst", .oracleGeneral, [(.count, [100, 1000, 5000])]),
+    ("traces/loop-3000.oracleGeneral.zst", .oracleGeneral, [(.count, [100, 1000, 2999])]),
+    (
+      "../shared/traces/libcachesim/cloudPhysicsIO.oracleGeneral.bin", .oracleGeneral,
+      [(.count, [500, 5000, 25000]), (.bytes, [16 << 20, 256 << 20, 1 << 30])]
+    ),
+    ("../shared/traces/caffeine/lirs/multi2.trace.gz", .txt, [(.count, [100, 500, 2000])]),
+  ]
+
+  /// The cells of the plan for every catalog policy, in a fixed order.
+  public static func plannedCells(root: String) -> [ReplayCell] {
+    var cells: [ReplayCell] = []
+    for entry in plan {
+      let source = TraceSource(path: root + "/" + entry.trace, format: entry.format)
+      for (mode, sizes) in entry.sizes {
+        for name in PolicyCatalog.names {
+          for size in sizes {
+            cells.append(ReplayCell(trace: source, policy: try! PolicySpec(name), cacheSize: size, sizeMode: mode))
+          }
+        }
+      }
+    }
+    return cells
+  }
+
+  /// Replays `cells` and returns them as baseline cells (trace paths made
+  /// relative to `root`).
+  public static func measure(
+    _ cells: [ReplayCell], root: String, parallelism: Int, progress: ReplayProgress? = nil
+  ) throws(TraceError) -> [Cell] {
+    let results = try TraceReplay.runAll(cells, parallelism: parallelism, progress: progress)
+    return zip(cells, results).map { cell, result in
+      var trace = cell.trace.path
+      if trace.hasPrefix(root + "/") { trace.removeFirst(root.count + 1) }
+      return Cell(
+        trace: trace, format: cell.trace.format.rawValue, policy: cell.policy.description, cacheSize: cell.cacheSize,
+        sizeMode: cell.sizeMode, requests: result.requests, hits: result.hits, misses: result.misses,
+        bytesMissed: result.bytesMissed)
+    }
+  }
+
+  /// The differences between `self` (the committed baseline) and `current`,
+  /// one line each: changed counts (old → new), cells only in one of them.
+  public func differences(from current: [Cell]) -> [String] {
+    var lines: [String] = []
+    let now = Dictionary(current.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+    let before = Set(cells.map(\.id))
+    for old in cells {
+      guard let new = now[old.id] else {
+        lines.append("\(old.id): in the baseline but no longer measured")
+        continue
+      }
+      var changes: [String] = []
+      if old.requests != new.requests { changes.append("requests \(old.requests) → \(new.requests)") }
+      if old.hits != new.hits { changes.append("hits \(old.hits) → \(new.hits)") }
+      if old.misses != new.misses { changes.append("misses \(old.misses) → \(new.misses)") }
+      if old.bytesMissed != new.bytesMissed { changes.append("bytes missed \(old.bytesMissed) → \(new.bytesMissed)") }
+      if !changes.isEmpty { lines.append("\(old.id): " + changes.joined(separator: ", ")) }
+    }
+    for new in current where !before.contains(new.id) {
+      lines.append("\(new.id): measured but not in the baseline (misses \(new.misses))")
+    }
+    return lines
+  }
+
+  public func encoded() -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    return String(decoding: try! encoder.encode(self), as: UTF8.self) + "\n"
+  }
+
+  public static func decode(_ data: Data) throws -> Baseline { try JSONDecoder().decode(Baseline.self, from: data) }
+}
