@@ -134,7 +134,7 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
   @inlinable
   func value(forKey key: Key, now: UInt64) -> Value? {
     tick &+= 1
-    let request = Request(key: key, weight: 1, time: tick)
+    let request = Request(key: key, weight: 1, time: tick, timestamp: Int64(now / 1_000_000_000))
     guard let slot = policy.lookup(request, { self.depart($0, $1, .capacity) }) else {
       statistics.misses &+= 1
       pendingMiss = key
@@ -156,7 +156,7 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
   func setValue(_ value: Value, forKey key: Key, cost: Int64, now: UInt64) {
     tick &+= 1
     statistics.sets &+= 1
-    let request = Request(key: key, weight: weighsCost ? cost : 1, time: tick)
+    let request = Request(key: key, weight: weighsCost ? cost : 1, time: tick, timestamp: Int64(now / 1_000_000_000))
     var found: Slot? = nil
     if pendingMiss != key {
       found = policy.lookup(request, { self.depart($0, $1, .capacity) })

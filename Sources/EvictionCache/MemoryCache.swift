@@ -9,6 +9,7 @@ public enum CacheError: Error, Equatable, CustomStringConvertible {
   case invalidLimit(name: String, value: String)
   case limitAbovePolicyCapacity(name: String, value: Int64, capacity: Int64)
   case offlinePolicy(String)
+  case trimsOnATimer(String)
   case policy(PolicyError)
 
   public var description: String {
@@ -22,6 +23,8 @@ public enum CacheError: Error, Equatable, CustomStringConvertible {
       "\(name) \(value) exceeds the \(capacity) the cache's policy was built for: create the cache with the larger limit"
     case .offlinePolicy(let name):
       "\(name) needs each request's next access (an offline policy): use it with `evlab replay`, not in a live cache"
+    case .trimsOnATimer(let name):
+      "\(name) models a disk cache that trims on a timer and holds more than its limit in between; a MemoryCache keeps its limits after every write: measure \(name) with `evlab replay`"
     case .policy(let error): "\(error)"
     }
   }
@@ -84,6 +87,7 @@ public final class MemoryCache<Key: Hashable, Value> {
     let spec: PolicySpec
     do { spec = try PolicySpec(policy) } catch { throw .policy(error) }
     guard !PolicyCatalog.offline.contains(spec.name) else { throw .offlinePolicy(spec.name) }
+    guard PolicyCatalog.entry(named: spec.name)?.trimsOnATimer != true else { throw .trimsOnATimer(spec.name) }
     try Self.validate(countLimit: countLimit, costLimit: costLimit, ageLimit: ageLimit)
     let weighsCost = costLimit != nil
     let primary = costLimit ?? countLimit.map(Int64.init) ?? Self.unbounded
@@ -97,8 +101,10 @@ public final class MemoryCache<Key: Hashable, Value> {
       built.append(
         CacheShard(
           policy: policy, lock: ShardLock(lock, instrumented: instrumentLocks), weighsCost: weighsCost,
-          countLimit: countLimit.map { Int(Self.share(of: Int64($0), shard: i, of: shardCount)) } ?? Int.max,
-          costLimit: costLimit.map { Self.share(of: $0, shard: i, of: shardCount) } ?? Int64.max,
+          // The primary limit is the policy's own capacity: the cache enforces
+          // only the other one (and a primary limit lowered later).
+          countLimit: weighsCost ? countLimit.map { Int(Self.share(of: Int64($0), shard: i, of: shardCount)) } ?? Int.max : Int.max,
+          costLimit: weighsCost ? Int64.max : costLimit.map { Self.share(of: $0, shard: i, of: shardCount) } ?? Int64.max,
           ageLimit: ageLimit.map(nanoseconds) ?? .max, collectsDepartures: onEvict != nil))
     }
     shards = built
@@ -253,7 +259,8 @@ public final class MemoryCache<Key: Hashable, Value> {
     }
     limitsLock.exclusive { limits.count = limit }
     for (i, shard) in shards.enumerated() {
-      let share = limit.map { Int(Self.share(of: Int64($0), shard: i, of: shards.count)) } ?? Int.max
+      let isPolicyCapacity = !weighsCost && (limit == nil || Int64(limit!) == policyCapacity)
+      let share = isPolicyCapacity ? Int.max : limit.map { Int(Self.share(of: Int64($0), shard: i, of: shards.count)) } ?? Int.max
       deliver(shard.lock.exclusive { shard.countLimit = share; shard.trim(toCount: share); return shard.takeDeparted() })
     }
   }
@@ -266,7 +273,8 @@ public final class MemoryCache<Key: Hashable, Value> {
     }
     limitsLock.exclusive { limits.cost = limit }
     for (i, shard) in shards.enumerated() {
-      let share = limit.map { Self.share(of: $0, shard: i, of: shards.count) } ?? Int64.max
+      let isPolicyCapacity = weighsCost && (limit == nil || limit! == policyCapacity)
+      let share = isPolicyCapacity ? Int64.max : limit.map { Self.share(of: $0, shard: i, of: shards.count) } ?? Int64.max
       deliver(shard.lock.exclusive { shard.costLimit = share; shard.trim(toCost: share); return shard.takeDeparted() })
     }
   }

@@ -85,6 +85,13 @@ public struct PolicySpec: Hashable, Sendable, CustomStringConvertible {
         PurgingLRUModel<Index>(capacity: capacity, flavor: .yyMemory(countLimit: Int(integer("count")))))
     case "af-autopurging":
       return visitor.visit(PurgingLRUModel<Index>(capacity: capacity, flavor: .afAutoPurging(after: fraction("after"))))
+    case "yy-disk":
+      return visitor.visit(
+        TimedTrimModel<Index>(
+          capacity: capacity, flavor: .yyDisk(countLimit: Int(integer("count")), interval: integer("interval"))))
+    case "sd-disk":
+      return visitor.visit(
+        TimedTrimModel<Index>(capacity: capacity, flavor: .sdDisk(maxAge: integer("age"), interval: integer("interval"))))
     case "lfuda": return visitor.visit(LFUDAPolicy<Index>(capacity: capacity))
     case "2q":
       return visitor.visit(TwoQueuePolicy<Index>(capacity: capacity, inShare: fraction("in"), outShare: fraction("out")))
@@ -161,12 +168,15 @@ public enum PolicyCatalog {
     /// simulator's rules: they may insert before evicting, so an object
     /// heavier than the cache is inserted and then purged with others.
     public let isModel: Bool
+    /// Whether it trims only on a timer, holding more than its capacity in between.
+    public let trimsOnATimer: Bool
 
-    init(name: String, summary: String, parameters: [Parameter], isModel: Bool = false) {
+    init(name: String, summary: String, parameters: [Parameter], isModel: Bool = false, trimsOnATimer: Bool = false) {
       self.name = name
       self.summary = summary
       self.parameters = parameters
       self.isModel = isModel
+      self.trimsOnATimer = trimsOnATimer
     }
   }
 
@@ -241,6 +251,18 @@ public enum PolicyCatalog {
       parameters: [
         Parameter(fraction: "after", defaultValue: "0.6", help: "usage to purge down to, share of the capacity")
       ], isModel: true),
+    Entry(
+      name: "yy-disk", summary: "model of YYDiskCache (LRU by access second, trimmed on a timer)",
+      parameters: [
+        Parameter(name: "count", defaultValue: "0", range: 0...Int64(Int32.max), help: "countLimit, 0 for none"),
+        Parameter(name: "interval", defaultValue: "60", range: 1...Int64(Int32.max), help: "autoTrimInterval, seconds"),
+      ], isModel: true, trimsOnATimer: true),
+    Entry(
+      name: "sd-disk", summary: "model of SDImageCache's disk clean-up (expire by age, then oldest to half the limit)",
+      parameters: [
+        Parameter(name: "age", defaultValue: "604800", range: 1...Int64.max, help: "maxDiskAge, seconds (one week)"),
+        Parameter(name: "interval", defaultValue: "86400", range: 1...Int64(Int32.max), help: "seconds between clean-ups"),
+      ], isModel: true, trimsOnATimer: true),
   ]
 
   /// Policies that read each request's next-access time (offline policies).

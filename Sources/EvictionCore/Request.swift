@@ -13,16 +13,20 @@ public struct Request<Key: Hashable> {
   public var time: Int64
   /// The logical time of the next request for the same key, or `Request.never`.
   public var nextAccess: Int64
+  /// Wall-clock seconds of the request, as the trace records them (0 when it
+  /// has none); the models of disk caches that trim on a timer read it.
+  public var timestamp: Int64
 
   /// Marks an object that is not requested again.
   public static var never: Int64 { Int64.max }
 
   @inlinable @inline(__always)
-  public init(key: Key, weight: Int64 = 1, time: Int64 = 0, nextAccess: Int64 = Int64.max) {
+  public init(key: Key, weight: Int64 = 1, time: Int64 = 0, nextAccess: Int64 = Int64.max, timestamp: Int64 = 0) {
     self.key = key
     self.weight = weight
     self.time = time
     self.nextAccess = nextAccess
+    self.timestamp = timestamp
   }
 }
 

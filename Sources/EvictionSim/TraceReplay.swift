@@ -101,7 +101,8 @@ public enum TraceReplay {
           time &+= 1
           let request = Request(
             key: record.key &+ offset, weight: countMode ? 1 : record.size, time: time,
-            nextAccess: record.nextAccess == TraceRecord.never ? Request<UInt64>.never : record.nextAccess &+ timeOffset)
+            nextAccess: record.nextAccess == TraceRecord.never ? Request<UInt64>.never : record.nextAccess &+ timeOffset,
+            timestamp: record.time)
           let hit = policy.access(request)
           counts.hits &+= hit ? 1 : 0
           counts.bytesMissed &+= hit ? 0 : record.size

@@ -19,7 +19,7 @@ final class DepartureLog: @unchecked Sendable {
   func count(_ reason: EvictionReason) -> Int { entries.filter { $0.reason == reason }.count }
 }
 
-let cachePolicies = PolicyCatalog.names.filter { !PolicyCatalog.offline.contains($0) }
+let cachePolicies = PolicyCatalog.entries.filter { !PolicyCatalog.offline.contains($0.name) && !$0.trimsOnATimer }.map(\.name)
 /// Every lock strategy; under ThreadSanitizer (`EVICTIONLAB_TSAN=1`, set by
 /// `.ci/run`) only those built on pthread and Dispatch: `Synchronization.Mutex`
 /// locks with raw futex calls on Linux, which ThreadSanitizer does not model,
@@ -189,6 +189,7 @@ let lockNames =
     #expect(throws: CacheError.unknownLock("spinlock")) { _ = try LockStrategy("spinlock") }
     #expect(throws: CacheError.invalidShardCount(0)) { _ = try LockStrategy("striped:0") }
     #expect(throws: CacheError.offlinePolicy("belady")) { _ = try MemoryCache<Int, Int>(policy: "belady", countLimit: 5) }
+    #expect(throws: CacheError.trimsOnATimer("yy-disk")) { _ = try MemoryCache<Int, Int>(policy: "yy-disk", countLimit: 5) }
     do {
       _ = try MemoryCache<Int, Int>(policy: "lruu", countLimit: 5)
       Issue.record("an unknown policy was accepted")

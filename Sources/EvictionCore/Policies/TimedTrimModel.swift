@@ -1,0 +1,170 @@
+/// Disk caches from app libraries that never evict on a write: they store
+/// everything and a clean-up, run on a timer, trims afterwards. Between two
+/// clean-ups such a cache holds more than its limit, which is part of what
+/// the model shows. Both read each request's `timestamp` (the trace's
+/// seconds; traces without timestamps put every request in second 0).
+///
+/// - `yy-disk`, YYDiskCache (YYCache, ibireme): every read and write stamps
+///   the entry's last access time with `time(NULL)`, one-second resolution;
+///   every `interval` seconds (its `autoTrimInterval`, 60) it trims to the cost
+///   limit (the capacity) and then to `count` (default none), deleting in
+///   `ORDER BY last_access_time` order, 16 rows per query. Among entries of
+///   the same second SQLite returns the older row first, and a write
+///   (`INSERT OR REPLACE`) makes a new row, so ties go to the least recently
+///   written. The 16-row batches change how often it queries, not what it
+///   deletes.
+/// - `sd-disk`, SDWebImage's `SDImageCache` disk clean-up (run when the app
+///   goes to the background; here every `interval` seconds, default one
+///   day): delete files whose modification date is older than `age`
+///   (`maxDiskAge`, one week), then, if the total still exceeds the limit
+///   (`maxDiskSize`, the capacity), delete the oldest-modified files until
+///   the total is below half the limit. Reads do not touch the modification
+///   date.
+///
+/// The first clean-up runs `interval` seconds after the first request (the
+/// libraries start their timers when the cache is created); clean-ups due at
+/// or before a request's second run before it.
+public struct TimedTrimModel<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copyable {
+  public typealias Key = Index.Key
+
+  /// Which library's clean-up applies.
+  public enum Flavor: Sendable {
+    /// YYDiskCache; a count limit of 0 means none.
+    case yyDisk(countLimit: Int, interval: Int64)
+    /// SDImageCache; files older than `maxAge` seconds expire.
+    case sdDisk(maxAge: Int64, interval: Int64)
+  }
+
+  /// Oldest first: by stamp (seconds), then by the order of the last write.
+  @usableFromInline
+  struct Age: Comparable {
+    @usableFromInline var stamp: Int64
+    @usableFromInline var row: Int64
+    @inlinable init(stamp: Int64, row: Int64) {
+      self.stamp = stamp
+      self.row = row
+    }
+    /// Reversed, so the max-heap's top is the oldest entry.
+    @inlinable static func < (a: Age, b: Age) -> Bool { (a.stamp, a.row) > (b.stamp, b.row) }
+  }
+
+  @usableFromInline var store: PolicyStorage<Index, Void>
+  @usableFromInline var heap = SlotHeap<Age>()
+  @usableFromInline var rows: Int64 = 0
+  @usableFromInline var nextCleanUp: Int64 = .min
+  public let flavor: Flavor
+
+  @inlinable
+  public init(capacity: Int64, flavor: Flavor) {
+    store = PolicyStorage(capacity: capacity)
+    self.flavor = flavor
+  }
+
+  public var name: String {
+    switch flavor {
+    case .yyDisk(let count, let interval):
+      return "YYDiskCache(count=\(count),interval=\(interval)s)"
+    case .sdDisk(let age, let interval):
+      return "SDImageCache(age=\(age)s,interval=\(interval)s)"
+    }
+  }
+  @inlinable public var capacity: Int64 { store.capacity }
+  @inlinable public var usedWeight: Int64 { store.used }
+  @inlinable public var count: Int { store.count }
+
+  @inlinable
+  var interval: Int64 {
+    switch flavor {
+    case .yyDisk(_, let interval), .sdDisk(_, let interval): interval
+    }
+  }
+
+  /// Runs the clean-up if one is due at `now`.
+  @inlinable @inline(__always)
+  mutating func cleanUpIfDue(_ now: Int64, _ onEvict: (Slot, Key) -> Void) {
+    if nextCleanUp == .min { nextCleanUp = now &+ interval }
+    guard now >= nextCleanUp else { return }
+    let elapsed = now &- nextCleanUp
+    nextCleanUp = nextCleanUp &+ (elapsed / interval + 1) &* interval
+    cleanUp(now, onEvict)
+  }
+
+  @inlinable
+  mutating func cleanUp(_ now: Int64, _ onEvict: (Slot, Key) -> Void) {
+    switch flavor {
+    case .yyDisk(let countLimit, _):
+      while store.used > store.capacity { deleteOldest(onEvict) }
+      if countLimit > 0 { while store.count > countLimit { deleteOldest(onEvict) } }
+    case .sdDisk(let maxAge, _):
+      // Expired: modified at or before now − maxAge.
+      while heap.count > 0 && now &- heap.priority(of: heap.top).stamp >= maxAge { deleteOldest(onEvict) }
+      if store.used > store.capacity {
+        // SDImageCache deletes, then stops once the total is below half the limit.
+        while heap.count > 0 && store.used >= store.capacity / 2 { deleteOldest(onEvict) }
+      }
+    }
+  }
+
+  @inlinable @inline(__always)
+  mutating func deleteOldest(_ onEvict: (Slot, Key) -> Void) {
+    let victim = heap.pop()
+    onEvict(victim, store.table[victim].key)
+    store.delete(victim, resident: true)
+  }
+
+  @inlinable @inline(__always)
+  public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
+    cleanUpIfDue(request.timestamp, onEvict)
+    let slot = store.find(request.key)
+    guard slot >= 0 else { return nil }
+    if case .yyDisk = flavor {
+      // A read re-stamps the row; its place among equal stamps stays its write order.
+      let row = heap.priority(of: slot).row
+      heap.changePriority(slot, to: Age(stamp: request.timestamp, row: row))
+    }
+    return slot
+  }
+
+  @inlinable
+  public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
+    cleanUpIfDue(request.timestamp, onEvict)
+    let slot = store.insert(request.key, weight: request.weight, payload: ())
+    rows &+= 1
+    heap.insert(slot, priority: Age(stamp: request.timestamp, row: rows))
+    return slot
+  }
+
+  @inlinable
+  public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
+    guard heap.count > 0 else { return false }
+    deleteOldest(onEvict)
+    return true
+  }
+
+  @inlinable
+  public mutating func remove(_ key: Key) -> Slot? {
+    let slot = store.find(key)
+    guard slot >= 0 else { return nil }
+    heap.remove(slot)
+    store.delete(slot, resident: true)
+    return slot
+  }
+
+  @inlinable public func contains(_ key: Key) -> Bool { store.find(key) >= 0 }
+  @inlinable public func key(at slot: Slot) -> Key { store.table[slot].key }
+
+  public func checkInvariants() {
+    heap.checkInvariants()
+    precondition(heap.count == store.count, "heap holds \(heap.count), resident \(store.count)")
+    precondition(store.index.count == store.table.live, "index and slab differ")
+  }
+
+  public func lists() -> [(name: String, keys: [Key])] {
+    var order: [(Age, Key)] = []
+    for i in 1..<heap.nodes.count {
+      let slot = heap.nodes[i]
+      order.append((heap.priority(of: slot), store.table[slot].key))
+    }
+    return [("oldest first", order.sorted { $0.0 > $1.0 }.map(\.1))]
+  }
+}
