@@ -40,6 +40,8 @@ func parsePolicies(_ texts: [String]) throws -> [PolicySpec] {
       }
     }
   }
+  // `all`: every catalog entry, in catalog order.
+  pieces = pieces.flatMap { $0.lowercased() == "all" ? PolicyCatalog.names : [$0] }
   guard !pieces.isEmpty else { throw ValidationError("no policy given; name one of \(PolicyCatalog.names.joined(separator: ", "))") }
   return try pieces.map { piece in
     do throws(PolicyError) { return try PolicySpec(piece) } catch { throw ValidationError(error.description) }

@@ -24,7 +24,7 @@ struct Replay: ParsableCommand {
 
   @Option(
     name: .customLong("policy"),
-    help: "Policies, comma-separated or repeated: \(PolicyCatalog.names.joined(separator: " ")), with parameters as name:key=value (e.g. slru:segments=4, random:seed=42).")
+    help: "Policies, comma-separated or repeated: \(PolicyCatalog.names.joined(separator: " ")), with parameters as name:key=value (e.g. slru:segments=4, random:seed=42); all for every one.")
   var policies: [String] = []
 
   @Option(
