@@ -63,3 +63,38 @@ import Testing
     }
   }
 }
+
+@Suite struct MRCCommandTests {
+  @Test func mrcWritesPointsWithMethodAndRate() throws {
+    let trace = sharedTraces + "/libcachesim/cloudPhysicsIO.oracleGeneral.bin"
+    let run = try evlab(["mrc", trace, "--sizes", "500,5000,25000", "--json", "-"])
+    #expect(run.status == 0, "\(run.stderr)")
+    let object = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as! [String: Any]
+    #expect(object["method"] as? String == "exact" && object["rate"] as? Double == 1)
+    let points = object["points"] as! [[String: Any]]
+    #expect(points.map { $0["cache_size"] as! Int } == [500, 5000, 25000])
+    // libCacheSim: LRU misses 95,398, 91,527 and 70,832 of 113,872 at these sizes.
+    #expect(points.map { $0["misses"] as! Int } == [95_398, 91_527, 70_832])
+    for point in points { #expect(point["miss_ratio"] is Double && point["byte_miss_ratio"] is Double) }
+    let shards = try evlab(["mrc", trace, "--policy", "s3fifo", "--method", "shards", "--rate", "0.1", "--sizes", "1000..20000:log5", "--csv", "-"])
+    #expect(shards.status == 0, "\(shards.stderr)")
+    let lines = shards.stdout.split(separator: "\n")
+    #expect(lines.first == "trace,policy,method,rate,size_mode,cache_size,requests,misses,miss_ratio,bytes_requested,bytes_missed,byte_miss_ratio")
+    #expect(lines.count == 6 && lines[1].contains(",s3fifo,shards,0.1,count,1000,"))
+  }
+
+  @Test func badMRCInputIsOneClearLine() throws {
+    let trace = sharedTraces + "/libcachesim/cloudPhysicsIO.oracleGeneral.bin"
+    for (arguments, word) in [
+      (["--policy", "arc", "--method", "exact", "--sizes", "100"], "simulate or shards"),
+      (["--sizes", "100..10:log5"], "A..B:logN"),
+      (["--method", "magic", "--sizes", "100"], "magic"),
+      (["--method", "shards", "--rate", "0", "--sizes", "100"], "--rate"),
+      (["--policy", "belady", "--sizes", "100"], "offline"),
+    ] {
+      let run = try evlab(["mrc", trace] + arguments)
+      #expect(run.status == 1 && run.stderr.hasPrefix("evlab: error: ") && run.stderr.split(separator: "\n").count == 1, "\(arguments): \(run.stderr)")
+      #expect(run.stderr.contains(word), "\(arguments): \(run.stderr)")
+    }
+  }
+}

@@ -1,0 +1,359 @@
+import EvictionCore
+import EvictionTraces
+
+/// One point of a miss-ratio curve (JSON keys are the snake_case names).
+public struct CurvePoint: Sendable, Equatable {
+  public var cacheSize: Int64
+  public var requests: Int64
+  public var misses: Int64
+  public var bytesRequested: Int64
+  public var bytesMissed: Int64
+  public var missRatio: Double { requests == 0 ? 0 : Double(misses) / Double(requests) }
+  public var byteMissRatio: Double { bytesRequested == 0 ? 0 : Double(bytesMissed) / Double(bytesRequested) }
+}
+
+/// A miss-ratio curve and how it was obtained.
+public struct MissRatioCurve: Sendable {
+  public enum Method: String, Sendable, CaseIterable {
+    /// LRU by stack distances (Mattson et al., 1970): every size in one pass.
+    case exact
+    /// One pass over the trace, one cache per size (any policy).
+    case simulate
+    /// SHARDS spatial sampling (Waldspurger et al., FAST'15) at a fixed rate.
+    case shards
+  }
+
+  public var trace: String
+  public var policy: String
+  public var method: Method
+  /// The share of the key space sampled (1 unless SHARDS).
+  public var rate: Double
+  public var sizeMode: SizeMode
+  public var points: [CurvePoint]
+  /// Sizes the stack-distance pass could not answer exactly (objects heavier
+  /// than the size, or objects whose size changes), simulated instead.
+  public var simulatedSizes: [Int64] = []
+}
+
+/// Miss-ratio curves: exact LRU curves from stack distances, one-pass
+/// multi-size simulation for any policy, and SHARDS sampling.
+public enum MissRatioCurves {
+  /// The exact LRU curve at `sizes` in one pass. In count mode every size is
+  /// exact. In byte mode the stack-distance rule (hit iff the distinct bytes
+  /// requested since the object's last request, its own included, fit) holds
+  /// when object sizes never change and no object is heavier than the cache;
+  /// sizes where that fails are simulated in a second pass (LRU, one cache
+  /// per size), so every point equals `evlab replay --policy lru` there.
+  /// With `sampling`, the pass sees only the sampled keys and compares
+  /// distances with sizes scaled by the rate (SHARDS).
+  public static func exactLRU(
+    _ trace: TraceSource, sizes: [Int64], sizeMode: SizeMode, sampling: Sampling? = nil,
+    progress: ReplayProgress? = nil
+  ) throws(TraceError) -> MissRatioCurve {
+    let sorted = Array(Set(sizes)).sorted()
+    let scaled = sampling.map { s in sorted.map { s.scale($0) } } ?? sorted
+    var tree = StackDistanceTree()
+    var hitsBelow = Array(repeating: Int64(0), count: sorted.count + 1)
+    var hitBytesBelow = Array(repeating: Int64(0), count: sorted.count + 1)
+    var requests: Int64 = 0
+    var bytesRequested: Int64 = 0
+    var largest: Int64 = 0
+    var sizesChange = false
+    let buffer = UnsafeMutableBufferPointer<TraceRecord>.allocate(capacity: 4096)
+    defer { buffer.deallocate() }
+    for copy in 0..<trace.copies {
+      let reader = try openTrace(trace.path, format: trace.format, csv: trace.csv)
+      let offset = UInt64(copy) << 40
+      while true {
+        let n = try reader.read(into: buffer)
+        if n == 0 { break }
+        for record in buffer[..<n] {
+          let key = record.key &+ offset
+          if let sampling, !sampling.keeps(key) { continue }
+          let weight = sizeMode == .count ? 1 : record.size
+          requests &+= 1
+          bytesRequested &+= record.size
+          largest = max(largest, weight)
+          let (distance, changed) = tree.access(key, weight: weight)
+          sizesChange = sizesChange || changed
+          guard let distance else { continue }
+          // The first size at which this request hits.
+          var lo = 0
+          var hi = scaled.count
+          while lo < hi {
+            let mid = (lo + hi) / 2
+            if scaled[mid] >= distance { hi = mid } else { lo = mid + 1 }
+          }
+          hitsBelow[lo] &+= 1
+          hitBytesBelow[lo] &+= record.size
+        }
+        progress?.requests.add(n, ordering: .relaxed)
+      }
+    }
+    if requests == 0 { throw .emptyTrace(path: trace.path) }
+    var points: [CurvePoint] = []
+    var hits: Int64 = 0
+    var hitBytes: Int64 = 0
+    for (i, size) in sorted.enumerated() {
+      hits &+= hitsBelow[i]
+      hitBytes &+= hitBytesBelow[i]
+      points.append(
+        CurvePoint(
+          cacheSize: size, requests: requests, misses: requests - hits, bytesRequested: bytesRequested,
+          bytesMissed: bytesRequested - hitBytes))
+    }
+    // Sizes the rule cannot answer: simulate them.
+    let unanswered = sizeMode == .bytes ? sorted.indices.filter { sizesChange || scaled[$0] < largest } : []
+    if !unanswered.isEmpty {
+      let simulated = try simulate(
+        trace, policy: try! PolicySpec("lru"), sizes: unanswered.map { sorted[$0] }, sizeMode: sizeMode,
+        sampling: sampling)
+      for (i, point) in zip(unanswered, simulated.points) { points[i] = point }
+    }
+    return MissRatioCurve(
+      trace: trace.name, policy: "lru", method: sampling == nil ? .exact : .shards, rate: sampling?.rate ?? 1,
+      sizeMode: sizeMode, points: points, simulatedSizes: unanswered.map { sorted[$0] })
+  }
+
+  /// Any catalog policy at every size in one pass over the trace: one reader,
+  /// one cache per size. Online policies only.
+  public static func simulate(
+    _ trace: TraceSource, policy: PolicySpec, sizes: [Int64], sizeMode: SizeMode, sampling: Sampling? = nil,
+    progress: ReplayProgress? = nil
+  ) throws(TraceError) -> MissRatioCurve {
+    let sorted = Array(Set(sizes)).sorted()
+    let scaled = sampling.map { s in sorted.map { s.scale($0) } } ?? sorted
+    var runner = MultiSizeRunner(sizes: scaled, sizeMode: sizeMode, trace: trace, sampling: sampling, progress: progress)
+    var caches: [AnyReplayCache] = []
+    for size in scaled {
+      var visitor = ReplayCacheVisitor()
+      caches.append(policy.withPolicy(capacity: size, index: IntegerSlotIndex<UInt64>.self, visitor: &visitor))
+    }
+    let counts = try runner.run(caches)
+    let points = zip(sorted, counts.perSize).map { size, c in
+      CurvePoint(
+        cacheSize: size, requests: counts.requests, misses: counts.requests - c.hits,
+        bytesRequested: counts.bytesRequested, bytesMissed: counts.bytesRequested - c.hitBytes)
+    }
+    return MissRatioCurve(
+      trace: trace.name, policy: policy.description, method: sampling == nil ? .simulate : .shards,
+      rate: sampling?.rate ?? 1, sizeMode: sizeMode, points: points)
+  }
+
+  /// SHARDS at a fixed rate: requests whose key hashes below `rate` of the
+  /// hash space are kept, and each cache size is scaled by `rate` (Waldspurger
+  /// et al., "Efficient MRC construction with SHARDS", FAST'15). LRU uses the
+  /// stack-distance pass on the sample, other policies the multi-size
+  /// simulation.
+  public static func shards(
+    _ trace: TraceSource, policy: PolicySpec, sizes: [Int64], sizeMode: SizeMode, rate: Double,
+    progress: ReplayProgress? = nil
+  ) throws(TraceError) -> MissRatioCurve {
+    let sampling = Sampling(rate: rate)
+    if policy.name == "lru" {
+      return try exactLRU(trace, sizes: sizes, sizeMode: sizeMode, sampling: sampling, progress: progress)
+    }
+    return try simulate(trace, policy: policy, sizes: sizes, sizeMode: sizeMode, sampling: sampling, progress: progress)
+  }
+
+  /// SHARDS' sampling condition: keep a key when a 64-bit mix of it falls
+  /// below `rate` of the range.
+  public struct Sampling: Sendable {
+    public let rate: Double
+    let threshold: UInt64
+    public init(rate: Double) {
+      precondition(rate > 0 && rate <= 1, "sampling rate must be in (0, 1]")
+      self.rate = rate
+      threshold = rate >= 1 ? .max : UInt64(rate * 18_446_744_073_709_551_616.0)
+    }
+    /// A cache size scaled to the sample (at least 1).
+    func scale(_ size: Int64) -> Int64 { max(1, Int64((Double(size) * rate).rounded())) }
+
+    @inline(__always) func keeps(_ key: UInt64) -> Bool {
+      var x = key &+ 0x9E37_79B9_7F4A_7C15
+      x = (x ^ (x >> 30)) &* 0xBF58_476D_1CE4_E5B9
+      x = (x ^ (x >> 27)) &* 0x94D0_49BB_1331_11EB
+      x ^= x >> 31
+      return x < threshold
+    }
+  }
+
+  /// Parses `A..B:logN` (N sizes spaced evenly on a log scale from A to B)
+  /// or a comma-separated list; `k`, `m`, `g`, `t` suffixes are powers of 1024.
+  public static func parseSizes(_ text: String, parse: (String) throws -> Int64) throws -> [Int64] {
+    if let range = text.range(of: "..") {
+      let low = try parse(String(text[..<range.lowerBound]))
+      let rest = text[range.upperBound...]
+      guard let colon = rest.firstIndex(of: ":"), rest[rest.index(after: colon)...].lowercased().hasPrefix("log"),
+        let n = Int(rest[rest.index(after: colon)...].dropFirst(3)), n >= 2
+      else {
+        throw CurveSizeError(text: text)
+      }
+      let high = try parse(String(rest[..<colon]))
+      guard high > low else { throw CurveSizeError(text: text) }
+      let ratio = Double(high) / Double(low)
+      var sizes: [Int64] = []
+      for i in 0..<n {
+        let size = Int64((Double(low) * pow(ratio, Double(i) / Double(n - 1))).rounded())
+        if sizes.last != size { sizes.append(size) }
+      }
+      return sizes
+    }
+    return try text.split(separator: ",").map { try parse(String($0)) }
+  }
+
+  public struct CurveSizeError: Error, CustomStringConvertible {
+    public let text: String
+    public var description: String {
+      "sizes '\(text)': write A..B:logN (N ≥ 2 sizes from A to B, B > A, e.g. 100..100000:log50) or a list such as 1000,5000"
+    }
+  }
+}
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Stack distances by a Fenwick tree over access positions: each object's
+/// weight sits at the position of its latest request, so the weight requested
+/// since an object's last request is a suffix sum. Positions are renumbered
+/// when they run out, so memory follows the number of distinct objects, not
+/// the trace length.
+struct StackDistanceTree {
+  var tree: [Int64] = Array(repeating: 0, count: 1025)  // 1-based
+  var capacity = 1024
+  var next = 0
+  var total: Int64 = 0
+  var latest: [UInt64: (position: Int, weight: Int64)] = [:]
+
+  /// Records a request; returns its stack distance (the distinct weight
+  /// requested since the key's last request, its own included; nil on a
+  /// first request) and whether the key's weight changed.
+  mutating func access(_ key: UInt64, weight: Int64) -> (distance: Int64?, changed: Bool) {
+    // Renumber first, while every entry of `latest` is live.
+    if next == capacity { compact() }
+    var distance: Int64? = nil
+    var changed = false
+    if let last = latest[key] {
+      distance = total - prefix(last.position) + weight
+      add(last.position, -last.weight)
+      total -= last.weight
+      changed = last.weight != weight
+    }
+    add(next, weight)
+    total += weight
+    latest[key] = (next, weight)
+    next += 1
+    return (distance, changed)
+  }
+
+  /// Sum of weights at positions 0...position.
+  func prefix(_ position: Int) -> Int64 {
+    var sum: Int64 = 0
+    var i = position + 1
+    while i > 0 {
+      sum &+= tree[i]
+      i &= i - 1
+    }
+    return sum
+  }
+
+  mutating func add(_ position: Int, _ delta: Int64) {
+    var i = position + 1
+    while i <= capacity {
+      tree[i] &+= delta
+      i += i & -i
+    }
+  }
+
+  /// Renumbers the live positions 0..<live in order, doubling the room when
+  /// more than half of it is live.
+  mutating func compact() {
+    let live = latest.sorted { $0.value.position < $1.value.position }
+    if live.count * 2 > capacity { capacity *= 2 }
+    tree = Array(repeating: 0, count: capacity + 1)
+    for (i, entry) in live.enumerated() {
+      latest[entry.key] = (i, entry.value.weight)
+      tree[i + 1] = entry.value.weight
+    }
+    // Build the Fenwick tree in place in O(capacity).
+    for i in 1...capacity {
+      let parent = i + (i & -i)
+      if parent <= capacity { tree[parent] &+= tree[i] }
+    }
+    next = live.count
+  }
+}
+
+/// Per-size hit counts of a one-pass multi-size run.
+struct SizeCounts {
+  var hits: Int64 = 0
+  var hitBytes: Int64 = 0
+}
+
+/// A policy behind closures built where its type is known (specialised).
+struct AnyReplayCache {
+  let access: (Request<UInt64>) -> Bool
+}
+
+struct ReplayCacheVisitor: PolicyVisitor {
+  typealias Key = UInt64
+  func visit<Policy: ReplacementPolicy & ~Copyable>(_ policy: consuming Policy) -> AnyReplayCache
+  where Policy.Key == UInt64 {
+    let holder = ReplayPolicyHolder(policy)
+    return AnyReplayCache(access: { holder.policy.access($0) })
+  }
+}
+
+final class ReplayPolicyHolder<Policy: ReplacementPolicy & ~Copyable> {
+  var policy: Policy
+  init(_ policy: consuming Policy) { self.policy = policy }
+}
+
+/// One reader feeding every cache of a multi-size run.
+struct MultiSizeRunner {
+  let sizes: [Int64]
+  let sizeMode: SizeMode
+  let trace: TraceSource
+  let sampling: MissRatioCurves.Sampling?
+  let progress: ReplayProgress?
+
+  struct Totals {
+    var requests: Int64 = 0
+    var bytesRequested: Int64 = 0
+    var perSize: [SizeCounts]
+  }
+
+  mutating func run(_ caches: [AnyReplayCache]) throws(TraceError) -> Totals {
+    var totals = Totals(perSize: Array(repeating: SizeCounts(), count: caches.count))
+    let buffer = UnsafeMutableBufferPointer<TraceRecord>.allocate(capacity: 4096)
+    defer { buffer.deallocate() }
+    var time: Int64 = 0
+    for copy in 0..<trace.copies {
+      let reader = try openTrace(trace.path, format: trace.format, csv: trace.csv)
+      let offset = UInt64(copy) << 40
+      while true {
+        let n = try reader.read(into: buffer)
+        if n == 0 { break }
+        for record in buffer[..<n] {
+          let key = record.key &+ offset
+          if let sampling, !sampling.keeps(key) { continue }
+          time &+= 1
+          totals.requests &+= 1
+          totals.bytesRequested &+= record.size
+          let request = Request(
+            key: key, weight: sizeMode == .count ? 1 : record.size, time: time, timestamp: record.time)
+          for i in caches.indices where caches[i].access(request) {
+            totals.perSize[i].hits &+= 1
+            totals.perSize[i].hitBytes &+= record.size
+          }
+        }
+        progress?.requests.add(n, ordering: .relaxed)
+      }
+    }
+    if totals.requests == 0 { throw .emptyTrace(path: trace.path) }
+    return totals
+  }
+}
