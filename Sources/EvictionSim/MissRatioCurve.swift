@@ -156,6 +156,99 @@ public enum MissRatioCurves {
     return try simulate(trace, policy: policy, sizes: sizes, sizeMode: sizeMode, sampling: sampling, progress: progress)
   }
 
+  /// Fixed-size SHARDS for LRU (Waldspurger et al., FAST'15, §3.2): the
+  /// sample holds at most `maxObjects` distinct keys. It starts at rate 1;
+  /// when a new key overflows it, the key with the largest hash leaves, its
+  /// hash becomes the threshold (so the rate falls to threshold / 2⁶⁴), and
+  /// the histogram gathered so far is rescaled by new rate / old rate.
+  /// Distances are scaled by the rate in force when they are measured.
+  /// Memory is bounded by `maxObjects`, whatever the trace.
+  public static func shardsFixedSize(
+    _ trace: TraceSource, sizes: [Int64], sizeMode: SizeMode, maxObjects: Int, progress: ReplayProgress? = nil
+  ) throws(TraceError) -> MissRatioCurve {
+    precondition(maxObjects >= 1, "the sample needs room for one object")
+    let sorted = Array(Set(sizes)).sorted()
+    var tree = StackDistanceTree()
+    var sample = KeyHeap()
+    var threshold = UInt64.max
+    var rate = 1.0
+    // Sampled references by the first size they hit at (the last bin: none),
+    // as rescaled counts; bytes likewise.
+    var bins = Array(repeating: 0.0, count: sorted.count + 1)
+    var byteBins = Array(repeating: 0.0, count: sorted.count + 1)
+    var requests: Int64 = 0
+    var bytesRequested: Int64 = 0
+    let buffer = UnsafeMutableBufferPointer<TraceRecord>.allocate(capacity: 4096)
+    defer { buffer.deallocate() }
+    for copy in 0..<trace.copies {
+      let reader = try openTrace(trace.path, format: trace.format, csv: trace.csv)
+      let offset = UInt64(copy) << 40
+      while true {
+        let n = try reader.read(into: buffer)
+        if n == 0 { break }
+        for record in buffer[..<n] {
+          let key = record.key &+ offset
+          requests &+= 1
+          bytesRequested &+= record.size
+          let hash = Sampling.hash(key)
+          guard hash < threshold else { continue }
+          let weight = sizeMode == .count ? 1 : record.size
+          let isNew = tree.latest[key] == nil
+          let (distance, _) = tree.access(key, weight: weight)
+          if isNew {
+            sample.push(hash: hash, key: key)
+            if sample.count > maxObjects {
+              // Lower the threshold to the largest sampled hash and drop every key at it.
+              threshold = sample.top.hash
+              while sample.count > 0 && sample.top.hash >= threshold { tree.remove(sample.pop().key) }
+              let newRate = Double(threshold) / 18_446_744_073_709_551_616.0
+              let factor = newRate / rate
+              for i in bins.indices {
+                bins[i] *= factor
+                byteBins[i] *= factor
+              }
+              rate = newRate
+              if !(hash < threshold) { continue }  // this key itself left the sample
+            }
+          }
+          var bin = sorted.count
+          if let distance {
+            let scaled = Double(distance) / rate
+            var lo = 0
+            var hi = sorted.count
+            while lo < hi {
+              let mid = (lo + hi) / 2
+              if Double(sorted[mid]) >= scaled { hi = mid } else { lo = mid + 1 }
+            }
+            bin = lo
+          }
+          bins[bin] += 1
+          byteBins[bin] += Double(record.size)
+        }
+        progress?.requests.add(n, ordering: .relaxed)
+      }
+    }
+    if requests == 0 { throw .emptyTrace(path: trace.path) }
+    let total = bins.reduce(0, +)
+    let totalBytes = byteBins.reduce(0, +)
+    var points: [CurvePoint] = []
+    var hit = 0.0
+    var hitBytes = 0.0
+    for (i, size) in sorted.enumerated() {
+      hit += bins[i]
+      hitBytes += byteBins[i]
+      let missRatio = total > 0 ? 1 - hit / total : 1
+      let byteMissRatio = totalBytes > 0 ? 1 - hitBytes / totalBytes : 1
+      // Reported as counts over the whole trace, from the estimated ratios.
+      points.append(
+        CurvePoint(
+          cacheSize: size, requests: requests, misses: Int64((missRatio * Double(requests)).rounded()),
+          bytesRequested: bytesRequested, bytesMissed: Int64((byteMissRatio * Double(bytesRequested)).rounded())))
+    }
+    return MissRatioCurve(
+      trace: trace.name, policy: "lru", method: .shards, rate: rate, sizeMode: sizeMode, points: points)
+  }
+
   /// SHARDS' sampling condition: keep a key when a 64-bit mix of it falls
   /// below `rate` of the range.
   public struct Sampling: Sendable {
@@ -169,12 +262,14 @@ public enum MissRatioCurves {
     /// A cache size scaled to the sample (at least 1).
     func scale(_ size: Int64) -> Int64 { max(1, Int64((Double(size) * rate).rounded())) }
 
-    @inline(__always) func keeps(_ key: UInt64) -> Bool {
+    @inline(__always) func keeps(_ key: UInt64) -> Bool { Self.hash(key) < threshold }
+
+    /// SplitMix64's finaliser: a well-mixed 64-bit hash of the key.
+    @inline(__always) static func hash(_ key: UInt64) -> UInt64 {
       var x = key &+ 0x9E37_79B9_7F4A_7C15
       x = (x ^ (x >> 30)) &* 0xBF58_476D_1CE4_E5B9
       x = (x ^ (x >> 27)) &* 0x94D0_49BB_1331_11EB
-      x ^= x >> 31
-      return x < threshold
+      return x ^ (x >> 31)
     }
   }
 
@@ -247,6 +342,13 @@ struct StackDistanceTree {
     latest[key] = (next, weight)
     next += 1
     return (distance, changed)
+  }
+
+  /// Forgets `key` (SHARDS dropping a key from its sample).
+  mutating func remove(_ key: UInt64) {
+    guard let last = latest.removeValue(forKey: key) else { return }
+    add(last.position, -last.weight)
+    total -= last.weight
   }
 
   /// Sum of weights at positions 0...position.
@@ -355,5 +457,42 @@ struct MultiSizeRunner {
     }
     if totals.requests == 0 { throw .emptyTrace(path: trace.path) }
     return totals
+  }
+}
+
+/// A max-heap of sampled keys by hash (fixed-size SHARDS drops the largest).
+struct KeyHeap {
+  var items: [(hash: UInt64, key: UInt64)] = []
+  var count: Int { items.count }
+  var top: (hash: UInt64, key: UInt64) { items[0] }
+
+  mutating func push(hash: UInt64, key: UInt64) {
+    items.append((hash, key))
+    var i = items.count - 1
+    while i > 0 {
+      let parent = (i - 1) / 2
+      if items[parent].hash >= items[i].hash { break }
+      items.swapAt(parent, i)
+      i = parent
+    }
+  }
+
+  mutating func pop() -> (hash: UInt64, key: UInt64) {
+    let top = items[0]
+    let last = items.removeLast()
+    if items.isEmpty { return top }
+    items[0] = last
+    var i = 0
+    while true {
+      let l = 2 * i + 1
+      let r = l + 1
+      var largest = i
+      if l < items.count && items[l].hash > items[largest].hash { largest = l }
+      if r < items.count && items[r].hash > items[largest].hash { largest = r }
+      if largest == i { break }
+      items.swapAt(i, largest)
+      i = largest
+    }
+    return top
   }
 }

@@ -11,7 +11,7 @@ struct MRC: ParsableCommand {
     discussion: """
       Methods: exact (LRU only: stack distances, every size exact), simulate (any online policy: one \
       reader, one cache per size), shards (spatial sampling at --rate, sizes scaled; LRU by stack \
-      distances on the sample). Examples:
+      distances on the sample; with --max-objects, fixed-size SHARDS). Examples:
         evlab mrc trace.oracleGeneral.bin --sizes 100..100000:log50
         evlab mrc trace.oracleGeneral.bin --policy arc --method shards --rate 0.01 --sizes 1000,10000,100000
       """)
@@ -35,6 +35,9 @@ struct MRC: ParsableCommand {
 
   @Option(help: "SHARDS sampling rate in (0, 1] (default 0.01).")
   var rate: Double = 0.01
+
+  @Option(help: "Fixed-size SHARDS (LRU): sample at most N distinct objects, lowering the rate as needed (instead of --rate).")
+  var maxObjects: Int?
 
   @Option(help: "Write the curve as JSON ({\"points\": [...]}, with method and rate) to PATH; - for standard output.")
   var json: String?
@@ -68,6 +71,11 @@ struct MRC: ParsableCommand {
         throw ValidationError("--method exact is for LRU (a stack policy); use --method simulate or shards for \(spec.name)")
       }
       guard rate > 0 && rate <= 1 else { throw ValidationError("--rate \(rate): give a sampling rate in (0, 1], e.g. 0.01") }
+      if let maxObjects {
+        guard chosen == .shards else { throw ValidationError("--max-objects is fixed-size SHARDS: add --method shards") }
+        guard spec.name == "lru" else { throw ValidationError("fixed-size SHARDS (--max-objects) is for LRU; use --rate for \(spec.name)") }
+        guard maxObjects >= 1 else { throw ValidationError("--max-objects \(maxObjects): at least 1") }
+      }
     }
     let source: TraceSource
     do throws(TraceError) { source = try traceOptions.source(trace, copies: 1) } catch { throw fail(error) }
@@ -80,6 +88,9 @@ struct MRC: ParsableCommand {
       case .exact: curve = try MissRatioCurves.exactLRU(source, sizes: cacheSizes, sizeMode: sizeMode, progress: progress)
       case .simulate:
         curve = try MissRatioCurves.simulate(source, policy: spec, sizes: cacheSizes, sizeMode: sizeMode, progress: progress)
+      case .shards where maxObjects != nil:
+        curve = try MissRatioCurves.shardsFixedSize(
+          source, sizes: cacheSizes, sizeMode: sizeMode, maxObjects: maxObjects!, progress: progress)
       case .shards:
         curve = try MissRatioCurves.shards(
           source, policy: spec, sizes: cacheSizes, sizeMode: sizeMode, rate: rate, progress: progress)

@@ -84,6 +84,18 @@ import Testing
     }
   }
 
+  /// Fixed-size SHARDS keeps at most N objects, reports the rate it ended
+  /// at, and stays within a hundredth of the exact LRU curve on P3.
+  @Test func fixedSizeShardsIsBoundedAndClose() throws {
+    let p3 = TraceSource(path: SharedData.path("traces/arc/P3.lis.zst"), format: .arc)
+    let sizes = try MissRatioCurves.parseSizes("8192..262144:log6") { Int64($0)! }
+    let exact = try MissRatioCurves.exactLRU(p3, sizes: sizes, sizeMode: .count)
+    let sampled = try MissRatioCurves.shardsFixedSize(p3, sizes: sizes, sizeMode: .count, maxObjects: 8_192)
+    #expect(sampled.method == .shards && sampled.rate > 0.005 && sampled.rate < 0.02, "rate \(sampled.rate)")
+    let errors = zip(exact.points, sampled.points).map { abs($0.missRatio - $1.missRatio) }
+    #expect(errors.reduce(0, +) / Double(errors.count) < 0.01, "\(errors)")
+  }
+
   @Test func sizeRangesParse() throws {
     let sizes = try MissRatioCurves.parseSizes("100..100000:log4") { Int64($0)! }
     #expect(sizes == [100, 1000, 10000, 100000])
