@@ -59,36 +59,24 @@ public enum MissRatioCurves {
     var bytesRequested: Int64 = 0
     var largest: Int64 = 0
     var sizesChange = false
-    let buffer = UnsafeMutableBufferPointer<TraceRecord>.allocate(capacity: 4096)
-    defer { buffer.deallocate() }
-    for copy in 0..<trace.copies {
-      let reader = try openTrace(trace.path, format: trace.format, csv: trace.csv)
-      let offset = UInt64(copy) << 40
-      while true {
-        let n = try reader.read(into: buffer)
-        if n == 0 { break }
-        for record in buffer[..<n] {
-          let key = record.key &+ offset
-          if let sampling, !sampling.keeps(key) { continue }
-          let weight = sizeMode == .count ? 1 : record.size
-          requests &+= 1
-          bytesRequested &+= record.size
-          largest = max(largest, weight)
-          let (distance, changed) = tree.access(key, weight: weight)
-          sizesChange = sizesChange || changed
-          guard let distance else { continue }
-          // The first size at which this request hits.
-          var lo = 0
-          var hi = scaled.count
-          while lo < hi {
-            let mid = (lo + hi) / 2
-            if scaled[mid] >= distance { hi = mid } else { lo = mid + 1 }
-          }
-          hitsBelow[lo] &+= 1
-          hitBytesBelow[lo] &+= record.size
-        }
-        progress?.requests.add(n, ordering: .relaxed)
+    try trace.forEachRecord(progress: progress) { key, record in
+      if let sampling, !sampling.keeps(key) { return }
+      let weight = sizeMode == .count ? 1 : record.size
+      requests &+= 1
+      bytesRequested &+= record.size
+      largest = max(largest, weight)
+      let (distance, changed) = tree.access(key, weight: weight)
+      sizesChange = sizesChange || changed
+      guard let distance else { return }
+      // The first size at which this request hits.
+      var lo = 0
+      var hi = scaled.count
+      while lo < hi {
+        let mid = (lo + hi) / 2
+        if scaled[mid] >= distance { hi = mid } else { lo = mid + 1 }
       }
+      hitsBelow[lo] &+= 1
+      hitBytesBelow[lo] &+= record.size
     }
     if requests == 0 { throw .emptyTrace(path: trace.path) }
     var points: [CurvePoint] = []
@@ -178,55 +166,43 @@ public enum MissRatioCurves {
     var byteBins = Array(repeating: 0.0, count: sorted.count + 1)
     var requests: Int64 = 0
     var bytesRequested: Int64 = 0
-    let buffer = UnsafeMutableBufferPointer<TraceRecord>.allocate(capacity: 4096)
-    defer { buffer.deallocate() }
-    for copy in 0..<trace.copies {
-      let reader = try openTrace(trace.path, format: trace.format, csv: trace.csv)
-      let offset = UInt64(copy) << 40
-      while true {
-        let n = try reader.read(into: buffer)
-        if n == 0 { break }
-        for record in buffer[..<n] {
-          let key = record.key &+ offset
-          requests &+= 1
-          bytesRequested &+= record.size
-          let hash = Sampling.hash(key)
-          guard hash < threshold else { continue }
-          let weight = sizeMode == .count ? 1 : record.size
-          let isNew = tree.latest[key] == nil
-          let (distance, _) = tree.access(key, weight: weight)
-          if isNew {
-            sample.push(hash: hash, key: key)
-            if sample.count > maxObjects {
-              // Lower the threshold to the largest sampled hash and drop every key at it.
-              threshold = sample.top.hash
-              while sample.count > 0 && sample.top.hash >= threshold { tree.remove(sample.pop().key) }
-              let newRate = Double(threshold) / 18_446_744_073_709_551_616.0
-              let factor = newRate / rate
-              for i in bins.indices {
-                bins[i] *= factor
-                byteBins[i] *= factor
-              }
-              rate = newRate
-              if !(hash < threshold) { continue }  // this key itself left the sample
-            }
+    try trace.forEachRecord(progress: progress) { key, record in
+      requests &+= 1
+      bytesRequested &+= record.size
+      let hash = Sampling.hash(key)
+      guard hash < threshold else { return }
+      let weight = sizeMode == .count ? 1 : record.size
+      let isNew = tree.latest[key] == nil
+      let (distance, _) = tree.access(key, weight: weight)
+      if isNew {
+        sample.push(hash: hash, key: key)
+        if sample.count > maxObjects {
+          // Lower the threshold to the largest sampled hash and drop every key at it.
+          threshold = sample.top.hash
+          while sample.count > 0 && sample.top.hash >= threshold { tree.remove(sample.pop().key) }
+          let newRate = Double(threshold) / 18_446_744_073_709_551_616.0
+          let factor = newRate / rate
+          for i in bins.indices {
+            bins[i] *= factor
+            byteBins[i] *= factor
           }
-          var bin = sorted.count
-          if let distance {
-            let scaled = Double(distance) / rate
-            var lo = 0
-            var hi = sorted.count
-            while lo < hi {
-              let mid = (lo + hi) / 2
-              if Double(sorted[mid]) >= scaled { hi = mid } else { lo = mid + 1 }
-            }
-            bin = lo
-          }
-          bins[bin] += 1
-          byteBins[bin] += Double(record.size)
+          rate = newRate
+          if !(hash < threshold) { return }  // this key itself left the sample
         }
-        progress?.requests.add(n, ordering: .relaxed)
       }
+      var bin = sorted.count
+      if let distance {
+        let scaled = Double(distance) / rate
+        var lo = 0
+        var hi = sorted.count
+        while lo < hi {
+          let mid = (lo + hi) / 2
+          if Double(sorted[mid]) >= scaled { hi = mid } else { lo = mid + 1 }
+        }
+        bin = lo
+      }
+      bins[bin] += 1
+      byteBins[bin] += Double(record.size)
     }
     if requests == 0 { throw .emptyTrace(path: trace.path) }
     let total = bins.reduce(0, +)
@@ -430,29 +406,17 @@ struct MultiSizeRunner {
 
   mutating func run(_ caches: [AnyReplayCache]) throws(TraceError) -> Totals {
     var totals = Totals(perSize: Array(repeating: SizeCounts(), count: caches.count))
-    let buffer = UnsafeMutableBufferPointer<TraceRecord>.allocate(capacity: 4096)
-    defer { buffer.deallocate() }
     var time: Int64 = 0
-    for copy in 0..<trace.copies {
-      let reader = try openTrace(trace.path, format: trace.format, csv: trace.csv)
-      let offset = UInt64(copy) << 40
-      while true {
-        let n = try reader.read(into: buffer)
-        if n == 0 { break }
-        for record in buffer[..<n] {
-          let key = record.key &+ offset
-          if let sampling, !sampling.keeps(key) { continue }
-          time &+= 1
-          totals.requests &+= 1
-          totals.bytesRequested &+= record.size
-          let request = Request(
-            key: key, weight: sizeMode == .count ? 1 : record.size, time: time, timestamp: record.time)
-          for i in caches.indices where caches[i].access(request) {
-            totals.perSize[i].hits &+= 1
-            totals.perSize[i].hitBytes &+= record.size
-          }
-        }
-        progress?.requests.add(n, ordering: .relaxed)
+    try trace.forEachRecord(progress: progress) { key, record in
+      if let sampling, !sampling.keeps(key) { return }
+      time &+= 1
+      totals.requests &+= 1
+      totals.bytesRequested &+= record.size
+      let request = Request(
+        key: key, weight: sizeMode == .count ? 1 : record.size, time: time, timestamp: record.time)
+      for i in caches.indices where caches[i].access(request) {
+        totals.perSize[i].hits &+= 1
+        totals.perSize[i].hitBytes &+= record.size
       }
     }
     if totals.requests == 0 { throw .emptyTrace(path: trace.path) }
@@ -494,5 +458,25 @@ struct KeyHeap {
       i = largest
     }
     return top
+  }
+}
+
+extension TraceSource {
+  /// Streams every record of every copy to `body` with its key (copy k's ids
+  /// offset by k·2⁴⁰), counting requests into `progress`.
+  @inline(__always)
+  func forEachRecord(progress: ReplayProgress?, _ body: (UInt64, TraceRecord) -> Void) throws(TraceError) {
+    let buffer = UnsafeMutableBufferPointer<TraceRecord>.allocate(capacity: 4096)
+    defer { buffer.deallocate() }
+    for copy in 0..<copies {
+      let reader = try openTrace(path, format: format, csv: csv)
+      let offset = UInt64(copy) << 40
+      while true {
+        let n = try reader.read(into: buffer)
+        if n == 0 { break }
+        for record in buffer[..<n] { body(record.key &+ offset, record) }
+        progress?.requests.add(n, ordering: .relaxed)
+      }
+    }
   }
 }
