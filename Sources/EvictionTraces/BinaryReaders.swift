@@ -48,20 +48,61 @@ enum VSCSIv2Layout: RecordLayout {
   }
 }
 
+/// cache2k: one big-endian int32 key per access (key-only: size 1).
+enum Cache2kLayout: RecordLayout {
+  static var format: TraceFormat { .cache2k }
+  static var recordSize: Int { 4 }
+  @inline(__always)
+  static func decode(_ p: UnsafeRawPointer) -> TraceRecord {
+    TraceRecord(key: UInt64(UInt32(bigEndian: p.loadUnaligned(as: UInt32.self))))
+  }
+}
+
+/// Corda and Scarab: one big-endian int64 key per access (key-only: size 1).
+enum BigEndianInt64Layout: RecordLayout {
+  static var format: TraceFormat { .corda }
+  static var recordSize: Int { 8 }
+  @inline(__always)
+  static func decode(_ p: UnsafeRawPointer) -> TraceRecord {
+    TraceRecord(key: UInt64(bigEndian: p.loadUnaligned(as: UInt64.self)))
+  }
+}
+
+/// CloudPhysics as the LIRS2 repository ships it: one little-endian uint32
+/// block number per access (Caffeine reads big-endian; either way each block
+/// keeps its identity).
+enum CloudPhysicsLayout: RecordLayout {
+  static var format: TraceFormat { .cloudPhysics }
+  static var recordSize: Int { 4 }
+  @inline(__always)
+  static func decode(_ p: UnsafeRawPointer) -> TraceRecord {
+    TraceRecord(key: UInt64(UInt32(littleEndian: p.loadUnaligned(as: UInt32.self))))
+  }
+}
+
 /// Reads fixed-size binary records; records of size 0 are skipped, as in libCacheSim.
 final class FixedRecordReader: TraceReader {
   /// The layouts this reader decodes; a closed set, so each gets its own
   /// specialised decoding loop (a generic class would decode through a
   /// witness table, one indirect call per record).
   enum Layout {
-    case oracleGeneral, vscsiV1, vscsiV2
+    case oracleGeneral, vscsiV1, vscsiV2, cache2k, corda, scarab, cloudPhysics
   }
 
   let path: String
   let input: BufferedInput
   let layout: Layout
   private(set) var skippedZeroSize = 0
-  var format: TraceFormat { layout == .oracleGeneral ? .oracleGeneral : .vscsi }
+  var format: TraceFormat {
+    switch layout {
+    case .oracleGeneral: .oracleGeneral
+    case .vscsiV1, .vscsiV2: .vscsi
+    case .cache2k: .cache2k
+    case .corda: .corda
+    case .scarab: .scarab
+    case .cloudPhysics: .cloudPhysics
+    }
+  }
 
   init(_ input: BufferedInput, path: String, layout: Layout) {
     self.path = path
@@ -78,6 +119,9 @@ final class FixedRecordReader: TraceReader {
     case .oracleGeneral: return try read(OracleGeneralLayout.self, into: buffer)
     case .vscsiV1: return try read(VSCSIv1Layout.self, into: buffer)
     case .vscsiV2: return try read(VSCSIv2Layout.self, into: buffer)
+    case .cache2k: return try read(Cache2kLayout.self, into: buffer)
+    case .corda, .scarab: return try read(BigEndianInt64Layout.self, into: buffer)
+    case .cloudPhysics: return try read(CloudPhysicsLayout.self, into: buffer)
     }
   }
 

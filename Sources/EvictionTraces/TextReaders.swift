@@ -66,12 +66,14 @@ func trimmed(_ line: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
 final class TextTraceReader: TraceReader {
   let lines: LineSplitter
   var path: String { lines.path }
-  var format: TraceFormat { .txt }
+  /// `txt` or `lirs` (the same lines).
+  let format: TraceFormat
   var skippedZeroSize: Int { 0 }
   var ended = false
 
-  init(_ source: ByteSource, path: String) {
+  init(_ source: ByteSource, path: String, format: TraceFormat = .txt) {
     lines = LineSplitter(source, path: path)
+    self.format = format
   }
 
   func read(into buffer: UnsafeMutableBufferPointer<TraceRecord>) throws(TraceError) -> Int {

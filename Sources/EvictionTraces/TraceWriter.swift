@@ -19,7 +19,7 @@ public final class TraceWriter {
   var finished = false
 
   public init(path: String, format: TraceFormat) throws(TraceError) {
-    guard format != .vscsi && format != .arc else {
+    guard [.oracleGeneral, .csv, .txt].contains(format) else {
       throw .invalidOption("writing \(format.rawValue) is not supported; write oracleGeneral, csv or txt")
     }
     self.path = path
@@ -57,7 +57,7 @@ public final class TraceWriter {
         pending.append(contentsOf: Array("\(r.time),\(r.key),\(r.size)\n".utf8))
       case .txt:
         pending.append(contentsOf: Array("\(r.key)\n".utf8))
-      case .vscsi, .arc:
+      default:
         preconditionFailure("rejected in init")
       }
       if pending.count >= 1 << 20 { try flush(end: false) }

@@ -62,7 +62,7 @@ extension CSVOptions.Header: ExpressibleByArgument {}
 
 /// How to read the traces: format and the CSV column mapping.
 struct TraceOptions: ParsableArguments {
-  @Option(help: "Trace format: txt, csv, oracleGeneral, vscsi (case-insensitive; default: from the file name).")
+  @Option(help: "Trace format: \(TraceFormat.allNames.joined(separator: ", ")), lrb (case-insensitive; default: from the file name).")
   var format: String?
 
   @Option(help: "CSV: 1-based column of the object id (default: a header named id/key/lbn/obj_id, else 1).")
