@@ -1,0 +1,141 @@
+import EvictionStats
+import EvictionTraces
+import Foundation
+
+/// What a researcher looks at before choosing cache sizes: one streaming
+/// pass over a trace (memory grows with its distinct objects only).
+public struct TraceInfo: Sendable {
+  public var trace: String
+  public var format: String
+  public var requests: Int64 = 0
+  public var uniqueObjects: Int = 0
+  public var bytesRequested: Int64 = 0
+  /// The sum of the distinct objects' sizes (each at its first size).
+  public var footprintBytes: Int64 = 0
+  /// The share of objects requested exactly once.
+  public var oneHitWonderShare: Double = 0
+  /// Zipf exponent of the rank-frequency curve (least squares on log-log)
+  /// and the fit's R², over the ranks requested at least 10 times (all
+  /// ranks when fewer than 10 are).
+  public var zipfAlpha: Double = 0
+  public var zipfR2: Double = 0
+  /// Requests by reuse distance (requests since the key's last request) and
+  /// by stack distance (distinct objects since then, the object included),
+  /// in power-of-two buckets: bucket i counts distances in [2^i, 2^(i+1)).
+  /// First requests are counted apart.
+  public var reuseDistanceBuckets: [Int64] = []
+  public var stackDistanceBuckets: [Int64] = []
+  public var firstRequests: Int64 = 0
+  /// Object sizes (distinct objects): percentiles 0, 25, 50, 75, 90, 99, 100.
+  public var sizePercentiles: [Int64] = []
+  /// First and last timestamps (seconds), and the span.
+  public var firstTime: Int64 = 0
+  public var lastTime: Int64 = 0
+  /// Cache sizes worth sweeping: 0.1% to 10% of the distinct objects
+  /// (count mode) and of the footprint (byte mode), log-spaced.
+  public var suggestedSizes: [Int64] = []
+  public var suggestedByteSizes: [Int64] = []
+
+  public static let percentileLevels: [Double] = [0, 25, 50, 75, 90, 99, 100]
+
+  /// Reads `source` once and computes its statistics.
+  public static func measure(_ source: TraceSource, progress: ReplayProgress? = nil) throws(TraceError) -> TraceInfo {
+    var info = TraceInfo(trace: source.name, format: source.format.rawValue)
+    var counts: [UInt64: Int] = [:]
+    var lastSeen: [UInt64: Int64] = [:]
+    var sizes: [UInt64: Int64] = [:]
+    var tree = StackDistanceTree()
+    var reuse = Array(repeating: Int64(0), count: 64)
+    var stack = Array(repeating: Int64(0), count: 64)
+    var first = true
+    try source.forEachBatch(progress: progress) { records, offset in
+      for record in records {
+        let key = record.key &+ offset
+        info.requests += 1
+        info.bytesRequested += record.size
+        if first {
+          info.firstTime = record.time
+          first = false
+        }
+        info.lastTime = record.time
+        counts[key, default: 0] += 1
+        if let last = lastSeen[key] {
+          reuse[63 - (info.requests - last).leadingZeroBitCount] += 1
+        } else {
+          info.firstRequests += 1
+          sizes[key] = record.size
+          info.footprintBytes += record.size
+        }
+        lastSeen[key] = info.requests
+        if let distance = tree.access(key, weight: 1).distance {
+          stack[63 - distance.leadingZeroBitCount] += 1
+        }
+      }
+    }
+    if info.requests == 0 { throw .emptyTrace(path: source.path) }
+    info.uniqueObjects = counts.count
+    info.oneHitWonderShare = Double(counts.values.filter { $0 == 1 }.count) / Double(counts.count)
+    func trimmed(_ buckets: [Int64]) -> [Int64] {
+      var b = buckets
+      while let last = b.last, last == 0 { b.removeLast() }
+      return b
+    }
+    info.reuseDistanceBuckets = trimmed(reuse)
+    info.stackDistanceBuckets = trimmed(stack)
+    (info.zipfAlpha, info.zipfR2) = zipfFit(counts.values.sorted(by: >))
+    let objectSizes = sizes.values.map(Double.init)
+    info.sizePercentiles = percentileLevels.map { Int64(SampleSummary.quantile(objectSizes, $0 / 100).rounded()) }
+    info.suggestedSizes = sweep(Int64(info.uniqueObjects))
+    info.suggestedByteSizes = sweep(info.footprintBytes)
+    return info
+  }
+
+  /// Least squares of log(frequency) on log(rank): alpha is minus the slope.
+  public static func zipfFit(_ frequencies: [Int]) -> (alpha: Double, r2: Double) {
+    var points = frequencies.enumerated().filter { $0.element >= 10 }
+    if points.count < 10 { points = Array(frequencies.enumerated()) }
+    guard points.count >= 2 else { return (0, 0) }
+    let xs = points.map { log(Double($0.offset + 1)) }
+    let ys = points.map { log(Double($0.element)) }
+    let n = Double(xs.count)
+    let mx = xs.reduce(0, +) / n
+    let my = ys.reduce(0, +) / n
+    var sxy = 0.0
+    var sxx = 0.0
+    var syy = 0.0
+    for (x, y) in zip(xs, ys) {
+      sxy += (x - mx) * (y - my)
+      sxx += (x - mx) * (x - mx)
+      syy += (y - my) * (y - my)
+    }
+    guard sxx > 0 else { return (0, 0) }
+    let slope = sxy / sxx
+    let r2 = syy > 0 ? (sxy * sxy) / (sxx * syy) : 1
+    return (-slope, r2)
+  }
+
+  /// Eight log-spaced sizes from 0.1% to 10% of `total` (at least 1, distinct).
+  static func sweep(_ total: Int64) -> [Int64] {
+    var sizes: [Int64] = []
+    for i in 0..<8 {
+      let size = max(1, Int64((Double(total) * 0.001 * pow(100, Double(i) / 7)).rounded()))
+      if sizes.last != size { sizes.append(size) }
+    }
+    return sizes
+  }
+
+  /// `{"trace": …, "requests": …, …}` with snake_case keys.
+  public var json: String {
+    func list(_ values: [Int64]) -> String { "[" + values.map(String.init).joined(separator: ", ") + "]" }
+    return """
+      {"trace": "\(trace)", "format": "\(format)", "requests": \(requests), "unique_objects": \(uniqueObjects), \
+      "bytes_requested": \(bytesRequested), "footprint_bytes": \(footprintBytes), \
+      "one_hit_wonder_share": \(oneHitWonderShare), "zipf_alpha": \(zipfAlpha), "zipf_r2": \(zipfR2), \
+      "first_requests": \(firstRequests), "reuse_distance_log2_buckets": \(list(reuseDistanceBuckets)), \
+      "stack_distance_log2_buckets": \(list(stackDistanceBuckets)), \
+      "size_percentiles": {\(zip(Self.percentileLevels, sizePercentiles).map { "\"p\(Int($0))\": \($1)" }.joined(separator: ", "))}, \
+      "first_time": \(firstTime), "last_time": \(lastTime), "time_span": \(lastTime - firstTime), \
+      "suggested_sizes": \(list(suggestedSizes)), "suggested_byte_sizes": \(list(suggestedByteSizes))}
+      """
+  }
+}

@@ -1,0 +1,92 @@
+import ArgumentParser
+import EvictionSim
+import EvictionTraces
+
+/// `evlab convert`: any readable trace into oracleGeneral, csv or txt.
+struct Convert: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Write a trace in another format (oracleGeneral output gains next-access times).",
+    discussion: """
+      The whole trace is read into memory (a backward pass fills in each request's next access). Examples:
+        evlab convert ../shared/traces/libcachesim/cloudPhysicsIO.txt --to oracleGeneral -o cp.oracleGeneral.zst
+        evlab convert w106.trace.xz --format cloud-physics --to csv -o w106.csv
+      """)
+
+  @Argument(help: "The trace to read.")
+  var input: String
+
+  @OptionGroup var traceOptions: TraceOptions
+
+  @Option(help: "The output format: oracleGeneral, csv or txt.")
+  var to: String
+
+  @Option(name: .shortAndLong, help: "Output path (.zst compresses).")
+  var output: String
+
+  func run() throws {
+    var format = TraceFormat.oracleGeneral
+    try oneLineErrors {
+      try traceOptions.checkArguments()
+      guard let f = try? TraceFormat(name: to), [.oracleGeneral, .csv, .txt].contains(f) else {
+        throw ValidationError("--to '\(to)': write oracleGeneral, csv or txt")
+      }
+      format = f
+    }
+    do throws(TraceError) {
+      let source = try traceOptions.source(input, copies: 1)
+      var records = try openTrace(source.path, format: source.format, csv: source.csv).readAll()
+      if records.isEmpty { throw TraceError.emptyTrace(path: input) }
+      if format == .oracleGeneral { fillNextAccess(&records) }
+      let writer = try TraceWriter(path: output, format: format)
+      try writer.write(records)
+      try writer.finish()
+      printError("wrote \(records.count) requests to \(output)")
+    } catch {
+      throw fail(error)
+    }
+  }
+}
+
+/// `evlab trace-info`: statistics before choosing cache sizes.
+struct TraceInfoCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "trace-info",
+    abstract: "Requests, objects, footprint, one-hit wonders, reuse and stack distances, Zipf fit, sizes to sweep.")
+
+  @Argument(help: "Trace files.")
+  var traces: [String]
+
+  @OptionGroup var traceOptions: TraceOptions
+
+  @Option(help: "Write {\"traces\": [...]} as JSON to PATH; - for standard output.")
+  var json: String?
+
+  func run() throws {
+    try oneLineErrors {
+      try traceOptions.checkArguments()
+      guard !traces.isEmpty else { throw ValidationError("name at least one trace") }
+    }
+    var infos: [TraceInfo] = []
+    do throws(TraceError) {
+      for path in traces { infos.append(try TraceInfo.measure(traceOptions.source(path, copies: 1))) }
+    } catch {
+      throw fail(error)
+    }
+    if json != "-" {
+      for info in infos {
+        print("""
+          \(info.trace) (\(info.format))
+            requests \(info.requests), unique objects \(info.uniqueObjects), one-hit wonders \(format1(info.oneHitWonderShare * 100))%
+            bytes requested \(info.bytesRequested), footprint \(info.footprintBytes) bytes
+            Zipf alpha \(format2(info.zipfAlpha)) (R² \(format2(info.zipfR2))), time span \(info.lastTime - info.firstTime) s
+            object sizes p50 \(info.sizePercentiles[2]), p90 \(info.sizePercentiles[4]), max \(info.sizePercentiles[6])
+            sizes to sweep: \(info.suggestedSizes.map(String.init).joined(separator: ",")) (count); \
+          \(info.suggestedByteSizes.map(String.init).joined(separator: ",")) (bytes)
+          """)
+      }
+    }
+    try write("{\"traces\": [\n  " + infos.map(\.json).joined(separator: ",\n  ") + "\n]}\n", to: json)
+  }
+}
+
+func format2(_ x: Double) -> String { String((x * 100).rounded() / 100) }
