@@ -12,11 +12,74 @@ import EvictionStats
 /// - `loop`: objects 0, 1, …, objects−1, 0, 1, … (cyclic);
 /// - `scan`: objects requested once each, in order, never again;
 /// - `zipf-scan`: Zipf(α), with a one-time scan of `scanLength` new objects
-///   every `scanEvery` requests (where LRU collapses and ARC shines).
+///   every `scanEvery` requests (where LRU collapses and ARC shines);
+/// - `hotspot`: `hotShare` of the requests go uniformly to a hot set of
+///   `hotObjects` consecutive objects, the rest uniformly to all; every
+///   `shiftEvery` requests the hot set moves to a random place;
+/// - `mix`: a weighted interleaving of the kinds above (`mix`), each with its
+///   own objects (component k's ids are offset by k·2⁴⁰): every request draws
+///   its component by weight.
+///
+/// Object sizes: `objectSize` for all, or drawn once per object from a
+/// ``SizeDistribution``.
 public struct SyntheticWorkload: Sendable {
   public enum Kind: String, Sendable, CaseIterable {
     case zipf, uniform, loop, scan
     case zipfScan = "zipf-scan"
+    case hotspot, mix
+  }
+
+  /// How object sizes are drawn (once per object, from the same stream).
+  public enum SizeDistribution: Sendable, Equatable {
+    case fixed
+    /// Uniform integers in `low...high`.
+    case uniform(low: Int64, high: Int64)
+    /// exp(N(mu, sigma²)), rounded, at least 1.
+    case lognormal(mu: Double, sigma: Double)
+    /// Pareto with shape `alpha` and scale (minimum) `minimum`, rounded.
+    case pareto(alpha: Double, minimum: Double)
+
+    /// Parses `fixed`, `uniform:A-B`, `lognormal:MU,SIGMA` or `pareto:ALPHA,MIN`.
+    public init(_ text: String) throws(TraceError) {
+      let parts = text.lowercased().split(separator: ":", maxSplits: 1).map(String.init)
+      let numbers = parts.count == 2 ? parts[1].split(whereSeparator: { $0 == "," || $0 == "-" }).compactMap { Double($0) } : []
+      switch (parts[0], numbers.count) {
+      case ("fixed", _) where parts.count == 1: self = .fixed
+      case ("uniform", 2) where numbers[0] >= 1 && numbers[1] >= numbers[0]:
+        self = .uniform(low: Int64(numbers[0]), high: Int64(numbers[1]))
+      case ("lognormal", 2) where numbers[1] > 0: self = .lognormal(mu: numbers[0], sigma: numbers[1])
+      case ("pareto", 2) where numbers[0] > 0 && numbers[1] >= 1: self = .pareto(alpha: numbers[0], minimum: numbers[1])
+      default:
+        throw .invalidOption(
+          "size distribution '\(text)': use fixed, uniform:LOW-HIGH, lognormal:MU,SIGMA (sigma > 0) or pareto:ALPHA,MIN")
+      }
+    }
+  }
+
+  /// One component of a `mix`: a kind and its weight.
+  public struct Component: Sendable, Equatable {
+    public var kind: Kind
+    public var weight: Double
+    public init(kind: Kind, weight: Double) {
+      self.kind = kind
+      self.weight = weight
+    }
+
+    /// Parses `zipf:0.7,scan:0.2,loop:0.1`.
+    public static func parse(_ text: String) throws(TraceError) -> [Component] {
+      var components: [Component] = []
+      for piece in text.split(separator: ",") {
+        let kv = piece.split(separator: ":")
+        guard kv.count == 2, let kind = Kind(rawValue: String(kv[0]).lowercased()), kind != .mix,
+          let weight = Double(kv[1]), weight > 0
+        else {
+          throw .invalidOption("mix component '\(piece)': write KIND:WEIGHT with a kind other than mix and a positive weight, e.g. zipf:0.8,scan:0.2")
+        }
+        components.append(Component(kind: kind, weight: weight))
+      }
+      guard !components.isEmpty else { throw .invalidOption("--mix is empty; e.g. zipf:0.8,scan:0.2") }
+      return components
+    }
   }
 
   public var kind: Kind
@@ -28,6 +91,11 @@ public struct SyntheticWorkload: Sendable {
   public var objectSize: Int64 = 4096
   public var scanEvery: Int = 50_000
   public var scanLength: Int = 5_000
+  public var hotObjects: Int = 0
+  public var hotShare: Double = 0.9
+  public var shiftEvery: Int = 100_000
+  public var components: [Component] = []
+  public var sizes: SizeDistribution = .fixed
 
   public init(kind: Kind, objects: Int, requests: Int) {
     self.kind = kind
@@ -43,33 +111,105 @@ public struct SyntheticWorkload: Sendable {
     gsl_rng_set(rng, UInt(truncatingIfNeeded: seed))
     var records: [TraceRecord] = []
     records.reserveCapacity(requests)
-    func record(_ key: UInt64) -> TraceRecord {
-      TraceRecord(key: key, size: objectSize, time: Int64(records.count / 1000))
+    var objectSizes: [UInt64: Int64] = [:]
+    func size(of key: UInt64) -> Int64 {
+      if sizes == .fixed { return objectSize }
+      if let known = objectSizes[key] { return known }
+      let drawn: Int64
+      switch sizes {
+      case .fixed: drawn = objectSize
+      case .uniform(let low, let high): drawn = low + Int64(gsl_rng_uniform_int(rng, UInt(high - low + 1)))
+      case .lognormal(let mu, let sigma): drawn = max(1, Int64(gsl_ran_lognormal(rng, mu, sigma).rounded()))
+      case .pareto(let alpha, let minimum): drawn = max(1, Int64(min(gsl_ran_pareto(rng, alpha, minimum), 4e9).rounded()))
+      }
+      objectSizes[key] = drawn
+      return drawn
     }
-    switch kind {
-    case .loop:
-      for i in 0..<requests { records.append(record(UInt64(i % objects))) }
-    case .scan:
-      for i in 0..<requests { records.append(record(UInt64(i))) }
-    case .uniform:
-      for _ in 0..<requests { records.append(record(UInt64(gsl_rng_uniform_int(rng, UInt(objects))))) }
-    case .zipf, .zipfScan:
-      let weights = (1...objects).map { 1 / pow(Double($0), alpha) }
-      let table = weights.withUnsafeBufferPointer { gsl_ran_discrete_preproc($0.count, $0.baseAddress) }!
-      defer { gsl_ran_discrete_free(table) }
-      var nextScanKey = UInt64(objects)
+    func append(_ key: UInt64) {
+      records.append(TraceRecord(key: key, size: size(of: key), time: Int64(records.count / 1000)))
+    }
+    if kind == .mix {
+      let parts = components.isEmpty ? [Component(kind: .zipf, weight: 0.8), Component(kind: .scan, weight: 0.2)] : components
+      var streams = parts.enumerated().map { i, part in Stream(kind: part.kind, workload: self, offset: UInt64(i) << 40) }
+      let weights = parts.map(\.weight)
+      let chooser = weights.withUnsafeBufferPointer { gsl_ran_discrete_preproc($0.count, $0.baseAddress) }!
+      defer { gsl_ran_discrete_free(chooser) }
+      while records.count < requests {
+        let i = Int(gsl_ran_discrete(rng, chooser))
+        append(streams[i].next(rng, count: records.count))
+      }
+      for i in streams.indices { streams[i].free() }
+    } else {
+      var stream = Stream(kind: kind, workload: self, offset: 0)
+      defer { stream.free() }
       while records.count < requests {
         if kind == .zipfScan && records.count > 0 && records.count % scanEvery == 0 {
-          for _ in 0..<min(scanLength, requests - records.count) {
-            records.append(record(nextScanKey))
-            nextScanKey += 1
-          }
+          for _ in 0..<min(scanLength, requests - records.count) { append(stream.nextScanKey()) }
           if records.count >= requests { break }
         }
-        records.append(record(UInt64(gsl_ran_discrete(rng, table))))
+        append(stream.next(rng, count: records.count))
       }
     }
     fillNextAccess(&records)
     return records
+  }
+
+  /// One kind's request stream (its own counters and tables).
+  struct Stream {
+    let kind: Kind
+    let workload: SyntheticWorkload
+    let offset: UInt64
+    var table: UnsafeMutablePointer<gsl_ran_discrete_t>? = nil
+    var position: UInt64 = 0
+    var scanKey: UInt64
+    var hotBase: UInt64 = 0
+
+    init(kind: Kind, workload: SyntheticWorkload, offset: UInt64) {
+      self.kind = kind
+      self.workload = workload
+      self.offset = offset
+      scanKey = UInt64(workload.objects)
+      if kind == .zipf || kind == .zipfScan {
+        let weights = (1...workload.objects).map { 1 / pow(Double($0), workload.alpha) }
+        table = weights.withUnsafeBufferPointer { gsl_ran_discrete_preproc($0.count, $0.baseAddress) }
+      }
+    }
+
+    mutating func free() {
+      if let table { gsl_ran_discrete_free(table) }
+      table = nil
+    }
+
+    /// The next new key of a zipf-scan's scan.
+    mutating func nextScanKey() -> UInt64 {
+      defer { scanKey += 1 }
+      return offset + scanKey
+    }
+
+    /// The next key; `count` is the number of requests generated so far.
+    mutating func next(_ rng: UnsafeMutablePointer<gsl_rng>, count: Int) -> UInt64 {
+      let objects = UInt64(workload.objects)
+      switch kind {
+      case .loop:
+        defer { position += 1 }
+        return offset + position % objects
+      case .scan:
+        defer { position += 1 }
+        return offset + position
+      case .uniform:
+        return offset + UInt64(gsl_rng_uniform_int(rng, UInt(objects)))
+      case .zipf, .zipfScan:
+        return offset + UInt64(gsl_ran_discrete(rng, table))
+      case .hotspot:
+        let hot = UInt64(workload.hotObjects > 0 ? workload.hotObjects : max(1, workload.objects / 10))
+        if count > 0 && count % workload.shiftEvery == 0 { hotBase = UInt64(gsl_rng_uniform_int(rng, UInt(objects))) }
+        if gsl_rng_uniform(rng) < workload.hotShare {
+          return offset + (hotBase + UInt64(gsl_rng_uniform_int(rng, UInt(min(hot, objects))))) % objects
+        }
+        return offset + UInt64(gsl_rng_uniform_int(rng, UInt(objects)))
+      case .mix:
+        preconditionFailure("a mix does not nest")
+      }
+    }
   }
 }

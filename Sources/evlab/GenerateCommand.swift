@@ -36,6 +36,21 @@ struct Generate: ParsableCommand {
   @Option(help: "zipf-scan: objects per scan, each new (default 5000).")
   var scanLength: Int = 5_000
 
+  @Option(help: "hotspot: objects in the hot set (default a tenth of --objects).")
+  var hotObjects: Int = 0
+
+  @Option(help: "hotspot: share of requests that go to the hot set (default 0.9).")
+  var hotShare: Double = 0.9
+
+  @Option(help: "hotspot: the hot set moves every this many requests (default 100000).")
+  var shiftEvery: Int = 100_000
+
+  @Option(help: "mix: weighted kinds, e.g. zipf:0.8,scan:0.2 (default that).")
+  var mix: String = "zipf:0.8,scan:0.2"
+
+  @Option(help: "Object sizes: fixed (--object-size), uniform:LOW-HIGH, lognormal:MU,SIGMA or pareto:ALPHA,MIN (default fixed).")
+  var sizeDistribution: String = "fixed"
+
   @Option(name: .shortAndLong, help: "Output path.")
   var output: String
 
@@ -48,6 +63,15 @@ struct Generate: ParsableCommand {
     }
     guard alpha > 0 && alpha.isFinite else { throw ValidationError("--alpha \(alpha): must be positive") }
     guard scanEvery >= 1 && scanLength >= 1 else { throw ValidationError("--scan-every and --scan-length must be positive") }
+    guard hotObjects >= 0, shiftEvery >= 1, hotShare >= 0 && hotShare <= 1 else {
+      throw ValidationError("--hot-objects must be 0 or more, --shift-every positive, --hot-share in [0, 1]")
+    }
+    do throws(TraceError) {
+      _ = try SyntheticWorkload.Component.parse(mix)
+      _ = try SyntheticWorkload.SizeDistribution(sizeDistribution)
+    } catch {
+      throw ValidationError(error.description)
+    }
     guard TraceFormat.infer(fromPath: output) != nil else {
       throw ValidationError("cannot tell the format from '\(output)'; end it in .oracleGeneral, .csv or .txt (optionally .zst)")
     }
@@ -61,7 +85,12 @@ struct Generate: ParsableCommand {
     workload.objectSize = objectSize
     workload.scanEvery = scanEvery
     workload.scanLength = scanLength
+    workload.hotObjects = hotObjects
+    workload.hotShare = hotShare
+    workload.shiftEvery = shiftEvery
     do throws(TraceError) {
+      workload.components = try SyntheticWorkload.Component.parse(mix)
+      workload.sizes = try SyntheticWorkload.SizeDistribution(sizeDistribution)
       let writer = try TraceWriter(path: output, format: TraceFormat.infer(fromPath: output)!)
       try writer.write(workload.generate())
       try writer.finish()

@@ -1,0 +1,56 @@
+import EvictionTraces
+import Foundation
+import Testing
+
+@Suite struct GeneratorTests {
+  @Test func hotspotSendsItsShareToAMovingHotSet() {
+    var workload = SyntheticWorkload(kind: .hotspot, objects: 10_000, requests: 200_000)
+    workload.hotObjects = 100
+    workload.hotShare = 0.9
+    workload.shiftEvery = 50_000
+    let records = workload.generate()
+    var hotSets: [Set<UInt64>] = []
+    for phase in 0..<4 {
+      let slice = records[(phase * 50_000)..<((phase + 1) * 50_000)]
+      var counts: [UInt64: Int] = [:]
+      for r in slice { counts[r.key, default: 0] += 1 }
+      let top = Set(counts.sorted { $0.value > $1.value }.prefix(100).map(\.key))
+      let share = Double(slice.filter { top.contains($0.key) }.count) / Double(slice.count)
+      #expect(share > 0.88 && share < 0.93, "phase \(phase): \(share)")
+      hotSets.append(top)
+    }
+    #expect(hotSets[0] != hotSets[1] && hotSets[1] != hotSets[2], "the hot set moves")
+  }
+
+  @Test func mixInterleavesItsComponentsByWeightWithDisjointObjects() throws {
+    var workload = SyntheticWorkload(kind: .mix, objects: 1_000, requests: 100_000)
+    workload.components = try SyntheticWorkload.Component.parse("zipf:0.75,loop:0.25")
+    let records = workload.generate()
+    let loop = records.filter { $0.key >> 40 == 1 }
+    #expect(abs(Double(loop.count) / 100_000 - 0.25) < 0.01)
+    #expect(records.allSatisfy { $0.key >> 40 <= 1 })
+    // The loop component cycles over its own objects in order.
+    #expect(loop.prefix(5).map { $0.key & 0xFF_FFFF_FFFF } == [0, 1, 2, 3, 4])
+    #expect(throws: TraceError.self) { try SyntheticWorkload.Component.parse("zipf:0.5,mix:0.5") }
+  }
+
+  @Test func sizeDistributionsDrawOncePerObject() throws {
+    for (text, check) in [
+      ("uniform:100-200", { (sizes: [Int64]) in sizes.allSatisfy { (100...200).contains($0) } }),
+      ("lognormal:8,0.5", { (sizes: [Int64]) in abs(Double(sizes.sorted()[sizes.count / 2]) - exp(8)) / exp(8) < 0.1 }),
+      ("pareto:1.5,1000", { (sizes: [Int64]) in sizes.allSatisfy { $0 >= 1000 } }),
+    ] {
+      var workload = SyntheticWorkload(kind: .uniform, objects: 2_000, requests: 50_000)
+      workload.sizes = try SyntheticWorkload.SizeDistribution(text)
+      let records = workload.generate()
+      var perObject: [UInt64: Set<Int64>] = [:]
+      for r in records { perObject[r.key, default: []].insert(r.size) }
+      #expect(perObject.values.allSatisfy { $0.count == 1 }, "\(text): an object keeps its size")
+      #expect(check(perObject.values.map { $0.first! }), "\(text)")
+      let again = workload.generate()
+      #expect(again.map(\.size) == records.map(\.size), "same seed, same sizes")
+    }
+    #expect(throws: TraceError.self) { try SyntheticWorkload.SizeDistribution("lognormal:8") }
+    #expect(throws: TraceError.self) { try SyntheticWorkload.SizeDistribution("uniform:5-1") }
+  }
+}
