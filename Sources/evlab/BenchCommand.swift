@@ -9,7 +9,7 @@ import Foundation
 struct Bench: ParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Benchmarks (figures for people; never a pass/fail test).",
-    subcommands: [ReplayBench.self, CacheBench.self, BenchCheck.self, BenchUpdate.self])
+    subcommands: [ReplayBench.self, CacheBench.self, ReadBench.self, BenchCheck.self, BenchUpdate.self])
 }
 
 /// Single-thread replay throughput per policy: `runs` rounds, each replaying
