@@ -8,7 +8,7 @@ import Foundation
 
 struct Bench: ParsableCommand {
   static let configuration = CommandConfiguration(
-    abstract: "Benchmarks (figures for people; never a pass/fail test).",
+    abstract: "Benchmarks (figures for people, never a pass/fail test) and the exact-results regression gate (check, update).",
     subcommands: [ReplayBench.self, CacheBench.self, ReadBench.self, BenchCheck.self, BenchUpdate.self])
 }
 
