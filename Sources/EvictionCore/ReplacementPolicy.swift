@@ -159,6 +159,17 @@ public struct PolicyStorage<Index: SlotIndex & ~Copyable, Payload>: ~Copyable {
     table.pushFront(slot, &ghost, tag: tag)
   }
 
+  /// Removes resident `key`, kept on `list` (a single-list policy's only
+  /// list); its slot, or nil.
+  @inlinable
+  public mutating func remove(_ key: Key, from list: inout EntryList) -> Slot? {
+    let slot = find(key)
+    guard slot >= 0 else { return nil }
+    table.unlink(slot, &list)
+    delete(slot, resident: true)
+    return slot
+  }
+
   /// The resident slot of `key`, or -1.
   @inlinable @inline(__always)
   public func find(_ key: Key) -> Slot { index.find(key) { table[$0].key == key } }

@@ -119,3 +119,42 @@ public struct SlotHeap<Priority: Comparable>: ~Copyable {
     }
   }
 }
+
+/// The bookkeeping every heap-ordered policy (Belady, GDSF, the timed disk
+/// models) shares: its resident entries are exactly the heap's slots.
+extension PolicyStorage where Index: ~Copyable {
+  /// Evicts the heap's top entry: pops it, tells `onEvict`, deletes it.
+  @inlinable @inline(__always)
+  public mutating func evictTop<Priority>(of heap: inout SlotHeap<Priority>, onEvict: (Slot, Key) -> Void) {
+    let victim = heap.pop()
+    onEvict(victim, table[victim].key)
+    delete(victim, resident: true)
+  }
+
+  /// Removes resident `key` from the heap and the store; its slot, or nil.
+  @inlinable
+  public mutating func remove<Priority>(_ key: Key, from heap: inout SlotHeap<Priority>) -> Slot? {
+    let slot = find(key)
+    guard slot >= 0 else { return nil }
+    heap.remove(slot)
+    delete(slot, resident: true)
+    return slot
+  }
+
+  /// Checks the heap and that it holds exactly the resident entries.
+  public func checkHeap<Priority>(_ heap: borrowing SlotHeap<Priority>) {
+    heap.checkInvariants()
+    precondition(heap.count == count, "heap holds \(heap.count), resident \(count)")
+    precondition(index.count == table.live, "index and slab differ")
+  }
+
+  /// The resident keys in the order the heap would evict them.
+  public func keysInEvictionOrder<Priority>(_ heap: borrowing SlotHeap<Priority>) -> [Key] {
+    var order: [(Priority, Key)] = []
+    for i in 1..<heap.nodes.count {
+      let slot = heap.nodes[i]
+      order.append((heap.priority(of: slot), table[slot].key))
+    }
+    return order.sorted { $0.0 > $1.0 }.map(\.1)
+  }
+}

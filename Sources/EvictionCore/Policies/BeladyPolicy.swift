@@ -43,37 +43,22 @@ public struct BeladyPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Co
   @inlinable @inline(__always)
   public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
     guard heap.count > 0 else { return false }
-    let victim = heap.pop()
-    onEvict(victim, store.table[victim].key)
-    store.delete(victim, resident: true)
+    store.evictTop(of: &heap, onEvict: onEvict)
     return true
   }
 
   @inlinable
-  public mutating func remove(_ key: Key) -> Slot? {
-    let slot = store.find(key)
-    guard slot >= 0 else { return nil }
-    heap.remove(slot)
-    store.delete(slot, resident: true)
-    return slot
-  }
+  public mutating func remove(_ key: Key) -> Slot? { store.remove(key, from: &heap) }
 
   @inlinable public func contains(_ key: Key) -> Bool { store.find(key) >= 0 }
   @inlinable public func key(at slot: Slot) -> Key { store.table[slot].key }
 
   public func checkInvariants() {
-    heap.checkInvariants()
-    precondition(heap.count == store.count, "heap holds \(heap.count), resident \(store.count)")
+    store.checkHeap(heap)
     precondition(store.used <= store.capacity, "used exceeds capacity")
-    precondition(store.index.count == store.table.live, "index and slab differ")
   }
 
   public func lists() -> [(name: String, keys: [Key])] {
-    var order: [(Double, Key)] = []
-    for i in 1..<heap.nodes.count {
-      let slot = heap.nodes[i]
-      order.append((heap.priority(of: slot), store.table[slot].key))
-    }
-    return [("by next access, farthest first", order.sorted { $0.0 > $1.0 }.map(\.1))]
+    [("by next access, farthest first", store.keysInEvictionOrder(heap))]
   }
 }

@@ -73,38 +73,23 @@ public struct GDSFPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copy
   @inlinable @inline(__always)
   public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
     guard heap.count > 0 else { return false }
-    let victim = heap.pop()
-    inflation = heap.priority(of: victim).priority
-    onEvict(victim, store.table[victim].key)
-    store.delete(victim, resident: true)
+    inflation = heap.priority(of: heap.top).priority
+    store.evictTop(of: &heap, onEvict: onEvict)
     return true
   }
 
   @inlinable
-  public mutating func remove(_ key: Key) -> Slot? {
-    let slot = store.find(key)
-    guard slot >= 0 else { return nil }
-    heap.remove(slot)
-    store.delete(slot, resident: true)
-    return slot
-  }
+  public mutating func remove(_ key: Key) -> Slot? { store.remove(key, from: &heap) }
 
   @inlinable public func contains(_ key: Key) -> Bool { store.find(key) >= 0 }
   @inlinable public func key(at slot: Slot) -> Key { store.table[slot].key }
 
   public func checkInvariants() {
-    heap.checkInvariants()
-    precondition(heap.count == store.count, "heap holds \(heap.count), resident \(store.count)")
+    store.checkHeap(heap)
     precondition(store.used <= store.capacity, "used exceeds capacity")
-    precondition(store.index.count == store.table.live, "index and slab differ")
   }
 
   public func lists() -> [(name: String, keys: [Key])] {
-    var order: [(Rank, Key)] = []
-    for i in 1..<heap.nodes.count {
-      let slot = heap.nodes[i]
-      order.append((heap.priority(of: slot), store.table[slot].key))
-    }
-    return [("by priority, next victim first", order.sorted { $1.0 < $0.0 }.map(\.1))]
+    [("by priority, next victim first", store.keysInEvictionOrder(heap))]
   }
 }

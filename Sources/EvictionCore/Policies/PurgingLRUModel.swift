@@ -96,13 +96,7 @@ public struct PurgingLRUModel<Index: SlotIndex & ~Copyable>: ReplacementPolicy, 
   }
 
   @inlinable
-  public mutating func remove(_ key: Key) -> Slot? {
-    let slot = store.find(key)
-    guard slot >= 0 else { return nil }
-    store.table.unlink(slot, &queue)
-    store.delete(slot, resident: true)
-    return slot
-  }
+  public mutating func remove(_ key: Key) -> Slot? { store.remove(key, from: &queue) }
 
   @inlinable public func contains(_ key: Key) -> Bool { store.find(key) >= 0 }
   @inlinable public func key(at slot: Slot) -> Key { store.table[slot].key }

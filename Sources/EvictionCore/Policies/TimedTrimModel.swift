@@ -93,23 +93,18 @@ public struct TimedTrimModel<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~
   mutating func cleanUp(_ now: Int64, _ onEvict: (Slot, Key) -> Void) {
     switch flavor {
     case .yyDisk(let countLimit, _):
-      while store.used > store.capacity { deleteOldest(onEvict) }
-      if countLimit > 0 { while store.count > countLimit { deleteOldest(onEvict) } }
+      while store.used > store.capacity { store.evictTop(of: &heap, onEvict: onEvict) }
+      if countLimit > 0 { while store.count > countLimit { store.evictTop(of: &heap, onEvict: onEvict) } }
     case .sdDisk(let maxAge, _):
       // Expired: modified at or before now − maxAge.
-      while heap.count > 0 && now &- heap.priority(of: heap.top).stamp >= maxAge { deleteOldest(onEvict) }
+      while heap.count > 0 && now &- heap.priority(of: heap.top).stamp >= maxAge {
+        store.evictTop(of: &heap, onEvict: onEvict)
+      }
       if store.used > store.capacity {
         // SDImageCache deletes, then stops once the total is below half the limit.
-        while heap.count > 0 && store.used >= store.capacity / 2 { deleteOldest(onEvict) }
+        while heap.count > 0 && store.used >= store.capacity / 2 { store.evictTop(of: &heap, onEvict: onEvict) }
       }
     }
-  }
-
-  @inlinable @inline(__always)
-  mutating func deleteOldest(_ onEvict: (Slot, Key) -> Void) {
-    let victim = heap.pop()
-    onEvict(victim, store.table[victim].key)
-    store.delete(victim, resident: true)
   }
 
   @inlinable @inline(__always)
@@ -137,34 +132,21 @@ public struct TimedTrimModel<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~
   @inlinable
   public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
     guard heap.count > 0 else { return false }
-    deleteOldest(onEvict)
+    store.evictTop(of: &heap, onEvict: onEvict)
     return true
   }
 
   @inlinable
-  public mutating func remove(_ key: Key) -> Slot? {
-    let slot = store.find(key)
-    guard slot >= 0 else { return nil }
-    heap.remove(slot)
-    store.delete(slot, resident: true)
-    return slot
-  }
+  public mutating func remove(_ key: Key) -> Slot? { store.remove(key, from: &heap) }
 
   @inlinable public func contains(_ key: Key) -> Bool { store.find(key) >= 0 }
   @inlinable public func key(at slot: Slot) -> Key { store.table[slot].key }
 
   public func checkInvariants() {
-    heap.checkInvariants()
-    precondition(heap.count == store.count, "heap holds \(heap.count), resident \(store.count)")
-    precondition(store.index.count == store.table.live, "index and slab differ")
+    store.checkHeap(heap)
   }
 
   public func lists() -> [(name: String, keys: [Key])] {
-    var order: [(Age, Key)] = []
-    for i in 1..<heap.nodes.count {
-      let slot = heap.nodes[i]
-      order.append((heap.priority(of: slot), store.table[slot].key))
-    }
-    return [("oldest first", order.sorted { $0.0 > $1.0 }.map(\.1))]
+    [("oldest first", store.keysInEvictionOrder(heap))]
   }
 }
