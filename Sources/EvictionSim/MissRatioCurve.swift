@@ -33,6 +33,8 @@ public struct MissRatioCurve: Sendable {
   /// Sizes the stack-distance pass could not answer exactly (objects heavier
   /// than the size, or objects whose size changes), simulated instead.
   public var simulatedSizes: [Int64] = []
+  /// Malformed lines passed over under `--skip-bad-lines`.
+  public var skipped = SkippedRecords()
 }
 
 /// Miss-ratio curves: exact LRU curves from stack distances, one-pass
@@ -59,7 +61,7 @@ public enum MissRatioCurves {
     var bytesRequested: Int64 = 0
     var largest: Int64 = 0
     var sizesChange = false
-    try trace.forEachBatch(progress: progress) { records, offset in
+    let skipped = try trace.forEachBatch(progress: progress) { records, offset in
       for record in records {
         let key = record.key &+ offset
         if let sampling, !sampling.keeps(key) { continue }
@@ -103,7 +105,7 @@ public enum MissRatioCurves {
     }
     return MissRatioCurve(
       trace: trace.name, policy: "lru", method: sampling == nil ? .exact : .shards, rate: sampling?.rate ?? 1,
-      sizeMode: sizeMode, points: points, simulatedSizes: unanswered.map { sorted[$0] })
+      sizeMode: sizeMode, points: points, simulatedSizes: unanswered.map { sorted[$0] }, skipped: skipped)
   }
 
   /// Any catalog policy at every size in one pass over the trace: one reader,
@@ -128,7 +130,7 @@ public enum MissRatioCurves {
     }
     return MissRatioCurve(
       trace: trace.name, policy: policy.description, method: sampling == nil ? .simulate : .shards,
-      rate: sampling?.rate ?? 1, sizeMode: sizeMode, points: points)
+      rate: sampling?.rate ?? 1, sizeMode: sizeMode, points: points, skipped: counts.skipped)
   }
 
   /// SHARDS at a fixed rate: requests whose key hashes below `rate` of the
@@ -169,7 +171,7 @@ public enum MissRatioCurves {
     var byteBins = Array(repeating: 0.0, count: sorted.count + 1)
     var requests: Int64 = 0
     var bytesRequested: Int64 = 0
-    try trace.forEachBatch(progress: progress) { records, offset in
+    let skipped = try trace.forEachBatch(progress: progress) { records, offset in
       for record in records {
         let key = record.key &+ offset
         requests &+= 1
@@ -228,7 +230,8 @@ public enum MissRatioCurves {
           bytesRequested: bytesRequested, bytesMissed: Int64((byteMissRatio * Double(bytesRequested)).rounded())))
     }
     return MissRatioCurve(
-      trace: trace.name, policy: "lru", method: .shards, rate: rate, sizeMode: sizeMode, points: points)
+      trace: trace.name, policy: "lru", method: .shards, rate: rate, sizeMode: sizeMode, points: points,
+      skipped: skipped)
   }
 
   /// SHARDS' sampling condition: keep a key when a 64-bit mix of it falls
@@ -408,12 +411,13 @@ struct MultiSizeRunner {
     var requests: Int64 = 0
     var bytesRequested: Int64 = 0
     var perSize: [SizeCounts]
+    var skipped = SkippedRecords()
   }
 
   mutating func run(_ caches: [AnyReplayCache]) throws(TraceError) -> Totals {
     var totals = Totals(perSize: Array(repeating: SizeCounts(), count: caches.count))
     var time: Int64 = 0
-    try trace.forEachBatch(progress: progress) { records, offset in
+    totals.skipped = try trace.forEachBatch(progress: progress) { records, offset in
       for record in records {
         let key = record.key &+ offset
         if let sampling, !sampling.keeps(key) { continue }
@@ -475,14 +479,16 @@ extension TraceSource {
   /// with the copy's id offset (copy k's ids are offset by k·2⁴⁰), counting
   /// requests into `progress`. The per-record loop stays in the caller, where
   /// it is optimised with the caller's state.
-  @inline(__always)
+  /// Returns the bad lines skipped (of one copy: copies read the same file).
+  @inline(__always) @discardableResult
   func forEachBatch(
     progress: ReplayProgress?, _ body: (Slice<UnsafeMutableBufferPointer<TraceRecord>>, UInt64) -> Void
-  ) throws(TraceError) {
+  ) throws(TraceError) -> SkippedRecords {
     let buffer = UnsafeMutableBufferPointer<TraceRecord>.allocate(capacity: 4096)
     defer { buffer.deallocate() }
+    var skipped = SkippedRecords()
     for copy in 0..<copies {
-      let reader = try openTrace(path, format: format, csv: csv)
+      let reader = try open()
       let offset = UInt64(copy) << 40
       while true {
         let n = try reader.read(into: buffer)
@@ -490,6 +496,8 @@ extension TraceSource {
         body(buffer[..<n], offset)
         progress?.requests.add(n, ordering: .relaxed)
       }
+      if copy == 0 { skipped = reader.skipped }
     }
+    return skipped
   }
 }

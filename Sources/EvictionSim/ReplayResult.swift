@@ -1,4 +1,5 @@
 import EvictionCore
+import EvictionTraces
 
 /// What a cache's capacity counts: objects (every object weighs 1) or bytes.
 public enum SizeMode: String, Sendable, Codable, CaseIterable {
@@ -26,6 +27,9 @@ public struct ReplayResult: Sendable, Codable, Equatable {
   /// Wall-clock seconds of the replay, reading included.
   public var seconds: Double
   public var requestsPerSecond: Double
+  /// Malformed lines passed over under `--skip-bad-lines` (not a column:
+  /// the command reports them on standard error).
+  public var skipped = SkippedRecords()
 
   enum CodingKeys: String, CodingKey {
     case trace, format, policy
@@ -53,6 +57,7 @@ public struct ReplayCounts: Sendable, Equatable {
   public var hits: Int64 = 0
   public var bytesRequested: Int64 = 0
   public var bytesMissed: Int64 = 0
+  public var skipped = SkippedRecords()
   public var misses: Int64 { requests - hits }
   public init() {}
 }

@@ -80,7 +80,7 @@ public enum StressRun {
 
     /// Loads `source` into memory (the clock must not time the reader).
     public init(_ source: TraceSource) throws(TraceError) {
-      let records = try openTrace(source.path, format: source.format, csv: source.csv).readAll()
+      let records = try source.open().readAll()
       guard !records.isEmpty else { throw .emptyTrace(path: source.path) }
       trace = (source.path as NSString).lastPathComponent
       keys = records.map(\.key)

@@ -35,6 +35,8 @@ public struct TraceInfo: Sendable {
   /// (count mode) and of the footprint (byte mode), log-spaced.
   public var suggestedSizes: [Int64] = []
   public var suggestedByteSizes: [Int64] = []
+  /// Malformed lines passed over under `--skip-bad-lines`.
+  public var skipped = SkippedRecords()
 
   public static let percentileLevels: [Double] = [0, 25, 50, 75, 90, 99, 100]
 
@@ -48,7 +50,7 @@ public struct TraceInfo: Sendable {
     var reuse = Array(repeating: Int64(0), count: 64)
     var stack = Array(repeating: Int64(0), count: 64)
     var first = true
-    try source.forEachBatch(progress: progress) { records, offset in
+    info.skipped = try source.forEachBatch(progress: progress) { records, offset in
       for record in records {
         let key = record.key &+ offset
         info.requests += 1
@@ -135,7 +137,8 @@ public struct TraceInfo: Sendable {
       "stack_distance_log2_buckets": \(list(stackDistanceBuckets)), \
       "size_percentiles": {\(zip(Self.percentileLevels, sizePercentiles).map { "\"p\(Int($0))\": \($1)" }.joined(separator: ", "))}, \
       "first_time": \(firstTime), "last_time": \(lastTime), "time_span": \(lastTime - firstTime), \
-      "suggested_sizes": \(list(suggestedSizes)), "suggested_byte_sizes": \(list(suggestedByteSizes))}
+      "suggested_sizes": \(list(suggestedSizes)), "suggested_byte_sizes": \(list(suggestedByteSizes)), \
+      "skipped_bad_lines": \(skipped.count)}
       """
   }
 }

@@ -10,12 +10,23 @@ public struct TraceSource: Sendable, Hashable {
   /// Replays the trace this many times, copy k with k·2⁴⁰ added to every
   /// id, so copies share no object (the tiling of the benchmark).
   public var copies: Int
+  /// Whether malformed lines are counted and passed over (`--skip-bad-lines`)
+  /// instead of stopping the run.
+  public var skipBadRecords: Bool
 
-  public init(path: String, format: TraceFormat, csv: CSVOptions = CSVOptions(), copies: Int = 1) {
+  public init(
+    path: String, format: TraceFormat, csv: CSVOptions = CSVOptions(), copies: Int = 1, skipBadRecords: Bool = false
+  ) {
     self.path = path
     self.format = format
     self.csv = csv
     self.copies = copies
+    self.skipBadRecords = skipBadRecords
+  }
+
+  /// Opens the trace for one pass.
+  public func open() throws(TraceError) -> TraceReader {
+    try openTrace(path, format: format, csv: csv, skipBadRecords: skipBadRecords)
   }
 
   /// The file name, for reports.
@@ -62,7 +73,8 @@ public enum TraceReplay {
       sizeMode: sizeMode, requests: counts.requests, hits: counts.hits, misses: counts.misses,
       missRatio: ratio(counts.misses, counts.requests), bytesRequested: counts.bytesRequested,
       bytesMissed: counts.bytesMissed, byteMissRatio: ratio(counts.bytesMissed, counts.bytesRequested),
-      seconds: seconds, requestsPerSecond: seconds > 0 ? Double(counts.requests) / seconds : 0)
+      seconds: seconds, requestsPerSecond: seconds > 0 ? Double(counts.requests) / seconds : 0,
+      skipped: counts.skipped)
   }
 
   /// Replays every request of `trace` through `policy`, serving each with
@@ -83,12 +95,13 @@ public enum TraceReplay {
     let countMode = sizeMode == .count
     var time: Int64 = 0
     let preloaded = needsNextAccess && trace.format != .oracleGeneral ? try recordsWithNextAccess(trace) : nil
+    if let preloaded { counts.skipped = preloaded.skipped }
     for copy in 0..<trace.copies {
       let reader: TraceReader
       if let preloaded {
-        reader = MemoryTraceReader(preloaded, path: trace.path, format: trace.format)
+        reader = MemoryTraceReader(preloaded.records, path: trace.path, format: trace.format)
       } else {
-        reader = try openTrace(trace.path, format: trace.format, csv: trace.csv)
+        reader = try trace.open()
       }
       let offset = UInt64(copy) << 40
       // Next-access times count requests from the start of the whole tiled stream.
@@ -112,6 +125,8 @@ public enum TraceReplay {
         counts.requests &+= Int64(n)
         progress?.requests.add(n, ordering: .relaxed)
       }
+      // Copies read the same file: count its bad lines once.
+      if copy == 0 && preloaded == nil { counts.skipped = reader.skipped }
     }
     if counts.requests == 0 { throw .emptyTrace(path: trace.path) }
     return counts
@@ -153,10 +168,13 @@ public enum TraceReplay {
 
   /// One copy of `trace` in memory with next-access times filled in.
   @usableFromInline
-  static func recordsWithNextAccess(_ trace: TraceSource) throws(TraceError) -> [TraceRecord] {
-    var records = try openTrace(trace.path, format: trace.format, csv: trace.csv).readAll()
+  static func recordsWithNextAccess(_ trace: TraceSource) throws(TraceError) -> (
+    records: [TraceRecord], skipped: SkippedRecords
+  ) {
+    let reader = try trace.open()
+    var records = try reader.readAll()
     fillNextAccess(&records)
-    return records
+    return (records, reader.skipped)
   }
 }
 

@@ -93,6 +93,9 @@ final class FixedRecordReader: TraceReader {
   let input: BufferedInput
   let layout: Layout
   private(set) var skippedZeroSize = 0
+  /// Whether a cut-off last record is counted in `skipped` instead of thrown.
+  let skipBad: Bool
+  private(set) var skipped = SkippedRecords()
   var format: TraceFormat {
     switch layout {
     case .oracleGeneral: .oracleGeneral
@@ -104,14 +107,15 @@ final class FixedRecordReader: TraceReader {
     }
   }
 
-  init(_ input: BufferedInput, path: String, layout: Layout) {
+  init(_ input: BufferedInput, path: String, layout: Layout, skipBad: Bool = false) {
     self.path = path
     self.input = input
     self.layout = layout
+    self.skipBad = skipBad
   }
 
-  convenience init(_ source: ByteSource, path: String, layout: Layout) {
-    self.init(BufferedInput(source), path: path, layout: layout)
+  convenience init(_ source: ByteSource, path: String, layout: Layout, skipBad: Bool = false) {
+    self.init(BufferedInput(source), path: path, layout: layout, skipBad: skipBad)
   }
 
   func read(into buffer: UnsafeMutableBufferPointer<TraceRecord>) throws(TraceError) -> Int {
@@ -133,8 +137,11 @@ final class FixedRecordReader: TraceReader {
       if input.available < size {
         if try !input.refill() || input.available < size {
           if input.available > 0 {
-            throw .truncatedRecord(
+            let error = TraceError.truncatedRecord(
               file: path, offset: input.consumed, recordSize: size, remaining: input.available)
+            guard skipBad else { throw error }
+            skipped.note(error)
+            input.advance(input.available)
           }
           return filled
         }
@@ -159,7 +166,7 @@ final class FixedRecordReader: TraceReader {
 
 /// Opens a vscsi trace, telling version 1 from 2 by the version field of the
 /// first record (`ver >> 8`), as libCacheSim does.
-func openVSCSI(_ source: ByteSource, path: String) throws(TraceError) -> TraceReader {
+func openVSCSI(_ source: ByteSource, path: String, skipBad: Bool = false) throws(TraceError) -> TraceReader {
   let input = BufferedInput(source)
   _ = try input.refill()
   guard input.available >= 32 else {
@@ -169,7 +176,7 @@ func openVSCSI(_ source: ByteSource, path: String) throws(TraceError) -> TraceRe
   let p = UnsafeRawPointer(input.storage.baseAddress!)
   let v1 = UInt16(littleEndian: p.loadUnaligned(fromByteOffset: 14, as: UInt16.self)) >> 8
   let v2 = UInt16(littleEndian: p.loadUnaligned(fromByteOffset: 2, as: UInt16.self)) >> 8
-  if v1 == 1 { return FixedRecordReader(input, path: path, layout: .vscsiV1) }
-  if v2 == 2 { return FixedRecordReader(input, path: path, layout: .vscsiV2) }
+  if v1 == 1 { return FixedRecordReader(input, path: path, layout: .vscsiV1, skipBad: skipBad) }
+  if v2 == 2 { return FixedRecordReader(input, path: path, layout: .vscsiV2, skipBad: skipBad) }
   throw .notOfFormat(file: path, format: "vscsi", reason: "the first record has no version 1 or 2 marker")
 }

@@ -25,8 +25,10 @@ final class LineFormatReader: TraceReader {
   /// The blocks of an MSR line not yet handed out.
   var pending = (next: UInt64(0), remaining: UInt64(0), time: Int64(0))
 
-  init(_ source: ByteSource, path: String, format: TraceFormat) {
-    lines = LineSplitter(source, path: path)
+  var skipped: SkippedRecords { lines.skipped }
+
+  init(_ source: ByteSource, path: String, format: TraceFormat, skipBad: Bool = false) {
+    lines = LineSplitter(source, path: path, skipBad: skipBad)
     self.format = format
   }
 

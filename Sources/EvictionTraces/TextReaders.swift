@@ -9,10 +9,30 @@ final class LineSplitter {
   let input: BufferedInput
   let path: String
   private(set) var lineNumber = 0
+  /// Whether a malformed line is counted in `skipped` and passed over
+  /// instead of ending the read.
+  let skipBad: Bool
+  private(set) var skipped = SkippedRecords()
 
-  init(_ source: ByteSource, path: String) {
+  init(_ source: ByteSource, path: String, skipBad: Bool = false) {
     input = BufferedInput(source)
     self.path = path
+    self.skipBad = skipBad
+  }
+
+  /// Runs `body` on one line; under `skipBad` a malformed line is counted
+  /// and reading goes on.
+  @inline(__always)
+  private func handle(
+    _ line: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws(TraceError) -> Bool
+  ) throws(TraceError) -> Bool {
+    do {
+      return try body(line)
+    } catch {
+      guard skipBad, SkippedRecords.isSkippable(error) else { throw error }
+      skipped.note(error)
+      return true
+    }
   }
 
   /// Calls `body` with each next line until `body` returns false or the
@@ -31,7 +51,7 @@ final class LineSplitter {
         let line = UnsafeRawBufferPointer(start: base + input.start, count: lineEnd - input.start)
         input.advance(at + 1 - input.start)
         scan = input.start
-        if try !body(line) { return true }
+        if try !handle(line, body) { return true }
       }
       if input.start == 0 && input.end == input.storage.count {
         throw .malformedLine(file: path, line: lineNumber + 1, reason: "line longer than \(input.storage.count) bytes")
@@ -43,7 +63,7 @@ final class LineSplitter {
           lineNumber += 1
           let line = UnsafeRawBufferPointer(start: UnsafeRawPointer(input.storage.baseAddress!) + input.start, count: input.available)
           input.advance(input.available)
-          _ = try body(line)
+          _ = try handle(line, body)
         }
         return false
       }
@@ -69,10 +89,11 @@ final class TextTraceReader: TraceReader {
   /// `txt` or `lirs` (the same lines).
   let format: TraceFormat
   var skippedZeroSize: Int { 0 }
+  var skipped: SkippedRecords { lines.skipped }
   var ended = false
 
-  init(_ source: ByteSource, path: String, format: TraceFormat = .txt) {
-    lines = LineSplitter(source, path: path)
+  init(_ source: ByteSource, path: String, format: TraceFormat = .txt, skipBad: Bool = false) {
+    lines = LineSplitter(source, path: path, skipBad: skipBad)
     self.format = format
   }
 
@@ -111,8 +132,10 @@ final class CSVTraceReader: TraceReader {
   var started = false
   var ended = false
 
-  init(_ source: ByteSource, path: String, options: CSVOptions) throws(TraceError) {
-    lines = LineSplitter(source, path: path)
+  var skipped: SkippedRecords { lines.skipped }
+
+  init(_ source: ByteSource, path: String, options: CSVOptions, skipBad: Bool = false) throws(TraceError) {
+    lines = LineSplitter(source, path: path, skipBad: skipBad)
     self.options = options
     for (name, column) in [("key", options.keyColumn), ("size", options.sizeColumn), ("time", options.timeColumn)] {
       if let c = column, c < 1 {
@@ -215,14 +238,15 @@ final class ARCTraceReader: TraceReader {
   var path: String { lines.path }
   var format: TraceFormat { .arc }
   var skippedZeroSize: Int { 0 }
+  var skipped: SkippedRecords { lines.skipped }
   var ended = false
   /// A line's blocks not yet handed out.
   var nextBlock: UInt64 = 0
   var remaining: UInt64 = 0
   var fields: [UnsafeRawBufferPointer] = []
 
-  init(_ source: ByteSource, path: String) {
-    lines = LineSplitter(source, path: path)
+  init(_ source: ByteSource, path: String, skipBad: Bool = false) {
+    lines = LineSplitter(source, path: path, skipBad: skipBad)
   }
 
   func read(into buffer: UnsafeMutableBufferPointer<TraceRecord>) throws(TraceError) -> Int {

@@ -37,3 +37,41 @@ public enum TraceError: Error, Equatable, CustomStringConvertible {
     }
   }
 }
+
+/// What a reader skipped under `skipBadRecords`: malformed lines of a text
+/// trace, or the cut-off record at the end of a binary one. The first error
+/// is kept so a report can show what was wrong.
+public struct SkippedRecords: Sendable, Equatable {
+  public private(set) var count = 0
+  public private(set) var first: TraceError? = nil
+
+  public init() {}
+
+  mutating func note(_ error: TraceError) {
+    if count == 0 { first = error }
+    count += 1
+  }
+
+  /// Adds another reader's tally (for traces read in several passes or copies).
+  public mutating func merge(_ other: SkippedRecords) {
+    if count == 0 { first = other.first }
+    count += other.count
+  }
+
+  /// Whether an error of this kind can be skipped: a line or a record is bad,
+  /// but the stream around it still reads. A corrupt compressed stream, a
+  /// missing file or a wrong format cannot be skipped.
+  static func isSkippable(_ error: TraceError) -> Bool {
+    switch error {
+    case .malformedLine, .truncatedRecord: true
+    default: false
+    }
+  }
+
+  /// A one-line warning naming the file, the count and the first bad line.
+  public func warning(path: String) -> String? {
+    guard count > 0, let first else { return nil }
+    let noun = count == 1 ? "bad line or record" : "bad lines or records"
+    return "warning: \(path): skipped \(count) \(noun) (--skip-bad-lines); the first: \(first)"
+  }
+}

@@ -101,8 +101,12 @@ public struct CSVOptions: Sendable, Equatable {
 }
 
 /// Opens a trace for streaming. `format` nil infers it from the file name.
+/// With `skipBadRecords`, malformed lines (and a cut-off last binary record)
+/// are counted in the reader's ``TraceReader/skipped`` instead of ending the
+/// read; errors of the stream itself (a corrupt compressed stream, a wrong
+/// format) still do.
 public func openTrace(
-  _ path: String, format: TraceFormat? = nil, csv: CSVOptions = CSVOptions()
+  _ path: String, format: TraceFormat? = nil, csv: CSVOptions = CSVOptions(), skipBadRecords: Bool = false
 ) throws(TraceError) -> TraceReader {
   guard let format = format ?? TraceFormat.infer(fromPath: path) else {
     // Check existence first: a missing file is the likelier mistake.
@@ -110,16 +114,18 @@ public func openTrace(
     throw .cannotInferFormat(path: path)
   }
   let source = try openByteSource(path)
+  let skip = skipBadRecords
   switch format {
-  case .txt, .lirs: return TextTraceReader(source, path: path, format: format)
-  case .cache2k: return FixedRecordReader(source, path: path, layout: .cache2k)
-  case .corda, .scarab: return FixedRecordReader(source, path: path, layout: format == .corda ? .corda : .scarab)
-  case .cloudPhysics: return FixedRecordReader(source, path: path, layout: .cloudPhysics)
-  case .address, .adaptSize, .twitter, .msr: return LineFormatReader(source, path: path, format: format)
-  case .csv: return try CSVTraceReader(source, path: path, options: csv)
-  case .oracleGeneral: return FixedRecordReader(source, path: path, layout: .oracleGeneral)
-  case .vscsi: return try openVSCSI(source, path: path)
-  case .arc: return ARCTraceReader(source, path: path)
+  case .txt, .lirs: return TextTraceReader(source, path: path, format: format, skipBad: skip)
+  case .cache2k: return FixedRecordReader(source, path: path, layout: .cache2k, skipBad: skip)
+  case .corda, .scarab:
+    return FixedRecordReader(source, path: path, layout: format == .corda ? .corda : .scarab, skipBad: skip)
+  case .cloudPhysics: return FixedRecordReader(source, path: path, layout: .cloudPhysics, skipBad: skip)
+  case .address, .adaptSize, .twitter, .msr: return LineFormatReader(source, path: path, format: format, skipBad: skip)
+  case .csv: return try CSVTraceReader(source, path: path, options: csv, skipBad: skip)
+  case .oracleGeneral: return FixedRecordReader(source, path: path, layout: .oracleGeneral, skipBad: skip)
+  case .vscsi: return try openVSCSI(source, path: path, skipBad: skip)
+  case .arc: return ARCTraceReader(source, path: path, skipBad: skip)
   }
 }
 
@@ -132,6 +138,9 @@ public protocol TraceReader: AnyObject {
   func read(into buffer: UnsafeMutableBufferPointer<TraceRecord>) throws(TraceError) -> Int
   /// Records skipped because their size was 0 (as libCacheSim's readers do).
   var skippedZeroSize: Int { get }
+  /// Malformed lines or records passed over (only when opened with
+  /// `skipBadRecords`; otherwise the first one is thrown).
+  var skipped: SkippedRecords { get }
 }
 
 extension TraceReader {
@@ -154,6 +163,7 @@ public final class MemoryTraceReader: TraceReader {
   public let path: String
   public let format: TraceFormat
   public var skippedZeroSize: Int { 0 }
+  public var skipped: SkippedRecords { SkippedRecords() }
   let records: [TraceRecord]
   var position = 0
 

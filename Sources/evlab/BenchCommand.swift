@@ -135,7 +135,7 @@ struct ReplayBench: ParsableCommand {
 /// Reads every key of one copy of the trace into memory.
 func loadKeys(_ source: TraceSource) throws -> [UInt64] {
   do throws(TraceError) {
-    return try openTrace(source.path, format: source.format, csv: source.csv).readAll().map(\.key)
+    return try source.open().readAll().map(\.key)
   } catch {
     throw fail(error)
   }

@@ -96,6 +96,7 @@ struct MRC: ParsableCommand {
           source, policy: spec, sizes: cacheSizes, sizeMode: sizeMode, rate: rate, progress: progress)
       }
       display.end()
+      warnSkipped(curve.skipped, path: source.path)
     } catch {
       display.end()
       throw fail(error)

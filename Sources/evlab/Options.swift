@@ -80,6 +80,9 @@ struct TraceOptions: ParsableArguments {
   @Option(help: "CSV: the field delimiter, one character (default: ',').")
   var delimiter: String = ","
 
+  @Flag(help: "Pass over malformed lines (and a cut-off last binary record), count them and report them on standard error, instead of stopping at the first.")
+  var skipBadLines = false
+
   func checkArguments() throws {
     if let format { _ = try formatValue(format) }
     guard delimiter.utf8.count == 1 else {
@@ -109,8 +112,13 @@ struct TraceOptions: ParsableArguments {
       throw .cannotInferFormat(path: path)
     }
     _ = try FileSource(path: path)  // fail now, before any cell starts, on a missing file
-    return TraceSource(path: path, format: format, csv: csv, copies: copies)
+    return TraceSource(path: path, format: format, csv: csv, copies: copies, skipBadRecords: skipBadLines)
   }
+}
+
+/// Reports what `--skip-bad-lines` passed over in `path`, if anything.
+func warnSkipped(_ skipped: SkippedRecords, path: String) {
+  if let warning = skipped.warning(path: path) { printError(warning) }
 }
 
 /// A one-line progress display on standard error, shown only on a terminal

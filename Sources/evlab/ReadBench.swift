@@ -36,7 +36,7 @@ struct ReadBench: ParsableCommand {
         let buffer = UnsafeMutableBufferPointer<TraceRecord>.allocate(capacity: 1 << 14)
         defer { buffer.deallocate() }
         for round in 0...runs {
-          let reader = try openTrace(source.path, format: source.format, csv: source.csv)
+          let reader = try source.open()
           let start = monotonicNanoseconds()
           var count = 0
           var checksum: UInt64 = 0

@@ -94,6 +94,10 @@ struct Replay: ParsableCommand {
     do throws(TraceError) {
       results = try TraceReplay.runAll(cells, parallelism: jobs, progress: progress)
       display.end()
+      // Every cell of a trace reads the same lines: report them once per trace.
+      for source in sources {
+        if let first = results.first(where: { $0.trace == source.name }) { warnSkipped(first.skipped, path: source.path) }
+      }
     } catch {
       display.end()
       throw fail(error)

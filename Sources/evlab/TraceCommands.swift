@@ -34,7 +34,9 @@ struct Convert: ParsableCommand {
     }
     do throws(TraceError) {
       let source = try traceOptions.source(input, copies: 1)
-      var records = try openTrace(source.path, format: source.format, csv: source.csv).readAll()
+      let reader = try source.open()
+      var records = try reader.readAll()
+      warnSkipped(reader.skipped, path: input)
       if records.isEmpty { throw TraceError.emptyTrace(path: input) }
       if format == .oracleGeneral { fillNextAccess(&records) }
       let writer = try TraceWriter(path: output, format: format)
@@ -68,7 +70,11 @@ struct TraceInfoCommand: ParsableCommand {
     }
     var infos: [TraceInfo] = []
     do throws(TraceError) {
-      for path in traces { infos.append(try TraceInfo.measure(traceOptions.source(path, copies: 1))) }
+      for path in traces {
+        let info = try TraceInfo.measure(traceOptions.source(path, copies: 1))
+        warnSkipped(info.skipped, path: path)
+        infos.append(info)
+      }
     } catch {
       throw fail(error)
     }

@@ -72,6 +72,23 @@ func scratchDirectory() throws -> URL {
     try expectOneLineError(["replay", "bad.csv", "--policy", "lru", "--size", "2"], mentions: ["bad.csv:3:", "size 'x'"], in: dir)
   }
 
+  @Test func skipBadLinesReplaysTheRestAndWarnsOncePerTrace() throws {
+    let dir = try scratchDirectory()
+    try "1\n2\n3 4\n1\nx y\n2\n".write(to: dir.appendingPathComponent("bad.txt"), atomically: true, encoding: .utf8)
+    let run = try evlab(
+      ["replay", "bad.txt", "--policy", "lru,fifo", "--size", "2", "--skip-bad-lines", "--json", "-"], in: dir)
+    #expect(run.status == 0, "\(run.stderr)")
+    // 1 2 1 2 through a 2-object cache: two misses, two hits, for both policies.
+    let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+    let rows = try #require(object["results"] as? [[String: Any]])
+    #expect(rows.count == 2 && rows.allSatisfy { $0["requests"] as? Int == 4 && $0["hits"] as? Int == 2 })
+    let warnings = run.stderr.split(separator: "\n").filter { $0.hasPrefix("warning:") }
+    #expect(warnings.count == 1, "\(run.stderr)")
+    #expect(warnings.first?.contains("skipped 2 bad lines") == true && warnings.first?.contains("bad.txt:3:") == true)
+    let info = try evlab(["trace-info", "bad.txt", "--skip-bad-lines", "--json", "-"], in: dir)
+    #expect(info.status == 0 && info.stdout.contains("\"skipped_bad_lines\": 2"))
+  }
+
   @Test func truncatedBinaryRecord() throws {
     let dir = try scratchDirectory()
     try Data(repeating: 1, count: 30).write(to: dir.appendingPathComponent("cut.oracleGeneral.bin"))
