@@ -28,22 +28,50 @@ public enum Compression: String, Sendable, CaseIterable {
 
 /// Opens `path`, recognising compression by magic bytes (whatever the name says).
 public func openByteSource(_ path: String) throws(TraceError) -> ByteSource {
-  let file = try FileSource(path: path)
+  try decompressing(FileSource(path: path), path: path)
+}
+
+/// A source that can start over (to look at its first bytes).
+protocol RewindableSource: ByteSource {
+  func rewind() throws(TraceError)
+}
+
+/// `source` itself, or seen through the decompressor its magic bytes name.
+func decompressing(_ source: some RewindableSource, path: String) throws(TraceError) -> ByteSource {
   let peek = UnsafeMutableRawBufferPointer.allocate(byteCount: 6, alignment: 8)
   defer { peek.deallocate() }
-  let n = try file.read(into: peek)
+  let n = try source.read(into: peek)
   let head = Array(peek.prefix(n))
-  try file.rewind()
+  try source.rewind()
   switch Compression.detect(head) {
-  case .none: return file
-  case .gzip: return try GzipSource(file, path: path)
-  case .xz: return try XzSource(file, path: path)
-  case .zstd: return try ZstdSource(file, path: path)
+  case .none: return source
+  case .gzip: return try GzipSource(source, path: path)
+  case .xz: return try XzSource(source, path: path)
+  case .zstd: return try ZstdSource(source, path: path)
+  }
+}
+
+/// Bytes already in memory (a fuzzer's input, a trace embedded in a test).
+public final class MemorySource: RewindableSource {
+  let bytes: [UInt8]
+  var position = 0
+
+  public init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+  func rewind() throws(TraceError) { position = 0 }
+
+  public func read(into buffer: UnsafeMutableRawBufferPointer) throws(TraceError) -> Int {
+    let n = min(buffer.count, bytes.count - position)
+    if n > 0 {
+      bytes.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + position, byteCount: n) }
+    }
+    position += n
+    return n
   }
 }
 
 /// Plain file input through read(2).
-public final class FileSource: ByteSource {
+public final class FileSource: RewindableSource {
   let fd: Int32
   let path: String
 

@@ -113,7 +113,22 @@ public func openTrace(
     _ = try FileSource(path: path)
     throw .cannotInferFormat(path: path)
   }
-  let source = try openByteSource(path)
+  return try makeReader(openByteSource(path), path: path, format: format, csv: csv, skipBadRecords: skipBadRecords)
+}
+
+/// Reads a trace held in memory (compressed or not) as if it were the file
+/// `name`: what a fuzzer or an embedding program hands over.
+public func openTrace(
+  contents: [UInt8], name: String, format: TraceFormat, csv: CSVOptions = CSVOptions(), skipBadRecords: Bool = false
+) throws(TraceError) -> TraceReader {
+  try makeReader(
+    decompressing(MemorySource(contents), path: name), path: name, format: format, csv: csv,
+    skipBadRecords: skipBadRecords)
+}
+
+func makeReader(
+  _ source: ByteSource, path: String, format: TraceFormat, csv: CSVOptions, skipBadRecords: Bool
+) throws(TraceError) -> TraceReader {
   let skip = skipBadRecords
   switch format {
   case .txt, .lirs: return TextTraceReader(source, path: path, format: format, skipBad: skip)

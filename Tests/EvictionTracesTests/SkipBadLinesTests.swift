@@ -83,3 +83,20 @@ import Testing
     #expect(records.count == 3 && skipped.count == 0 && skipped.warning(path: path) == nil)
   }
 }
+
+@Suite struct InMemoryTraceTests {
+  @Test func bytesInMemoryReadAsTheFileDoesCompressedOrNot() throws {
+    let scratch = try Scratch()
+    let plain = try scratch.file("m.txt", (0..<5_000).map { String($0 % 977) }.joined(separator: "\n"))
+    try runTool("zstd", ["-k", "-q", plain])
+    for path in [plain, plain + ".zst"] {
+      let fromFile = try readAll(path, format: .txt)
+      let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+      let fromMemory = try openTrace(contents: bytes, name: path, format: .txt).readAll()
+      #expect(fromMemory == fromFile && fromFile.count == 5_000, "\(path)")
+    }
+    #expect(throws: TraceError.malformedLine(file: "inline", line: 2, reason: "expected one key per line, found several fields (for delimited traces use --format csv)")) {
+      _ = try openTrace(contents: Array("1\n2 3\n".utf8), name: "inline", format: .txt).readAll()
+    }
+  }
+}

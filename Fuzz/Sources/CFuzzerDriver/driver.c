@@ -1,0 +1,2 @@
+// The declaration in include/CFuzzerDriver.h is all this module provides.
+#include "CFuzzerDriver.h"
