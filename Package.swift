@@ -63,7 +63,7 @@ let package = Package(
         .product(name: "Histogram", package: "hdrhistogram-swift"),
       ],
       swiftSettings: optimized),
-    // Results as CSV, JSON and tables (later Markdown and HTML).
+    // Results as CSV, JSON, tables, Markdown and HTML with SVG charts.
     .target(name: "EvictionReports", dependencies: ["EvictionSim", "EvictionStats"], swiftSettings: optimized),
     .executableTarget(
       name: "evlab",
@@ -77,6 +77,7 @@ let package = Package(
     .testTarget(name: "EvictionCacheTests", dependencies: ["EvictionCache", "EvictionCore"]),
     .testTarget(name: "EvictionTracesTests", dependencies: ["EvictionTraces"]),
     .testTarget(name: "EvictionSimTests", dependencies: ["EvictionSim", "EvictionCore", "EvictionCache", "EvictionTraces"]),
+    .testTarget(name: "EvictionReportsTests", dependencies: ["EvictionReports", "EvictionSim", "EvictionTraces", "EvictionCore"]),
     .testTarget(name: "EvlabTests", dependencies: ["evlab"]),
   ]
 )

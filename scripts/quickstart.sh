@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# The main job: build evlab (release) and replay the bundled sample traces in
-# traces/ with the seven core policies at several sizes; prints the comparison
-# and writes results/default/replay.csv and replay.json.
-# Extra arguments go to `evlab replay` (e.g. --size-mode bytes --size 1m,4m).
+# The main job: build evlab (release) and run the bundled comparison,
+# configs/default.toml: the sample traces in traces/ and a generated one,
+# fourteen policies, seven sizes, five seeds, and the memory cache under
+# threads. Writes results/default/ (results.csv/json, report.md, report.html).
+# Extra arguments go to `evlab compare` (e.g. --config my.toml).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/ensure-deps.sh
 swift build -c release --product evlab
-exec .build/release/evlab replay "$@"
+exec .build/release/evlab compare "$@"

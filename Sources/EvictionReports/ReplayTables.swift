@@ -5,24 +5,34 @@ import EvictionSim
 public enum ReplayTables {
   /// RFC 4180 CSV with a header line.
   public static func csv(_ results: [ReplayResult]) -> String {
-    var out = ReplayResult.columns.joined(separator: ",") + "\n"
-    for r in results {
-      out += fields(r).map { csvField($0.text) }.joined(separator: ",") + "\n"
-    }
-    return out
+    csv(columns: ReplayResult.columns, rows: results.map(fields))
   }
 
   /// `{"results": [...]}`, one object per row, keys in column order.
   public static func json(_ results: [ReplayResult]) -> String {
+    json(columns: ReplayResult.columns, rows: results.map(fields))
+  }
+
+  /// CSV of `rows` under `columns`.
+  static func csv(columns: [String], rows: [[Field]]) -> String {
+    var out = columns.joined(separator: ",") + "\n"
+    for row in rows {
+      out += row.map { csvField($0.text) }.joined(separator: ",") + "\n"
+    }
+    return out
+  }
+
+  /// `{"results": [...]}` of `rows` under `columns`, keys in column order.
+  static func json(columns: [String], rows: [[Field]]) -> String {
     var out = "{\n  \"results\": ["
-    for (i, r) in results.enumerated() {
+    for (i, row) in rows.enumerated() {
       out += i == 0 ? "\n    {" : ",\n    {"
-      out += zip(ReplayResult.columns, fields(r)).map { key, field in
+      out += zip(columns, row).map { key, field in
         "\"\(key)\": " + (field.quoted ? jsonString(field.text) : field.text)
       }.joined(separator: ", ")
       out += "}"
     }
-    out += results.isEmpty ? "]\n}\n" : "\n  ]\n}\n"
+    out += rows.isEmpty ? "]\n}\n" : "\n  ]\n}\n"
     return out
   }
 
@@ -57,6 +67,11 @@ public enum ReplayTables {
   struct Field {
     var text: String
     var quoted: Bool
+
+    static func text(_ s: String) -> Field { Field(text: s, quoted: true) }
+    static func number(_ n: some BinaryInteger) -> Field { Field(text: String(n), quoted: false) }
+    static func number(_ x: Double) -> Field { Field(text: exact(x), quoted: false) }
+    static func bool(_ b: Bool) -> Field { Field(text: b ? "true" : "false", quoted: false) }
   }
 
   static func fields(_ r: ReplayResult) -> [Field] {

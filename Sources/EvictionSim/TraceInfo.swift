@@ -4,7 +4,7 @@ import Foundation
 
 /// What a researcher looks at before choosing cache sizes: one streaming
 /// pass over a trace (memory grows with its distinct objects only).
-public struct TraceInfo: Sendable {
+public struct TraceInfo: Sendable, Codable, Equatable {
   public var trace: String
   public var format: String
   public var requests: Int64 = 0
@@ -37,6 +37,24 @@ public struct TraceInfo: Sendable {
   public var suggestedByteSizes: [Int64] = []
   /// Malformed lines passed over under `--skip-bad-lines`.
   public var skipped = SkippedRecords()
+
+  enum CodingKeys: String, CodingKey {
+    case trace, format, requests
+    case uniqueObjects = "unique_objects"
+    case bytesRequested = "bytes_requested"
+    case footprintBytes = "footprint_bytes"
+    case oneHitWonderShare = "one_hit_wonder_share"
+    case zipfAlpha = "zipf_alpha"
+    case zipfR2 = "zipf_r2"
+    case reuseDistanceBuckets = "reuse_distance_log2_buckets"
+    case stackDistanceBuckets = "stack_distance_log2_buckets"
+    case firstRequests = "first_requests"
+    case sizePercentiles = "size_percentiles"
+    case firstTime = "first_time"
+    case lastTime = "last_time"
+    case suggestedSizes = "suggested_sizes"
+    case suggestedByteSizes = "suggested_byte_sizes"
+  }
 
   public static let percentileLevels: [Double] = [0, 25, 50, 75, 90, 99, 100]
 

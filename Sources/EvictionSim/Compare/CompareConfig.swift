@@ -1,0 +1,441 @@
+import EvictionCache
+import EvictionCore
+import EvictionTraces
+import Foundation
+
+/// What `evlab compare` sweeps: traces × policies × sizes (× seeds), read from
+/// a TOML or JSON file or built from flags. Everything a run needs is
+/// checked when the configuration is read, before any work starts.
+public struct CompareConfig: Sendable {
+  /// A cache size: absolute (objects or bytes) or a share of each trace's
+  /// footprint (distinct objects in count mode, their bytes in byte mode).
+  public enum SizeSpec: Sendable, Hashable, CustomStringConvertible {
+    case absolute(Int64)
+    case fraction(Double)
+
+    /// Parses `5000`, `64m` (powers of 1024) or `1%`/`0.1%`.
+    public init(_ text: String) throws(ConfigError) {
+      let t = text.trimmingCharacters(in: .whitespaces).lowercased()
+      if t.hasSuffix("%") {
+        guard let percent = Double(t.dropLast()), percent > 0, percent <= 100 else {
+          throw ConfigError(file: "sizes", "size '\(text)': a share of the footprint is written like 0.1%, 1% or 10% (above 0, at most 100)")
+        }
+        self = .fraction(percent / 100)
+        return
+      }
+      let multipliers: [Character: Int64] = ["k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40]
+      var digits = Substring(t)
+      var multiplier: Int64 = 1
+      if let last = digits.last, let m = multipliers[last] {
+        multiplier = m
+        digits = digits.dropLast()
+      }
+      guard let value = Int64(digits), value > 0, !value.multipliedReportingOverflow(by: multiplier).overflow else {
+        throw ConfigError(file: "sizes", "size '\(text)' is not a positive size; write e.g. 5000, 64k, 16m or 1%")
+      }
+      self = .absolute(value * multiplier)
+    }
+
+    /// The label rows carry (`size_label`): the size as written.
+    public var description: String {
+      switch self {
+      case .absolute(let n): String(n)
+      case .fraction(let f): Self.percent(f)
+      }
+    }
+
+    static func percent(_ f: Double) -> String {
+      let p = f * 100
+      var text = String(format: "%.4g", p)
+      if text.contains("e") { text = String(p) }
+      return text + "%"
+    }
+
+    /// The cache size for a trace with `info`'s footprint.
+    public func resolve(_ info: TraceInfo, sizeMode: SizeMode) -> Int64 {
+      switch self {
+      case .absolute(let n): return n
+      case .fraction(let f):
+        let footprint = sizeMode == .count ? Int64(info.uniqueObjects) : info.footprintBytes
+        return max(1, Int64((Double(footprint) * f).rounded()))
+      }
+    }
+  }
+
+  /// One trace of the sweep: a file, or a synthetic workload generated once
+  /// per seed.
+  public struct TraceEntry: Sendable {
+    public enum Origin: Sendable {
+      case file(TraceSource)
+      case synthetic(SyntheticWorkload)
+    }
+    /// The name rows and charts use.
+    public var name: String
+    public var origin: Origin
+
+    public var isSynthetic: Bool {
+      if case .synthetic = origin { return true }
+      return false
+    }
+  }
+
+  /// The optional concurrent-replay experiment (`[stress]`): the memory
+  /// cache under each lock at each thread count, on one trace.
+  public struct StressSection: Sendable {
+    public var trace: String
+    public var policy: PolicySpec
+    public var size: SizeSpec
+    public var threads: [Int]
+    public var locks: [LockStrategy]
+    public var ops: Int
+  }
+
+  public var name: String
+  public var sizeMode: SizeMode
+  public var policies: [PolicySpec]
+  public var sizes: [SizeSpec]
+  public var seeds: [UInt64]
+  public var traces: [TraceEntry]
+  /// The size of the report's bar chart (default: the middle size).
+  public var chartSize: SizeSpec
+  public var stress: StressSection?
+  /// Parallel replays (default: the cores).
+  public var jobs: Int?
+  public var skipBadLines: Bool
+  /// The configuration as read (partial results carry it to `evlab merge`).
+  public var source: String
+  public var sourceFormat: String
+
+  /// Keys each table accepts; anything else is an error naming the known ones.
+  static let topKeys: Set<String> = [
+    "name", "size_mode", "policies", "sizes", "seeds", "traces", "chart_size", "stress", "disk", "jobs",
+    "skip_bad_lines",
+  ]
+  static let fileTraceKeys: Set<String> = [
+    "path", "format", "name", "key_column", "size_column", "time_column", "header", "delimiter",
+  ]
+  static let syntheticKeys: Set<String> = [
+    "generate", "name", "objects", "requests", "alpha", "object_size", "size_distribution", "scan_every",
+    "scan_length", "hot_objects", "hot_share", "shift_every", "mix",
+  ]
+  static let stressKeys: Set<String> = ["trace", "policy", "size", "threads", "locks", "ops"]
+
+  /// Reads the configuration at `path` (TOML, or JSON by its `.json`
+  /// extension or a leading `{`). With `checkFiles`, trace files must exist
+  /// (relative paths are tried against the current folder, then the
+  /// configuration's folder).
+  public static func load(path: String, checkFiles: Bool = true) throws(ConfigError) -> CompareConfig {
+    guard let data = FileManager.default.contents(atPath: path) else {
+      var isDirectory: ObjCBool = false
+      if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+        throw ConfigError(file: path, isDirectory.boolValue ? "is a folder; name the configuration file" : "cannot be read; check its permissions")
+      }
+      throw ConfigError(file: path, "no such configuration file; see configs/default.toml for an example")
+    }
+    let text = String(decoding: data, as: UTF8.self)
+    let isJSON = path.lowercased().hasSuffix(".json") || text.drop(while: { $0.isWhitespace }).first == "{"
+    return try parse(text, format: isJSON ? "json" : "toml", file: path, checkFiles: checkFiles)
+  }
+
+  /// Parses configuration text; `file` names it in errors and anchors relative paths.
+  public static func parse(_ text: String, format: String, file: String, checkFiles: Bool = true) throws(ConfigError)
+    -> CompareConfig
+  {
+    let table = format == "json"
+      ? try ConfigValue.fromJSON(Data(text.utf8), file: file) : try TOMLParser.parse(text, file: file)
+    var reader = TableReader(table: table, file: file, context: "the configuration", known: topKeys)
+    try reader.rejectUnknown()
+    if table["disk"] != nil {
+      throw ConfigError(file: file, "[disk]: the disk-tier experiments are not part of this build yet; remove the section")
+    }
+    let name = try reader.string("name") ?? "default"
+    guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else {
+      throw ConfigError(file: file, "name '\(name)' must be a plain folder name (it becomes results/\(name)/)")
+    }
+    let modeText = try reader.string("size_mode") ?? "count"
+    guard let sizeMode = SizeMode(rawValue: modeText.lowercased()) else {
+      throw ConfigError(file: file, "size_mode '\(modeText)': use \"count\" or \"bytes\"")
+    }
+    let policyTexts = try reader.strings("policies") ?? []
+    guard !policyTexts.isEmpty else {
+      throw ConfigError(file: file, "policies is empty; name at least one of \(PolicyCatalog.names.joined(separator: ", "))")
+    }
+    var policies: [PolicySpec] = []
+    for text in policyTexts.flatMap({ $0.lowercased() == "all" ? PolicyCatalog.names : [$0] }) {
+      do throws(PolicyError) { policies.append(try PolicySpec(text)) } catch {
+        throw ConfigError(file: file, "policies: \(error.description)")
+      }
+    }
+    guard Set(policies).count == policies.count else {
+      throw ConfigError(file: file, "policies names a policy twice")
+    }
+    let sizes = try reader.sizes("sizes") ?? []
+    guard !sizes.isEmpty else {
+      throw ConfigError(file: file, "sizes is empty; give cache sizes such as [100, 1000] or shares of the footprint such as [\"0.1%\", \"1%\"]")
+    }
+    guard Set(sizes).count == sizes.count else { throw ConfigError(file: file, "sizes lists a size twice") }
+    let seedValues = try reader.integers("seeds") ?? [1]
+    guard !seedValues.isEmpty, seedValues.allSatisfy({ $0 >= 0 }), Set(seedValues).count == seedValues.count else {
+      throw ConfigError(file: file, "seeds must be distinct non-negative integers, e.g. [1, 2, 3]")
+    }
+    let chartSize = try reader.sizes("chart_size", single: true)?.first ?? sizes[sizes.count / 2]
+    guard sizes.contains(chartSize) else {
+      throw ConfigError(file: file, "chart_size \(chartSize) is not one of the sizes")
+    }
+    let jobs = try reader.integers("jobs", single: true)?.first.map(Int.init)
+    if let jobs, jobs < 1 { throw ConfigError(file: file, "jobs must be at least 1") }
+    let skipBadLines = try reader.bool("skip_bad_lines") ?? false
+
+    guard case .array(let traceItems)? = table["traces"], !traceItems.isEmpty else {
+      throw ConfigError(file: file, "no traces; add a [[traces]] section with a path (or a generate kind)")
+    }
+    var traces: [TraceEntry] = []
+    for (i, item) in traceItems.enumerated() {
+      guard case .table(let t) = item else { throw ConfigError(file: file, "traces[\(i + 1)] must be a table") }
+      traces.append(
+        try traceEntry(t, index: i + 1, file: file, checkFiles: checkFiles, skipBadLines: skipBadLines))
+    }
+    guard Set(traces.map(\.name)).count == traces.count else {
+      throw ConfigError(file: file, "two traces share a name; give one a name = \"...\"")
+    }
+
+    var stress: StressSection? = nil
+    if let value = table["stress"] {
+      guard case .table(let t) = value else { throw ConfigError(file: file, "stress must be a table: [stress]") }
+      stress = try stressSection(t, traces: traces, policies: policies, sizes: sizes, file: file)
+    }
+    return CompareConfig(
+      name: name, sizeMode: sizeMode, policies: policies, sizes: sizes, seeds: seedValues.map { UInt64($0) },
+      traces: traces, chartSize: chartSize, stress: stress, jobs: jobs, skipBadLines: skipBadLines, source: text,
+      sourceFormat: format)
+  }
+
+  static func traceEntry(
+    _ t: [String: ConfigValue], index: Int, file: String, checkFiles: Bool, skipBadLines: Bool
+  ) throws(ConfigError) -> TraceEntry {
+    let context = "traces[\(index)]"
+    if t["generate"] != nil {
+      var r = TableReader(table: t, file: file, context: context, known: syntheticKeys)
+      try r.rejectUnknown()
+      let kindText = try r.string("generate")!
+      guard let kind = SyntheticWorkload.Kind(rawValue: kindText.lowercased()) else {
+        throw ConfigError(file: file, "\(context): generate '\(kindText)': known kinds are \(SyntheticWorkload.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
+      }
+      let objects = try r.positive("objects") ?? 10_000
+      let requests = try r.positive("requests") ?? 100_000
+      var workload = SyntheticWorkload(kind: kind, objects: objects, requests: requests)
+      if let alpha = try r.number("alpha") { workload.alpha = alpha }
+      if let size = try r.positive("object_size") { workload.objectSize = Int64(size) }
+      if let every = try r.positive("scan_every") { workload.scanEvery = every }
+      if let length = try r.positive("scan_length") { workload.scanLength = length }
+      if let hot = try r.positive("hot_objects") { workload.hotObjects = hot }
+      if let share = try r.number("hot_share") { workload.hotShare = share }
+      if let shift = try r.positive("shift_every") { workload.shiftEvery = shift }
+      let distribution = try r.string("size_distribution")
+      let mix = try r.string("mix")
+      do throws(TraceError) {
+        if let distribution { workload.sizes = try .init(distribution) }
+        if let mix { workload.components = try SyntheticWorkload.Component.parse(mix) }
+      } catch {
+        throw ConfigError(file: file, "\(context): \(error.description)")
+      }
+      if kind == .mix && workload.components.isEmpty {
+        throw ConfigError(file: file, "\(context): generate = \"mix\" needs mix = \"zipf:0.8,scan:0.2\"")
+      }
+      let name = try r.string("name") ?? "\(kind.rawValue)-\(objects)"
+      return TraceEntry(name: name, origin: .synthetic(workload))
+    }
+    var r = TableReader(table: t, file: file, context: context, known: fileTraceKeys)
+    try r.rejectUnknown()
+    guard let given = try r.string("path") else {
+      throw ConfigError(file: file, "\(context) needs a path (or generate = \"zipf\" and its parameters)")
+    }
+    let path = checkFiles ? try resolvePath(given, configFile: file, context: context) : given
+    let format: TraceFormat
+    if let name = try r.string("format") {
+      do throws(TraceError) { format = try TraceFormat(name: name) } catch {
+        throw ConfigError(file: file, "\(context): \(error.description)")
+      }
+    } else if let inferred = TraceFormat.infer(fromPath: path) {
+      format = inferred
+    } else {
+      throw ConfigError(file: file, "\(context): cannot tell the format of \(given) from its name; add format = \"...\"")
+    }
+    var csv = CSVOptions()
+    if let c = try r.positive("key_column") { csv.keyColumn = c }
+    if let c = try r.positive("size_column") { csv.sizeColumn = c }
+    if let c = try r.positive("time_column") { csv.timeColumn = c }
+    if let h = try r.string("header") {
+      guard let header = CSVOptions.Header(rawValue: h.lowercased()) else {
+        throw ConfigError(file: file, "\(context): header '\(h)': use auto, yes or no")
+      }
+      csv.header = header
+    }
+    if let d = try r.string("delimiter") {
+      guard d.utf8.count == 1 else { throw ConfigError(file: file, "\(context): delimiter must be one character") }
+      csv.delimiter = d.utf8.first!
+    }
+    let name = try r.string("name") ?? (given as NSString).lastPathComponent
+    let source = TraceSource(path: path, format: format, csv: csv, skipBadRecords: skipBadLines)
+    return TraceEntry(name: name, origin: .file(source))
+  }
+
+  /// `given` as it exists: relative to the current folder, else to the configuration's.
+  static func resolvePath(_ given: String, configFile: String, context: String) throws(ConfigError) -> String {
+    let manager = FileManager.default
+    var candidates = [given]
+    if !given.hasPrefix("/") {
+      candidates.append(((configFile as NSString).deletingLastPathComponent as NSString).appendingPathComponent(given))
+    }
+    for candidate in candidates {
+      var isDirectory: ObjCBool = false
+      if manager.fileExists(atPath: candidate, isDirectory: &isDirectory) {
+        guard !isDirectory.boolValue else {
+          throw ConfigError(file: configFile, "\(context): \(given) is a folder, not a trace file")
+        }
+        return candidate
+      }
+    }
+    throw ConfigError(
+      file: configFile,
+      "\(context): trace \(given) does not exist (looked in the current folder and beside the configuration)")
+  }
+
+  static func stressSection(
+    _ t: [String: ConfigValue], traces: [TraceEntry], policies: [PolicySpec], sizes: [SizeSpec], file: String
+  ) throws(ConfigError) -> StressSection {
+    var r = TableReader(table: t, file: file, context: "[stress]", known: stressKeys)
+    try r.rejectUnknown()
+    let traceName = try r.string("trace") ?? traces[0].name
+    guard traces.contains(where: { $0.name == traceName }) else {
+      throw ConfigError(file: file, "[stress]: trace '\(traceName)' is not one of the traces (\(traces.map(\.name).joined(separator: ", ")))")
+    }
+    var policy = policies[0]
+    if let text = try r.string("policy") {
+      do throws(PolicyError) { policy = try PolicySpec(text) } catch {
+        throw ConfigError(file: file, "[stress]: \(error.description)")
+      }
+    }
+    if let entry = PolicyCatalog.entry(named: policy.name), entry.trimsOnATimer || PolicyCatalog.offline.contains(entry.name) {
+      throw ConfigError(file: file, "[stress]: policy \(policy.name) cannot run inside a memory cache; choose an online policy")
+    }
+    let size = try r.sizes("size", single: true)?.first ?? sizes[sizes.count / 2]
+    let threads = (try r.integers("threads") ?? [1, 2]).map(Int.init)
+    guard !threads.isEmpty, threads.allSatisfy({ $0 >= 1 && $0 <= 256 }) else {
+      throw ConfigError(file: file, "[stress]: threads must list thread counts from 1 to 256, e.g. [1, 2, 4]")
+    }
+    let lockTexts = try r.strings("locks") ?? ["mutex", "striped:8"]
+    guard !lockTexts.isEmpty else { throw ConfigError(file: file, "[stress]: locks is empty; e.g. [\"mutex\", \"striped:8\"]") }
+    var locks: [LockStrategy] = []
+    for text in lockTexts {
+      do throws(CacheError) { locks.append(try LockStrategy(text)) } catch {
+        throw ConfigError(file: file, "[stress]: \(error.description)")
+      }
+    }
+    let ops = try r.positive("ops") ?? 200_000
+    return StressSection(trace: traceName, policy: policy, size: size, threads: threads, locks: locks, ops: ops)
+  }
+
+  /// Whether runs of `policy` differ by seed (a `seed` parameter it was not given).
+  public static func isRandomised(_ policy: PolicySpec) -> Bool {
+    guard let entry = PolicyCatalog.entry(named: policy.name) else { return false }
+    return entry.parameters.contains { $0.name == "seed" } && policy.parameters["seed"] == nil
+  }
+}
+
+/// Typed access to one table of a configuration, with errors that name the
+/// file, the table and the key.
+struct TableReader {
+  let table: [String: ConfigValue]
+  let file: String
+  let context: String
+  let known: Set<String>
+
+  func rejectUnknown() throws(ConfigError) {
+    for key in table.keys.sorted() where !known.contains(key) {
+      throw ConfigError(file: file, "\(context): unknown key '\(key)'; known keys: \(known.sorted().joined(separator: ", "))")
+    }
+  }
+
+  func fail(_ key: String, _ expected: String, _ value: ConfigValue) -> ConfigError {
+    ConfigError(file: file, "\(context): \(key) must be \(expected), not \(value.kind)")
+  }
+
+  func string(_ key: String) throws(ConfigError) -> String? {
+    guard let value = table[key] else { return nil }
+    guard case .string(let s) = value else { throw fail(key, "a string", value) }
+    return s
+  }
+
+  func bool(_ key: String) throws(ConfigError) -> Bool? {
+    guard let value = table[key] else { return nil }
+    guard case .bool(let b) = value else { throw fail(key, "true or false", value) }
+    return b
+  }
+
+  func number(_ key: String) throws(ConfigError) -> Double? {
+    switch table[key] {
+    case nil: return nil
+    case .integer(let i)?: return Double(i)
+    case .float(let d)? where d.isFinite: return d
+    case let value?: throw fail(key, "a finite number", value)
+    }
+  }
+
+  func positive(_ key: String) throws(ConfigError) -> Int? {
+    guard let value = table[key] else { return nil }
+    guard case .integer(let i) = value, i > 0, i <= Int64(Int32.max) * 1024 else {
+      throw fail(key, "a positive integer", value)
+    }
+    return Int(i)
+  }
+
+  func strings(_ key: String) throws(ConfigError) -> [String]? {
+    guard let value = table[key] else { return nil }
+    if case .string(let s) = value { return [s] }
+    guard case .array(let items) = value else { throw fail(key, "an array of strings", value) }
+    var out: [String] = []
+    for item in items {
+      guard case .string(let s) = item else { throw fail(key, "an array of strings", item) }
+      out.append(s)
+    }
+    return out
+  }
+
+  func integers(_ key: String, single: Bool = false) throws(ConfigError) -> [Int64]? {
+    guard let value = table[key] else { return nil }
+    if case .integer(let i) = value { return [i] }
+    guard !single, case .array(let items) = value else {
+      throw fail(key, single ? "an integer" : "an array of integers", value)
+    }
+    var out: [Int64] = []
+    for item in items {
+      guard case .integer(let i) = item else { throw fail(key, "an array of integers", item) }
+      out.append(i)
+    }
+    return out
+  }
+
+  /// Sizes: integers, or strings with a suffix (`64m`) or a percent (`1%`).
+  func sizes(_ key: String, single: Bool = false) throws(ConfigError) -> [CompareConfig.SizeSpec]? {
+    guard let value = table[key] else { return nil }
+    var items: [ConfigValue]
+    switch value {
+    case .array(let a) where !single: items = a
+    case .integer, .string: items = [value]
+    default: throw fail(key, single ? "a size" : "an array of sizes", value)
+    }
+    var out: [CompareConfig.SizeSpec] = []
+    for item in items {
+      switch item {
+      case .integer(let i) where i > 0: out.append(.absolute(i))
+      case .string(let s):
+        do throws(ConfigError) { out.append(try .init(s)) } catch {
+          throw ConfigError(file: file, "\(context): \(key): \(error.message)")
+        }
+      default: throw ConfigError(file: file, "\(context): \(key): \(item.kind) is not a size; write e.g. 5000, \"64m\" or \"1%\"")
+      }
+    }
+    return out
+  }
+}

@@ -1,0 +1,270 @@
+import EvictionCache
+import EvictionCore
+import EvictionStats
+import EvictionTraces
+import Foundation
+
+/// A comparison sweep laid out as runs: one row per trace × policy × size (in
+/// the configuration's order), and per row one run, or one per seed when the
+/// trace is synthetic or the policy randomised. The layout depends only on
+/// the configuration and the traces, so every shard of a sweep computes the
+/// same one.
+public struct ComparePlan: Sendable {
+  public struct Row: Sendable, Equatable {
+    public var trace: Int
+    public var policy: Int
+    public var size: Int
+    public var cacheSize: Int64
+    public var firstRun: Int
+    public var runCount: Int
+  }
+
+  public let config: CompareConfig
+  /// Each trace's statistics (a synthetic trace's: its first seed's).
+  public let infos: [TraceInfo]
+  public let rows: [Row]
+  /// Every run's replay cell, rows' runs contiguous.
+  public let cells: [ReplayCell]
+  /// A run's expected cost (requests to replay), for balancing shards.
+  let costs: [Int64]
+
+  /// Each trace's statistics, read once (`sources[t][s]` is trace t at seed index s).
+  public static func measure(
+    _ config: CompareConfig, sources: [[TraceSource]], progress: ReplayProgress? = nil
+  ) throws(TraceError) -> [TraceInfo] {
+    var infos: [TraceInfo] = []
+    for (t, entry) in config.traces.enumerated() {
+      var info = try TraceInfo.measure(sources[t][0], progress: progress)
+      info.trace = entry.name
+      infos.append(info)
+    }
+    return infos
+  }
+
+  /// Lays the sweep out. `sources` are the traces to read; `evlab merge`,
+  /// which reads none, passes its placeholders (``CompareWorkspace/placeholders``).
+  public init(config: CompareConfig, infos: [TraceInfo], sources: [[TraceSource]]) {
+    self.config = config
+    self.infos = infos
+    var rows: [Row] = []
+    var cells: [ReplayCell] = []
+    var costs: [Int64] = []
+    for (t, entry) in config.traces.enumerated() {
+      for (p, policy) in config.policies.enumerated() {
+        let randomised = CompareConfig.isRandomised(policy)
+        let runs = entry.isSynthetic || randomised ? config.seeds.count : 1
+        for (z, size) in config.sizes.enumerated() {
+          let cacheSize = size.resolve(infos[t], sizeMode: config.sizeMode)
+          rows.append(Row(trace: t, policy: p, size: z, cacheSize: cacheSize, firstRun: cells.count, runCount: runs))
+          for s in 0..<runs {
+            let spec = randomised ? policy.withSeed(config.seeds[s]) : policy
+            let source = sources[t][entry.isSynthetic ? s : 0]
+            cells.append(ReplayCell(trace: source, policy: spec, cacheSize: cacheSize, sizeMode: config.sizeMode))
+            costs.append(infos[t].requests * (PolicyCatalog.offline.contains(policy.name) ? 2 : 1))
+          }
+        }
+      }
+    }
+    self.rows = rows
+    self.cells = cells
+    self.costs = costs
+  }
+
+  /// The runs of shard `index` (1-based) of `count`: longest-first greedy
+  /// assignment to the least-loaded shard (ties to the lower shard), so
+  /// shards take about equal time. Deterministic.
+  public func runs(ofShard index: Int, of count: Int) -> [Int] {
+    precondition(index >= 1 && index <= count)
+    let order = costs.indices.sorted { costs[$0] != costs[$1] ? costs[$0] > costs[$1] : $0 < $1 }
+    var load = Array(repeating: Int64(0), count: count)
+    var mine: [Int] = []
+    for run in order {
+      var least = 0
+      for s in 1..<count where load[s] < load[least] { least = s }
+      load[least] += costs[run]
+      if least == index - 1 { mine.append(run) }
+    }
+    return mine.sorted()
+  }
+}
+
+extension PolicySpec {
+  /// This spec with `seed=N` added.
+  public func withSeed(_ seed: UInt64) -> PolicySpec {
+    var text = description
+    text += parameters.isEmpty ? ":seed=\(seed)" : ",seed=\(seed)"
+    return try! PolicySpec(text)
+  }
+}
+
+/// One row of `evlab compare`'s results: the replay columns (means over the
+/// runs where there are several) plus the runs and 95% confidence intervals.
+/// Timings are kept apart (``CompareTiming``) so that these rows are exactly
+/// reproducible: a sharded sweep merges into the same bytes.
+public struct CompareRow: Sendable, Codable, Equatable {
+  public var trace: String
+  public var format: String
+  public var policy: String
+  /// The size as the configuration wrote it (`1%`, `5000`).
+  public var sizeLabel: String
+  public var cacheSize: Int64
+  public var sizeMode: SizeMode
+  public var requests: Int64
+  public var hits: Int64
+  public var misses: Int64
+  public var missRatio: Double
+  public var bytesRequested: Int64
+  public var bytesMissed: Int64
+  public var byteMissRatio: Double
+  public var runs: Int
+  public var missRatioCi95Low: Double
+  public var missRatioCi95High: Double
+  public var byteMissRatioCi95Low: Double
+  public var byteMissRatioCi95High: Double
+  /// Whether the policy needs the future (Belady): a bound, not a contender.
+  public var offline: Bool
+
+  enum CodingKeys: String, CodingKey {
+    case trace, format, policy
+    case sizeLabel = "size_label"
+    case cacheSize = "cache_size"
+    case sizeMode = "size_mode"
+    case requests, hits, misses
+    case missRatio = "miss_ratio"
+    case bytesRequested = "bytes_requested"
+    case bytesMissed = "bytes_missed"
+    case byteMissRatio = "byte_miss_ratio"
+    case runs
+    case missRatioCi95Low = "miss_ratio_ci95_low"
+    case missRatioCi95High = "miss_ratio_ci95_high"
+    case byteMissRatioCi95Low = "byte_miss_ratio_ci95_low"
+    case byteMissRatioCi95High = "byte_miss_ratio_ci95_high"
+    case offline
+  }
+
+  public static let columns = [
+    "trace", "format", "policy", "size_label", "cache_size", "size_mode", "requests", "hits", "misses", "miss_ratio",
+    "bytes_requested", "bytes_missed", "byte_miss_ratio", "runs", "miss_ratio_ci95_low", "miss_ratio_ci95_high",
+    "byte_miss_ratio_ci95_low", "byte_miss_ratio_ci95_high", "offline",
+  ]
+
+  /// Whether the two rows' miss-ratio intervals are disjoint: only then are
+  /// the policies called different.
+  public func differs(from other: CompareRow) -> Bool {
+    missRatioCi95High < other.missRatioCi95Low || other.missRatioCi95High < missRatioCi95Low
+  }
+}
+
+/// Wall-clock figures of a row's runs (`timings.csv`): they vary run to run.
+public struct CompareTiming: Sendable, Codable, Equatable {
+  public var trace: String
+  public var policy: String
+  public var sizeLabel: String
+  public var runs: Int
+  public var seconds: Double
+  public var requestsPerSecond: Double
+
+  enum CodingKeys: String, CodingKey {
+    case trace, policy
+    case sizeLabel = "size_label"
+    case runs, seconds
+    case requestsPerSecond = "requests_per_second"
+  }
+}
+
+/// What a sweep (or one shard of it) produced.
+public struct CompareOutcome: Sendable {
+  public var rows: [CompareRow]
+  public var timings: [CompareTiming]
+  public var infos: [TraceInfo]
+  public var stress: [StressResult]
+
+  public init(rows: [CompareRow], timings: [CompareTiming], infos: [TraceInfo], stress: [StressResult]) {
+    self.rows = rows
+    self.timings = timings
+    self.infos = infos
+    self.stress = stress
+  }
+}
+
+public enum CompareRun {
+  /// Folds the runs (all of them, indexed like `plan.cells`) into rows.
+  public static func rows(_ plan: ComparePlan, results: [ReplayResult]) -> (rows: [CompareRow], timings: [CompareTiming]) {
+    precondition(results.count == plan.cells.count)
+    var rows: [CompareRow] = []
+    var timings: [CompareTiming] = []
+    for row in plan.rows {
+      let runs = Array(results[row.firstRun..<row.firstRun + row.runCount])
+      let trace = plan.config.traces[row.trace]
+      let policy = plan.config.policies[row.policy]
+      let missRatios = SampleSummary(runs.map(\.missRatio))
+      let byteMissRatios = SampleSummary(runs.map(\.byteMissRatio))
+      func mean(_ values: [Int64]) -> Int64 {
+        values.count == 1 ? values[0] : Int64((Double(values.reduce(0, +)) / Double(values.count)).rounded())
+      }
+      let requests = mean(runs.map(\.requests))
+      let hits = mean(runs.map(\.hits))
+      let bytesRequested = mean(runs.map(\.bytesRequested))
+      let bytesMissed = mean(runs.map(\.bytesMissed))
+      rows.append(
+        CompareRow(
+          trace: trace.name, format: runs[0].format, policy: policy.description,
+          sizeLabel: plan.config.sizes[row.size].description, cacheSize: row.cacheSize, sizeMode: plan.config.sizeMode,
+          requests: requests, hits: hits, misses: requests - hits,
+          missRatio: runs.count == 1 ? runs[0].missRatio : missRatios.mean, bytesRequested: bytesRequested,
+          bytesMissed: bytesMissed, byteMissRatio: runs.count == 1 ? runs[0].byteMissRatio : byteMissRatios.mean,
+          runs: runs.count, missRatioCi95Low: missRatios.ci95.lowerBound, missRatioCi95High: missRatios.ci95.upperBound,
+          byteMissRatioCi95Low: byteMissRatios.ci95.lowerBound, byteMissRatioCi95High: byteMissRatios.ci95.upperBound,
+          offline: PolicyCatalog.offline.contains(policy.name)))
+      let seconds = runs.map(\.seconds).reduce(0, +)
+      timings.append(
+        CompareTiming(
+          trace: trace.name, policy: policy.description, sizeLabel: plan.config.sizes[row.size].description,
+          runs: runs.count, seconds: seconds,
+          requestsPerSecond: seconds > 0 ? Double(runs.map(\.requests).reduce(0, +)) / seconds : 0))
+    }
+    return (rows, timings)
+  }
+
+  /// The `[stress]` experiment: every lock at every thread count.
+  public static func stress(
+    _ section: CompareConfig.StressSection, plan: ComparePlan, sources: [[TraceSource]]
+  ) throws(CompareError) -> [StressResult] {
+    guard let t = plan.config.traces.firstIndex(where: { $0.name == section.trace }) else { return [] }
+    let workload: StressRun.Workload
+    do throws(TraceError) { workload = try StressRun.Workload(sources[t][0]) } catch { throw .trace(error) }
+    let cacheSize = section.size.resolve(plan.infos[t], sizeMode: plan.config.sizeMode)
+    var results: [StressResult] = []
+    for lock in section.locks {
+      for threads in section.threads {
+        do throws(CacheError) {
+          var result = try StressRun.run(
+            workload, target: .cache(lock), policy: section.policy, cacheSize: cacheSize,
+            sizeMode: plan.config.sizeMode, threads: threads, ops: section.ops)
+          result.trace = section.trace
+          results.append(result)
+        } catch {
+          throw .stress(error.description)
+        }
+      }
+    }
+    return results
+  }
+}
+
+/// Why a comparison could not run or merge.
+public enum CompareError: Error, CustomStringConvertible {
+  case config(ConfigError)
+  case trace(TraceError)
+  case stress(String)
+  case merge(String)
+
+  public var description: String {
+    switch self {
+    case .config(let e): e.description
+    case .trace(let e): e.description
+    case .stress(let message): "[stress]: \(message)"
+    case .merge(let message): message
+    }
+  }
+}

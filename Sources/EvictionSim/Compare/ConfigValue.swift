@@ -1,0 +1,459 @@
+import Foundation
+
+/// A parsed configuration document: what TOML and JSON have in common.
+public indirect enum ConfigValue: Equatable, Sendable {
+  case string(String)
+  case integer(Int64)
+  case float(Double)
+  case bool(Bool)
+  case array([ConfigValue])
+  case table([String: ConfigValue])
+
+  /// What the value is, for error messages ("a string", "an array").
+  public var kind: String {
+    switch self {
+    case .string: "a string"
+    case .integer: "an integer"
+    case .float: "a number"
+    case .bool: "a boolean"
+    case .array: "an array"
+    case .table: "a table"
+    }
+  }
+}
+
+/// A configuration that cannot be read: the file, the line where known, what.
+public struct ConfigError: Error, Equatable, CustomStringConvertible {
+  public var file: String
+  public var line: Int?
+  public var message: String
+
+  public init(file: String, line: Int? = nil, _ message: String) {
+    self.file = file
+    self.line = line
+    self.message = message
+  }
+
+  public var description: String {
+    if let line { return "\(file):\(line): \(message)" }
+    return "\(file): \(message)"
+  }
+}
+
+/// Reads TOML 1.0 documents: key/value pairs with bare, quoted and dotted
+/// keys; basic, literal and multi-line strings; integers (decimal, hex, octal,
+/// binary, with underscores), floats (with `inf`, `nan`), booleans; arrays
+/// and inline tables; `[table]` and `[[array of tables]]` headers; comments.
+/// Dates and times are not needed by any configuration here and are
+/// rejected with a clear message. Redefining a key is an error, as the
+/// specification requires.
+public struct TOMLParser {
+  let bytes: [UInt8]
+  let file: String
+  var position = 0
+  var line = 1
+
+  public static func parse(_ text: String, file: String) throws(ConfigError) -> [String: ConfigValue] {
+    var parser = TOMLParser(bytes: Array(text.utf8), file: file)
+    return try parser.document()
+  }
+
+  init(bytes: [UInt8], file: String) {
+    self.bytes = bytes
+    self.file = file
+  }
+
+  func error(_ message: String) -> ConfigError { ConfigError(file: file, line: line, message) }
+
+  var atEnd: Bool { position >= bytes.count }
+  var current: UInt8? { position < bytes.count ? bytes[position] : nil }
+  func peek(_ offset: Int) -> UInt8? { position + offset < bytes.count ? bytes[position + offset] : nil }
+
+  mutating func advance() {
+    if bytes[position] == UInt8(ascii: "\n") { line += 1 }
+    position += 1
+  }
+
+  /// Spaces and tabs.
+  mutating func skipBlanks() {
+    while let c = current, c == 32 || c == 9 { advance() }
+  }
+
+  /// Blanks, newlines and comments (inside arrays).
+  mutating func skipBlanksNewlinesAndComments() {
+    while let c = current {
+      if c == 32 || c == 9 || c == 10 || c == 13 {
+        advance()
+      } else if c == UInt8(ascii: "#") {
+        skipComment()
+      } else {
+        return
+      }
+    }
+  }
+
+  mutating func skipComment() {
+    while let c = current, c != 10 { advance() }
+  }
+
+  /// After a value or header: blanks, an optional comment, then a newline or the end.
+  mutating func endOfLine() throws(ConfigError) {
+    skipBlanks()
+    if current == UInt8(ascii: "#") { skipComment() }
+    if current == 13 && peek(1) == 10 { advance() }
+    guard atEnd || current == 10 else {
+      throw error("unexpected '\(String(decoding: [current!], as: UTF8.self))' after a value; one key = value per line")
+    }
+    if !atEnd { advance() }
+  }
+
+  mutating func document() throws(ConfigError) -> [String: ConfigValue] {
+    var root: [String: ConfigValue] = [:]
+    /// The table the next key/value pairs go into.
+    var path: [String] = []
+    /// Tables defined by a header or by key/value pairs (may not be redefined).
+    var defined: Set<[String]> = []
+    while true {
+      skipBlanksNewlinesAndComments()
+      guard let c = current else { return root }
+      if c == UInt8(ascii: "[") {
+        let isArray = peek(1) == UInt8(ascii: "[")
+        advance()
+        if isArray { advance() }
+        skipBlanks()
+        let key = try self.key()
+        skipBlanks()
+        guard current == UInt8(ascii: "]"), !isArray || peek(1) == UInt8(ascii: "]") else {
+          throw error("a table header must end with \(isArray ? "]]" : "]")")
+        }
+        advance()
+        if isArray { advance() }
+        if isArray {
+          try appendTable(to: &root, at: key)
+        } else {
+          guard !defined.contains(key) else { throw error("table [\(key.joined(separator: "."))] is defined twice") }
+          try ensureTable(in: &root, at: key)
+          defined.insert(key)
+        }
+        path = key
+        try endOfLine()
+      } else {
+        let key = try self.key()
+        skipBlanks()
+        guard current == UInt8(ascii: "=") else { throw error("expected '=' after the key '\(key.joined(separator: "."))'") }
+        advance()
+        skipBlanks()
+        let value = try self.value()
+        try set(value, in: &root, at: path + key)
+        try endOfLine()
+      }
+    }
+  }
+
+  /// A key: bare, quoted or dotted.
+  mutating func key() throws(ConfigError) -> [String] {
+    var parts: [String] = []
+    while true {
+      skipBlanks()
+      guard let c = current else { throw error("expected a key") }
+      if c == UInt8(ascii: "\"") {
+        parts.append(try basicString())
+      } else if c == UInt8(ascii: "'") {
+        parts.append(try literalString())
+      } else {
+        let start = position
+        while let c = current, Self.isBare(c) { advance() }
+        guard position > start else {
+          throw error("expected a key (letters, digits, '_' and '-', or a quoted string)")
+        }
+        parts.append(String(decoding: bytes[start..<position], as: UTF8.self))
+      }
+      skipBlanks()
+      guard current == UInt8(ascii: ".") else { return parts }
+      advance()
+    }
+  }
+
+  static func isBare(_ c: UInt8) -> Bool {
+    (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c == 95 || c == 45
+  }
+
+  mutating func value() throws(ConfigError) -> ConfigValue {
+    guard let c = current else { throw error("expected a value") }
+    switch c {
+    case UInt8(ascii: "\""): return .string(try basicString())
+    case UInt8(ascii: "'"): return .string(try literalString())
+    case UInt8(ascii: "["): return try array()
+    case UInt8(ascii: "{"): return try inlineTable()
+    case UInt8(ascii: "t"), UInt8(ascii: "f"):
+      if matches("true") { position += 4; return .bool(true) }
+      if matches("false") { position += 5; return .bool(false) }
+      throw error("expected a value; strings need quotes")
+    default: return try number()
+    }
+  }
+
+  func matches(_ word: String) -> Bool {
+    let w = Array(word.utf8)
+    guard position + w.count <= bytes.count, Array(bytes[position..<position + w.count]) == w else { return false }
+    if let next = peek(w.count), Self.isBare(next) { return false }
+    return true
+  }
+
+  mutating func array() throws(ConfigError) -> ConfigValue {
+    advance()  // [
+    var items: [ConfigValue] = []
+    while true {
+      skipBlanksNewlinesAndComments()
+      guard let c = current else { throw error("an array is not closed with ']'") }
+      if c == UInt8(ascii: "]") {
+        advance()
+        return .array(items)
+      }
+      items.append(try value())
+      skipBlanksNewlinesAndComments()
+      if atEnd { throw error("an array is not closed with ']'") }
+      if current == UInt8(ascii: ",") {
+        advance()
+      } else if current != UInt8(ascii: "]") {
+        throw error("expected ',' or ']' in an array")
+      }
+    }
+  }
+
+  mutating func inlineTable() throws(ConfigError) -> ConfigValue {
+    advance()  // {
+    var table: [String: ConfigValue] = [:]
+    skipBlanks()
+    if current == UInt8(ascii: "}") {
+      advance()
+      return .table(table)
+    }
+    while true {
+      let key = try self.key()
+      skipBlanks()
+      guard current == UInt8(ascii: "=") else { throw error("expected '=' in an inline table") }
+      advance()
+      skipBlanks()
+      let value = try self.value()
+      try set(value, in: &table, at: key)
+      skipBlanks()
+      if current == UInt8(ascii: ",") {
+        advance()
+        skipBlanks()
+      } else if current == UInt8(ascii: "}") {
+        advance()
+        return .table(table)
+      } else {
+        throw error("expected ',' or '}' in an inline table (inline tables stay on one line)")
+      }
+    }
+  }
+
+  mutating func basicString() throws(ConfigError) -> String {
+    let multiline = peek(1) == UInt8(ascii: "\"") && peek(2) == UInt8(ascii: "\"")
+    position += multiline ? 3 : 1
+    if multiline && current == 10 { advance() }
+    var out: [UInt8] = []
+    while true {
+      guard let c = current else { throw error("a string is not closed") }
+      if c == UInt8(ascii: "\"") {
+        if !multiline {
+          advance()
+          break
+        }
+        if peek(1) == UInt8(ascii: "\"") && peek(2) == UInt8(ascii: "\"") {
+          position += 3
+          break
+        }
+      }
+      if c == 10 && !multiline { throw error("a string is not closed on its line") }
+      if c == UInt8(ascii: "\\") {
+        advance()
+        guard let e = current else { throw error("a string ends in a backslash") }
+        advance()
+        switch e {
+        case UInt8(ascii: "n"): out.append(10)
+        case UInt8(ascii: "t"): out.append(9)
+        case UInt8(ascii: "r"): out.append(13)
+        case UInt8(ascii: "b"): out.append(8)
+        case UInt8(ascii: "f"): out.append(12)
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(e)
+        case UInt8(ascii: "u"), UInt8(ascii: "U"):
+          let digits = e == UInt8(ascii: "u") ? 4 : 8
+          guard position + digits <= bytes.count,
+            let scalar = UInt32(String(decoding: bytes[position..<position + digits], as: UTF8.self), radix: 16)
+              .flatMap(Unicode.Scalar.init)
+          else { throw error("a \\\(Character(Unicode.Scalar(e))) escape needs \(digits) hexadecimal digits of a character") }
+          out.append(contentsOf: Array(String(Character(scalar)).utf8))
+          position += digits
+        case 10 where multiline, 32 where multiline, 9 where multiline, 13 where multiline:
+          // A line-ending backslash trims the newline and the blanks after it.
+          skipBlanksNewlinesAndComments()
+        default:
+          throw error("unknown escape '\\\(String(decoding: [e], as: UTF8.self))' in a string")
+        }
+        continue
+      }
+      out.append(c)
+      advance()
+    }
+    return String(decoding: out, as: UTF8.self)
+  }
+
+  mutating func literalString() throws(ConfigError) -> String {
+    let multiline = peek(1) == UInt8(ascii: "'") && peek(2) == UInt8(ascii: "'")
+    position += multiline ? 3 : 1
+    if multiline && current == 10 { advance() }
+    let start = position
+    while true {
+      guard let c = current else { throw error("a string is not closed") }
+      if c == UInt8(ascii: "'") && (!multiline || (peek(1) == UInt8(ascii: "'") && peek(2) == UInt8(ascii: "'"))) {
+        let text = String(decoding: bytes[start..<position], as: UTF8.self)
+        position += multiline ? 3 : 1
+        return text
+      }
+      if c == 10 && !multiline { throw error("a string is not closed on its line") }
+      advance()
+    }
+  }
+
+  mutating func number() throws(ConfigError) -> ConfigValue {
+    let start = position
+    while let c = current, Self.isBare(c) || c == UInt8(ascii: "+") || c == UInt8(ascii: ".") || c == UInt8(ascii: ":") {
+      advance()
+    }
+    let text = String(decoding: bytes[start..<position], as: UTF8.self)
+    guard !text.isEmpty else { throw error("expected a value") }
+    if text.contains(":") || (text.count >= 10 && text.dropFirst(4).first == "-" && text.first!.isNumber) {
+      throw error("'\(text)': dates and times are not used in EvictionLab configurations")
+    }
+    let plain = text.replacingOccurrences(of: "_", with: "")
+    if text.hasPrefix("_") || text.hasSuffix("_") || text.contains("__") {
+      throw error("'\(text)': underscores go between digits")
+    }
+    for (prefix, radix) in [("0x", 16), ("0o", 8), ("0b", 2)] where plain.hasPrefix(prefix) {
+      guard let value = Int64(plain.dropFirst(2), radix: radix) else { throw error("'\(text)' is not a number") }
+      return .integer(value)
+    }
+    if let value = Int64(plain) { return .integer(value) }
+    switch plain {
+    case "inf", "+inf": return .float(.infinity)
+    case "-inf": return .float(-.infinity)
+    case "nan", "+nan", "-nan": return .float(.nan)
+    default: break
+    }
+    if let value = Double(plain), plain.contains(where: { $0.isNumber }) { return .float(value) }
+    throw error("'\(text)' is not a value; strings need quotes")
+  }
+
+  // MARK: Building the tree
+
+  func set(_ value: ConfigValue, in table: inout [String: ConfigValue], at key: [String]) throws(ConfigError) {
+    if key.count == 1 {
+      guard table[key[0]] == nil else { throw error("key '\(key[0])' is defined twice") }
+      table[key[0]] = value
+      return
+    }
+    var child: [String: ConfigValue]
+    switch table[key[0]] {
+    case nil: child = [:]
+    case .table(let t): child = t
+    case .array(var items) where !items.isEmpty:
+      // The last table of an array of tables.
+      guard case .table(var last) = items.removeLast() else { throw error("'\(key[0])' is not a table") }
+      try set(value, in: &last, at: Array(key.dropFirst()))
+      items.append(.table(last))
+      table[key[0]] = .array(items)
+      return
+    default: throw error("'\(key[0])' is already \(table[key[0]]!.kind), not a table")
+    }
+    try set(value, in: &child, at: Array(key.dropFirst()))
+    table[key[0]] = .table(child)
+  }
+
+  func ensureTable(in table: inout [String: ConfigValue], at key: [String]) throws(ConfigError) {
+    guard let first = key.first else { return }
+    switch table[first] {
+    case nil:
+      var child: [String: ConfigValue] = [:]
+      try ensureTable(in: &child, at: Array(key.dropFirst()))
+      table[first] = .table(child)
+    case .table(var child):
+      try ensureTable(in: &child, at: Array(key.dropFirst()))
+      table[first] = .table(child)
+    case .array(var items) where !items.isEmpty:
+      guard case .table(var last) = items.removeLast() else { throw error("'\(first)' is not a table") }
+      try ensureTable(in: &last, at: Array(key.dropFirst()))
+      items.append(.table(last))
+      table[first] = .array(items)
+    default: throw error("'\(first)' is already \(table[first]!.kind), not a table")
+    }
+  }
+
+  func appendTable(to table: inout [String: ConfigValue], at key: [String]) throws(ConfigError) {
+    let first = key[0]
+    if key.count == 1 {
+      switch table[first] {
+      case nil: table[first] = .array([.table([:])])
+      case .array(var items):
+        items.append(.table([:]))
+        table[first] = .array(items)
+      default: throw error("'\(first)' is already \(table[first]!.kind), not an array of tables")
+      }
+      return
+    }
+    switch table[first] {
+    case nil:
+      var child: [String: ConfigValue] = [:]
+      try appendTable(to: &child, at: Array(key.dropFirst()))
+      table[first] = .table(child)
+    case .table(var child):
+      try appendTable(to: &child, at: Array(key.dropFirst()))
+      table[first] = .table(child)
+    case .array(var items) where !items.isEmpty:
+      guard case .table(var last) = items.removeLast() else { throw error("'\(first)' is not a table") }
+      try appendTable(to: &last, at: Array(key.dropFirst()))
+      items.append(.table(last))
+      table[first] = .array(items)
+    default: throw error("'\(first)' is already \(table[first]!.kind), not a table")
+    }
+  }
+}
+
+extension ConfigValue {
+  /// A JSON document as a configuration tree (numbers without a fraction are integers).
+  public static func fromJSON(_ data: Data, file: String) throws(ConfigError) -> [String: ConfigValue] {
+    let object: Any
+    do { object = try JSONSerialization.jsonObject(with: data) } catch {
+      throw ConfigError(file: file, "not valid JSON (\(error.localizedDescription))")
+    }
+    guard case .table(let table) = try convert(object, file: file) else {
+      throw ConfigError(file: file, "the JSON document must be an object")
+    }
+    return table
+  }
+
+  static func convert(_ object: Any, file: String) throws(ConfigError) -> ConfigValue {
+    switch object {
+    case let s as String: return .string(s)
+    case let n as NSNumber:
+      // Foundation marks JSON's true/false as char and integers as integer types.
+      switch String(cString: n.objCType) {
+      case "c", "B": return .bool(n.boolValue)
+      case "d", "f": return .float(n.doubleValue)
+      default: return .integer(n.int64Value)
+      }
+    case let a as [Any]:
+      var items: [ConfigValue] = []
+      for item in a { items.append(try convert(item, file: file)) }
+      return .array(items)
+    case let d as [String: Any]:
+      var table: [String: ConfigValue] = [:]
+      for (k, v) in d { table[k] = try convert(v, file: file) }
+      return .table(table)
+    default:
+      throw ConfigError(file: file, "null and other JSON values have no meaning in a configuration")
+    }
+  }
+}

@@ -1,0 +1,226 @@
+import ArgumentParser
+import EvictionCore
+import EvictionReports
+import EvictionSim
+import EvictionTraces
+import Foundation
+
+/// `evlab compare`: a sweep of traces × policies × sizes (× seeds) with a
+/// report; splittable into shards for job arrays.
+struct Compare: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Compare policies across traces and sizes: results.csv/json, report.md and report.html with charts.",
+    discussion: """
+      The sweep comes from a TOML (or JSON) configuration, or from flags. With neither, it runs \
+      configs/default.toml, the Quick start job. Output goes to results/NAME/ unless --output is given.
+
+        evlab compare --config configs/default.toml
+        evlab compare --trace traces/zipf-0.9.oracleGeneral.zst --policy lru,arc,s3fifo --size 0.1%,1%,10%
+        evlab compare --config sweep.toml --shard 3/8 --output parts/3    # then: evlab merge parts/* -o results/sweep
+      """)
+
+  static let defaultConfig = "configs/default.toml"
+
+  @Option(help: "The sweep's configuration, TOML or JSON (default: \(defaultConfig) when no --trace is given).")
+  var config: String?
+
+  @Option(name: .customLong("trace"), help: "Without --config: trace files (format from the file name).")
+  var traces: [String] = []
+
+  @Option(name: .customLong("policy"), help: "Without --config: policies, comma-separated (all for every one).")
+  var policies: [String] = []
+
+  @Option(name: .customLong("size"), help: "Without --config: sizes, comma-separated: 5000, 64m or shares of the footprint such as 1%.")
+  var sizes: [String] = []
+
+  @Option(help: "Without --config: count or bytes (default count).")
+  var sizeMode: String?
+
+  @Option(help: "Without --config: seeds for randomised policies, comma-separated (default 1).")
+  var seeds: String?
+
+  @Option(help: "Without --config: the sweep's name (results/NAME/; default compare).")
+  var name: String?
+
+  @Option(name: .shortAndLong, help: "Output folder (default: results/NAME/).")
+  var output: String?
+
+  @Option(help: "Run only part I of N of the sweep (1-based), writing a partial result for evlab merge into --output.")
+  var shard: String?
+
+  @Option(help: "Replays run at once (default: the configuration's jobs, else the number of cores).")
+  var jobs: Int?
+
+  func run() throws {
+    let shardSpec = try oneLineValue { () throws -> (Int, Int)? in try shard.map(Self.parseShard) }
+    if shardSpec != nil && output == nil {
+      throw fail("--shard needs --output DIR: each shard writes its partial result into its own folder")
+    }
+    if let jobs, jobs < 1 { throw fail("--jobs \(jobs): at least one job is needed") }
+    let configuration: CompareConfig
+    do throws(ConfigError) {
+      if let path = self.config ?? (traces.isEmpty ? Self.defaultConfig : nil) {
+        guard traces.isEmpty && policies.isEmpty && sizes.isEmpty else {
+          throw ConfigError(file: path, "give either --config or --trace/--policy/--size, not both")
+        }
+        configuration = try CompareConfig.load(path: path)
+      } else {
+        configuration = try CompareConfig.parse(flagsDocument(), format: "json", file: "the command line")
+      }
+    } catch {
+      throw fail(error)
+    }
+    let config = configuration
+    let directory = output ?? "results/\(config.name)"
+
+    // Traces: generate the synthetic ones, read each once for its statistics.
+    let workspace: CompareWorkspace
+    let plan: ComparePlan
+    let progress = ReplayProgress()
+    do throws(TraceError) {
+      if isatty(2) == 1 { printError("compare: reading \(config.traces.count) traces for their statistics") }
+      workspace = try CompareWorkspace(config)
+      let infos = try ComparePlan.measure(config, sources: workspace.sources)
+      for (t, info) in infos.enumerated() { warnSkipped(info.skipped, path: config.traces[t].name) }
+      plan = ComparePlan(config: config, infos: infos, sources: workspace.sources)
+    } catch {
+      throw fail(error)
+    }
+    let (index, count) = shardSpec ?? (1, 1)
+    let runs = plan.runs(ofShard: index, of: count)
+    let cells = runs.map { plan.cells[$0] }
+    let parallelism = jobs ?? config.jobs ?? ProcessInfo.processInfo.activeProcessorCount
+    let display = ProgressLine(progress, total: cells.count, label: shardSpec == nil ? "compare" : "compare \(index)/\(count)")
+    display.begin()
+    let results: [ReplayResult]
+    do throws(TraceError) {
+      results = try TraceReplay.runAll(cells, parallelism: parallelism, progress: progress)
+      display.end()
+    } catch {
+      display.end()
+      throw fail(error)
+    }
+    // The stress experiment runs once per sweep: in the first shard.
+    var stress: [StressResult] = []
+    if let section = config.stress, index == 1 {
+      if isatty(2) == 1 { printError("compare: memory cache under \(section.threads.map(String.init).joined(separator: ", ")) threads") }
+      do throws(CompareError) { stress = try CompareRun.stress(section, plan: plan, sources: workspace.sources) } catch {
+        throw fail(error)
+      }
+    }
+
+    if shardSpec != nil {
+      let partial = ComparePartial(
+        config: config, shard: index, shards: count, plan: plan, runs: runs, results: results, stress: stress)
+      let path = (directory as NSString).appendingPathComponent(ComparePartial.fileName(shard: index, of: count))
+      do {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        try encoder.encode(partial).write(to: URL(fileURLWithPath: path), options: .atomic)
+      } catch {
+        throw fail("cannot write \(path): \(error.localizedDescription)")
+      }
+      printError("shard \(index)/\(count): \(runs.count) of \(plan.cells.count) runs written to \(path)")
+      return
+    }
+    var all = Array(repeating: results[0], count: plan.cells.count)
+    for (run, result) in zip(runs, results) { all[run] = result }
+    let (rows, timings) = CompareRun.rows(plan, results: all)
+    let outcome = CompareOutcome(rows: rows, timings: timings, infos: plan.infos, stress: stress)
+    try writeReport(outcome, config: config, to: directory)
+  }
+
+  /// `I/N` with 1 ≤ I ≤ N.
+  static func parseShard(_ text: String) throws -> (Int, Int) {
+    let parts = text.split(separator: "/")
+    guard parts.count == 2, let i = Int(parts[0]), let n = Int(parts[1]), n >= 1, i >= 1, i <= n else {
+      throw ValidationError("--shard '\(text)': write I/N with 1 ≤ I ≤ N, e.g. 3/8")
+    }
+    return (i, n)
+  }
+
+  /// The flags as a JSON configuration (so flags and files go through one parser).
+  func flagsDocument() throws(ConfigError) -> String {
+    func list(_ values: [String]) -> [String] {
+      values.flatMap { $0.split(separator: ",").map { String($0).trimmingCharacters(in: " ") } }.filter { !$0.isEmpty }
+    }
+    var document: [String: Any] = [
+      "name": name ?? "compare", "size_mode": sizeMode ?? "count",
+      "policies": list(policies), "traces": traces.map { ["path": $0] },
+    ]
+    var sizeValues: [Any] = []
+    for size in list(sizes) { sizeValues.append(Int64(size) ?? size as Any) }
+    document["sizes"] = sizeValues
+    if let seeds {
+      var values: [Int] = []
+      for s in list([seeds]) {
+        guard let v = Int(s) else { throw ConfigError(file: "the command line", "--seeds '\(seeds)': write integers such as 1,2,3") }
+        values.append(v)
+      }
+      document["seeds"] = values
+    }
+    let data = try! JSONSerialization.data(withJSONObject: document, options: [.sortedKeys])
+    return String(decoding: data, as: UTF8.self)
+  }
+}
+
+/// Writes a comparison's outputs and says where they are.
+func writeReport(_ outcome: CompareOutcome, config: CompareConfig, to directory: String) throws {
+  do {
+    let files = try CompareReport.write(outcome, config: config, to: directory)
+    printError("wrote \(files.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")) to \(directory)/")
+  } catch {
+    throw fail("cannot write the report into \(directory): \(error.localizedDescription)")
+  }
+}
+
+/// Runs a parse whose `ValidationError` becomes the one-line error.
+func oneLineValue<T>(_ body: () throws -> T) throws -> T {
+  do { return try body() } catch let error as ValidationError { throw fail(error.message) }
+}
+
+/// `evlab merge`: joins the shards of a sweep into the outputs of a single run.
+struct Merge: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Join the partial results of evlab compare --shard I/N into one report.",
+    discussion: """
+      Each DIR holds one or more partial-I-of-N.json files. Every shard must be present exactly once, \
+      all from the same configuration; the outputs equal those of a single run (same rows, same order).
+        evlab merge parts/1 parts/2 parts/3 -o results/sweep
+      """)
+
+  @Argument(help: "Folders (or partial-*.json files) the shards wrote.")
+  var inputs: [String]
+
+  @Option(name: .shortAndLong, help: "Output folder for results.csv/json, report.md, report.html.")
+  var output: String
+
+  func run() throws {
+    guard !inputs.isEmpty else { throw fail("name the folders the shards wrote; e.g. evlab merge parts/* -o results/sweep") }
+    var parts: [(path: String, partial: ComparePartial)] = []
+    for input in inputs {
+      var isDirectory: ObjCBool = false
+      guard FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory) else {
+        throw fail("\(input): no such folder or file")
+      }
+      let files = isDirectory.boolValue
+        ? ((try? FileManager.default.contentsOfDirectory(atPath: input)) ?? [])
+          .filter { $0.hasPrefix("partial-") && $0.hasSuffix(".json") }.sorted()
+          .map { (input as NSString).appendingPathComponent($0) }
+        : [input]
+      if files.isEmpty { throw fail("\(input): holds no partial-I-of-N.json; was it written by evlab compare --shard?") }
+      for file in files {
+        do {
+          let data = try Data(contentsOf: URL(fileURLWithPath: file))
+          parts.append((file, try JSONDecoder().decode(ComparePartial.self, from: data)))
+        } catch {
+          throw fail("\(file): not a partial result of evlab compare (\(error.localizedDescription))")
+        }
+      }
+    }
+    let merged: (CompareConfig, CompareOutcome)
+    do throws(CompareError) { merged = try ComparePartial.merge(parts) } catch { throw fail(error) }
+    try writeReport(merged.1, config: merged.0, to: output)
+  }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import Testing
+
+@Suite struct CompareCommandTests {
+  /// A small sweep with a randomised policy and a generated trace, so that
+  /// rows carry several runs and intervals.
+  func writeConfig(in dir: URL, name: String = "sweep", extra: String = "") throws -> String {
+    let text = """
+      name = "\(name)"
+      policies = ["lru", "fifo", "arc", "s3fifo", "random", "belady"]
+      sizes = [200, "1%", "5%"]
+      seeds = [1, 2, 3]
+      \(extra)
+      [[traces]]
+      path = "\(sharedTraces)/libcachesim/cloudPhysicsIO.oracleGeneral.bin"
+      [[traces]]
+      path = "\(repositoryRoot.path)/traces/loop-3000.oracleGeneral.zst"
+      [[traces]]
+      name = "zipf-small"
+      generate = "zipf"
+      objects = 3000
+      requests = 30000
+      """
+    let path = dir.appendingPathComponent("\(name).toml").path
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    return path
+  }
+
+  func read(_ dir: URL, _ name: String) throws -> String {
+    try String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8)
+  }
+
+  @Test func shardsMergeIntoExactlyTheSingleRunsOutputs() throws {
+    let dir = try scratchDirectory()
+    let config = try writeConfig(in: dir)
+    let single = try evlab(["compare", "--config", config, "--output", "single"], in: dir)
+    #expect(single.status == 0, "\(single.stderr)")
+    // Three shards as three processes at once, as a job array runs them.
+    let shards = 3
+    let runs = try (1...shards).map { i -> Process in
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: evlabPath)
+      process.arguments = ["compare", "--config", config, "--shard", "\(i)/\(shards)", "--output", "parts/\(i)", "--jobs", "1"]
+      process.currentDirectoryURL = dir
+      process.standardError = FileHandle.nullDevice
+      try process.run()
+      return process
+    }
+    for process in runs {
+      process.waitUntilExit()
+      #expect(process.terminationStatus == 0)
+    }
+    let merge = try evlab(["merge", "parts/1", "parts/2", "parts/3", "-o", "merged"], in: dir)
+    #expect(merge.status == 0, "\(merge.stderr)")
+    let singleCSV = try read(dir, "single/results.csv")
+    #expect(try read(dir, "merged/results.csv") == singleCSV)
+    #expect(try read(dir, "merged/results.json") == read(dir, "single/results.json"))
+    #expect(try read(dir, "merged/report.md") == read(dir, "single/report.md"))
+    // 3 traces × 6 policies × 3 sizes; random and the generated trace ran per seed.
+    let lines = singleCSV.split(separator: "\n")
+    #expect(lines.count == 1 + 3 * 6 * 3)
+    #expect(lines.filter { $0.contains(",random,") }.allSatisfy { $0.split(separator: ",")[13] == "3" })
+    #expect(lines.filter { $0.hasPrefix("zipf-small,") }.allSatisfy { $0.split(separator: ",")[13] == "3" })
+    for file in ["report.html", "timings.csv", "traces.json"] {
+      #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("merged/\(file)").path))
+    }
+  }
+
+  @Test func shardsThatDoNotBelongTogetherAreRefused() throws {
+    let dir = try scratchDirectory()
+    let a = try writeConfig(in: dir, name: "a")
+    let b = try writeConfig(in: dir, name: "b", extra: "skip_bad_lines = true")
+    for (config, shard, output) in [(a, "1/2", "a1"), (a, "2/2", "a2"), (b, "2/2", "b2"), (a, "1/3", "a13")] {
+      let run = try evlab(["compare", "--config", config, "--shard", shard, "--output", output, "--jobs", "1"], in: dir)
+      #expect(run.status == 0, "\(run.stderr)")
+    }
+    let cases: [([String], String)] = [
+      (["a1", "b2"], "different sweeps"),
+      (["a1", "a13"], "different sweeps"),
+      (["a1"], "2/2 are missing"),
+      (["a1", "a1/partial-1-of-2.json", "a2"], "appears twice"),
+      (["nowhere"], "no such folder"),
+    ]
+    for (inputs, words) in cases {
+      let run = try evlab(["merge"] + inputs + ["-o", "out"], in: dir)
+      #expect(run.status == 1 && run.stderr.contains(words), "\(inputs): \(run.stderr)")
+      #expect(run.stderr.split(separator: "\n").count == 1)
+    }
+    #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("out").path), "nothing written on error")
+  }
+
+  @Test func badConfigurationsFailInOneLineBeforeAnyWork() throws {
+    let dir = try scratchDirectory()
+    let cases: [(String, String)] = [
+      ("policies = [\"lru\"]\nsizes = [10]\n[[traces]]\npath = \"missing.oracleGeneral\"\n", "missing.oracleGeneral does not exist"),
+      ("policies = [\"lru\", \"nope\"]\nsizes = [10]\n[[traces]]\npath = \"\(repositoryRoot.path)/traces/loop-3000.oracleGeneral.zst\"\n", "unknown policy 'nope'"),
+      ("policies = [\"lru\"]\nsizes = []\n[[traces]]\npath = \"\(repositoryRoot.path)/traces/loop-3000.oracleGeneral.zst\"\n", "sizes is empty"),
+      ("policies = [\"lru\"]\nsize = [10]\n[[traces]]\npath = \"\(repositoryRoot.path)/traces/loop-3000.oracleGeneral.zst\"\n", "unknown key 'size'"),
+      ("policies = [\"lru\"\n", "not closed"),
+    ]
+    for (i, (text, words)) in cases.enumerated() {
+      let path = dir.appendingPathComponent("bad\(i).toml").path
+      try text.write(toFile: path, atomically: true, encoding: .utf8)
+      let run = try evlab(["compare", "--config", path, "--output", "out\(i)"], in: dir)
+      #expect(run.status == 1, "\(text)")
+      #expect(run.stderr.hasPrefix("evlab: error: ") && run.stderr.contains(words) && run.stderr.contains("bad\(i).toml"), "\(run.stderr)")
+      #expect(run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
+      #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("out\(i)").path))
+    }
+    let missing = try evlab(["compare", "--config", "nothere.toml"], in: dir)
+    #expect(missing.status == 1 && missing.stderr.contains("nothere.toml: no such configuration file"))
+    let shard = try evlab(["compare", "--config", "x.toml", "--shard", "4/3", "--output", "o"], in: dir)
+    #expect(shard.status == 1 && shard.stderr.contains("--shard '4/3'"))
+  }
+
+  @Test func flagsRunTheSameSweepAsAConfiguration() throws {
+    let dir = try scratchDirectory()
+    let trace = "\(repositoryRoot.path)/traces/zipf-0.9.oracleGeneral.zst"
+    let fromFlags = try evlab(
+      ["compare", "--trace", trace, "--policy", "lru,arc", "--size", "100,1%", "--output", "flags"], in: dir)
+    #expect(fromFlags.status == 0, "\(fromFlags.stderr)")
+    try "name = \"x\"\npolicies = [\"lru\", \"arc\"]\nsizes = [100, \"1%\"]\n[[traces]]\npath = \"\(trace)\"\n"
+      .write(toFile: dir.appendingPathComponent("c.toml").path, atomically: true, encoding: .utf8)
+    let fromFile = try evlab(["compare", "--config", "c.toml", "--output", "file"], in: dir)
+    #expect(fromFile.status == 0, "\(fromFile.stderr)")
+    #expect(try read(dir, "flags/results.csv") == read(dir, "file/results.csv"))
+    // And the rows are the replay's numbers.
+    let replay = try evlab(["replay", trace, "--policy", "lru,arc", "--size", "100", "--csv", "-"], in: dir)
+    let replayRows = replay.stdout.split(separator: "\n").dropFirst().map { $0.split(separator: ",") }
+    let compareRows = try read(dir, "file/results.csv").split(separator: "\n").dropFirst().map { $0.split(separator: ",") }
+    for r in replayRows {
+      let match = compareRows.first { $0[2] == r[2] && $0[4] == r[3] }
+      // hits, misses, miss_ratio, bytes_requested, bytes_missed agree.
+      #expect(match.map { [$0[7], $0[8], $0[9], $0[10], $0[11]] } == [r[6], r[7], r[8], r[9], r[10]])
+    }
+  }
+}
