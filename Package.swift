@@ -77,6 +77,7 @@ let package = Package(
     .testTarget(name: "EvictionCacheTests", dependencies: ["EvictionCache", "EvictionCore"]),
     .testTarget(name: "EvictionTracesTests", dependencies: ["EvictionTraces"]),
     .testTarget(name: "EvictionSimTests", dependencies: ["EvictionSim", "EvictionCore", "EvictionCache", "EvictionTraces"]),
+    .testTarget(name: "EvictionStatsTests", dependencies: ["EvictionStats"]),
     .testTarget(name: "EvictionReportsTests", dependencies: ["EvictionReports", "EvictionSim", "EvictionTraces", "EvictionCore"]),
     .testTarget(name: "EvlabTests", dependencies: ["evlab"]),
   ]

@@ -8,8 +8,8 @@ import Foundation
 
 struct Bench: ParsableCommand {
   static let configuration = CommandConfiguration(
-    abstract: "Benchmarks (figures for people, never a pass/fail test) and the exact-results regression gate (check, update).",
-    subcommands: [ReplayBench.self, CacheBench.self, ReadBench.self, BenchCheck.self, BenchUpdate.self])
+    abstract: "Benchmarks (figures for people; throughput --baseline is an opt-in speed gate for quiet machines) and the exact-results regression gate (check, update).",
+    subcommands: [ReplayBench.self, ThroughputBench.self, CacheBench.self, ReadBench.self, BenchCheck.self, BenchUpdate.self])
 }
 
 /// Single-thread replay throughput per policy: `runs` rounds, each replaying
