@@ -1,0 +1,86 @@
+import Benchmark
+import EvictionCache
+import EvictionCore
+import EvictionSim
+import EvictionTraces
+import Foundation
+
+/// The bundled sample trace every benchmark reads (200,000 requests, 18,516 objects).
+let tracePath: String = {
+  let here = URL(fileURLWithPath: #filePath)
+  return here.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("traces/zipf-0.9.oracleGeneral.zst").path
+}()
+
+/// Names avoid "/": the threshold files are named after the benchmarks.
+///
+/// Allocation counts are the gate (they do not drift with machine noise);
+/// wall clock and throughput are reported only. A few allocations of slack
+/// absorb one-time buffers; an allocation per request or per operation
+/// (hundreds of thousands) fails the check.
+func configuration(_ extra: [BenchmarkMetric] = []) -> Benchmark.Configuration {
+  .init(
+    metrics: [.mallocCountTotal, .wallClock, .throughput] + extra,
+    timeUnits: .milliseconds,
+    warmupIterations: 1,
+    scalingFactor: .one,
+    maxDuration: .seconds(2),
+    maxIterations: 5,
+    thresholds: [.mallocCountTotal: .init(relative: [.p90: 1.0], absolute: [.p90: 64])])
+}
+
+let benchmarks: @Sendable () -> Void = {
+  let source = TraceSource(path: tracePath, format: .oracleGeneral)
+
+  // Replay throughput per policy: one pass over the trace at 2,000 objects
+  // (about 10% of its objects), reading and decompressing included.
+  for name in ["lru", "fifo", "clock", "sieve", "arc", "slru", "s3fifo", "2q", "lirs", "wtinylfu", "random"] {
+    Benchmark("replay-\(name)", configuration: configuration()) { benchmark in
+      let spec = try PolicySpec(name)
+      for _ in benchmark.scaledIterations {
+        blackHole(try TraceReplay.run(source, policy: spec, cacheSize: 2000, sizeMode: .count).misses)
+      }
+    }
+  }
+
+  // Reading: the trace decoded into records, nothing else.
+  Benchmark("read-oracleGeneral-zst", configuration: configuration()) { benchmark in
+    let buffer = UnsafeMutableBufferPointer<TraceRecord>.allocate(capacity: 4096)
+    defer { buffer.deallocate() }
+    for _ in benchmark.scaledIterations {
+      let reader = try source.open()
+      var total = 0
+      while true {
+        let n = try reader.read(into: buffer)
+        if n == 0 { break }
+        total += n
+      }
+      blackHole(total)
+    }
+  }
+
+  // MemoryCache get and set, single thread, integer keys: 200,000 operations
+  // per iteration over the trace's keys.
+  let keys: [Int] = {
+    guard let records = try? source.open().readAll() else { return [] }
+    return records.map { Int(truncatingIfNeeded: $0.key) }
+  }()
+  for policy in ["lru", "s3fifo"] {
+    Benchmark("cache-\(policy)-set", configuration: configuration()) { benchmark in
+      let cache = try MemoryCache<Int, Int>(policy: policy, index: IntegerSlotIndex<Int>.self, countLimit: 2000)
+      for _ in benchmark.scaledIterations {
+        for key in keys { try cache.setValue(key, forKey: key) }
+      }
+      blackHole(cache.count)
+    }
+    Benchmark("cache-\(policy)-get", configuration: configuration()) { benchmark in
+      let cache = try MemoryCache<Int, Int>(policy: policy, index: IntegerSlotIndex<Int>.self, countLimit: 2000)
+      for key in keys { try cache.setValue(key, forKey: key) }
+      for _ in benchmark.scaledIterations {
+        var hits = 0
+        for key in keys where cache.value(forKey: key) != nil { hits += 1 }
+        blackHole(hits)
+      }
+    }
+  }
+}
