@@ -24,6 +24,7 @@ let package = Package(
     .library(name: "EvictionTraces", targets: ["EvictionTraces"]),
     .library(name: "EvictionSim", targets: ["EvictionSim"]),
     .library(name: "EvictionReports", targets: ["EvictionReports"]),
+    .library(name: "EvictionDisk", targets: ["EvictionDisk"]),
     .executable(name: "evlab", targets: ["evlab"]),
   ],
   dependencies: [
@@ -64,12 +65,14 @@ let package = Package(
       ],
       swiftSettings: optimized),
     // Results as CSV, JSON, tables, Markdown and HTML with SVG charts.
+    // The disk tier: a SQLite manifest over value files (libsqlite3 only; never GSL).
+    .target(name: "EvictionDisk", dependencies: ["CSQLite"], swiftSettings: optimized),
     .target(name: "EvictionReports", dependencies: ["EvictionSim", "EvictionStats"], swiftSettings: optimized),
     .executableTarget(
       name: "evlab",
       dependencies: [
         "EvictionCore", "EvictionCache", "EvictionTraces", "EvictionSim", "EvictionStats", "EvictionReports",
-        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        "EvictionDisk", .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       swiftSettings: optimized),
 
@@ -79,6 +82,7 @@ let package = Package(
     .testTarget(name: "EvictionSimTests", dependencies: ["EvictionSim", "EvictionCore", "EvictionCache", "EvictionTraces"]),
     .testTarget(name: "EvictionStatsTests", dependencies: ["EvictionStats"]),
     .testTarget(name: "EvictionReportsTests", dependencies: ["EvictionReports", "EvictionSim", "EvictionTraces", "EvictionCore"]),
-    .testTarget(name: "EvlabTests", dependencies: ["evlab"]),
+    .testTarget(name: "EvictionDiskTests", dependencies: ["EvictionDisk"]),
+    .testTarget(name: "EvlabTests", dependencies: ["evlab", "EvictionDisk"]),
   ]
 )

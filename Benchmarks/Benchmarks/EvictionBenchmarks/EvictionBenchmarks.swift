@@ -1,6 +1,7 @@
 import Benchmark
 import EvictionCache
 import EvictionCore
+import EvictionDisk
 import EvictionSim
 import EvictionTraces
 import Foundation
@@ -82,6 +83,36 @@ let benchmarks: @Sendable () -> Void = {
         for key in keys where cache.value(forKey: key) != nil { hits += 1 }
         blackHole(hits)
       }
+    }
+  }
+
+  // The disk store, mixed mode (20 KiB inline threshold): 1,000 writes and
+  // 1,000 reads an iteration, of 100-byte values (inline in SQLite) and of
+  // 100 KiB values (a file each).
+  for (label, size) in [("100B", 100), ("100KiB", 100 * 1024)] {
+    let value = [UInt8](repeating: 0x5A, count: size)
+    Benchmark("disk-write-\(label)", configuration: configuration()) { benchmark in
+      let directory = FileManager.default.temporaryDirectory.appendingPathComponent("evlab-bench-\(UUID())").path
+      defer { try? FileManager.default.removeItem(atPath: directory) }
+      let store = try DiskStore(directory: directory)
+      defer { store.close() }
+      benchmark.startMeasurement()
+      for _ in benchmark.scaledIterations {
+        for i in 0..<1000 { try store.set(value, forKey: "key-\(i)") }
+      }
+      benchmark.stopMeasurement()
+    }
+    Benchmark("disk-read-\(label)", configuration: configuration()) { benchmark in
+      let directory = FileManager.default.temporaryDirectory.appendingPathComponent("evlab-bench-\(UUID())").path
+      defer { try? FileManager.default.removeItem(atPath: directory) }
+      let store = try DiskStore(directory: directory)
+      defer { store.close() }
+      for i in 0..<1000 { try store.set(value, forKey: "key-\(i)") }
+      benchmark.startMeasurement()
+      for _ in benchmark.scaledIterations {
+        for i in 0..<1000 { blackHole(try store.value(forKey: "key-\(i)")) }
+      }
+      benchmark.stopMeasurement()
     }
   }
 }

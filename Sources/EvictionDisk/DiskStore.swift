@@ -1,0 +1,381 @@
+import CSQLite
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A key-value store on disk in the spirit of YYKVStorage: a SQLite manifest
+/// (`manifest.sqlite`, WAL) and a `data/` folder. Values up to
+/// `inlineThreshold` bytes live in the manifest row; larger ones in a file of
+/// their own. Not thread-safe: one owner at a time (a cache puts a lock on top).
+///
+/// What it guarantees, where YYKVStorage's users were bitten:
+/// - a row never points to a missing or partial file: a value file is written
+///   under a temporary name and renamed, and only then is the row written;
+///   each write of a key gets a new file name, so a replaced value's file is
+///   never overwritten in place (it is deleted after the row moved on);
+/// - a killed process leaves at most orphan files, which the next owner
+///   sweeps when it opens the store;
+/// - every value file carries a header (key, length, checksum), so a lost
+///   manifest can be rebuilt from the files (``DiskStore/check(directory:repair:)``);
+/// - statements are reset right after use, reads batch their access-time
+///   updates, `SQLITE_BUSY` waits (busy timeout) and never wipes anything;
+/// - deleting everything moves `data/` into `trash/`, emptied in the background.
+public final class DiskStore {
+  /// YYKVStorage's threshold, measured on an iPhone 6 in 2015 (YYCache's
+  /// documentation): 20 KiB.
+  public static let defaultInlineThreshold = 20 * 1024
+  /// Keeps every value in SQLite.
+  public static let sqliteOnly = Int.max
+  /// Keeps every non-empty value in a file.
+  public static let filesOnly = 0
+
+  /// One manifest row.
+  public struct Entry: Sendable, Equatable {
+    public var key: String
+    public var size: Int64
+    /// Nanoseconds since the Unix epoch.
+    public var modificationTime: Int64
+    public var lastAccessTime: Int64
+    public var isInline: Bool
+  }
+
+  public let directory: String
+  public let inlineThreshold: Int
+  let database: SQLiteDatabase
+  var files = FileLayer()
+  let lockFD: Int32
+  /// Access times of reads not yet written (flushed in batches).
+  var pendingAccess: [String: Int64] = [:]
+  static let accessBatch = 256
+
+  var manifestPath: String { directory + "/manifest.sqlite" }
+  var dataPath: String { directory + "/data" }
+  var trashPath: String { directory + "/trash" }
+
+  /// Opens (or creates) the store in `directory`. When no other process has
+  /// it open, orphan and temporary files are swept and the trash emptied.
+  public convenience init(directory: String, inlineThreshold: Int = DiskStore.defaultInlineThreshold) throws(DiskError) {
+    try self.init(directory: directory, inlineThreshold: inlineThreshold, sweep: true)
+  }
+
+  init(directory: String, inlineThreshold: Int, sweep: Bool) throws(DiskError) {
+    self.directory = directory
+    self.inlineThreshold = max(0, inlineThreshold)
+    try FileLayer.ensureDirectory(directory)
+    try FileLayer.ensureDirectory(directory + "/data")
+    try FileLayer.ensureDirectory(directory + "/trash")
+    let fd = open(directory + "/lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+    guard fd >= 0 else { throw FileLayer.error(directory + "/lock", "open") }
+    lockFD = fd
+    do {
+      database = try SQLiteDatabase(path: directory + "/manifest.sqlite")
+      try Self.prepareSchema(database)
+    } catch {
+      Glibc.close(fd)
+      throw error
+    }
+    // Alone with the store: sweep what a killed owner left behind.
+    if sweep && flock(fd, LOCK_EX | LOCK_NB) == 0 {
+      defer { flock(fd, LOCK_SH) }
+      try sweepOrphans()
+      emptyTrash(inBackground: false)
+    } else {
+      flock(fd, LOCK_SH)
+    }
+  }
+
+  deinit { close() }
+
+  static func prepareSchema(_ db: SQLiteDatabase) throws(DiskError) {
+    try db.execute("PRAGMA journal_mode = WAL")
+    try db.execute("PRAGMA synchronous = NORMAL")
+    try db.execute(
+      """
+      CREATE TABLE IF NOT EXISTS manifest (
+        key TEXT PRIMARY KEY NOT NULL,
+        filename TEXT,
+        size INTEGER NOT NULL,
+        inline_data BLOB,
+        modification_time INTEGER NOT NULL,
+        last_access_time INTEGER NOT NULL,
+        extended_data BLOB);
+      CREATE INDEX IF NOT EXISTS manifest_last_access ON manifest(last_access_time);
+      """)
+  }
+
+  /// Writes pending access times and closes the manifest.
+  public func close() {
+    guard database.handle != nil else { return }
+    try? flushAccessTimes()
+    database.close()
+    Glibc.close(lockFD)
+  }
+
+  static func now() -> Int64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_REALTIME, &ts)
+    return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+  }
+
+  // MARK: Values
+
+  /// Stores `value` under `key` (replacing any earlier value).
+  public func set(_ value: [UInt8], forKey key: String, extendedData: [UInt8]? = nil) throws(DiskError) {
+    guard !key.isEmpty else { throw .emptyKey }
+    guard database.handle != nil else { throw .closed }
+    let time = Self.now()
+    let previous = try filename(ofKey: key)
+    var filename: String? = nil
+    if value.count > inlineThreshold || (inlineThreshold == Self.filesOnly && !value.isEmpty) {
+      let name = Self.fileName(forKey: key)
+      let temporary = dataPath + "/.tmp-" + name
+      try files.write(temporary, [DataFileHeader.encode(key: key, value: value), value])
+      do { try files.rename(temporary, dataPath + "/" + name) } catch {
+        try? files.remove(temporary)
+        throw error
+      }
+      filename = name
+    }
+    do {
+      try database.run(
+        "INSERT OR REPLACE INTO manifest (key, filename, size, inline_data, modification_time, last_access_time, extended_data) VALUES (?, ?, ?, ?, ?, ?, ?)"
+      ) { s in
+        s.bind(1, key)
+        if let filename { s.bind(2, filename) } else { s.bindNull(2) }
+        s.bind(3, Int64(value.count))
+        if filename == nil { s.bind(4, value) } else { s.bindNull(4) }
+        s.bind(5, time)
+        s.bind(6, time)
+        s.bind(7, extendedData)
+      }
+    } catch {
+      // The row did not move: the new file is an orphan; remove it now.
+      if let filename { try? files.remove(dataPath + "/" + filename) }
+      throw error
+    }
+    pendingAccess[key] = nil
+    if let previous, previous != filename { try? files.remove(dataPath + "/" + previous) }
+  }
+
+  /// The value stored under `key`, or nil. A hit's access time is recorded
+  /// (written in batches).
+  public func value(forKey key: String) throws(DiskError) -> [UInt8]? {
+    guard !key.isEmpty else { throw .emptyKey }
+    guard database.handle != nil else { throw .closed }
+    let row: (filename: String?, size: Int64, inline: [UInt8]?)? = try database.with(
+      "SELECT filename, size, inline_data FROM manifest WHERE key = ?", bind: { $0.bind(1, key) }
+    ) { (s) throws(DiskError) in
+      try s.step() ? (s.text(0), s.int64(1), s.blob(2)) : nil
+    }
+    guard let row else { return nil }
+    let value: [UInt8]
+    if let name = row.filename {
+      let path = dataPath + "/" + name
+      guard let bytes = try FileLayer.read(path) else {
+        throw .corruptFile(path: path, reason: "the manifest lists this file for key '\(key)' but it is missing")
+      }
+      value = try DataFileHeader.decode(bytes, path: path, expectedKey: key)
+    } else {
+      value = row.inline ?? []
+    }
+    guard Int64(value.count) == row.size else {
+      throw .corruptFile(path: manifestPath, reason: "key '\(key)' holds \(value.count) bytes, its row says \(row.size)")
+    }
+    pendingAccess[key] = Self.now()
+    if pendingAccess.count >= Self.accessBatch { try flushAccessTimes() }
+    return value
+  }
+
+  /// Whether `key` is stored (not an access).
+  public func contains(_ key: String) throws(DiskError) -> Bool {
+    try database.with("SELECT 1 FROM manifest WHERE key = ?", bind: { $0.bind(1, key) }) { (s) throws(DiskError) in
+      try s.step()
+    }
+  }
+
+  /// Removes `key`; returns whether it was there.
+  @discardableResult
+  public func removeValue(forKey key: String) throws(DiskError) -> Bool {
+    let previous = try filename(ofKey: key)
+    try database.run("DELETE FROM manifest WHERE key = ?") { $0.bind(1, key) }
+    let removed = database.changes > 0
+    pendingAccess[key] = nil
+    if let previous { try? files.remove(dataPath + "/" + previous) }
+    return removed
+  }
+
+  /// Removes every value: the rows first (one transaction), then `data/` is
+  /// moved into `trash/` and emptied in the background.
+  public func removeAll() throws(DiskError) {
+    try database.run("DELETE FROM manifest")
+    pendingAccess.removeAll()
+    let bin = trashPath + "/data-\(Self.now())"
+    try files.rename(dataPath, bin)
+    try FileLayer.ensureDirectory(dataPath)
+    emptyTrash(inBackground: true)
+  }
+
+  /// The number of values and the sum of their sizes.
+  public func totals() throws(DiskError) -> (count: Int, bytes: Int64) {
+    try database.with("SELECT count(*), coalesce(sum(size), 0) FROM manifest") { (s) throws(DiskError) in
+      _ = try s.step()
+      return (Int(s.int64(0)), s.int64(1))
+    }
+  }
+
+  /// Rows by last access, oldest first (what an LRU disk cache evicts).
+  public func entriesByAccessTime(limit: Int = Int(Int32.max)) throws(DiskError) -> [Entry] {
+    try flushAccessTimes()
+    return try database.with(
+      "SELECT key, size, modification_time, last_access_time, filename IS NULL FROM manifest ORDER BY last_access_time, rowid LIMIT ?",
+      bind: { $0.bind(1, Int64(limit)) }
+    ) { (s) throws(DiskError) in
+      var entries: [Entry] = []
+      while try s.step() {
+        entries.append(
+          Entry(
+            key: s.text(0) ?? "", size: s.int64(1), modificationTime: s.int64(2), lastAccessTime: s.int64(3),
+            isInline: s.int64(4) != 0))
+      }
+      return entries
+    }
+  }
+
+  /// The extended data stored with `key`.
+  public func extendedData(forKey key: String) throws(DiskError) -> [UInt8]? {
+    try database.with("SELECT extended_data FROM manifest WHERE key = ?", bind: { $0.bind(1, key) }) {
+      (s) throws(DiskError) in try s.step() ? s.blob(0) : nil
+    }
+  }
+
+  /// Writes the batched access times (one transaction).
+  public func flushAccessTimes() throws(DiskError) {
+    guard !pendingAccess.isEmpty, database.handle != nil else { return }
+    try database.execute("BEGIN IMMEDIATE")
+    do {
+      for (key, time) in pendingAccess {
+        try database.run("UPDATE manifest SET last_access_time = ? WHERE key = ?") { s in
+          s.bind(1, time)
+          s.bind(2, key)
+        }
+      }
+      try database.execute("COMMIT")
+    } catch {
+      try? database.execute("ROLLBACK")
+      throw error
+    }
+    pendingAccess.removeAll()
+  }
+
+  /// Bytes the write-ahead log holds now (checkpoints keep it bounded).
+  public var walBytes: Int64 { FileLayer.size(manifestPath + "-wal") ?? 0 }
+
+  // MARK: Internals
+
+  func filename(ofKey key: String) throws(DiskError) -> String? {
+    try database.with("SELECT filename FROM manifest WHERE key = ?", bind: { $0.bind(1, key) }) {
+      (s) throws(DiskError) in try s.step() ? s.text(0) : nil
+    }
+  }
+
+  /// 128 bits of the key (two FNV-1a bases) and a random generation, so each
+  /// write of a key goes to a new file.
+  static func fileName(forKey key: String) -> String {
+    let bytes = Array(key.utf8)
+    func hex(_ x: UInt64) -> String {
+      let digits = String(x, radix: 16)
+      return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+    return hex(fnv1a(bytes)) + hex(fnv1a(bytes, basis: 0x6c62_272e_07bb_0142)) + "-"
+      + hex(UInt64.random(in: 0...UInt64.max))
+  }
+
+  /// Removes temporary files and files no row names.
+  func sweepOrphans() throws(DiskError) {
+    let referenced = try referencedFiles()
+    for name in FileLayer.list(dataPath) where !referenced.contains(name) {
+      try? files.remove(dataPath + "/" + name)
+    }
+  }
+
+  func referencedFiles() throws(DiskError) -> Set<String> {
+    try database.with("SELECT filename FROM manifest WHERE filename IS NOT NULL") { (s) throws(DiskError) in
+      var names = Set<String>()
+      while try s.step() { if let name = s.text(0) { names.insert(name) } }
+      return names
+    }
+  }
+
+  func emptyTrash(inBackground: Bool) {
+    let trash = trashPath
+    let work = {
+      for name in FileLayer.list(trash) { FileLayer.removeTree(trash + "/" + name) }
+    }
+    if inBackground {
+      var thread = pthread_t()
+      let box = Unmanaged.passRetained(TrashJob(work)).toOpaque()
+      pthread_create(&thread, nil, { raw in
+        Unmanaged<TrashJob>.fromOpaque(raw!).takeRetainedValue().work()
+        return nil
+      }, box)
+      pthread_detach(thread)
+    } else {
+      work()
+    }
+  }
+
+  final class TrashJob {
+    let work: () -> Void
+    init(_ work: @escaping () -> Void) { self.work = work }
+  }
+}
+
+/// The header of every value file: magic `EVLD`, version 1, key length (u32),
+/// value length (u64), FNV-1a of the value (u64), then the key; the value
+/// follows. Little-endian.
+enum DataFileHeader {
+  static let magic: [UInt8] = Array("EVLD".utf8)
+  static let fixedLength = 4 + 1 + 4 + 8 + 8
+
+  static func encode(key: String, value: [UInt8]) -> [UInt8] {
+    let keyBytes = Array(key.utf8)
+    var out = magic
+    out.append(1)
+    withUnsafeBytes(of: UInt32(keyBytes.count).littleEndian) { out.append(contentsOf: $0) }
+    withUnsafeBytes(of: UInt64(value.count).littleEndian) { out.append(contentsOf: $0) }
+    withUnsafeBytes(of: fnv1a(value).littleEndian) { out.append(contentsOf: $0) }
+    return out + keyBytes
+  }
+
+  /// The key and value of a whole file, verified; nil fields mean "not a value file".
+  static func parse(_ bytes: [UInt8]) -> (key: String, value: [UInt8])? {
+    guard bytes.count >= fixedLength, Array(bytes[0..<4]) == magic, bytes[4] == 1 else { return nil }
+    func load<T: FixedWidthInteger>(_ offset: Int, _: T.Type) -> T {
+      bytes.withUnsafeBytes { T(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: T.self)) }
+    }
+    let keyLength = Int(load(5, UInt32.self))
+    let valueLength = load(9, UInt64.self)
+    let checksum = load(17, UInt64.self)
+    guard fixedLength + keyLength <= bytes.count, UInt64(bytes.count - fixedLength - keyLength) == valueLength else {
+      return nil
+    }
+    let value = Array(bytes[(fixedLength + keyLength)...])
+    guard fnv1a(value) == checksum else { return nil }
+    return (String(decoding: bytes[fixedLength..<fixedLength + keyLength], as: UTF8.self), value)
+  }
+
+  static func decode(_ bytes: [UInt8], path: String, expectedKey: String) throws(DiskError) -> [UInt8] {
+    guard let (key, value) = parse(bytes) else {
+      throw .corruptFile(path: path, reason: "the value file is damaged (bad header, length or checksum)")
+    }
+    guard key == expectedKey else {
+      throw .corruptFile(path: path, reason: "the value file holds key '\(key)', not '\(expectedKey)'")
+    }
+    return value
+  }
+
+  static func fileLength(keyLength: Int, valueLength: Int64) -> Int64 {
+    Int64(fixedLength + keyLength) + valueLength
+  }
+}

@@ -1,0 +1,93 @@
+import EvictionDisk
+import Foundation
+import Testing
+
+@Suite struct DiskCommandTests {
+  /// Key i's value as `evlab disk write-stream` writes it.
+  static func value(_ i: Int) -> [UInt8] {
+    let sizes = [0, 10, 700, 2048, 2049, 9000, 40_000]
+    return (0..<sizes[i % sizes.count]).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ i) }
+  }
+
+  @Test func aWriterKilledAtRandomLosesNothingItAcknowledged() throws {
+    var generator = SystemRandomNumberGenerator()
+    for round in 0..<20 {
+      let dir = try scratchDirectory().appendingPathComponent("store").path
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: evlabPath)
+      process.arguments = ["disk", "write-stream", dir]
+      let out = Pipe()
+      process.standardOutput = out
+      process.standardError = FileHandle.nullDevice
+      try process.run()
+      // Wait for the first acknowledgement, then kill at a random later point.
+      var acknowledged = Data()
+      while !String(decoding: acknowledged, as: UTF8.self).contains("ack 0\n") {
+        acknowledged.append(out.fileHandleForReading.availableData)
+      }
+      usleep(UInt32.random(in: 1_000...150_000, using: &generator))
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+      acknowledged.append(out.fileHandleForReading.readDataToEndOfFile())
+      let acks = String(decoding: acknowledged, as: UTF8.self).split(separator: "\n").compactMap { Int($0.dropFirst(4)) }
+      #expect(process.terminationReason == .uncaughtSignal, "round \(round)")
+      // Reopen (the new owner sweeps what the writer left), then check.
+      let store = try DiskStore(directory: dir, inlineThreshold: 2048)
+      for i in acks {
+        let key = "key-\(i)"
+        #expect(try store.value(forKey: key) == Self.value(i), "round \(round): \(key) acknowledged but not readable")
+      }
+      store.close()
+      let check = try evlab(["disk", "check", dir])
+      #expect(check.status == 0 && check.stdout.contains("consistent"), "round \(round) after \(acks.count) acks: \(check.stdout)\(check.stderr)")
+    }
+  }
+
+  @Test func aSecondProcessHoldingTheDatabaseMakesWritesWaitNotFail() throws {
+    let dir = try scratchDirectory().appendingPathComponent("store").path
+    do {
+      let store = try DiskStore(directory: dir)
+      try store.set([1, 2, 3], forKey: "before")
+      store.close()
+    }
+    let holder = Process()
+    holder.executableURL = URL(fileURLWithPath: evlabPath)
+    holder.arguments = ["disk", "hold", dir, "--milliseconds", "600"]
+    let out = Pipe()
+    holder.standardOutput = out
+    try holder.run()
+    var seen = Data()
+    while !String(decoding: seen, as: UTF8.self).contains("held") { seen.append(out.fileHandleForReading.availableData) }
+    let store = try DiskStore(directory: dir)
+    let start = ContinuousClock.now
+    for i in 0..<5 { try store.set([UInt8(i)], forKey: "during-\(i)") }
+    let waited = ContinuousClock.now - start
+    holder.waitUntilExit()
+    #expect(holder.terminationStatus == 0)
+    #expect(waited > .milliseconds(200), "the writes waited for the lock (\(waited))")
+    #expect(try store.value(forKey: "before") == [1, 2, 3], "nothing was wiped")
+    for i in 0..<5 { #expect(try store.value(forKey: "during-\(i)") == [UInt8(i)]) }
+  }
+
+  @Test func checkExitsNonZeroOnAnInconsistentStoreAndRepairSaysWhatWasLost() throws {
+    let dir = try scratchDirectory().appendingPathComponent("store").path
+    do {
+      let store = try DiskStore(directory: dir, inlineThreshold: 10)
+      for i in 0..<3 { try store.set(Array(repeating: UInt8(i), count: 100), forKey: "k\(i)") }
+      store.close()
+    }
+    let clean = try evlab(["disk", "check", dir])
+    #expect(clean.status == 0 && clean.stdout.contains("3 rows, 3 value files"))
+    let files = try FileManager.default.contentsOfDirectory(atPath: dir + "/data").sorted()
+    try FileManager.default.removeItem(atPath: dir + "/data/" + files[0])
+    let broken = try evlab(["disk", "check", dir])
+    #expect(broken.status == 1 && broken.stdout.contains("1 rows name a missing file"))
+    #expect(broken.stderr.contains("evlab disk check --repair"))
+    let repaired = try evlab(["disk", "check", dir, "--repair"])
+    #expect(repaired.status == 0 && repaired.stdout.contains("lost 1 values") && repaired.stdout.contains("consistent now"))
+    let file = try scratchDirectory().appendingPathComponent("plain").path
+    FileManager.default.createFile(atPath: file, contents: Data([1]))
+    let notDir = try evlab(["disk", "check", file])
+    #expect(notDir.status == 1 && notDir.stderr.contains("is a file, not a folder"))
+  }
+}
