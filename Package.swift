@@ -45,10 +45,10 @@ let package = Package(
 
     // The policy family. Standard library only: it must stay embeddable anywhere.
     .target(name: "EvictionCore", swiftSettings: optimized),
-    // MemoryCache: any policy behind a choice of locks.
+    // MemoryCache: any policy behind a choice of locks; TieredCache over the disk tier.
     .target(
       name: "EvictionCache",
-      dependencies: ["EvictionCore", .product(name: "Histogram", package: "hdrhistogram-swift")],
+      dependencies: ["EvictionCore", "EvictionDisk", .product(name: "Histogram", package: "hdrhistogram-swift")],
       swiftSettings: cacheOptimized),
     // GSL-backed statistics (GPL-3: never linked by Core, Cache or Disk).
     .target(name: "EvictionStats", dependencies: ["CGSL"], swiftSettings: optimized),
@@ -66,7 +66,7 @@ let package = Package(
       swiftSettings: optimized),
     // Results as CSV, JSON, tables, Markdown and HTML with SVG charts.
     // The disk tier: a SQLite manifest over value files (libsqlite3 only; never GSL).
-    .target(name: "EvictionDisk", dependencies: ["CSQLite"], swiftSettings: optimized),
+    .target(name: "EvictionDisk", dependencies: ["EvictionCore", "CSQLite"], swiftSettings: optimized),
     .target(name: "EvictionReports", dependencies: ["EvictionSim", "EvictionStats"], swiftSettings: optimized),
     .executableTarget(
       name: "evlab",
@@ -82,7 +82,7 @@ let package = Package(
     .testTarget(name: "EvictionSimTests", dependencies: ["EvictionSim", "EvictionCore", "EvictionCache", "EvictionTraces"]),
     .testTarget(name: "EvictionStatsTests", dependencies: ["EvictionStats"]),
     .testTarget(name: "EvictionReportsTests", dependencies: ["EvictionReports", "EvictionSim", "EvictionTraces", "EvictionCore"]),
-    .testTarget(name: "EvictionDiskTests", dependencies: ["EvictionDisk"]),
+    .testTarget(name: "EvictionDiskTests", dependencies: ["EvictionDisk", "EvictionCore", "EvictionCache"]),
     .testTarget(name: "EvlabTests", dependencies: ["evlab", "EvictionDisk"]),
   ]
 )

@@ -8,6 +8,7 @@ public enum DiskError: Error, Equatable, CustomStringConvertible {
   case manifest(path: String, reason: String, code: Int32)
   case corruptFile(path: String, reason: String)
   case closed
+  case invalidPolicy(String)
 
   public var description: String {
     switch self {
@@ -26,6 +27,8 @@ public enum DiskError: Error, Equatable, CustomStringConvertible {
       return "\(path): \(reason); run evlab disk check --repair on the store"
     case .closed:
       return "the store is closed"
+    case .invalidPolicy(let message):
+      return message
     }
   }
 }

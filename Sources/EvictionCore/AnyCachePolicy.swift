@@ -1,5 +1,3 @@
-import EvictionCore
-
 /// Holds a concrete policy in a class, so closures can share and mutate it.
 @usableFromInline
 final class PolicyHolder<Policy: ReplacementPolicy & ~Copyable> {
@@ -10,23 +8,23 @@ final class PolicyHolder<Policy: ReplacementPolicy & ~Copyable> {
 /// Any policy, as a set of closures made where the policy's type is known:
 /// each closure runs the policy's specialised code, and the cache pays one
 /// indirect call per operation. (A generic class with overridden methods
-/// would dispatch to unspecialised code: measured 5× slower here.)
-@usableFromInline
-struct AnyCachePolicy<Key: Hashable> {
-  @usableFromInline let lookup: (Request<Key>, (Slot, Key) -> Void) -> Slot?
-  @usableFromInline let admit: (Request<Key>, (Slot, Key) -> Void) -> Slot?
-  @usableFromInline let remove: (Key) -> Slot?
-  @usableFromInline let evictOne: ((Slot, Key) -> Void) -> Bool
-  @usableFromInline let contains: (Key) -> Bool
-  @usableFromInline let keyAt: (Slot) -> Key
-  @usableFromInline let count: () -> Int
-  @usableFromInline let usedWeight: () -> Int64
-  @usableFromInline let capacity: Int64
-  @usableFromInline let name: String
-  @usableFromInline let checkInvariants: () -> Void
+/// would dispatch to unspecialised code: measured 5× slower here.) The
+/// memory cache and the disk cache hold their policy this way.
+public struct AnyCachePolicy<Key: Hashable> {
+  public let lookup: (Request<Key>, (Slot, Key) -> Void) -> Slot?
+  public let admit: (Request<Key>, (Slot, Key) -> Void) -> Slot?
+  public let remove: (Key) -> Slot?
+  public let evictOne: ((Slot, Key) -> Void) -> Bool
+  public let contains: (Key) -> Bool
+  public let keyAt: (Slot) -> Key
+  public let count: () -> Int
+  public let usedWeight: () -> Int64
+  public let capacity: Int64
+  public let name: String
+  public let checkInvariants: () -> Void
 
   @inlinable
-  init<Policy: ReplacementPolicy & ~Copyable>(_ policy: consuming Policy) where Policy.Key == Key {
+  public init<Policy: ReplacementPolicy & ~Copyable>(_ policy: consuming Policy) where Policy.Key == Key {
     capacity = policy.capacity
     name = policy.name
     let holder = PolicyHolder(policy)
@@ -43,12 +41,11 @@ struct AnyCachePolicy<Key: Hashable> {
 }
 
 /// Builds a catalog policy as an ``AnyCachePolicy``.
-@usableFromInline
-struct BoxingVisitor<Key: Hashable>: PolicyVisitor {
-  @inlinable init() {}
+public struct BoxingVisitor<Key: Hashable>: PolicyVisitor {
+  @inlinable public init() {}
 
   @inlinable
-  func visit<Policy: ReplacementPolicy & ~Copyable>(_ policy: consuming Policy) -> AnyCachePolicy<Key>
+  public func visit<Policy: ReplacementPolicy & ~Copyable>(_ policy: consuming Policy) -> AnyCachePolicy<Key>
   where Policy.Key == Key {
     AnyCachePolicy(policy)
   }

@@ -1,0 +1,64 @@
+import EvictionDisk
+import Synchronization
+
+/// A ``MemoryCache`` over a ``DiskCache``: reads try memory, then disk (a
+/// disk hit is promoted into memory); writes go to both. Byte values, string
+/// keys; the memory tier weighs a value by its bytes.
+public final class TieredCache: Sendable {
+  public let memory: MemoryCache<String, [UInt8]>
+  public let disk: DiskCache
+  let counters = Mutex(Statistics())
+
+  /// Where the reads were served, and what the disk tier cost.
+  public struct Statistics: Sendable, Equatable {
+    public var memoryHits = 0
+    public var diskHits = 0
+    public var misses = 0
+    public var bytesReadFromDisk: Int64 = 0
+
+    public init(memoryHits: Int = 0, diskHits: Int = 0, misses: Int = 0, bytesReadFromDisk: Int64 = 0) {
+      self.memoryHits = memoryHits
+      self.diskHits = diskHits
+      self.misses = misses
+      self.bytesReadFromDisk = bytesReadFromDisk
+    }
+  }
+
+  public init(memory: MemoryCache<String, [UInt8]>, disk: DiskCache) {
+    self.memory = memory
+    self.disk = disk
+  }
+
+  public var statistics: Statistics { counters.withLock { $0 } }
+
+  /// The value from memory, else from disk (then kept in memory too), else nil.
+  public func value(forKey key: String) throws -> [UInt8]? {
+    if let value = memory.value(forKey: key) {
+      counters.withLock { $0.memoryHits += 1 }
+      return value
+    }
+    guard let value = try disk.value(forKey: key) else {
+      counters.withLock { $0.misses += 1 }
+      return nil
+    }
+    counters.withLock {
+      $0.diskHits += 1
+      $0.bytesReadFromDisk += Int64(value.count)
+    }
+    try memory.setValue(value, forKey: key, cost: Int64(value.count))
+    return value
+  }
+
+  /// Writes to disk, then to memory.
+  public func set(_ value: [UInt8], forKey key: String) throws {
+    try disk.set(value, forKey: key)
+    try memory.setValue(value, forKey: key, cost: Int64(value.count))
+  }
+
+  @discardableResult
+  public func removeValue(forKey key: String) throws -> Bool {
+    let inMemory = memory.removeValue(forKey: key)
+    let onDisk = try disk.removeValue(forKey: key)
+    return inMemory || onDisk
+  }
+}
