@@ -60,7 +60,7 @@ let package = Package(
     .target(
       name: "EvictionSim",
       dependencies: [
-        "EvictionCore", "EvictionCache", "EvictionTraces", "EvictionStats",
+        "EvictionCore", "EvictionCache", "EvictionDisk", "EvictionTraces", "EvictionStats",
         .product(name: "Histogram", package: "hdrhistogram-swift"),
       ],
       swiftSettings: optimized),

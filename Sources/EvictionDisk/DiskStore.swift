@@ -332,8 +332,9 @@ public final class DiskStore {
 }
 
 /// The header of every value file: magic `EVLD`, version 1, key length (u32),
-/// value length (u64), FNV-1a of the value (u64), then the key; the value
-/// follows. Little-endian.
+/// value length (u64), ``checksum(_:)`` of the value (u64), then the key;
+/// the value follows. Little-endian. Reads verify the magic, key and
+/// length; the checksum is verified when a manifest is rebuilt from files.
 enum DataFileHeader {
   static let magic: [UInt8] = Array("EVLD".utf8)
   static let fixedLength = 4 + 1 + 4 + 8 + 8
@@ -344,30 +345,31 @@ enum DataFileHeader {
     out.append(1)
     withUnsafeBytes(of: UInt32(keyBytes.count).littleEndian) { out.append(contentsOf: $0) }
     withUnsafeBytes(of: UInt64(value.count).littleEndian) { out.append(contentsOf: $0) }
-    withUnsafeBytes(of: fnv1a(value).littleEndian) { out.append(contentsOf: $0) }
+    withUnsafeBytes(of: checksum(value).littleEndian) { out.append(contentsOf: $0) }
     return out + keyBytes
   }
 
-  /// The key and value of a whole file, verified; nil fields mean "not a value file".
-  static func parse(_ bytes: [UInt8]) -> (key: String, value: [UInt8])? {
+  /// The key and value of a whole file, verified (the checksum too with
+  /// `verifyChecksum`); nil when it is not an intact value file.
+  static func parse(_ bytes: [UInt8], verifyChecksum: Bool = true) -> (key: String, value: [UInt8])? {
     guard bytes.count >= fixedLength, Array(bytes[0..<4]) == magic, bytes[4] == 1 else { return nil }
     func load<T: FixedWidthInteger>(_ offset: Int, _: T.Type) -> T {
       bytes.withUnsafeBytes { T(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: T.self)) }
     }
     let keyLength = Int(load(5, UInt32.self))
     let valueLength = load(9, UInt64.self)
-    let checksum = load(17, UInt64.self)
+    let stored = load(17, UInt64.self)
     guard fixedLength + keyLength <= bytes.count, UInt64(bytes.count - fixedLength - keyLength) == valueLength else {
       return nil
     }
     let value = Array(bytes[(fixedLength + keyLength)...])
-    guard fnv1a(value) == checksum else { return nil }
+    guard !verifyChecksum || checksum(value) == stored else { return nil }
     return (String(decoding: bytes[fixedLength..<fixedLength + keyLength], as: UTF8.self), value)
   }
 
   static func decode(_ bytes: [UInt8], path: String, expectedKey: String) throws(DiskError) -> [UInt8] {
-    guard let (key, value) = parse(bytes) else {
-      throw .corruptFile(path: path, reason: "the value file is damaged (bad header, length or checksum)")
+    guard let (key, value) = parse(bytes, verifyChecksum: false) else {
+      throw .corruptFile(path: path, reason: "the value file is damaged (bad header or length)")
     }
     guard key == expectedKey else {
       throw .corruptFile(path: path, reason: "the value file holds key '\(key)', not '\(expectedKey)'")

@@ -62,18 +62,24 @@ struct FileLayer {
     defer { Glibc.close(fd) }
     var info = stat()
     guard fstat(fd, &info) == 0 else { throw error(path, "stat") }
-    var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
-    var offset = 0
-    while offset < bytes.count {
-      let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + offset, $0.count - offset) }
-      if n < 0 {
-        if errno == EINTR { continue }
-        throw error(path, "read")
+    let size = Int(info.st_size)
+    var failure: DiskError? = nil
+    let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+      var offset = 0
+      while offset < size {
+        let n = Glibc.read(fd, buffer.baseAddress! + offset, size - offset)
+        if n < 0 {
+          if errno == EINTR { continue }
+          failure = error(path, "read")
+          break
+        }
+        if n == 0 { break }
+        offset += n
       }
-      if n == 0 { break }
-      offset += n
+      count = offset
     }
-    return offset == bytes.count ? bytes : Array(bytes.prefix(offset))
+    if let failure { throw failure }
+    return bytes
   }
 
   static func size(_ path: String) -> Int64? {
@@ -118,8 +124,25 @@ struct FileLayer {
   }
 }
 
-/// FNV-1a over bytes from `basis`: file names (two bases, 128 bits) and the
-/// checksum in each data file's header.
+/// The checksum in each value file's header: FNV-1a's multiply over 8-byte
+/// little-endian words (then the tail bytes), with a final avalanche;
+/// eight times fewer steps than byte-wise FNV on large values.
+func checksum(_ bytes: [UInt8]) -> UInt64 {
+  bytes.withUnsafeBytes { raw in
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325 ^ UInt64(raw.count)
+    let words = raw.count / 8
+    for i in 0..<words {
+      hash = (hash ^ UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i * 8, as: UInt64.self))) &* 0x100_0000_01b3
+      hash ^= hash >> 29
+    }
+    for i in (words * 8)..<raw.count { hash = (hash ^ UInt64(raw[i])) &* 0x100_0000_01b3 }
+    hash ^= hash >> 33
+    hash = hash &* 0xff51_afd7_ed55_8ccd
+    return hash ^ (hash >> 33)
+  }
+}
+
+/// FNV-1a over bytes from `basis`: value file names (two bases, 128 bits).
 func fnv1a(_ bytes: some Sequence<UInt8>, basis: UInt64 = 0xcbf2_9ce4_8422_2325) -> UInt64 {
   var hash = basis
   for byte in bytes {

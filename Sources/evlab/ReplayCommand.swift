@@ -44,6 +44,18 @@ struct Replay: ParsableCommand {
   @Option(help: "Cells replayed at once (default: the number of cores).")
   var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
 
+  @Option(help: "memory+disk: replay through a real TieredCache (a MemoryCache of --size over a DiskCache of --disk-size, same policy); reports memory hits, disk hits, misses, bytes read from disk and latency per class.")
+  var tier: String?
+
+  @Option(help: "With --tier memory+disk: the disk tier's size (objects in count mode, bytes in byte mode; k/m/g suffixes).")
+  var diskSize: String?
+
+  @Option(help: "With --tier memory+disk: the folder for the disk tier's scratch store (default: the temporary folder).")
+  var diskDir: String = FileManager.default.temporaryDirectory.path
+
+  @Option(help: "With --tier memory+disk: replay only the first N requests of each trace.")
+  var limit: Int?
+
   @Option(
     name: .customLong("repeat"),
     help: "Replay each trace this many times in a row, copy k with k·2^40 added to every id (a longer trace with the same structure; default 1).")
@@ -64,6 +76,7 @@ struct Replay: ParsableCommand {
 
   func run() throws {
     try oneLineErrors { try checkArguments() }
+    if let tier { return try runTiered(tier) }
     let isDefaultJob = traces.isEmpty
     let job = isDefaultJob ? try DefaultJob.load() : nil
     let specs = try parsePolicies(policies.isEmpty ? (job?.policies ?? []) : policies)
@@ -114,6 +127,45 @@ struct Replay: ParsableCommand {
     }
     try write(ReplayTables.json(results), to: jsonPath)
     try write(ReplayTables.csv(results), to: csvPath)
+  }
+}
+
+extension Replay {
+  /// `--tier memory+disk`: every trace × policy × memory size through a real tiered cache.
+  func runTiered(_ tier: String) throws {
+    let (specs, memorySizes, disk) = try oneLineValue { () throws -> ([PolicySpec], [Int64], Int64) in
+      guard tier.lowercased() == "memory+disk" else { throw ValidationError("--tier '\(tier)': the one tier stack is memory+disk") }
+      guard !traces.isEmpty else { throw ValidationError("--tier memory+disk needs a trace") }
+      guard let diskSize else { throw ValidationError("--tier memory+disk needs --disk-size (the disk tier's capacity)") }
+      if let limit, limit < 1 { throw ValidationError("--limit \(limit): at least 1 request") }
+      let specs = try parsePolicies(policies.isEmpty ? ["lru"] : policies)
+      for spec in specs where PolicyCatalog.offline.contains(spec.name) || PolicyCatalog.entry(named: spec.name)?.trimsOnATimer == true {
+        throw ValidationError("--tier memory+disk runs real caches: \(spec.name) cannot drive one; choose an online policy")
+      }
+      let sizes = try self.sizes.flatMap { $0.split(separator: ",").map(String.init) }.map(parseSize)
+      return (specs, sizes, try parseSize(diskSize))
+    }
+    var results: [TieredReplay.Result] = []
+    for path in traces {
+      let source: TraceSource
+      do throws(TraceError) { source = try traceOptions.source(path, copies: 1) } catch { throw fail(error) }
+      for spec in specs {
+        for memory in memorySizes {
+          printError("tiered replay: \(source.name), \(spec), memory \(memory), disk \(disk)")
+          do {
+            results.append(
+              try TieredReplay.run(
+                source, policy: spec, memorySize: memory, diskSize: disk, sizeMode: sizeMode, directory: diskDir,
+                limit: limit))
+          } catch {
+            throw fail(String(describing: error))
+          }
+        }
+      }
+    }
+    if json != "-" && csv != "-" { print(TieredTables.table(results), terminator: "") }
+    try write(TieredTables.json(results), to: json)
+    try write(TieredTables.csv(results), to: csv)
   }
 }
 

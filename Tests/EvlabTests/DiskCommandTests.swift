@@ -90,4 +90,38 @@ import Testing
     let notDir = try evlab(["disk", "check", file])
     #expect(notDir.status == 1 && notDir.stderr.contains("is a file, not a folder"))
   }
+
+  @Test func diskBenchMeasuresEveryModeSizeAndPhase() throws {
+    let dir = try scratchDirectory()
+    let run = try evlab(["disk-bench", "--dir", dir.path, "--ops", "20", "--value-size", "256,64k", "--json", "-"])
+    #expect(run.status == 0, "\(run.stderr)")
+    let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+    let rows = try #require(object["results"] as? [[String: Any]])
+    #expect(rows.count == 3 * 2 * 4)
+    for mode in ["file", "sqlite", "mixed"] {
+      for phase in ["write", "read-hit", "read-miss", "delete"] {
+        #expect(rows.contains { $0["mode"] as? String == mode && $0["phase"] as? String == phase && ($0["ops_per_second"] as? Double ?? 0) > 0 })
+      }
+    }
+    #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty, "scratch stores are removed")
+    let bad = try evlab(["disk-bench", "--mode", "tape"])
+    #expect(bad.status == 1 && bad.stderr.contains("--mode 'tape'"))
+  }
+
+  @Test func tieredReplayReportsWhereRequestsWereServed() throws {
+    let dir = try scratchDirectory()
+    try (0..<120).map { String($0 % 30) }.joined(separator: "\n").write(
+      to: dir.appendingPathComponent("loop.txt"), atomically: true, encoding: .utf8)
+    let run = try evlab(
+      ["replay", "loop.txt", "--tier", "memory+disk", "--policy", "lru", "--size", "5", "--disk-size", "50", "--disk-dir", dir.path, "--csv", "-"],
+      in: dir)
+    #expect(run.status == 0, "\(run.stderr)")
+    let lines = run.stdout.split(separator: "\n")
+    #expect(lines.first?.hasPrefix("trace,policy,memory_size,disk_size,size_mode,requests,memory_hits,disk_hits,misses,bytes_read_from_disk") == true)
+    try #require(lines.count == 2)
+    let fields = lines[1].split(separator: ",")
+    #expect(fields[5] == "120" && fields[6] == "0" && fields[7] == "90" && fields[8] == "30")
+    let noDisk = try evlab(["replay", "loop.txt", "--tier", "memory+disk", "--policy", "lru", "--size", "5"], in: dir)
+    #expect(noDisk.status == 1 && noDisk.stderr.contains("--disk-size"))
+  }
 }
