@@ -10,21 +10,12 @@ import EvictionTraces
 /// Parses a cache size: a positive integer with an optional binary suffix
 /// `k`, `m`, `g` or `t` (powers of 1024, as in libCacheSim: `16m` = 16777216).
 func parseSize(_ text: String) throws -> Int64 {
-  let lower = text.lowercased().trimmingCharacters(in: " ")
-  let multipliers: [Character: Int64] = ["k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40]
-  var digits = Substring(lower)
-  var multiplier: Int64 = 1
-  if let last = digits.last, let m = multipliers[last] {
-    multiplier = m
-    digits = digits.dropLast()
+  switch CompareConfig.SizeSpec.parseAbsolute(text) {
+  case .size(let value) where value > 0: return value
+  case .size: throw ValidationError("size '\(text)' is zero; a cache needs a positive size")
+  case .tooLarge: throw ValidationError("size '\(text)' is too large")
+  case .notANumber: throw ValidationError("size '\(text)' is not a number; write e.g. 5000, 64k, 16m or 1g")
   }
-  guard let value = Int64(digits), value >= 0 else {
-    throw ValidationError("size '\(text)' is not a number; write e.g. 5000, 64k, 16m or 1g")
-  }
-  guard value > 0 else { throw ValidationError("size '\(text)' is zero; a cache needs a positive size") }
-  let (product, overflow) = value.multipliedReportingOverflow(by: multiplier)
-  guard !overflow else { throw ValidationError("size '\(text)' is too large") }
-  return product
 }
 
 /// Splits `lru,slru:segments=4,random:seed=2` into policy specs; a piece with

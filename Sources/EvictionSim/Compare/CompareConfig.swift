@@ -23,17 +23,27 @@ public struct CompareConfig: Sendable {
         self = .fraction(percent / 100)
         return
       }
+      guard case .size(let value) = Self.parseAbsolute(t), value > 0 else {
+        throw ConfigError(file: "sizes", "size '\(text)' is not a positive size; write e.g. 5000, 64k, 16m or 1%")
+      }
+      self = .absolute(value)
+    }
+
+    public enum Parsed: Equatable { case size(Int64), notANumber, tooLarge }
+
+    /// A non-negative integer with an optional binary suffix `k`, `m`, `g`
+    /// or `t` (powers of 1024, as in libCacheSim: `16m` = 16777216).
+    public static func parseAbsolute(_ text: String) -> Parsed {
       let multipliers: [Character: Int64] = ["k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40]
-      var digits = Substring(t)
+      var digits = Substring(text.lowercased().trimmingCharacters(in: .whitespaces))
       var multiplier: Int64 = 1
       if let last = digits.last, let m = multipliers[last] {
         multiplier = m
         digits = digits.dropLast()
       }
-      guard let value = Int64(digits), value > 0, !value.multipliedReportingOverflow(by: multiplier).overflow else {
-        throw ConfigError(file: "sizes", "size '\(text)' is not a positive size; write e.g. 5000, 64k, 16m or 1%")
-      }
-      self = .absolute(value * multiplier)
+      guard let value = Int64(digits), value >= 0 else { return .notANumber }
+      let (product, overflow) = value.multipliedReportingOverflow(by: multiplier)
+      return overflow ? .tooLarge : .size(product)
     }
 
     /// The label rows carry (`size_label`): the size as written.
@@ -146,7 +156,7 @@ public struct CompareConfig: Sendable {
     var reader = TableReader(table: table, file: file, context: "the configuration", known: topKeys)
     try reader.rejectUnknown()
     if table["disk"] != nil {
-      throw ConfigError(file: file, "[disk]: the disk-tier experiments are not part of this build yet; remove the section")
+      throw ConfigError(file: file, "[disk]: the disk experiments are not part of the comparison yet; remove the section and run evlab disk-bench or evlab replay --tier memory+disk")
     }
     let name = try reader.string("name") ?? "default"
     guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else {
