@@ -2,8 +2,9 @@ import EvictionSim
 import Foundation
 
 /// `evlab compare`'s outputs: `results.csv`/`results.json` (one row per trace
-/// × policy × size), `timings.csv`, `traces.json`, `stress.csv`/`.json` when
-/// the sweep had a `[stress]` section, `report.md` and `report.html`.
+/// × policy × size), `timings.csv`, `traces.json`, `stress.csv`/`.json` and
+/// `disk.csv`/`.json` when the sweep had those sections, `report.md` and
+/// `report.html`.
 public enum CompareReport {
   // MARK: Tables
 
@@ -48,6 +49,9 @@ public enum CompareReport {
     ]
     if !outcome.stress.isEmpty {
       files += [("stress.csv", StressTables.csv(outcome.stress)), ("stress.json", StressTables.json(outcome.stress))]
+    }
+    if !outcome.disk.isEmpty {
+      files += [("disk.csv", DiskBenchTables.csv(outcome.disk)), ("disk.json", DiskBenchTables.json(outcome.disk))]
     }
     var written: [String] = []
     for (name, content) in files {
@@ -156,6 +160,15 @@ public enum CompareReport {
         md += "| \(s.lock) | \(s.threads) | \(String(format: "%.2f", s.opsPerSecond / 1e6)) | \(ratio(s.hitRatio)) | \(s.getP99Ns) | \(s.setP99Ns) | \(String(format: "%.1f%%", s.contendedShare * 100)) | \(s.waitP99Ns) |\n"
       }
     }
+    if !outcome.disk.isEmpty {
+      md += "\n## The disk store\n\n| mode | value size | phase | ops/s | p99 ns |\n|---|---:|---|---:|---:|\n"
+      for d in outcome.disk where d.phase == "write" || d.phase == "read-hit" {
+        md += "| \(d.mode) | \(d.valueSize) | \(d.phase) | \(Int(d.opsPerSecond.rounded())) | \(d.p99Ns) |\n"
+      }
+      for phase in ["read-hit", "write"] {
+        if let size = DiskBench.crossover(outcome.disk, phase: phase) { md += "\n\(phase): files beat SQLite from \(size) bytes up.\n" }
+      }
+    }
     return md
   }
 
@@ -182,7 +195,7 @@ public enum CompareReport {
       body += "<figure>" + SVGChart.lines(
         title: "Miss ratio by cache size: \(entry.name)", xLabel: "cache size (\(unit), log scale)",
         yLabel: "miss ratio", series: series, logX: true, yFormat: { String(format: "%.2f", $0) },
-        xFormat: { SVGChart.compact($0, bytes: bytes) }) + "</figure>\n"
+        xFormat: { SVGChart.compact($0, bytes: bytes) }, binaryTicks: bytes) + "</figure>\n"
       // Bars and the ranking at the chart size.
       if let ranking = rankings(outcome.rows, trace: entry.name, config: config)
         .first(where: { $0.sizeLabel == config.chartSize.description })
@@ -202,6 +215,7 @@ public enum CompareReport {
       body += "</section>\n"
     }
     if !outcome.stress.isEmpty { body += stressSection(outcome.stress) }
+    if !outcome.disk.isEmpty { body += diskSection(outcome.disk) }
     return """
       <!DOCTYPE html>
       <html lang="en"><head><meta charset="utf-8"/><title>EvictionLab: \(SVGChart.escape(config.name))</title>
@@ -214,6 +228,28 @@ public enum CompareReport {
       \(body)</body></html>
 
       """
+  }
+
+  /// Read and write throughput by value size per storage mode, and where files overtake SQLite.
+  static func diskSection(_ results: [DiskBench.Result]) -> String {
+    let modes = results.reduce(into: [String]()) { if !$0.contains($1.mode) { $0.append($1.mode) } }
+    var html = "<section class=\"disk\"><h2>The disk store: SQLite or files</h2>\n"
+    for phase in ["read-hit", "write"] {
+      let series = modes.map { mode in
+        SVGChart.Series(
+          name: mode,
+          points: results.filter { $0.mode == mode && $0.phase == phase }.map { (Double($0.valueSize), $0.opsPerSecond / 1e3) })
+      }
+      html += "<figure>" + SVGChart.lines(
+        title: "Disk store \(phase == "write" ? "writes" : "reads (hits)") by value size", xLabel: "value size (bytes, log scale)",
+        yLabel: "thousand operations per second", series: series, logX: true, yFormat: { String(format: "%.0f", $0) },
+        xFormat: { SVGChart.compact($0, bytes: true) }, binaryTicks: true) + "</figure>\n"
+      let verdict = DiskBench.crossover(results, phase: phase).map {
+        "\(phase): files beat SQLite from \(SVGChart.compact(Double($0), bytes: true)) up on the machine that ran this."
+      } ?? "\(phase): SQLite is at least as fast as files at the largest size measured."
+      html += "<p>\(SVGChart.escape(verdict))</p>\n"
+    }
+    return html + "</section>\n"
   }
 
   static func stressSection(_ results: [StressResult]) -> String {

@@ -35,7 +35,7 @@ public enum SVGChart {
   /// Lines over a numeric x axis (logarithmic with `logX`), y from 0.
   public static func lines(
     title: String, xLabel: String, yLabel: String, series: [Series], logX: Bool, yFormat: (Double) -> String,
-    xFormat: (Double) -> String
+    xFormat: (Double) -> String, binaryTicks: Bool = false
   ) -> String {
     let xs = series.flatMap { $0.points.map(\.x) }.filter { !logX || $0 > 0 }
     let ys = series.flatMap { s in s.points.map(\.y) + s.intervals.compactMap { $0?.upperBound } }
@@ -58,7 +58,7 @@ public enum SVGChart {
       svg += text(left - 8, py(y) + 4, yFormat(y), anchor: "end")
     }
     // x ticks: powers of ten (and 2, 5 between when the range is short), or the data's values.
-    for x in xTicks(xMin, xMax, logX: logX) {
+    for x in (binaryTicks && logX ? binaryXTicks(xMin, xMax) : xTicks(xMin, xMax, logX: logX)) {
       svg += line(px(x), top + plotH, px(x), top + plotH + 5, stroke: "#444")
       svg += text(px(x), top + plotH + 19, xFormat(x), anchor: "middle")
     }
@@ -161,6 +161,16 @@ public enum SVGChart {
       power *= 10
     }
     return ticks.isEmpty ? [lo, hi] : ticks
+  }
+
+  /// Powers of two between `lo` and `hi`, at most eight (every second or
+  /// fourth power when the range is wide): byte axes read 1 KiB, 4 KiB, ….
+  static func binaryXTicks(_ lo: Double, _ hi: Double) -> [Double] {
+    let first = Int(log2(max(lo, 1)).rounded(.up))
+    let last = Int(log2(max(hi, 1)).rounded(.down))
+    guard last >= first else { return [lo, hi] }
+    let step = max(1, Int((Double(last - first) / 7).rounded(.up)))
+    return stride(from: first, through: last, by: step).map { pow(2, Double($0)) }
   }
 
   /// The smallest of 1, 2, 2.5, 5 × 10^k at or above `x`.

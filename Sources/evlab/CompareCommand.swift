@@ -109,9 +109,19 @@ struct Compare: ParsableCommand {
       }
     }
 
+    // So does the disk experiment, in the last shard (balancing the first's stress run).
+    var disk: [DiskBench.Result] = []
+    if let section = config.disk, index == count {
+      if isatty(2) == 1 { printError("compare: the disk store, \(section.modes.count) modes × \(section.valueSizes.count) value sizes") }
+      do throws(CompareError) {
+        disk = try CompareRun.disk(section, directory: FileManager.default.temporaryDirectory.path)
+      } catch { throw fail(error) }
+    }
+
     if shardSpec != nil {
       let partial = ComparePartial(
-        config: config, shard: index, shards: count, plan: plan, runs: runs, results: results, stress: stress)
+        config: config, shard: index, shards: count, plan: plan, runs: runs, results: results, stress: stress,
+        disk: disk)
       let path = (directory as NSString).appendingPathComponent(ComparePartial.fileName(shard: index, of: count))
       do {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -127,7 +137,7 @@ struct Compare: ParsableCommand {
     var all = Array(repeating: results[0], count: plan.cells.count)
     for (run, result) in zip(runs, results) { all[run] = result }
     let (rows, timings) = CompareRun.rows(plan, results: all)
-    let outcome = CompareOutcome(rows: rows, timings: timings, infos: plan.infos, stress: stress)
+    let outcome = CompareOutcome(rows: rows, timings: timings, infos: plan.infos, stress: stress, disk: disk)
     try writeReport(outcome, config: config, to: directory)
   }
 

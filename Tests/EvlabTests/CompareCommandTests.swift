@@ -134,4 +134,23 @@ import Testing
       #expect(match.map { [$0[7], $0[8], $0[9], $0[10], $0[11]] } == [r[6], r[7], r[8], r[9], r[10]])
     }
   }
+
+  @Test func aDiskSectionMeasuresTheStoreAndChartsIt() throws {
+    let dir = try scratchDirectory()
+    let path = try writeConfig(in: dir, name: "withdisk", extra: "")
+    var text = try String(contentsOfFile: path, encoding: .utf8)
+    text += "\n[disk]\nmodes = [\"file\", \"sqlite\"]\nvalue_sizes = [256, \"64k\"]\nops = 20\n"
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    let run = try evlab(["compare", "--config", path, "--output", "out"], in: dir)
+    #expect(run.status == 0, "\(run.stderr)")
+    let disk = try read(dir, "out/disk.csv").split(separator: "\n")
+    #expect(disk.count == 1 + 2 * 2 * 4 && disk[0].hasPrefix("mode,value_size,phase,ops"))
+    let html = try read(dir, "out/report.html")
+    #expect(html.contains("Disk store reads (hits) by value size") && html.contains("Disk store writes by value size"))
+    #expect(try read(dir, "out/report.md").contains("## The disk store"))
+    // A bad [disk] key is refused before any work.
+    try (text + "colour = 1\n").write(toFile: path, atomically: true, encoding: .utf8)
+    let bad = try evlab(["compare", "--config", path, "--output", "bad"], in: dir)
+    #expect(bad.status == 1 && bad.stderr.contains("[disk]: unknown key 'colour'"))
+  }
 }

@@ -89,6 +89,14 @@ public struct CompareConfig: Sendable {
     }
   }
 
+  /// The optional disk-store experiment (`[disk]`): `evlab disk-bench`'s
+  /// phases per storage mode and value size.
+  public struct DiskSection: Sendable {
+    public var modes: [DiskBench.Mode]
+    public var valueSizes: [Int]
+    public var ops: Int
+  }
+
   /// The optional concurrent-replay experiment (`[stress]`): the memory
   /// cache under each lock at each thread count, on one trace.
   public struct StressSection: Sendable {
@@ -109,6 +117,7 @@ public struct CompareConfig: Sendable {
   /// The size of the report's bar chart (default: the middle size).
   public var chartSize: SizeSpec
   public var stress: StressSection?
+  public var disk: DiskSection?
   /// Parallel replays (default: the cores).
   public var jobs: Int?
   public var skipBadLines: Bool
@@ -129,6 +138,7 @@ public struct CompareConfig: Sendable {
     "scan_length", "hot_objects", "hot_share", "shift_every", "mix",
   ]
   static let stressKeys: Set<String> = ["trace", "policy", "size", "threads", "locks", "ops"]
+  static let diskKeys: Set<String> = ["modes", "value_sizes", "ops"]
 
   /// Reads the configuration at `path` (TOML, or JSON by its `.json`
   /// extension or a leading `{`). With `checkFiles`, trace files must exist
@@ -155,9 +165,6 @@ public struct CompareConfig: Sendable {
       ? try ConfigValue.fromJSON(Data(text.utf8), file: file) : try TOMLParser.parse(text, file: file)
     var reader = TableReader(table: table, file: file, context: "the configuration", known: topKeys)
     try reader.rejectUnknown()
-    if table["disk"] != nil {
-      throw ConfigError(file: file, "[disk]: the disk experiments are not part of the comparison yet; remove the section and run evlab disk-bench or evlab replay --tier memory+disk")
-    }
     let name = try reader.string("name") ?? "default"
     guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else {
       throw ConfigError(file: file, "name '\(name)' must be a plain folder name (it becomes results/\(name)/)")
@@ -214,9 +221,14 @@ public struct CompareConfig: Sendable {
       guard case .table(let t) = value else { throw ConfigError(file: file, "stress must be a table: [stress]") }
       stress = try stressSection(t, traces: traces, policies: policies, sizes: sizes, file: file)
     }
+    var disk: DiskSection? = nil
+    if let value = table["disk"] {
+      guard case .table(let t) = value else { throw ConfigError(file: file, "disk must be a table: [disk]") }
+      disk = try diskSection(t, file: file)
+    }
     return CompareConfig(
       name: name, sizeMode: sizeMode, policies: policies, sizes: sizes, seeds: seedValues.map { UInt64($0) },
-      traces: traces, chartSize: chartSize, stress: stress, jobs: jobs, skipBadLines: skipBadLines, source: text,
+      traces: traces, chartSize: chartSize, stress: stress, disk: disk, jobs: jobs, skipBadLines: skipBadLines, source: text,
       sourceFormat: format)
   }
 
@@ -344,6 +356,31 @@ public struct CompareConfig: Sendable {
     }
     let ops = try r.positive("ops") ?? 200_000
     return StressSection(trace: traceName, policy: policy, size: size, threads: threads, locks: locks, ops: ops)
+  }
+
+  static func diskSection(_ t: [String: ConfigValue], file: String) throws(ConfigError) -> DiskSection {
+    let r = TableReader(table: t, file: file, context: "[disk]", known: diskKeys)
+    try r.rejectUnknown()
+    var modes: [DiskBench.Mode] = []
+    for name in try r.strings("modes") ?? ["file", "sqlite", "mixed"] {
+      guard let mode = DiskBench.Mode(rawValue: name.lowercased()) else {
+        throw ConfigError(file: file, "[disk]: mode '\(name)': use file, sqlite or mixed")
+      }
+      modes.append(mode)
+    }
+    let sizes = try r.sizes("value_sizes") ?? [.absolute(256), .absolute(4096), .absolute(65536), .absolute(1 << 20)]
+    var valueSizes: [Int] = []
+    for size in sizes {
+      guard case .absolute(let n) = size, n <= 256 << 20 else {
+        throw ConfigError(file: file, "[disk]: value_sizes are byte counts up to 256m, not shares of a footprint")
+      }
+      valueSizes.append(Int(n))
+    }
+    let ops = try r.positive("ops") ?? 1000
+    guard !modes.isEmpty, !valueSizes.isEmpty, ops >= 10 else {
+      throw ConfigError(file: file, "[disk]: give at least one mode and one value size, and ops of at least 10")
+    }
+    return DiskSection(modes: modes, valueSizes: valueSizes, ops: ops)
   }
 
   /// Whether runs of `policy` differ by seed (a `seed` parameter it was not given).

@@ -1,5 +1,6 @@
 import EvictionCache
 import EvictionCore
+import EvictionDisk
 import EvictionStats
 import EvictionTraces
 import Foundation
@@ -178,12 +179,17 @@ public struct CompareOutcome: Sendable {
   public var timings: [CompareTiming]
   public var infos: [TraceInfo]
   public var stress: [StressResult]
+  public var disk: [DiskBench.Result]
 
-  public init(rows: [CompareRow], timings: [CompareTiming], infos: [TraceInfo], stress: [StressResult]) {
+  public init(
+    rows: [CompareRow], timings: [CompareTiming], infos: [TraceInfo], stress: [StressResult],
+    disk: [DiskBench.Result] = []
+  ) {
     self.rows = rows
     self.timings = timings
     self.infos = infos
     self.stress = stress
+    self.disk = disk
   }
 }
 
@@ -224,6 +230,22 @@ public enum CompareRun {
           requestsPerSecond: seconds > 0 ? Double(runs.map(\.requests).reduce(0, +)) / seconds : 0))
     }
     return (rows, timings)
+  }
+
+  /// The `[disk]` experiment: every mode at every value size, in scratch stores under `directory`.
+  public static func disk(_ section: CompareConfig.DiskSection, directory: String) throws(CompareError) -> [DiskBench.Result] {
+    var results: [DiskBench.Result] = []
+    for size in section.valueSizes {
+      let ops = max(10, min(section.ops, (256 << 20) / max(1, size)))
+      for mode in section.modes {
+        do throws(DiskError) {
+          results += try DiskBench.run(mode: mode, valueSize: size, ops: ops, directory: directory)
+        } catch {
+          throw .stress("[disk] \(mode.rawValue) at \(size) bytes: \(error)")
+        }
+      }
+    }
+    return results
   }
 
   /// The `[stress]` experiment: every lock at every thread count.

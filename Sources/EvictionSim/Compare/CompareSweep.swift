@@ -76,18 +76,19 @@ public struct ComparePartial: Codable, Sendable {
   public var runs: [Int]
   public var results: [ReplayResult]
   public var stress: [StressResult]
+  public var disk: [DiskBench.Result]
 
   enum CodingKeys: String, CodingKey {
     case evlabPartial = "evlab_partial"
     case configFormat = "config_format"
     case config, shard, shards
     case totalRuns = "total_runs"
-    case traces, runs, results, stress
+    case traces, runs, results, stress, disk
   }
 
   public init(
     config: CompareConfig, shard: Int, shards: Int, plan: ComparePlan, runs: [Int], results: [ReplayResult],
-    stress: [StressResult]
+    stress: [StressResult], disk: [DiskBench.Result]
   ) {
     configFormat = config.sourceFormat
     self.config = config.source
@@ -98,6 +99,7 @@ public struct ComparePartial: Codable, Sendable {
     self.runs = runs
     self.results = results
     self.stress = stress
+    self.disk = disk
   }
 
   /// The file name a shard writes into its output folder.
@@ -145,7 +147,12 @@ public struct ComparePartial: Codable, Sendable {
     }
     let plan = ComparePlan(config: config, infos: first.partial.traces, sources: CompareWorkspace.placeholders(config))
     let (rows, timings) = CompareRun.rows(plan, results: results.map { $0! })
-    let stress = parts.sorted { $0.partial.shard < $1.partial.shard }.flatMap(\.partial.stress)
-    return (config, CompareOutcome(rows: rows, timings: timings, infos: plan.infos, stress: stress))
+    let ordered = parts.sorted { $0.partial.shard < $1.partial.shard }
+    return (
+      config,
+      CompareOutcome(
+        rows: rows, timings: timings, infos: plan.infos, stress: ordered.flatMap(\.partial.stress),
+        disk: ordered.flatMap(\.partial.disk))
+    )
   }
 }
