@@ -84,6 +84,17 @@ import Testing
     #expect(try dataFiles(dir).count == (final.count > 1000 ? 1 : 0), "one value, at most one file")
   }
 
+  @Test func aFreeDiskSpaceLimitEvictsUntilItHolds() throws {
+    // Asking for more free space than any disk has: every value goes at once.
+    let starved = try DiskCache(directory: try scratchStore(), countLimit: 10, freeDiskSpaceLimit: Int64.max)
+    try starved.set(bytes(100, seed: 1), forKey: "a")
+    #expect(try starved.totals().count == 0 && !starved.contains("a"))
+    // A limit the disk meets: nothing is evicted for space.
+    let roomy = try DiskCache(directory: try scratchStore(), countLimit: 10, freeDiskSpaceLimit: 1)
+    for i in 0..<5 { try roomy.set(bytes(100, seed: i), forKey: "k\(i)") }
+    #expect(try roomy.totals().count == 5)
+  }
+
   @Test func offlineOrTimedPoliciesAreRefused() throws {
     #expect(throws: DiskError.self) { try DiskCache(directory: try scratchStore(), policy: "belady", countLimit: 5) }
     #expect(throws: DiskError.self) { try DiskCache(directory: try scratchStore(), policy: "yy-disk", countLimit: 5) }
