@@ -31,11 +31,17 @@ public final class TieredCache: Sendable {
 
   public var statistics: Statistics { counters.withLock { $0 } }
 
+  /// Which tier served a read.
+  public enum Tier: Sendable, Equatable { case memory, disk }
+
   /// The value from memory, else from disk (then kept in memory too), else nil.
-  public func value(forKey key: String) throws -> [UInt8]? {
+  public func value(forKey key: String) throws -> [UInt8]? { try lookup(key)?.value }
+
+  /// Like ``value(forKey:)``, and says which tier served it.
+  public func lookup(_ key: String) throws -> (value: [UInt8], tier: Tier)? {
     if let value = memory.value(forKey: key) {
       counters.withLock { $0.memoryHits += 1 }
-      return value
+      return (value, .memory)
     }
     guard let value = try disk.value(forKey: key) else {
       counters.withLock { $0.misses += 1 }
@@ -46,7 +52,7 @@ public final class TieredCache: Sendable {
       $0.bytesReadFromDisk += Int64(value.count)
     }
     try memory.setValue(value, forKey: key, cost: Int64(value.count))
-    return value
+    return (value, .disk)
   }
 
   /// Writes to disk, then to memory.

@@ -168,7 +168,7 @@ public final class DiskCache: @unchecked Sendable {
     try locked { () throws(DiskError) in try store.totals() }
   }
 
-  /// Keys in the order the policy would evict them (its lists, for tests).
+  /// Entries the policy holds (equal to the stored count once consistent).
   public var policyCount: Int { (try? locked { () throws(DiskError) in policy.count() }) ?? 0 }
 
   /// Removes values older than the age limit and evicts until the free-space

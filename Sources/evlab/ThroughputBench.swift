@@ -206,7 +206,7 @@ struct ThroughputBench: ParsableCommand {
     guard let handle = FileHandle(forReadingAtPath: path) else { return false }
     defer { try? handle.close() }
     let head = handle.readData(ofLength: 2)
-    return head != Data("{".utf8) && !head.starts(with: Data("{".utf8))
+    return !head.starts(with: Data("{".utf8))  // a samples file is JSON
   }
 
   func encoded(_ samples: Samples) throws -> Data {

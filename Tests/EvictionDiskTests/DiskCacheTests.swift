@@ -111,6 +111,7 @@ import Testing
     #expect(try tiered.value(forKey: "k0") == bytes(300, seed: 0))
     #expect(memory.contains("k0"), "a disk hit is promoted")
     #expect(try tiered.value(forKey: "absent") == nil)
-    #expect(tiered.statistics == TieredCache.Statistics(memoryHits: 1, diskHits: 1, misses: 1, bytesReadFromDisk: 300))
+    #expect(try tiered.lookup("k0")?.tier == .memory, "promoted, so memory serves it next")
+    #expect(tiered.statistics == TieredCache.Statistics(memoryHits: 2, diskHits: 1, misses: 1, bytesReadFromDisk: 300))
   }
 }
