@@ -142,7 +142,11 @@ extension DiskStore {
       var info = stat()
       let mtime = stat(path, &info) == 0 ? Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec) : now()
       try store.database.run(
-        "INSERT OR REPLACE INTO manifest (key, filename, size, inline_data, modification_time, last_access_time) VALUES (?, ?, ?, NULL, ?, ?)"
+        """
+        INSERT INTO entries (key, filename, size, modification_time, last_access_time) VALUES (?, ?, ?, ?, ?)
+        ON CONFLICT (key) DO UPDATE SET filename = excluded.filename, size = excluded.size,
+          modification_time = excluded.modification_time, last_access_time = excluded.last_access_time
+        """
       ) { s in
         s.bind(1, key)
         s.bind(2, name)

@@ -85,6 +85,21 @@ final class SQLiteDatabase {
 
   var changes: Int { Int(sqlite3_changes(handle)) }
 
+  /// Runs `body` in one write transaction (`BEGIN IMMEDIATE`, so it takes
+  /// the write lock up front and waits on the busy timeout rather than
+  /// failing halfway); rolls back if `body` throws.
+  func transaction<T>(_ body: () throws(DiskError) -> T) throws(DiskError) -> T {
+    try run("BEGIN IMMEDIATE")
+    do {
+      let result = try body()
+      try run("COMMIT")
+      return result
+    } catch {
+      try? run("ROLLBACK")
+      throw error
+    }
+  }
+
   struct Statement {
     let raw: OpaquePointer
     let database: SQLiteDatabase

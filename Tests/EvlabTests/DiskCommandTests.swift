@@ -108,6 +108,37 @@ import Testing
     #expect(bad.status == 1 && bad.stderr.contains("--mode 'tape'"))
   }
 
+  /// A folder the user may not enter is a clear error. Root enters every
+  /// folder, so as root the command runs as `nobody` (util-linux's setpriv).
+  @Test func aFolderWithoutPermissionIsAClearError() throws {
+    let dir = try scratchDirectory()
+    let store = dir.appendingPathComponent("store").path
+    try DiskStore(directory: store).close()
+    chmod(dir.path, 0o755)
+    chmod(store, 0o700)
+    let run: Run
+    if geteuid() == 0 {
+      let setpriv = "/usr/bin/setpriv"
+      try #require(FileManager.default.isExecutableFile(atPath: setpriv), "util-linux's setpriv runs the command as nobody")
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: setpriv)
+      process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", evlabPath, "disk", "check", store]
+      let err = Pipe()
+      process.standardError = err
+      process.standardOutput = Pipe()
+      try process.run()
+      let errData = err.fileHandleForReading.readDataToEndOfFile()
+      process.waitUntilExit()
+      run = Run(status: process.terminationStatus, stdout: "", stderr: String(decoding: errData, as: UTF8.self))
+    } else {
+      chmod(store, 0o500)
+      defer { chmod(store, 0o700) }
+      run = try evlab(["disk", "check", store])
+    }
+    #expect(run.status == 1)
+    #expect(run.stderr.contains(store) && run.stderr.contains("permission denied"), "\(run.stderr)")
+  }
+
   @Test func tieredReplayReportsWhereRequestsWereServed() throws {
     let dir = try scratchDirectory()
     try (0..<120).map { String($0 % 30) }.joined(separator: "\n").write(
