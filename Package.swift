@@ -79,7 +79,7 @@ let package = Package(
     .testTarget(name: "EvictionCoreTests", dependencies: ["EvictionCore"]),
     .testTarget(name: "EvictionCacheTests", dependencies: ["EvictionCache", "EvictionCore"]),
     .testTarget(name: "EvictionTracesTests", dependencies: ["EvictionTraces"]),
-    .testTarget(name: "EvictionSimTests", dependencies: ["EvictionSim", "EvictionCore", "EvictionCache", "EvictionTraces"]),
+    .testTarget(name: "EvictionSimTests", dependencies: ["EvictionSim", "EvictionCore", "EvictionCache", "EvictionTraces", "EvictionDisk"]),
     .testTarget(name: "EvictionStatsTests", dependencies: ["EvictionStats"]),
     .testTarget(name: "EvictionReportsTests", dependencies: ["EvictionReports", "EvictionSim", "EvictionTraces", "EvictionCore"]),
     .testTarget(name: "EvictionDiskTests", dependencies: ["EvictionDisk", "EvictionCore", "EvictionCache"]),

@@ -168,6 +168,9 @@ public enum CompareReport {
       for phase in ["read-hit", "write"] {
         if let size = DiskBench.crossover(outcome.disk, phase: phase) { md += "\n\(phase): files beat SQLite from \(size) bytes up.\n" }
       }
+      if let best = DiskBench.recommendedThreshold(outcome.disk) {
+        md += "\nBest inline threshold measured: \(DiskBench.describe(threshold: best.threshold)), at worst \(String(format: "%.0f%%", best.worst * 100)) of the better mode (\(best.phase) at \(best.size) bytes).\n"
+      }
     }
     return md
   }

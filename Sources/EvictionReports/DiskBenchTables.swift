@@ -14,7 +14,7 @@ public enum DiskBenchTables {
     [
       .text(r.mode), .number(r.valueSize), .text(r.phase), .number(r.ops), .number(r.seconds),
       .number(r.opsPerSecond.rounded()), .number(r.megabytesPerSecond), .number(r.p50Ns), .number(r.p99Ns),
-      .number(r.p999Ns), .number(r.maxNs),
+      .number(r.p999Ns), .number(r.maxNs), .number(r.rounds),
     ]
   }
 }

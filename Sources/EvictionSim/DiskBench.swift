@@ -9,18 +9,21 @@ public enum DiskBench {
   public enum Mode: String, Sendable, CaseIterable {
     case file, sqlite, mixed
 
-    public var inlineThreshold: Int {
+    /// The store's inline threshold in this mode; `mixed` is the one given.
+    public func inlineThreshold(mixed: Int = DiskStore.defaultInlineThreshold) -> Int {
       switch self {
       case .file: DiskStore.filesOnly
       case .sqlite: DiskStore.sqliteOnly
-      case .mixed: DiskStore.defaultInlineThreshold
+      case .mixed: mixed
       }
     }
   }
 
   public static let phases = ["write", "read-hit", "read-miss", "delete"]
 
-  /// One (mode, value size, phase) cell; CSV/JSON keys are the snake_case names.
+  /// One (mode, value size, phase) cell; CSV/JSON keys are the snake_case
+  /// names. Over several rounds, each figure is the median of the rounds'
+  /// (`max_ns` the largest).
   public struct Result: Sendable, Codable, Equatable {
     public var mode: String
     public var valueSize: Int
@@ -33,19 +36,87 @@ public enum DiskBench {
     public var p99Ns: UInt64
     public var p999Ns: UInt64
     public var maxNs: UInt64
+    /// How many runs the figures summarise.
+    public var rounds: Int = 1
 
     public static let columns = [
       "mode", "value_size", "phase", "ops", "seconds", "ops_per_second", "megabytes_per_second", "p50_ns", "p99_ns",
-      "p999_ns", "max_ns",
+      "p999_ns", "max_ns", "rounds",
     ]
+
+    /// The median of each figure over `runs` of one cell (the largest `maxNs`).
+    static func median(of runs: [Result]) -> Result {
+      func middle<T: Comparable>(_ values: [T]) -> T { values.sorted()[values.count / 2] }
+      func middle(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        let half = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[half] : (sorted[half - 1] + sorted[half]) / 2
+      }
+      var out = runs[0]
+      out.seconds = middle(runs.map(\.seconds))
+      out.opsPerSecond = middle(runs.map(\.opsPerSecond))
+      out.megabytesPerSecond = middle(runs.map(\.megabytesPerSecond))
+      out.p50Ns = middle(runs.map(\.p50Ns))
+      out.p99Ns = middle(runs.map(\.p99Ns))
+      out.p999Ns = middle(runs.map(\.p999Ns))
+      out.maxNs = runs.map(\.maxNs).max() ?? 0
+      out.rounds = runs.count
+      return out
+    }
+  }
+
+  /// Operations per phase for `valueSize`: `ops`, capped at 256 MiB of values.
+  public static func operations(_ ops: Int, valueSize: Int) -> Int {
+    max(10, min(ops, (256 << 20) / max(1, valueSize)))
+  }
+
+  /// Every mode at every value size, `rounds` times; each round runs the
+  /// modes of a size back to back in an order rotated from round to round,
+  /// so slow spells of the machine fall on every mode alike. Returns the
+  /// per-cell medians, by size, then mode (as given), then phase.
+  /// `progress` hears about each cell before it runs.
+  public static func sweep(
+    modes: [Mode], valueSizes: [Int], ops: Int, rounds: Int, directory: String,
+    mixedThreshold: Int = DiskStore.defaultInlineThreshold,
+    progress: (_ round: Int, _ mode: Mode, _ valueSize: Int, _ ops: Int) -> Void = { _, _, _, _ in }
+  ) throws(DiskError) -> [Result] {
+    var runs: [Int: [Mode: [[Result]]]] = [:]
+    for round in 0..<max(1, rounds) {
+      for size in valueSizes {
+        let count = operations(ops, valueSize: size)
+        for k in 0..<modes.count {
+          let mode = modes[(k + round) % modes.count]
+          progress(round, mode, size, count)
+          runs[size, default: [:]][mode, default: []].append(
+            try run(mode: mode, valueSize: size, ops: count, directory: directory, mixedThreshold: mixedThreshold))
+        }
+      }
+    }
+    var results: [Result] = []
+    for size in valueSizes {
+      for mode in modes {
+        let perRound = runs[size]?[mode] ?? []
+        for (p, _) in phases.enumerated() {
+          results.append(Result.median(of: perRound.map { $0[p] }))
+        }
+      }
+    }
+    return results
   }
 
   /// Runs every phase for `mode` and `valueSize` with `ops` operations each,
-  /// in a new store under `directory` (removed afterwards).
-  public static func run(mode: Mode, valueSize: Int, ops: Int, directory: String) throws(DiskError) -> [Result] {
+  /// in a new store under `directory` (removed afterwards); the mixed mode
+  /// keeps values up to `mixedThreshold` bytes inline.
+  public static func run(
+    mode: Mode, valueSize: Int, ops: Int, directory: String, mixedThreshold: Int = DiskStore.defaultInlineThreshold
+  ) throws(DiskError) -> [Result] {
     let path = directory + "/\(mode.rawValue)-\(valueSize)-\(UUID().uuidString)"
+    // Start from clean page cache state: without this, a cell pays for the
+    // writeback (and freed-block discards) of the cells before it, which
+    // slowed file creation here up to 40-fold.
+    sync()
     defer { try? FileManager.default.removeItem(atPath: path) }
-    let store = try DiskStore(directory: path, inlineThreshold: mode.inlineThreshold)
+    let store = try DiskStore(directory: path, inlineThreshold: mode.inlineThreshold(mixed: mixedThreshold))
     defer { store.close() }
     let value = (0..<valueSize).map { UInt8(truncatingIfNeeded: $0 &* 131) }
     var order = Array(0..<ops)
@@ -92,6 +163,46 @@ public enum DiskBench {
       answer = size
     }
     return answer
+  }
+
+  /// The inline threshold that would have served these results best: of
+  /// "everything in files", "inline up to each measured size" and
+  /// "everything inline", the one whose worst ratio to the better of
+  /// file-only and SQLite-only, over every size and phase, is highest (the
+  /// smallest such threshold on a tie). Computed from the file and SQLite
+  /// cells alone: a threshold only chooses which of the two paths a value
+  /// takes. Nil without both modes.
+  public static func recommendedThreshold(_ results: [Result]) -> (threshold: Int, worst: Double, size: Int, phase: String)? {
+    let sizes = Array(Set(results.map(\.valueSize))).sorted()
+    func rate(_ mode: Mode, _ size: Int, _ phase: String) -> Double? {
+      results.first { $0.mode == mode.rawValue && $0.valueSize == size && $0.phase == phase }?.opsPerSecond
+    }
+    var best: (threshold: Int, worst: Double, size: Int, phase: String)? = nil
+    for threshold in [DiskStore.filesOnly] + sizes + [DiskStore.sqliteOnly] {
+      var worst: (ratio: Double, size: Int, phase: String) = (.infinity, 0, "")
+      for size in sizes {
+        for phase in phases {
+          guard let file = rate(.file, size, phase), let sqlite = rate(.sqlite, size, phase), max(file, sqlite) > 0 else {
+            return nil
+          }
+          let ratio = (size > threshold ? file : sqlite) / max(file, sqlite)
+          if ratio < worst.ratio { worst = (ratio, size, phase) }
+        }
+      }
+      if best == nil || worst.ratio > best!.worst {
+        best = (threshold, worst.ratio, worst.size, worst.phase)
+      }
+    }
+    return best
+  }
+
+  /// A threshold in words: "every value in a file", "inline up to N bytes", "every value inline".
+  public static func describe(threshold: Int) -> String {
+    switch threshold {
+    case DiskStore.filesOnly: "every value in a file"
+    case DiskStore.sqliteOnly: "every value inline"
+    default: "inline up to \(threshold) bytes"
+    }
   }
 
   /// Mixed mode's throughput over the better of file-only and SQLite-only, per size and phase.

@@ -11,8 +11,10 @@ struct DiskBenchCommand: ParsableCommand {
     abstract: "Disk store write, read-hit, read-miss and delete cost per storage mode and value size.",
     discussion: """
       Each (mode, size) runs on a fresh store under --dir: file (every value in a file), sqlite (every \
-      value in the manifest) and mixed (inline up to 20 KiB, YYKVStorage's threshold). Prints the value \
-      size from which files beat SQLite on reads and writes here, and mixed mode against the better of the two.
+      value in the manifest) and mixed (inline up to --inline-threshold, by default 20 KiB, YYKVStorage's \
+      threshold). Every cell runs --rounds times, the modes interleaved; the figures are medians. Prints \
+      the value size from which files beat SQLite on reads and writes here, mixed mode against the better \
+      of the two, and the inline threshold that would have served this machine best.
         evlab disk-bench --mode file,sqlite,mixed --value-size 256,1k,4k,16k,64k,256k,1m --ops 2000
       """)
 
@@ -28,6 +30,12 @@ struct DiskBenchCommand: ParsableCommand {
   @Option(help: "Operations per phase (default 2000; at most 256 MiB of values per cell).")
   var ops: Int = 2000
 
+  @Option(help: "Runs of every cell, modes interleaved in a rotating order; figures are their medians.")
+  var rounds: Int = 3
+
+  @Option(help: "The mixed mode's inline threshold: values up to this many bytes stay in SQLite (k, m: powers of 1024).")
+  var inlineThreshold: String = String(DiskStore.defaultInlineThreshold)
+
   @Option(help: "Write the results as JSON to PATH (- for standard output).")
   var json: String?
 
@@ -37,7 +45,9 @@ struct DiskBenchCommand: ParsableCommand {
   func run() throws {
     var modes: [DiskBench.Mode] = []
     var sizes: [Int] = []
+    var threshold = 0
     try oneLineErrors {
+      threshold = Int(try parseSize(inlineThreshold))
       for name in mode.split(separator: ",") {
         guard let m = DiskBench.Mode(rawValue: name.trimmingCharacters(in: .whitespaces).lowercased()) else {
           throw ValidationError("--mode '\(name)': use file, sqlite or mixed")
@@ -50,18 +60,18 @@ struct DiskBenchCommand: ParsableCommand {
         sizes.append(Int(size))
       }
       guard ops >= 10 else { throw ValidationError("--ops \(ops): at least 10 operations per phase") }
+      guard rounds >= 1 else { throw ValidationError("--rounds \(rounds): at least 1") }
       guard !modes.isEmpty && !sizes.isEmpty else { throw ValidationError("name at least one mode and one value size") }
     }
-    var results: [DiskBench.Result] = []
-    for size in sizes {
-      let count = max(10, min(ops, (256 << 20) / max(1, size)))
-      for m in modes {
-        printError("disk-bench: \(m.rawValue), \(size) bytes, \(count) ops per phase")
-        do throws(DiskError) {
-          results += try DiskBench.run(mode: m, valueSize: size, ops: count, directory: dir)
-        } catch { throw fail(error) }
+    let results: [DiskBench.Result]
+    do throws(DiskError) {
+      results = try DiskBench.sweep(
+        modes: modes, valueSizes: sizes, ops: ops, rounds: rounds, directory: dir, mixedThreshold: threshold
+      ) {
+        round, mode, size, count in
+        printError("disk-bench: round \(round + 1) of \(rounds): \(mode.rawValue), \(size) bytes, \(count) ops per phase")
       }
-    }
+    } catch { throw fail(error) }
     if json != "-" && csv != "-" {
       let rows = results.map {
         [$0.mode, String($0.valueSize), $0.phase, String(Int($0.opsPerSecond.rounded())),
@@ -78,8 +88,11 @@ struct DiskBenchCommand: ParsableCommand {
         }
         let worst = DiskBench.mixedRatios(results).min { $0.ratio < $1.ratio }
         if let worst {
-          print("mixed mode: at worst \(ReplayTables.fixed(worst.ratio * 100, 1))% of the better mode (\(worst.phase) at \(worst.size) bytes)")
+          print("mixed mode (inline up to \(threshold) bytes): at worst \(ReplayTables.fixed(worst.ratio * 100, 1))% of the better mode (\(worst.phase) at \(worst.size) bytes)")
         }
+      }
+      if modes.contains(.file) && modes.contains(.sqlite), let best = DiskBench.recommendedThreshold(results) {
+        print("best threshold measured here: \(DiskBench.describe(threshold: best.threshold)); at worst \(ReplayTables.fixed(best.worst * 100, 1))% of the better mode (\(best.phase) at \(best.size) bytes)")
       }
     }
     try write(DiskBenchTables.json(results), to: json)

@@ -97,6 +97,8 @@ let sharedTraces = URL(fileURLWithPath: #filePath).deletingLastPathComponent().d
       ("policies = [\"lru\"]\nsizes = [10]\n[[traces]]\ngenerate = \"zipff\"\n", "generate 'zipff'"),
       ("policies = [\"lru\"]\nsizes = [10]\n[[traces]]\npath = \"\(trace)\"\n[stress]\nlocks = [\"spin\"]\n", "[stress]"),
       ("policies = [\"lru\"]\nsizes = [10]\n[[traces]]\npath = \"\(trace)\"\n[disk]\nmode = \"mixed\"\n", "[disk]"),
+      ("policies = [\"lru\"]\nsizes = [10]\n[[traces]]\npath = \"\(trace)\"\n[disk]\ninline_threshold = \"5%\"\n", "inline_threshold is a byte count"),
+      ("policies = [\"lru\"]\nsizes = [10]\n[[traces]]\npath = \"\(trace)\"\n[disk]\nrounds = 0\n", "rounds"),
     ]
     for (text, words) in cases {
       #expect("\(text)") {
@@ -105,6 +107,14 @@ let sharedTraces = URL(fileURLWithPath: #filePath).deletingLastPathComponent().d
         "\(error)".contains(words) && "\(error)".hasPrefix("c.toml")
       }
     }
+  }
+
+  @Test func theDiskSectionTakesRoundsAndAThreshold() throws {
+    let base = "policies = [\"lru\"]\nsizes = [10]\n[[traces]]\npath = \"\(trace)\"\n[disk]\n"
+    let defaults = try #require(try config(base).disk)
+    #expect(defaults.rounds == 1 && defaults.inlineThreshold == 20 * 1024 && defaults.modes == [.file, .sqlite, .mixed])
+    let set = try #require(try config(base + "rounds = 3\ninline_threshold = \"64k\"\nvalue_sizes = [100]\n").disk)
+    #expect(set.rounds == 3 && set.inlineThreshold == 65536 && set.valueSizes == [100])
   }
 
   @Test func sizesAndSeedsAreReadAsWritten() throws {

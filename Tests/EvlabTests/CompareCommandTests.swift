@@ -139,15 +139,17 @@ import Testing
     let dir = try scratchDirectory()
     let path = try writeConfig(in: dir, name: "withdisk", extra: "")
     var text = try String(contentsOfFile: path, encoding: .utf8)
-    text += "\n[disk]\nmodes = [\"file\", \"sqlite\"]\nvalue_sizes = [256, \"64k\"]\nops = 20\n"
+    text += "\n[disk]\nmodes = [\"file\", \"sqlite\"]\nvalue_sizes = [256, \"64k\"]\nops = 20\nrounds = 2\ninline_threshold = \"32k\"\n"
     try text.write(toFile: path, atomically: true, encoding: .utf8)
     let run = try evlab(["compare", "--config", path, "--output", "out"], in: dir)
     #expect(run.status == 0, "\(run.stderr)")
     let disk = try read(dir, "out/disk.csv").split(separator: "\n")
     #expect(disk.count == 1 + 2 * 2 * 4 && disk[0].hasPrefix("mode,value_size,phase,ops"))
+    #expect(disk[0].hasSuffix(",rounds") && disk.dropFirst().allSatisfy { $0.hasSuffix(",2") }, "medians of two rounds")
     let html = try read(dir, "out/report.html")
     #expect(html.contains("Disk store reads (hits) by value size") && html.contains("Disk store writes by value size"))
-    #expect(try read(dir, "out/report.md").contains("## The disk store"))
+    let markdown = try read(dir, "out/report.md")
+    #expect(markdown.contains("## The disk store") && markdown.contains("Best inline threshold measured: "))
     // A bad [disk] key is refused before any work.
     try (text + "colour = 1\n").write(toFile: path, atomically: true, encoding: .utf8)
     let bad = try evlab(["compare", "--config", path, "--output", "bad"], in: dir)

@@ -1,5 +1,6 @@
 import EvictionCache
 import EvictionCore
+import EvictionDisk
 import EvictionTraces
 import Foundation
 
@@ -95,6 +96,10 @@ public struct CompareConfig: Sendable {
     public var modes: [DiskBench.Mode]
     public var valueSizes: [Int]
     public var ops: Int
+    /// Runs of each cell, interleaved; the figures are their medians.
+    public var rounds: Int = 1
+    /// The mixed mode's inline threshold in bytes.
+    public var inlineThreshold: Int = DiskStore.defaultInlineThreshold
   }
 
   /// The optional concurrent-replay experiment (`[stress]`): the memory
@@ -138,7 +143,7 @@ public struct CompareConfig: Sendable {
     "scan_length", "hot_objects", "hot_share", "shift_every", "mix",
   ]
   static let stressKeys: Set<String> = ["trace", "policy", "size", "threads", "locks", "ops"]
-  static let diskKeys: Set<String> = ["modes", "value_sizes", "ops"]
+  static let diskKeys: Set<String> = ["modes", "value_sizes", "ops", "rounds", "inline_threshold"]
 
   /// Reads the configuration at `path` (TOML, or JSON by its `.json`
   /// extension or a leading `{`). With `checkFiles`, trace files must exist
@@ -377,10 +382,19 @@ public struct CompareConfig: Sendable {
       valueSizes.append(Int(n))
     }
     let ops = try r.positive("ops") ?? 1000
+    let rounds = try r.positive("rounds") ?? 1
     guard !modes.isEmpty, !valueSizes.isEmpty, ops >= 10 else {
       throw ConfigError(file: file, "[disk]: give at least one mode and one value size, and ops of at least 10")
     }
-    return DiskSection(modes: modes, valueSizes: valueSizes, ops: ops)
+    var inlineThreshold = DiskStore.defaultInlineThreshold
+    if let size = try r.sizes("inline_threshold", single: true)?.first {
+      guard case .absolute(let n) = size else {
+        throw ConfigError(file: file, "[disk]: inline_threshold is a byte count (\"32k\"), not a share")
+      }
+      inlineThreshold = Int(n)
+    }
+    return DiskSection(
+      modes: modes, valueSizes: valueSizes, ops: ops, rounds: rounds, inlineThreshold: inlineThreshold)
   }
 
   /// Whether runs of `policy` differ by seed (a `seed` parameter it was not given).

@@ -234,18 +234,13 @@ public enum CompareRun {
 
   /// The `[disk]` experiment: every mode at every value size, in scratch stores under `directory`.
   public static func disk(_ section: CompareConfig.DiskSection, directory: String) throws(CompareError) -> [DiskBench.Result] {
-    var results: [DiskBench.Result] = []
-    for size in section.valueSizes {
-      let ops = max(10, min(section.ops, (256 << 20) / max(1, size)))
-      for mode in section.modes {
-        do throws(DiskError) {
-          results += try DiskBench.run(mode: mode, valueSize: size, ops: ops, directory: directory)
-        } catch {
-          throw .stress("[disk] \(mode.rawValue) at \(size) bytes: \(error)")
-        }
-      }
+    do throws(DiskError) {
+      return try DiskBench.sweep(
+        modes: section.modes, valueSizes: section.valueSizes, ops: section.ops, rounds: section.rounds,
+        directory: directory, mixedThreshold: section.inlineThreshold)
+    } catch {
+      throw .stress("[disk]: \(error)")
     }
-    return results
   }
 
   /// The `[stress]` experiment: every lock at every thread count.
