@@ -196,37 +196,43 @@ public final class DiskStore {
     let previous: String?
     do {
       previous = try database.transaction { () throws(DiskError) in
-        let previous = try self.filename(ofKey: key)
-        let id = try database.with(
-          """
-          INSERT INTO entries (key, filename, size, modification_time, last_access_time, extended_data)
-            VALUES (?, ?, ?, ?, ?, ?)
-          ON CONFLICT (key) DO UPDATE SET filename = excluded.filename, size = excluded.size,
-            modification_time = excluded.modification_time, last_access_time = excluded.last_access_time,
-            extended_data = excluded.extended_data
-          RETURNING id
-          """,
-          bind: { s in
-            s.bind(1, key)
-            if let filename { s.bind(2, filename) } else { s.bindNull(2) }
-            s.bind(3, Int64(value.count))
-            s.bind(4, time)
-            s.bind(5, time)
-            s.bind(6, extendedData)
+        let old: (id: Int64, filename: String?)? = try database.with(
+          "SELECT id, filename FROM entries WHERE key = ?", bind: { $0.bind(1, key) }
+        ) { (s) throws(DiskError) in try s.step() ? (s.int64(0), s.text(1)) : nil }
+        func bindRow(_ s: SQLiteDatabase.Statement) {
+          if let filename { s.bind(1, filename) } else { s.bindNull(1) }
+          s.bind(2, Int64(value.count))
+          s.bind(3, time)
+          s.bind(4, time)
+          s.bind(5, extendedData)
+        }
+        let id: Int64
+        if let old {
+          try database.run(
+            "UPDATE entries SET filename = ?, size = ?, modification_time = ?, last_access_time = ?, extended_data = ? WHERE id = ?"
+          ) { s in
+            bindRow(s)
+            s.bind(6, old.id)
           }
-        ) { (s) throws(DiskError) in
-          _ = try s.step()
-          return s.int64(0)
+          id = old.id
+        } else {
+          try database.run(
+            "INSERT INTO entries (filename, size, modification_time, last_access_time, extended_data, key) VALUES (?, ?, ?, ?, ?, ?)"
+          ) { s in
+            bindRow(s)
+            s.bind(6, key)
+          }
+          id = database.lastInsertedRowID
         }
         if filename == nil {
           try database.run("INSERT OR REPLACE INTO inline_values (id, data) VALUES (?, ?)") { s in
             s.bind(1, id)
             s.bind(2, value)
           }
-        } else {
+        } else if old != nil {  // it may have been inline before
           try database.run("DELETE FROM inline_values WHERE id = ?") { $0.bind(1, id) }
         }
-        return previous
+        return old?.filename
       }
     } catch {
       // The row did not move: the new file is an orphan; remove it now.
@@ -480,7 +486,7 @@ enum DataFileHeader {
     defer { Glibc.close(fd) }
     var info = stat()
     guard fstat(fd, &info) == 0 else { throw FileLayer.error(path, "stat") }
-    let keyBytes = Array(key.utf8)
+    let keyBytes = key.utf8
     let headerLength = fixedLength + keyBytes.count
     let header = try FileLayer.readArray(fd, count: headerLength, at: 0, path: path)
     let damaged = DiskError.corruptFile(path: path, reason: "the value file is damaged (bad header or length)")

@@ -84,6 +84,7 @@ final class SQLiteDatabase {
   }
 
   var changes: Int { Int(sqlite3_changes(handle)) }
+  var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
   /// Runs `body` in one write transaction (`BEGIN IMMEDIATE`, so it takes
   /// the write lock up front and waits on the busy timeout rather than
