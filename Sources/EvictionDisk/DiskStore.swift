@@ -15,8 +15,8 @@ import CSQLite
 /// modification_time, last_access_time, extended_data). SQLite rewrites a
 /// whole row, blob included, to change one column, so with the bytes in the
 /// row every batched access-time update re-read and re-wrote the values just
-/// read: `evlab disk-bench` measured SQLite-only reads 2 to 5 times slower
-/// that way (1 KiB to 64 KiB values).
+/// read: `evlab disk-bench` measured SQLite-only reads 2 to 4 times slower
+/// that way (1 KiB to 256 KiB values).
 ///
 /// What it guarantees, where YYKVStorage's users were bitten:
 /// - a row never points to a missing or partial file: a value file is written
