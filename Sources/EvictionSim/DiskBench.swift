@@ -153,13 +153,10 @@ public enum DiskBench {
   /// The smallest value size from which file-only beats SQLite-only in
   /// `phase` at that size and every larger one measured, or nil.
   public static func crossover(_ results: [Result], phase: String) -> Int? {
-    let sizes = Array(Set(results.map(\.valueSize))).sorted()
-    func rate(_ mode: Mode, _ size: Int) -> Double? {
-      results.first { $0.mode == mode.rawValue && $0.valueSize == size && $0.phase == phase }?.opsPerSecond
-    }
     var answer: Int? = nil
-    for size in sizes.reversed() {
-      guard let file = rate(.file, size), let sqlite = rate(.sqlite, size), file >= sqlite else { break }
+    for size in valueSizes(results).reversed() {
+      guard let file = rate(results, .file, size, phase), let sqlite = rate(results, .sqlite, size, phase), file >= sqlite
+      else { break }
       answer = size
     }
     return answer
@@ -173,23 +170,22 @@ public enum DiskBench {
   /// cells alone: a threshold only chooses which of the two paths a value
   /// takes. Nil without both modes.
   public static func recommendedThreshold(_ results: [Result]) -> (threshold: Int, worst: Double, size: Int, phase: String)? {
-    let sizes = Array(Set(results.map(\.valueSize))).sorted()
-    func rate(_ mode: Mode, _ size: Int, _ phase: String) -> Double? {
-      results.first { $0.mode == mode.rawValue && $0.valueSize == size && $0.phase == phase }?.opsPerSecond
-    }
+    let sizes = valueSizes(results)
     var best: (threshold: Int, worst: Double, size: Int, phase: String)? = nil
     for threshold in [DiskStore.filesOnly] + sizes + [DiskStore.sqliteOnly] {
       var worst: (ratio: Double, size: Int, phase: String) = (.infinity, 0, "")
       for size in sizes {
         for phase in phases {
-          guard let file = rate(.file, size, phase), let sqlite = rate(.sqlite, size, phase), max(file, sqlite) > 0 else {
+          guard let file = rate(results, .file, size, phase), let sqlite = rate(results, .sqlite, size, phase),
+            max(file, sqlite) > 0
+          else {
             return nil
           }
           let ratio = (size > threshold ? file : sqlite) / max(file, sqlite)
           if ratio < worst.ratio { worst = (ratio, size, phase) }
         }
       }
-      if best == nil || worst.ratio > best!.worst {
+      if worst.ratio > best?.worst ?? -1 {
         best = (threshold, worst.ratio, worst.size, worst.phase)
       }
     }
@@ -208,16 +204,23 @@ public enum DiskBench {
   /// Mixed mode's throughput over the better of file-only and SQLite-only, per size and phase.
   public static func mixedRatios(_ results: [Result]) -> [(size: Int, phase: String, ratio: Double)] {
     var out: [(Int, String, Double)] = []
-    for size in Array(Set(results.map(\.valueSize))).sorted() {
+    for size in valueSizes(results) {
       for phase in phases {
-        func rate(_ mode: Mode) -> Double? {
-          results.first { $0.mode == mode.rawValue && $0.valueSize == size && $0.phase == phase }?.opsPerSecond
-        }
-        guard let mixed = rate(.mixed), let file = rate(.file), let sqlite = rate(.sqlite) else { continue }
+        guard let mixed = rate(results, .mixed, size, phase), let file = rate(results, .file, size, phase),
+          let sqlite = rate(results, .sqlite, size, phase)
+        else { continue }
         out.append((size, phase, mixed / max(file, sqlite)))
       }
     }
     return out
+  }
+
+  /// The value sizes measured, smallest first.
+  static func valueSizes(_ results: [Result]) -> [Int] { Array(Set(results.map(\.valueSize))).sorted() }
+
+  /// The ops/s of one cell, or nil when it was not measured.
+  static func rate(_ results: [Result], _ mode: Mode, _ size: Int, _ phase: String) -> Double? {
+    results.first { $0.mode == mode.rawValue && $0.valueSize == size && $0.phase == phase }?.opsPerSecond
   }
 }
 

@@ -102,13 +102,3 @@ struct DiskHold: ParsableCommand {
   }
 }
 
-/// Writes to file descriptor 1 at once (no buffer a kill could lose).
-func writeStandardOutput(_ string: String) {
-  var bytes = Array(string.utf8)
-  var offset = 0
-  while offset < bytes.count {
-    let n = bytes[offset...].withUnsafeMutableBytes { Glibc.write(1, $0.baseAddress, $0.count) }
-    if n <= 0 { return }
-    offset += n
-  }
-}

@@ -31,11 +31,19 @@ struct StandardError: TextOutputStream {
 }
 
 /// Writes to file descriptor 2 directly (no shared C stream).
-func writeStandardError(_ string: String) {
-  var bytes = Array(string.utf8)
+func writeStandardError(_ string: String) { writeFully(string, descriptor: 2) }
+
+/// Writes to file descriptor 1 at once (no buffer a kill could lose).
+func writeStandardOutput(_ string: String) { writeFully(string, descriptor: 1) }
+
+/// Writes all of `string` to `fd`, retrying short writes and EINTR; gives up
+/// silently on any other error (there is nowhere left to report it).
+func writeFully(_ string: String, descriptor fd: Int32) {
+  let bytes = Array(string.utf8)
   var offset = 0
   while offset < bytes.count {
-    let n = bytes[offset...].withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress, $0.count) }
+    let n = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+    if n < 0 && errno == EINTR { continue }
     if n <= 0 { return }
     offset += n
   }
