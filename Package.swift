@@ -76,13 +76,17 @@ let package = Package(
       ],
       swiftSettings: optimized),
 
+    // What every test target shares: scratch folders that clean up, file-tree digests.
+    .target(name: "EvictionTestSupport", path: "Tests/EvictionTestSupport"),
     .testTarget(name: "EvictionCoreTests", dependencies: ["EvictionCore"]),
     .testTarget(name: "EvictionCacheTests", dependencies: ["EvictionCache", "EvictionCore"]),
     .testTarget(name: "EvictionTracesTests", dependencies: ["EvictionTraces"]),
-    .testTarget(name: "EvictionSimTests", dependencies: ["EvictionSim", "EvictionCore", "EvictionCache", "EvictionTraces", "EvictionDisk"]),
+    .testTarget(
+      name: "EvictionSimTests",
+      dependencies: ["EvictionSim", "EvictionCore", "EvictionCache", "EvictionTraces", "EvictionDisk", "EvictionTestSupport"]),
     .testTarget(name: "EvictionStatsTests", dependencies: ["EvictionStats"]),
     .testTarget(name: "EvictionReportsTests", dependencies: ["EvictionReports", "EvictionSim", "EvictionTraces", "EvictionCore"]),
-    .testTarget(name: "EvictionDiskTests", dependencies: ["EvictionDisk", "EvictionCore", "EvictionCache"]),
-    .testTarget(name: "EvlabTests", dependencies: ["evlab", "EvictionDisk"]),
+    .testTarget(name: "EvictionDiskTests", dependencies: ["EvictionDisk", "EvictionCore", "EvictionCache", "EvictionTestSupport"]),
+    .testTarget(name: "EvlabTests", dependencies: ["evlab", "EvictionDisk", "EvictionTestSupport"]),
   ]
 )

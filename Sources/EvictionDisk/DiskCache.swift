@@ -30,6 +30,8 @@ public final class DiskCache: @unchecked Sendable {
   var time: Int64 = 0
   /// The key of the last `value(forKey:)` that missed.
   var pendingMiss: String? = nil
+  /// Values that failed verification on a read, were dropped and counted as misses.
+  public private(set) var corruptValuesDropped = 0
 
   /// Opens (or creates) the cache in `directory`. `policy` is a catalog spec
   /// (`lru`, `s3fifo`, `slru:segments=3`); with a `costLimit` it weighs
@@ -131,8 +133,15 @@ public final class DiskCache: @unchecked Sendable {
         return nil
       }
       pendingMiss = nil
-      guard let value = try store.value(forKey: key) else {
-        // Removed behind the cache's back (another process, a repair).
+      let value: [UInt8]?
+      do throws(DiskError) { value = try store.value(forKey: key) } catch {
+        // A value that failed verification was dropped by the store: a miss here.
+        guard case .corruptValue = error else { throw error }
+        corruptValuesDropped += 1
+        value = nil
+      }
+      guard let value else {
+        // Removed behind the cache's back (another process, a repair) or dropped as damaged.
         _ = policy.remove(key)
         return nil
       }

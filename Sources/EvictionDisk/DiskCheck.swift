@@ -6,32 +6,50 @@
 public struct DiskCheckReport: Sendable, Equatable {
   public var rows = 0
   public var valueFiles = 0
+  /// Whether values were read and verified against their checksums (not
+  /// with `quick`, which compares lengths only).
+  public var verifiedValues = false
   /// Keys whose row names a file that is missing or of the wrong length.
   public var missingFiles: [String] = []
   public var wrongSizeFiles: [String] = []
   /// Keys whose inline value's length differs from the row's size.
   public var wrongSizeRows: [String] = []
-  /// Files in `data/` no row names (temporary files included).
+  /// Values that fail verification: `key (file): reason`.
+  public var corruptValues: [String] = []
+  /// Keys whose row names a file this store never writes (a path, say):
+  /// corruption; the name is never opened, renamed or deleted.
+  public var invalidNames: [String] = []
+  /// Files of this store's in `data/` that no row names (temporary files included).
   public var orphanFiles: [String] = []
-  /// SQLite's own verdict (`PRAGMA quick_check`), or why the manifest cannot be read.
+  /// Files in `data/` this store did not write: reported and left where they are.
+  public var foreignFiles: [String] = []
+  /// SQLite's own verdict, or why the manifest cannot be read.
   public var manifestProblem: String? = nil
   /// With repair: what was done, and the keys whose values could not be saved.
   public var actions: [String] = []
   public var lostKeys: [String] = []
 
   /// Whether the store was consistent when checked (before any repair).
+  /// Foreign files do not make a store inconsistent: they are not its own.
   public var isConsistent: Bool {
-    missingFiles.isEmpty && wrongSizeFiles.isEmpty && wrongSizeRows.isEmpty && orphanFiles.isEmpty
-      && manifestProblem == nil
+    missingFiles.isEmpty && wrongSizeFiles.isEmpty && wrongSizeRows.isEmpty && corruptValues.isEmpty
+      && invalidNames.isEmpty && orphanFiles.isEmpty && manifestProblem == nil
   }
 
   public var summary: String {
-    var lines = ["\(rows) rows, \(valueFiles) value files"]
+    var lines = ["\(rows) rows, \(valueFiles) value files" + (verifiedValues ? ", every value verified" : ", lengths compared (--quick)")]
     if let manifestProblem { lines.append("manifest: \(manifestProblem)") }
     if !missingFiles.isEmpty { lines.append("\(missingFiles.count) rows name a missing file: \(Self.list(missingFiles))") }
     if !wrongSizeFiles.isEmpty { lines.append("\(wrongSizeFiles.count) rows name a file of the wrong length: \(Self.list(wrongSizeFiles))") }
     if !wrongSizeRows.isEmpty { lines.append("\(wrongSizeRows.count) inline values of the wrong length: \(Self.list(wrongSizeRows))") }
+    if !corruptValues.isEmpty { lines.append("\(corruptValues.count) values fail verification: \(Self.list(corruptValues))") }
+    if !invalidNames.isEmpty {
+      lines.append("\(invalidNames.count) rows name a file this store never writes (left untouched): \(Self.list(invalidNames))")
+    }
     if !orphanFiles.isEmpty { lines.append("\(orphanFiles.count) files no row names: \(Self.list(orphanFiles))") }
+    if !foreignFiles.isEmpty {
+      lines.append("\(foreignFiles.count) files in data/ were not written by EvictionLab and are left alone: \(Self.list(foreignFiles))")
+    }
     lines += actions
     if !lostKeys.isEmpty { lines.append("lost \(lostKeys.count) values: \(Self.list(lostKeys))") }
     return lines.joined(separator: "\n")
@@ -43,104 +61,218 @@ public struct DiskCheckReport: Sendable, Equatable {
 }
 
 extension DiskStore {
-  /// Verifies the store in `directory`: SQLite's quick check, every row's
-  /// file present with the right length, inline lengths, no orphan files.
-  /// With `repair`: a manifest SQLite cannot read is moved aside
-  /// (`manifest.sqlite.corrupt-<time>`) and rebuilt from the value files
-  /// whose header and checksum verify; rows without their file are dropped;
-  /// orphan files are removed (or, when a new manifest was built, adopted).
-  public static func check(directory: String, repair: Bool = false) throws(DiskError) -> DiskCheckReport {
-    var report = DiskCheckReport()
-    try FileLayer.ensureDirectory(directory)
-    let manifest = directory + "/manifest.sqlite"
-    let data = directory + "/data"
-    let dataFiles = Set(FileLayer.list(data))
-    report.valueFiles = dataFiles.filter { !$0.hasPrefix(".tmp-") }.count
+  /// One manifest row as a check reads it.
+  struct CheckedRow {
+    var key: String
+    var filename: String?
+    var size: Int64
+    var inlineLength: Int64?
+    /// Whether the inline value matches its stored checksum (nil: not
+    /// verified, or no checksum stored).
+    var inlineVerified: Bool?
+  }
 
-    // The manifest itself.
-    var rows: [(key: String, filename: String?, size: Int64, inlineLength: Int64?)] = []
+  /// Verifies the store in `directory`: SQLite's integrity check, every
+  /// row's value present, of the right length and (unless `quick`) matching
+  /// its checksum, and no orphan files. A check holds the store's lock
+  /// shared and writes nothing.
+  ///
+  /// With `repair`, under the lock held exclusive (waiting up to
+  /// `waitSeconds` for other owners to close the store, else
+  /// ``DiskError/inUse(path:processes:exclusive:)``): rows whose value is
+  /// missing or damaged are dropped with their files, orphan files of the
+  /// store's removed, and an unreadable or missing manifest moved aside and
+  /// rebuilt from the value files that verify. Files the store did not write
+  /// are never moved or deleted, names it does not generate are never used,
+  /// and a folder that is not a store, or a store of a newer layout, is
+  /// refused before anything is written.
+  public static func check(
+    directory: String, repair: Bool = false, quick: Bool = false, waitSeconds: Double = 0
+  ) throws(DiskError) -> DiskCheckReport {
+    guard !directory.isEmpty else { throw .invalidPath("the store's folder is an empty path; name a folder") }
+    let kind = StoreFolder.kind(of: directory)
+    if let error = StoreFolder.unusable(kind, directory) { throw error }
+    switch kind {
+    case .missing:
+      throw .notAStore(path: directory, reason: "no such folder")
+    case .empty, .foreign, .notAFolder, .unreadable:
+      throw .notAStore(path: directory, reason: "it has no manifest.sqlite and lock")
+    case .store, .storeWithoutManifest:
+      break
+    }
+    let folder = try StoreFolder(path: directory, create: false, createFolders: repair)
+    // A check waits a while for a sweep or repair to finish; a repair waits only as long as asked.
+    try folder.acquire(repair ? .exclusive : .shared, waitingUpTo: repair ? waitSeconds : max(waitSeconds, 30))
+    defer { folder.release() }
+
+    var report = DiskCheckReport()
+    report.verifiedValues = !quick
+    let names = FileLayer.list(fd: folder.data)
+    report.valueFiles = names.filter(ValueFileName.isValid).count
+
+    let rows: [CheckedRow]
     do {
-      guard FileLayer.size(manifest) != nil || dataFiles.isEmpty else {
-        throw DiskError.manifest(path: manifest, reason: "missing while data files exist", code: 0)
-      }
-      let db = try SQLiteDatabase(path: manifest)
-      defer { db.close() }
-      let verdict = try db.with("PRAGMA quick_check") { (s) throws(DiskError) in try s.step() ? s.text(0) ?? "" : "" }
-      guard verdict == "ok" else { throw DiskError.manifest(path: manifest, reason: verdict, code: 11) }
-      try DiskStore.prepareSchema(db)
-      rows = try db.with("SELECT key, filename, size, length(inline_data) FROM manifest ORDER BY key") {
-        (s) throws(DiskError) in
-        var out: [(String, String?, Int64, Int64?)] = []
-        while try s.step() { out.append((s.text(0) ?? "", s.text(1), s.int64(2), s.isNull(3) ? nil : s.int64(3))) }
-        return out
-      }
-    } catch {
+      rows = try readRows(folder, verifyInline: !quick, integrity: !quick)
+    } catch let error {
+      if case .newerLayout = error { throw error }
+      if case .permissionDenied = error { throw error }
       report.manifestProblem = "cannot be read (\(error))"
-      if repair { try rebuildManifest(directory: directory, report: &report) }
+      if repair { try rebuildManifest(folder, report: &report) }
       return report
     }
     report.rows = rows.count
 
     var referenced = Set<String>()
-    var badKeys: [String] = []
+    var bad: [(key: String, filename: String?)] = []
     for row in rows {
-      if let name = row.filename {
-        referenced.insert(name)
-        let expected = DataFileHeader.fileLength(keyLength: row.key.utf8.count, valueLength: row.size)
-        guard let length = FileLayer.size(data + "/" + name) else {
-          report.missingFiles.append(row.key)
-          badKeys.append(row.key)
-          continue
+      guard let name = row.filename else {
+        if (row.inlineLength ?? 0) != row.size {
+          report.wrongSizeRows.append(row.key)
+          bad.append((row.key, nil))
+        } else if row.inlineVerified == false {
+          report.corruptValues.append("\(row.key) (inline): fails its checksum")
+          bad.append((row.key, nil))
         }
-        if length != expected {
-          report.wrongSizeFiles.append(row.key)
-          badKeys.append(row.key)
-        }
-      } else if (row.inlineLength ?? 0) != row.size {
-        report.wrongSizeRows.append(row.key)
-        badKeys.append(row.key)
+        continue
+      }
+      guard ValueFileName.isValid(name) else {
+        report.invalidNames.append("\(row.key) → '\(name)'")
+        bad.append((row.key, nil))
+        continue
+      }
+      referenced.insert(name)
+      let path = folder.dataPath + "/" + name
+      var info = stat()
+      guard fstatat(folder.data, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
+        report.missingFiles.append(row.key)
+        bad.append((row.key, name))
+        continue
+      }
+      guard (info.st_mode & S_IFMT) == S_IFREG else {
+        let what = (info.st_mode & S_IFMT) == S_IFLNK ? "a symbolic link" : "not a regular file"
+        report.corruptValues.append("\(row.key) (\(name)): is \(what)")
+        bad.append((row.key, name))
+        continue
+      }
+      let expected = DataFileHeader.fileLength(keyLength: row.key.utf8.count, valueLength: row.size)
+      if Int64(info.st_size) != expected {
+        report.wrongSizeFiles.append(row.key)
+        bad.append((row.key, name))
+        continue
+      }
+      if !quick, case .damaged(let reason) = try DataFileHeader.readValue(folder.data, name, path: path, key: row.key) {
+        report.corruptValues.append("\(row.key) (\(name)): \(reason)")
+        bad.append((row.key, name))
       }
     }
-    report.orphanFiles = dataFiles.subtracting(referenced).sorted()
+    for name in names where !referenced.contains(name) {
+      if DataFileHeader.isOurs(folder.data, name) {
+        report.orphanFiles.append(name)
+      } else {
+        report.foreignFiles.append(name)
+      }
+    }
+    if !repair && !report.isConsistent {
+      // Other owners may be mid-write (a file renamed in before its row
+      // commits, a row gone before its file): keep what is still so.
+      try settle(&report, folder: folder)
+    }
     guard repair, !report.isConsistent else { return report }
 
-    let store = try DiskStore(directory: directory)  // sweeps orphans when alone
+    let store = try DiskStore(folder: folder, inlineThreshold: DiskStore.defaultInlineThreshold)
     defer { store.close() }
-    for key in badKeys { try store.removeValue(forKey: key) }
-    if !badKeys.isEmpty {
-      report.actions.append("removed \(badKeys.count) rows whose value was missing or damaged")
-      report.lostKeys += badKeys
+    for (key, filename) in bad { try store.drop(key: key, filename: filename) }
+    if !bad.isEmpty {
+      report.actions.append("removed \(bad.count) rows whose value was missing or damaged")
+      report.lostKeys += bad.map(\.key)
     }
     try store.sweepOrphans()
     if !report.orphanFiles.isEmpty { report.actions.append("removed \(report.orphanFiles.count) orphan files") }
     return report
   }
 
-  /// Moves an unreadable manifest aside and builds a new one from the value
-  /// files that verify; files that do not are moved to the trash.
-  static func rebuildManifest(directory: String, report: inout DiskCheckReport) throws(DiskError) {
-    let manifest = directory + "/manifest.sqlite"
-    let aside = manifest + ".corrupt-\(now())"
-    for suffix in ["", "-wal", "-shm"] where FileLayer.size(manifest + suffix) != nil {
-      if rename(manifest + suffix, aside + suffix) != 0 { throw FileLayer.error(manifest + suffix, "move aside") }
+  /// The manifest's rows, read on a read-only connection (so a check never
+  /// migrates or writes), in any layout up to this code's.
+  static func readRows(_ folder: StoreFolder, verifyInline: Bool, integrity: Bool) throws(DiskError) -> [CheckedRow] {
+    var info = stat()
+    guard fstatat(folder.root, StoreFolder.manifestName, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
+      throw DiskError.manifest(path: folder.manifestPath, reason: "missing while the store's lock and data/ exist", code: 0)
     }
-    report.actions.append("moved the unreadable manifest to \(aside)")
-    // No sweep: every file is an orphan to a new manifest until adopted.
-    let store = try DiskStore(directory: directory, inlineThreshold: DiskStore.filesOnly, sweep: false)
+    let db = try SQLiteDatabase(path: folder.manifestPath, readOnly: true)
+    defer { db.close() }
+    let version = try layoutVersion(db)
+    let verdict = try db.with(integrity ? "PRAGMA integrity_check" : "PRAGMA quick_check") { (s) throws(DiskError) in
+      try s.step() ? s.text(0) ?? "" : ""
+    }
+    guard verdict == "ok" else { throw DiskError.manifest(path: folder.manifestPath, reason: verdict, code: 11) }
+    // Layouts 1 and 2 have no inline checksums; their `manifest` (a table, then a view) has the same columns.
+    let sql =
+      version == 3
+      ? "SELECT e.key, e.filename, e.size, v.data, v.checksum FROM entries e LEFT JOIN inline_values v ON v.id = e.id ORDER BY e.key"
+      : "SELECT key, filename, size, inline_data, NULL FROM manifest ORDER BY key"
+    return try db.with(sql) { (s) throws(DiskError) in
+      var out: [CheckedRow] = []
+      while try s.step() {
+        let inline = s.blob(3)
+        var verified: Bool? = nil
+        if verifyInline, let inline, !s.isNull(4) { verified = checksum(inline) == UInt64(bitPattern: s.int64(4)) }
+        out.append(
+          CheckedRow(
+            key: s.text(0) ?? "", filename: s.text(1), size: s.int64(2), inlineLength: inline.map { Int64($0.count) },
+            inlineVerified: verified))
+      }
+      return out
+    }
+  }
+
+  /// Drops the problems another owner's writes in flight explain: reads the
+  /// rows' file names again and keeps an orphan only while no row names it
+  /// and it still exists, a missing file only while its row still names it.
+  static func settle(_ report: inout DiskCheckReport, folder: StoreFolder) throws(DiskError) {
+    guard !folder.holders().isEmpty else { return }
+    let now = try readRows(folder, verifyInline: false, integrity: false)
+    let names = Dictionary(now.map { ($0.key, $0.filename) }, uniquingKeysWith: { a, _ in a })
+    let referenced = Set(now.compactMap(\.filename))
+    report.orphanFiles.removeAll { name in
+      var info = stat()
+      return referenced.contains(name) || fstatat(folder.data, name, &info, AT_SYMLINK_NOFOLLOW) != 0
+    }
+    report.missingFiles.removeAll { key in
+      guard let entry = names[key], let name = entry else { return true }
+      var info = stat()
+      return fstatat(folder.data, name, &info, AT_SYMLINK_NOFOLLOW) == 0
+    }
+  }
+
+  /// Moves an unreadable manifest aside and builds a new one from the value
+  /// files that verify. Files with the store's header that fail
+  /// verification go to the trash; files without it are left alone.
+  static func rebuildManifest(_ folder: StoreFolder, report: inout DiskCheckReport) throws(DiskError) {
+    var info = stat()
+    if fstatat(folder.root, StoreFolder.manifestName, &info, AT_SYMLINK_NOFOLLOW) == 0 {
+      let aside = try folder.moveManifestAside(suffix: "\(now())")
+      report.actions.append("moved the unreadable manifest to \(aside)")
+    }
+    let store = try DiskStore(folder: folder, inlineThreshold: DiskStore.filesOnly)
     defer { store.close() }
     var adopted = 0
     var discarded: [String] = []
-    for name in FileLayer.list(store.dataPath) {
-      let path = store.dataPath + "/" + name
-      guard !name.hasPrefix(".tmp-"), let bytes = try? FileLayer.read(path), let (key, value) = DataFileHeader.parse(bytes),
-        !key.isEmpty
+    for name in FileLayer.list(fd: folder.data) {
+      guard DataFileHeader.isOurs(folder.data, name) else { continue }  // foreign: reported by the next check
+      guard ValueFileName.isValid(name),
+        let (key, value) = DataFileHeader.parseFile(folder.data, name, path: folder.dataPath + "/" + name), !key.isEmpty
       else {
-        discarded.append(name)
-        try? store.files.rename(path, store.trashPath + "/" + name)
+        if ValueFileName.isTemporary(name) {
+          try? store.files.remove(folder.data, name, path: folder.dataPath + "/" + name)
+        } else {
+          discarded.append(name)
+          if renameat(folder.data, name, folder.trash, name) != 0 { try? store.files.remove(folder.data, name, path: name) }
+        }
         continue
       }
-      var info = stat()
-      let mtime = stat(path, &info) == 0 ? Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec) : now()
+      let mtime =
+        fstatat(folder.data, name, &info, AT_SYMLINK_NOFOLLOW) == 0
+        ? Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec) : now()
       try store.database.run(
         """
         INSERT INTO entries (key, filename, size, modification_time, last_access_time) VALUES (?, ?, ?, ?, ?)
@@ -156,13 +288,31 @@ extension DiskStore {
       }
       adopted += 1
     }
+    // Two files of one key (a write killed between rename and removal): the
+    // row keeps one; the other is an orphan now.
+    try store.sweepOrphans()
     report.rows = adopted
     report.actions.append("rebuilt the manifest from \(adopted) verified value files")
     if !discarded.isEmpty {
-      report.actions.append("moved \(discarded.count) unverifiable files to trash/")
+      report.actions.append("moved \(discarded.count) value files that fail verification to trash/")
       report.lostKeys.append(contentsOf: discarded.map { "file " + $0 })
     }
     report.lostKeys.append("every value kept inline in the old manifest (values up to the inline threshold)")
+  }
+}
+
+extension DataFileHeader {
+  /// The key and value of the value file `name`, verified (header, length,
+  /// checksum); nil when it is not an intact value file.
+  static func parseFile(_ directory: Int32, _ name: String, path: String) -> (key: String, value: [UInt8])? {
+    let fd = openat(directory, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { Glibc.close(fd) }
+    var info = stat()
+    guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
+      let bytes = try? FileLayer.readArray(fd, count: Int(info.st_size), at: 0, path: path)
+    else { return nil }
+    return parse(bytes)
   }
 }
 

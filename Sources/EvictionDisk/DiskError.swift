@@ -9,6 +9,17 @@ public enum DiskError: Error, Equatable, CustomStringConvertible {
   case corruptFile(path: String, reason: String)
   case closed
   case invalidPolicy(String)
+  case invalidPath(String)
+  /// The folder holds no EvictionLab store (or none any more).
+  case notAStore(path: String, reason: String)
+  /// A link or a non-folder where the store keeps its own folders or files.
+  case unsafePath(path: String, reason: String)
+  /// Another process holds the store's lock (`processes` when known).
+  case inUse(path: String, processes: [Int32], exclusive: Bool)
+  /// The manifest was laid out by a newer EvictionLab.
+  case newerLayout(path: String, version: Int64, supported: Int64)
+  /// A stored value failed verification; its entry was dropped.
+  case corruptValue(key: String, path: String, reason: String)
 
   public var description: String {
     switch self {
@@ -27,8 +38,23 @@ public enum DiskError: Error, Equatable, CustomStringConvertible {
       return "\(path): \(reason); run evlab disk check --repair on the store"
     case .closed:
       return "the store is closed"
-    case .invalidPolicy(let message):
+    case .invalidPolicy(let message), .invalidPath(let message):
       return message
+    case .notAStore(let path, let reason):
+      return "\(path) is not an EvictionLab store (\(reason)); nothing was written. Name the store's own folder"
+    case .unsafePath(let path, let reason):
+      return "\(path) \(reason)"
+    case .inUse(let path, let processes, let exclusive):
+      let who =
+        processes.isEmpty
+        ? "another process" : (processes.count == 1 ? "process " : "processes ") + processes.map(String.init).joined(separator: ", ")
+      return exclusive
+        ? "\(path) is in use by \(who); close it first, or pass --wait SECONDS"
+        : "\(path) is being repaired or swept by \(who); try again when it is done"
+    case .newerLayout(let path, let version, let supported):
+      return "\(path) was written by a newer EvictionLab (layout \(version); this one reads up to \(supported)): upgrade EvictionLab; nothing was changed"
+    case .corruptValue(let key, let path, let reason):
+      return "\(path): the value of key '\(key)' \(reason); the entry was dropped"
     }
   }
 }

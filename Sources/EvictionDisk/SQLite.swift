@@ -13,10 +13,14 @@ final class SQLiteDatabase {
   private(set) var handle: OpaquePointer?
   private var statements: [String: OpaquePointer] = [:]
 
-  init(path: String, busyTimeoutMilliseconds: Int32 = 10_000) throws(DiskError) {
+  /// Opens `path` (never through a symbolic link); `readOnly` neither
+  /// creates nor writes the database.
+  init(path: String, readOnly: Bool = false, busyTimeoutMilliseconds: Int32 = 10_000) throws(DiskError) {
     self.path = path
     var db: OpaquePointer?
-    let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+    let flags =
+      (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
+      | SQLITE_OPEN_NOFOLLOW
     let rc = sqlite3_open_v2(path, &db, flags, nil)
     guard rc == SQLITE_OK, let db else {
       let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"

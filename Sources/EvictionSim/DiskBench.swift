@@ -1,5 +1,6 @@
 import EvictionCache
 import EvictionDisk
+import EvictionTraces
 import Foundation
 import Histogram
 
@@ -115,7 +116,11 @@ public enum DiskBench {
     // writeback (and freed-block discards) of the cells before it, which
     // slowed file creation here up to 40-fold.
     sync()
-    defer { try? FileManager.default.removeItem(atPath: path) }
+    let token = ScratchPaths.shared.register(path)
+    defer {
+      try? FileManager.default.removeItem(atPath: path)
+      ScratchPaths.shared.unregister(token)
+    }
     let store = try DiskStore(directory: path, inlineThreshold: mode.inlineThreshold(mixed: mixedThreshold))
     defer { store.close() }
     let value = (0..<valueSize).map { UInt8(truncatingIfNeeded: $0 &* 131) }

@@ -41,7 +41,11 @@ public enum TieredReplay {
     directory: String, limit: Int? = nil
   ) throws -> Result {
     let path = directory + "/evlab-tier-\(UUID().uuidString)"
-    defer { try? FileManager.default.removeItem(atPath: path) }
+    let token = ScratchPaths.shared.register(path)
+    defer {
+      try? FileManager.default.removeItem(atPath: path)
+      ScratchPaths.shared.unregister(token)
+    }
     let bytes = sizeMode == .bytes
     let memory = try MemoryCache<String, [UInt8]>(
       policy: policy.description, countLimit: bytes ? nil : Int(memorySize), costLimit: bytes ? memorySize : nil)

@@ -17,6 +17,8 @@ public final class TraceWriter {
   var pending: [UInt8] = []
   let compressor: OpaquePointer?
   var finished = false
+  /// The `.partial` file's entry in ``ScratchPaths``, so an interrupted run removes it.
+  let scratchToken: Int
 
   public init(path: String, format: TraceFormat) throws(TraceError) {
     guard [.oracleGeneral, .csv, .txt].contains(format) else {
@@ -25,8 +27,9 @@ public final class TraceWriter {
     self.path = path
     self.format = format
     temporaryPath = path + ".partial"
-    fd = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    fd = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     guard fd >= 0 else { throw .unreadable(path: path, reason: "cannot create: \(String(cString: strerror(errno)))") }
+    scratchToken = ScratchPaths.shared.register(temporaryPath)
     if path.lowercased().hasSuffix(".zst") {
       compressor = ZSTD_createCCtx()
       ZSTD_CCtx_setParameter(compressor, ZSTD_c_compressionLevel, 19)
@@ -41,6 +44,7 @@ public final class TraceWriter {
       close(fd)
       unlink(temporaryPath)
     }
+    ScratchPaths.shared.unregister(scratchToken)
     if let compressor { ZSTD_freeCCtx(compressor) }
   }
 

@@ -47,6 +47,7 @@ struct DiskBenchCommand: ParsableCommand {
     var sizes: [Int] = []
     var threshold = 0
     try oneLineErrors {
+      guard !dir.isEmpty else { throw ValidationError("--dir is an empty path; name a folder for the scratch stores") }
       threshold = Int(try parseSize(inlineThreshold))
       for name in mode.split(separator: ",") {
         guard let m = DiskBench.Mode(rawValue: name.trimmingCharacters(in: .whitespaces).lowercased()) else {

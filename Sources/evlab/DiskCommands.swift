@@ -17,11 +17,13 @@ struct Disk: ParsableCommand {
 struct DiskCheckCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "check",
-    abstract: "Verify a disk store: SQLite's check, every row's file present with the right length, no orphan files.",
+    abstract: "Verify a disk store: SQLite's integrity check, every value against its checksum, no orphan files.",
     discussion: """
-      Exit status 0 only when the store is consistent (or, with --repair, was made consistent). --repair \
-      drops rows whose file is missing or damaged, removes orphan files, and rebuilds an unreadable manifest \
-      from the value files that verify; it lists what was lost.
+      Exit status 0 only when the store is consistent (or, with --repair, was made consistent). A check holds \
+      the store's lock shared and writes nothing. --repair holds it exclusive (it refuses while another process \
+      has the store open, or waits --wait seconds), drops rows whose value is missing or damaged, removes the \
+      store's orphan files, and rebuilds an unreadable manifest from the value files that verify; it lists what \
+      was lost. Files in data/ that EvictionLab did not write are reported and never moved or deleted.
       """)
 
   @Argument(help: "The store's folder (holding manifest.sqlite and data/).")
@@ -30,9 +32,22 @@ struct DiskCheckCommand: ParsableCommand {
   @Flag(help: "Fix what can be fixed and say what was lost.")
   var repair = false
 
+  @Flag(help: "Compare lengths only; skip reading every value to verify its checksum.")
+  var quick = false
+
+  @Option(help: "Seconds --repair waits for other processes to close the store before refusing (default: 0).")
+  var wait: Double = 0
+
+  func validate() throws {
+    guard !directory.isEmpty else { throw ValidationError("the store's folder is an empty path; name a folder") }
+    guard wait >= 0 && wait.isFinite else { throw ValidationError("--wait \(wait): give seconds, 0 or more") }
+  }
+
   func run() throws {
     let report: DiskCheckReport
-    do throws(DiskError) { report = try DiskStore.check(directory: directory, repair: repair) } catch { throw fail(error) }
+    do throws(DiskError) {
+      report = try DiskStore.check(directory: directory, repair: repair, quick: quick, waitSeconds: wait)
+    } catch { throw fail(error) }
     print(report.summary)
     if report.isConsistent {
       print("consistent")
@@ -41,7 +56,7 @@ struct DiskCheckCommand: ParsableCommand {
     if repair {
       // Check again: the repair must have left a consistent store.
       let after: DiskCheckReport
-      do throws(DiskError) { after = try DiskStore.check(directory: directory) } catch { throw fail(error) }
+      do throws(DiskError) { after = try DiskStore.check(directory: directory, quick: quick) } catch { throw fail(error) }
       guard after.isConsistent else { throw fail("still inconsistent after repair:\n\(after.summary)") }
       print("repaired: consistent now")
       return

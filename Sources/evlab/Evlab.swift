@@ -13,6 +13,11 @@ struct Evlab: ParsableCommand {
     commandName: "evlab",
     abstract: "EvictionLab: replay cache traces through replacement policies and compare them.",
     subcommands: [Compare.self, Merge.self, Disk.self, DiskBenchCommand.self, Replay.self, MRC.self, Stress.self, Generate.self, Convert.self, TraceInfoCommand.self, Policies.self, Bench.self])
+
+  static func main() {
+    Interruption.install()
+    main(nil)
+  }
 }
 
 /// Prints `message` as the tool's one-line error and exits non-zero.
@@ -22,6 +27,8 @@ func fail(_ message: CustomStringConvertible) -> ExitCode {
 }
 
 func printError(_ text: String) {
+  // An interrupted run's later errors are consequences of its cleanup, not news.
+  if Interruption.interrupted { return }
   var stderr = StandardError()
   print(text, to: &stderr)
 }

@@ -66,6 +66,7 @@ struct Replay: ParsableCommand {
     try traceOptions.checkArguments()
     guard jobs >= 1 else { throw ValidationError("--jobs \(jobs): at least one job is needed") }
     guard copies >= 1 else { throw ValidationError("--repeat \(copies): at least one copy is needed") }
+    guard !diskDir.isEmpty else { throw ValidationError("--disk-dir is an empty path; name a folder for the disk tier's scratch store") }
     if !traces.isEmpty {
       guard !policies.isEmpty else { throw ValidationError("no --policy given; e.g. --policy lru,arc") }
       guard !sizes.isEmpty else { throw ValidationError("no --size given; e.g. --size 1000,5000 or --size 16m --size-mode bytes") }

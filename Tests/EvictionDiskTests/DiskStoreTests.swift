@@ -1,12 +1,11 @@
+import EvictionTestSupport
 import Foundation
 import Testing
 
 @testable import EvictionDisk
 
-func scratchStore() throws -> String {
-  let path = FileManager.default.temporaryDirectory.appendingPathComponent("evlab-disk-\(UUID().uuidString)").path
-  return path
-}
+/// A path for a new store (removed with the test process's scratch root).
+func scratchStore() throws -> String { Scratch.path("disk") }
 
 func bytes(_ count: Int, seed: Int) -> [UInt8] { (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ seed) } }
 
@@ -124,10 +123,12 @@ func dataFiles(_ directory: String) throws -> [String] {
     try Data([9]).write(to: URL(fileURLWithPath: dir + "/data/stray"))
     let report = try DiskStore.check(directory: dir)
     #expect(!report.isConsistent && report.rows == 7)
-    #expect(report.missingFiles.count == 1 && report.wrongSizeFiles.count == 1 && report.orphanFiles == ["stray"])
+    #expect(report.missingFiles.count == 1 && report.wrongSizeFiles.count == 1 && report.orphanFiles.isEmpty)
+    #expect(report.foreignFiles == ["stray"], "a file the store did not write is foreign, not an orphan")
     let repaired = try DiskStore.check(directory: dir, repair: true)
     #expect(repaired.lostKeys.count == 2 && repaired.summary.contains("lost 2 values"))
     #expect(try DiskStore.check(directory: dir).isConsistent)
+    #expect(try dataFiles(dir).contains("stray"), "and it stays")
     let reopened = try DiskStore(directory: dir, inlineThreshold: 100)
     #expect(try reopened.totals().count == 5 && reopened.value(forKey: "small") == bytes(10, seed: 9))
   }

@@ -1,3 +1,4 @@
+import EvictionTestSupport
 import Foundation
 import Testing
 
@@ -48,6 +49,7 @@ import Testing
   @Test func aVersionOneStoreIsMigratedWithEveryValue() throws {
     let dir = try scratchStore()
     try FileManager.default.createDirectory(atPath: dir + "/data", withIntermediateDirectories: true)
+    FileManager.default.createFile(atPath: dir + "/lock", contents: Data())  // version 1 left it empty
     let fileValue = bytes(3000, seed: 5)
     let fileName = "0123456789abcdef0123456789abcdef-0000000000000001"
     try Data(Self.versionOneFile(key: "in-a-file", value: fileValue)).write(to: URL(fileURLWithPath: dir + "/data/" + fileName))
@@ -96,21 +98,39 @@ import Testing
     #expect {
       try DiskStore(directory: dir)
     } throws: { error in
-      "\(error)".contains("layout version 99 is newer") && "\(error)".contains("update EvictionLab")
+      "\(error)".contains("newer EvictionLab (layout 99") && "\(error)".contains("upgrade EvictionLab")
     }
   }
 
-  @Test func valueFilesOfBothVersionsVerifyAndDamageIsCaught() throws {
+  @Test func valueFilesOfEveryVersionVerifyAndDamageIsCaught() throws {
     let value = bytes(1000, seed: 3)
     let one = Self.versionOneFile(key: "k", value: value)
-    let two = DataFileHeader.encode(key: "k", value: value) + value
-    #expect(one[4] == 1 && two[4] == 2)
-    #expect(DataFileHeader.parse(one)?.value == value && DataFileHeader.parse(two)?.value == value)
-    #expect(checksum(value) != checksumVersion1(value))
-    for file in [one, two] {
+    var two = one
+    two[4] = 2
+    withUnsafeBytes(of: checksumVersion2(value).littleEndian) { two.replaceSubrange(17..<25, with: $0) }
+    let three = DataFileHeader.encode(key: "k", value: value) + value
+    #expect(one[4] == 1 && two[4] == 2 && three[4] == 3)
+    for file in [one, two, three] { #expect(DataFileHeader.parse(file)?.value == value, "version \(file[4])") }
+    #expect(Set([checksum(value), checksumVersion2(value), checksumVersion1(value)]).count == 3)
+    for file in [one, two, three] {
       var damaged = file
       damaged[damaged.count - 500] ^= 0x40
       #expect(DataFileHeader.parse(damaged) == nil, "a flipped bit fails the checksum")
+    }
+    // Version 3 files are read in chunks, each summed as it arrives: the
+    // streamed sum equals the whole one, at every chunk boundary and tail.
+    let dir = try Scratch.directory("chunks").path
+    let folder = open(dir, O_RDONLY | O_DIRECTORY)
+    defer { close(folder) }
+    for length in [0, 63, 64, 65, 256 * 1024 - 1, 256 * 1024, 256 * 1024 + 7, 600_001] {
+      let big = bytes(length, seed: length)
+      let name = "0123456789abcdef0123456789abcdef-\(String(format: "%016x", length))"
+      try Data(DataFileHeader.encode(key: "big", value: big) + big).write(to: URL(fileURLWithPath: dir + "/" + name))
+      guard case .value(let read) = try DataFileHeader.readValue(folder, name, path: name, key: "big") else {
+        Issue.record("length \(length) did not verify")
+        continue
+      }
+      #expect(read == big, "length \(length)")
     }
     // The lanes cover every byte: each single-byte change, and the tail, moves the sum.
     for length in [0, 7, 31, 32, 33, 100] {
@@ -140,8 +160,9 @@ import Testing
     #expect {
       try store.value(forKey: "cut")
     } throws: { error in
-      "\(error)".contains(cut) && "\(error)".contains("damaged") && "\(error)".contains("evlab disk check --repair")
+      "\(error)".contains(cut) && "\(error)".contains("wrong length") && "\(error)".contains("the entry was dropped")
     }
+    #expect(try store.value(forKey: "cut") == nil, "dropped, never returned")
     #expect {
       try store.value(forKey: "swapped")
     } throws: { error in "\(error)".contains("holds key 'other") }

@@ -1,3 +1,4 @@
+import EvictionTestSupport
 import EvictionCore
 import Foundation
 import Testing
@@ -43,7 +44,7 @@ import Testing
       let size = key < 4 ? 5_000 : (key == 7 ? 10 + i % 3 : 100 + key)
       lines.append("\(key),\(size)")
     }
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("mrc-\(UUID().uuidString).csv").path
+    let path = Scratch.path("mrc", suffix: ".csv")
     try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
     let trace = TraceSource(path: path, format: .csv)
     let sizes: [Int64] = [1_000, 4_000, 10_000, 40_000, 100_000]

@@ -1,3 +1,4 @@
+import EvictionTestSupport
 import Foundation
 import Testing
 
@@ -22,29 +23,36 @@ struct Run {
   var stderr: String
 }
 
-func evlab(_ arguments: [String], in directory: URL? = nil) throws -> Run {
+func evlab(_ arguments: [String], in directory: URL? = nil, environment: [String: String]? = nil) throws -> Run {
   let process = Process()
   process.executableURL = URL(fileURLWithPath: evlabPath)
   process.arguments = arguments
   if let directory { process.currentDirectoryURL = directory }
+  if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
   let out = Pipe()
   let err = Pipe()
   process.standardOutput = out
   process.standardError = err
   try process.run()
+  // Both pipes drain at once: a command that fills one while the other is
+  // read to its end would otherwise wait forever.
+  nonisolated(unsafe) var errData = Data()
+  let errHandle = err.fileHandleForReading
+  let done = DispatchSemaphore(value: 0)
+  Thread.detachNewThread {
+    errData = errHandle.readDataToEndOfFile()
+    done.signal()
+  }
   let outData = out.fileHandleForReading.readDataToEndOfFile()
-  let errData = err.fileHandleForReading.readDataToEndOfFile()
+  done.wait()
   process.waitUntilExit()
   return Run(
     status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
     stderr: String(decoding: errData, as: UTF8.self))
 }
 
-func scratchDirectory() throws -> URL {
-  let url = FileManager.default.temporaryDirectory.appendingPathComponent("evlab-cli-\(UUID().uuidString)")
-  try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-  return url
-}
+/// A new folder, removed with the test process's scratch root.
+func scratchDirectory() throws -> URL { try Scratch.directory("cli") }
 
 @Suite struct BadInputTests {
   /// Each bad input gives exit status 1 and exactly one line on standard

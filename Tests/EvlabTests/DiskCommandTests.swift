@@ -1,4 +1,5 @@
 import EvictionDisk
+import EvictionTestSupport
 import Foundation
 import Testing
 
@@ -41,6 +42,111 @@ import Testing
       let check = try evlab(["disk", "check", dir])
       #expect(check.status == 0 && check.stdout.contains("consistent"), "round \(round) after \(acks.count) acks: \(check.stdout)\(check.stderr)")
     }
+  }
+
+  /// Starts `evlab disk write-stream DIR` and waits for its first acknowledgement.
+  func startWriter(_ dir: String) throws -> (process: Process, output: FileHandle, acknowledged: Data) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: evlabPath)
+    process.arguments = ["disk", "write-stream", dir]
+    let out = Pipe()
+    process.standardOutput = out
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    var acknowledged = Data()
+    while !String(decoding: acknowledged, as: UTF8.self).contains("ack 0\n") {
+      acknowledged.append(out.fileHandleForReading.availableData)
+    }
+    return (process, out.fileHandleForReading, acknowledged)
+  }
+
+  @Test func repairRefusesALiveWriterNamingItAndEveryAcknowledgedWriteSurvives() throws {
+    for round in 0..<4 {
+      let dir = try scratchDirectory().appendingPathComponent("store").path
+      var (writer, output, acknowledged) = try startWriter(dir)
+      usleep(UInt32(20_000 * (round + 1)))
+      let repair = try evlab(["disk", "check", dir, "--repair"])
+      #expect(repair.status == 1 && repair.stderr.contains("in use by process \(writer.processIdentifier)"), "\(repair.stderr)")
+      let check = try evlab(["disk", "check", dir, "--quick"])
+      #expect(check.status == 0, "a check beside a writer sees a consistent store: \(check.stdout)\(check.stderr)")
+      kill(writer.processIdentifier, SIGKILL)
+      writer.waitUntilExit()
+      acknowledged.append(output.readDataToEndOfFile())
+      let acks = String(decoding: acknowledged, as: UTF8.self).split(separator: "\n").compactMap { Int($0.dropFirst(4)) }
+      let store = try DiskStore(directory: dir, inlineThreshold: 2048)
+      for i in acks {
+        #expect(try store.value(forKey: "key-\(i)") == Self.value(i), "round \(round): key-\(i) acknowledged but lost")
+      }
+      store.close()
+    }
+  }
+
+  @Test func checkAndRepairRefuseWhatIsNotAStoreAndWriteNothing() throws {
+    let root = try scratchDirectory()
+    let project = root.appendingPathComponent("project").path
+    try FileManager.default.createDirectory(atPath: project + "/data", withIntermediateDirectories: true)
+    for i in 0..<5 { try Data("a,b\n".utf8).write(to: URL(fileURLWithPath: project + "/data/f\(i).csv")) }
+    let before = treeDigest(root.path)
+    for arguments in [["disk", "check", project, "--repair"], ["disk", "check", root.path + "/no/such/dir"]] {
+      let run = try evlab(arguments)
+      #expect(run.status == 1 && run.stderr.contains("is not an EvictionLab store"), "\(arguments): \(run.stderr)")
+    }
+    #expect(treeDigest(root.path) == before)
+    for arguments in [["disk", "check", ""], ["disk-bench", "--dir", ""], ["replay", "x.txt", "--policy", "lru", "--size", "2", "--tier", "memory+disk", "--disk-size", "4", "--disk-dir", ""]] {
+      let run = try evlab(arguments, in: root)
+      #expect(run.status != 0 && run.stderr.contains("empty path"), "\(arguments): \(run.stderr)")
+    }
+  }
+
+  /// SIGINT or SIGTERM in the middle of a run that keeps scratch stores and
+  /// generated traces: exit 128 + the signal, and nothing left behind.
+  @Test(arguments: [("disk-bench", SIGINT), ("compare", SIGTERM), ("tiered", SIGINT)])
+  func anInterruptedRunLeavesNoScratchBehind(command: String, signal: Int32) throws {
+    let root = try scratchDirectory()
+    let temporary = root.appendingPathComponent("tmp").path
+    try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
+    try (0..<400_000).map { String($0 % 20_000) }.joined(separator: "\n").write(
+      to: root.appendingPathComponent("loop.txt"), atomically: true, encoding: .utf8)
+    let arguments: [String]
+    switch command {
+    case "disk-bench": arguments = ["disk-bench", "--dir", temporary, "--ops", "4000", "--value-size", "64k,1m"]
+    case "compare":
+      try """
+        policies = ["lru", "fifo"]
+        sizes = [100, 1000]
+        seeds = [1, 2, 3]
+        [[traces]]
+        generate = "zipf"
+        objects = 200000
+        requests = 3000000
+        [disk]
+        value_sizes = ["1m"]
+        ops = 2000
+        """.write(to: root.appendingPathComponent("c.toml"), atomically: true, encoding: .utf8)
+      arguments = ["compare", "--config", "c.toml", "--output", "out"]
+    default:
+      arguments = ["replay", "loop.txt", "--tier", "memory+disk", "--policy", "lru", "--size", "100", "--disk-size", "10000"]
+    }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: evlabPath)
+    process.arguments = arguments
+    process.currentDirectoryURL = root
+    process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": temporary]) { $1 }
+    let err = Pipe()
+    process.standardError = err
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    // Until the run has made its scratch folder (and a little more), then interrupt.
+    let deadline = Date().addingTimeInterval(30)
+    while (try FileManager.default.contentsOfDirectory(atPath: temporary)).isEmpty && Date() < deadline { usleep(10_000) }
+    usleep(300_000)
+    #expect(process.isRunning, "the run was still going when interrupted")
+    kill(process.processIdentifier, signal)
+    let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 128 + signal, "\(stderr)")
+    #expect(stderr.contains("interrupted"), "\(stderr)")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: temporary).isEmpty, "scratch left behind: \(stderr)")
   }
 
   @Test func aSecondProcessHoldingTheDatabaseMakesWritesWaitNotFail() throws {

@@ -8,41 +8,58 @@ import Foundation
 public final class CompareWorkspace {
   public let sources: [[TraceSource]]
   let scratch: String?
+  let scratchToken: Int?
 
   public init(_ config: CompareConfig) throws(TraceError) {
     var sources: [[TraceSource]] = []
     var scratch: String? = nil
-    for entry in config.traces {
-      switch entry.origin {
-      case .file(let source):
-        sources.append([source])
-      case .synthetic(let template):
-        if scratch == nil {
-          let dir = FileManager.default.temporaryDirectory.appendingPathComponent("evlab-compare-\(UUID().uuidString)").path
-          do { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) } catch {
-            throw .unreadable(path: dir, reason: "cannot create a scratch folder for generated traces")
+    var scratchToken: Int? = nil
+    // A failure halfway (a full disk) removes what was generated: deinit does not run for an init that throws.
+    func abandon() {
+      if let scratch { try? FileManager.default.removeItem(atPath: scratch) }
+      if let scratchToken { ScratchPaths.shared.unregister(scratchToken) }
+    }
+    do throws(TraceError) {
+      for entry in config.traces {
+        switch entry.origin {
+        case .file(let source):
+          sources.append([source])
+        case .synthetic(let template):
+          if scratch == nil {
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+              "evlab-compare-\(UUID().uuidString)"
+            ).path
+            scratchToken = ScratchPaths.shared.register(dir)
+            do { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) } catch {
+              throw .unreadable(path: dir, reason: "cannot create a scratch folder for generated traces")
+            }
+            scratch = dir
           }
-          scratch = dir
+          var instances: [TraceSource] = []
+          for seed in config.seeds {
+            var workload = template
+            workload.seed = seed
+            let path = "\(scratch!)/\(Self.fileName(entry.name))-seed\(seed).oracleGeneral"
+            let writer = try TraceWriter(path: path, format: .oracleGeneral)
+            try writer.write(workload.generate())
+            try writer.finish()
+            instances.append(TraceSource(path: path, format: .oracleGeneral))
+          }
+          sources.append(instances)
         }
-        var instances: [TraceSource] = []
-        for seed in config.seeds {
-          var workload = template
-          workload.seed = seed
-          let path = "\(scratch!)/\(Self.fileName(entry.name))-seed\(seed).oracleGeneral"
-          let writer = try TraceWriter(path: path, format: .oracleGeneral)
-          try writer.write(workload.generate())
-          try writer.finish()
-          instances.append(TraceSource(path: path, format: .oracleGeneral))
-        }
-        sources.append(instances)
       }
+    } catch {
+      abandon()
+      throw error
     }
     self.sources = sources
     self.scratch = scratch
+    self.scratchToken = scratchToken
   }
 
   deinit {
     if let scratch { try? FileManager.default.removeItem(atPath: scratch) }
+    if let scratchToken { ScratchPaths.shared.unregister(scratchToken) }
   }
 
   static func fileName(_ name: String) -> String {
@@ -56,7 +73,9 @@ public final class CompareWorkspace {
       switch entry.origin {
       case .file(let source): [source]
       case .synthetic:
-        config.seeds.map { TraceSource(path: "\(fileName(entry.name))-seed\($0).oracleGeneral", format: .oracleGeneral) }
+        config.seeds.map {
+          TraceSource(path: "\(fileName(entry.name))-seed\($0).oracleGeneral", format: .oracleGeneral)
+        }
       }
     }
   }
@@ -110,25 +129,32 @@ public struct ComparePartial: Codable, Sendable {
   public static func merge(_ parts: [(path: String, partial: ComparePartial)]) throws(CompareError) -> (
     CompareConfig, CompareOutcome
   ) {
-    guard let first = parts.first else { throw .merge("no partial results found; name the folders evlab compare --shard wrote") }
+    guard let first = parts.first else {
+      throw .merge("no partial results found; name the folders evlab compare --shard wrote")
+    }
     let shards = first.partial.shards
     var seen: [Int: String] = [:]
     for (path, part) in parts {
       guard part.evlabPartial == 1 else { throw .merge("\(path): a partial result of another evlab version") }
       guard part.config == first.partial.config && part.shards == shards && part.totalRuns == first.partial.totalRuns
       else {
-        throw .merge("\(path) and \(first.path) are shards of different sweeps (their configurations or shard counts differ)")
+        throw .merge(
+          "\(path) and \(first.path) are shards of different sweeps (their configurations or shard counts differ)")
       }
-      if let other = seen[part.shard] { throw .merge("shard \(part.shard)/\(shards) appears twice: \(other) and \(path)") }
+      if let other = seen[part.shard] {
+        throw .merge("shard \(part.shard)/\(shards) appears twice: \(other) and \(path)")
+      }
       seen[part.shard] = path
     }
     let missing = (1...shards).filter { seen[$0] == nil }
     guard missing.isEmpty else {
-      throw .merge("shards \(missing.map { "\($0)/\(shards)" }.joined(separator: ", ")) are missing; run them and merge again")
+      throw .merge(
+        "shards \(missing.map { "\($0)/\(shards)" }.joined(separator: ", ")) are missing; run them and merge again")
     }
     let config: CompareConfig
     do throws(ConfigError) {
-      config = try CompareConfig.parse(first.partial.config, format: first.partial.configFormat, file: "the shards' configuration", checkFiles: false)
+      config = try CompareConfig.parse(
+        first.partial.config, format: first.partial.configFormat, file: "the shards' configuration", checkFiles: false)
     } catch {
       throw .config(error)
     }

@@ -1,0 +1,88 @@
+import EvictionTraces
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Ctrl-C (SIGINT) and SIGTERM end a run without leaving its scratch stores,
+/// generated traces or `.partial` files behind. The signal handler only
+/// writes the signal's number to a pipe (all a handler may safely do); a
+/// thread waiting on the pipe parks the run's other threads, removes what
+/// ``ScratchPaths`` holds, and exits with 128 + the signal, as a shell
+/// reports it. Handled signals, unlike ignored ones, are reset for any
+/// program evlab starts.
+///
+/// Parking matters: a run left going keeps writing into the folder being
+/// removed (a disk benchmark makes a file every few microseconds). Each
+/// thread is sent SIGUSR1 in turn; its handler counts itself and sleeps
+/// until the process ends. The handler runs with SIGUSR1 blocked, so the
+/// next process-directed SIGUSR1 reaches a thread not yet parked.
+enum Interruption {
+  nonisolated(unsafe) static var pipeFDs: [Int32] = [-1, -1]
+  nonisolated(unsafe) static var interrupted = false
+  static let parked = Atomic<Int>(0)
+
+  static func install() {
+    guard pipe(&pipeFDs) == 0 else { return }
+    _ = fcntl(pipeFDs[0], F_SETFD, FD_CLOEXEC)
+    _ = fcntl(pipeFDs[1], F_SETFD, FD_CLOEXEC)
+    var action = sigaction()
+    action.__sigaction_handler.sa_handler = { signal in
+      var byte = UInt8(truncatingIfNeeded: signal)
+      _ = write(Interruption.pipeFDs[1], &byte, 1)
+    }
+    action.sa_flags = SA_RESTART
+    sigemptyset(&action.sa_mask)
+    for signal in [SIGINT, SIGTERM] { sigaction(signal, &action, nil) }
+    var park = sigaction()
+    park.__sigaction_handler.sa_handler = { _ in
+      Interruption.parked.add(1, ordering: .sequentiallyConsistent)
+      while true { pause() }
+    }
+    sigemptyset(&park.sa_mask)
+    sigaction(SIGUSR1, &park, nil)
+    // A blocked-signal mask is inherited from whoever started evlab (a
+    // thread pool's worker blocks them all); unblock the three handled here,
+    // for this thread and every thread it starts.
+    var handled = sigset_t()
+    sigemptyset(&handled)
+    for signal in [SIGINT, SIGTERM, SIGUSR1] { sigaddset(&handled, signal) }
+    pthread_sigmask(SIG_UNBLOCK, &handled, nil)
+    let reader = pipeFDs[0]
+    Thread.detachNewThread {
+      var own = sigset_t()
+      sigemptyset(&own)
+      sigaddset(&own, SIGUSR1)
+      pthread_sigmask(SIG_BLOCK, &own, nil)
+      var byte: UInt8 = 0
+      while read(reader, &byte, 1) != 1 {
+        if errno != EINTR { return }
+      }
+      interrupted = true
+      parkOtherThreads()
+      let removed = ScratchPaths.shared.removeAll()
+      let name = byte == UInt8(SIGINT) ? "SIGINT" : "SIGTERM"
+      writeStandardError("evlab: interrupted (\(name)); removed \(removed) scratch files and folders\n")
+      _exit(128 + Int32(byte))
+    }
+  }
+
+  /// Sends SIGUSR1 until every other thread of the process is parked (or a
+  /// thread that blocks the signal keeps it pending for 50 ms).
+  static func parkOtherThreads() {
+    let others = max(0, FileManager.default.subpathsCount("/proc/self/task") - 1)
+    for expected in 1...max(1, others) where others > 0 {
+      kill(getpid(), SIGUSR1)
+      let deadline = DispatchTime.now().uptimeNanoseconds + 50_000_000
+      while parked.load(ordering: .sequentiallyConsistent) < expected && DispatchTime.now().uptimeNanoseconds < deadline {
+        usleep(200)
+      }
+    }
+  }
+}
+
+extension FileManager {
+  fileprivate func subpathsCount(_ path: String) -> Int { (try? contentsOfDirectory(atPath: path).count) ?? 0 }
+}
