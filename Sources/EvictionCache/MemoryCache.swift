@@ -11,12 +11,18 @@ public enum CacheError: Error, Equatable, CustomStringConvertible {
   case offlinePolicy(String)
   case trimsOnATimer(String)
   case policy(PolicyError)
+  case moreShardsThanCapacity(shards: Int, capacity: Int64)
+  case belowMinimumCapacity(policy: String, capacity: Int64, minimum: Int64, hint: String)
 
   public var description: String {
     switch self {
     case .unknownLock(let name):
       "unknown lock strategy '\(name)': use mutex, pthread, rwlock, queue, striped or striped:N"
     case .invalidShardCount(let n): "striped:\(n): the number of shards must be in 1...4096"
+    case .moreShardsThanCapacity(let shards, let capacity):
+      "striped:\(shards) splits a capacity of \(capacity) into more shards than it holds; use at most striped:\(capacity)"
+    case .belowMinimumCapacity(let policy, let capacity, let minimum, let hint):
+      "\(policy) caches nothing at a capacity of \(capacity) per shard; it needs at least \(minimum)\(hint)"
     case .negativeCost(let cost): "cost \(cost) is negative: costs are sizes or weights, 0 or more"
     case .invalidLimit(let name, let value): "\(name) \(value) is not a limit: give a positive value, or none"
     case .limitAbovePolicyCapacity(let name, let value, let capacity):
@@ -93,6 +99,16 @@ public final class MemoryCache<Key: Hashable, Value> {
     let primary = costLimit ?? countLimit.map(Int64.init) ?? Self.unbounded
     let shardCount: Int
     if case .striped(let n) = lock { shardCount = n } else { shardCount = 1 }
+    // Every shard must hold at least one object: more shards than that
+    // would hold N objects whatever the limit (a hit ratio above Belady's).
+    if shardCount > 1 && primary < Int64(shardCount) {
+      throw .moreShardsThanCapacity(shards: shardCount, capacity: primary)
+    }
+    let smallestShare = Self.share(of: primary, shard: shardCount - 1, of: shardCount)
+    if smallestShare < spec.minimumCapacity {
+      throw .belowMinimumCapacity(
+        policy: spec.description, capacity: smallestShare, minimum: spec.minimumCapacity, hint: spec.minimumCapacityHint)
+    }
     var built: [CacheShard<Key, Value>] = []
     for i in 0..<shardCount {
       var visitor = BoxingVisitor<Key>()
@@ -108,7 +124,7 @@ public final class MemoryCache<Key: Hashable, Value> {
           ageLimit: ageLimit.map(nanoseconds) ?? .max, collectsDepartures: onEvict != nil))
     }
     shards = built
-    shardShift = UInt64(64 - max(1, shardCount).trailingZeroBitCount)
+    shardShift = 32
     self.clock = clock ?? coarseMonotonicNanoseconds
     self.onEvict = onEvict
     lockStrategy = lock
@@ -177,8 +193,10 @@ public final class MemoryCache<Key: Hashable, Value> {
   @inlinable @inline(__always)
   func shard(for key: Key) -> CacheShard<Key, Value> {
     if shards.count == 1 { return shards[0] }
+    // Multiply-shift onto 0..<N (Lemire's range reduction of the top 32 bits
+    // of a Fibonacci-mixed hash): every shard is used, whatever N is.
     let mixed = UInt64(bitPattern: Int64(key.hashValue)) &* 0x9E37_79B9_7F4A_7C15
-    return shards[Int(truncatingIfNeeded: mixed >> shardShift) % shards.count]
+    return shards[Int(truncatingIfNeeded: ((mixed >> shardShift) &* UInt64(shards.count)) >> 32)]
   }
 
   /// The value for `key`, or nil. A hit counts as an access for the policy.

@@ -25,6 +25,7 @@ public struct PolicySpec: Hashable, Sendable, CustomStringConvertible {
           throw .unknownParameter(policy: name, parameter: key, known: entry.parameters.map(\.name))
         }
         try parameter.validate(value, policy: name)
+        guard parameters[key] == nil else { throw .duplicateParameter(policy: name, parameter: key) }
         parameters[key] = value
       }
     }
@@ -104,6 +105,45 @@ public struct PolicySpec: Hashable, Sendable, CustomStringConvertible {
       return visitor.visit(RandomPolicy<Index>(capacity: capacity, seed: UInt64(integer("seed"))))
     default:
       preconditionFailure("PolicySpec holds a name the catalog does not build: \(name)")
+    }
+  }
+}
+
+extension PolicySpec {
+  /// The smallest capacity (objects in count mode, bytes in byte mode) at
+  /// which this policy, with these parameters, can cache anything: below it
+  /// a share of the capacity rounds down to zero (S3-FIFO's small FIFO,
+  /// 2Q's A1in, an SLRU segment) and every request misses. Found by
+  /// applying the policy's own sizing rule, so it matches the code exactly.
+  public var minimumCapacity: Int64 {
+    var capacity: Int64 = 1
+    while capacity < 1 << 24 && !cachesAnything(at: capacity) { capacity += 1 }
+    return capacity
+  }
+
+  /// Whether every part this policy splits `capacity` into holds at least one unit.
+  func cachesAnything(at capacity: Int64) -> Bool {
+    switch name {
+    case "s3fifo":
+      let small = Int64(Double(capacity) * fraction("small"))
+      return small >= 1 && capacity - small >= 1
+    case "2q":
+      let ain = Int64(Double(capacity) * fraction("in"))
+      return ain >= 1 && capacity - ain >= 1
+    case "slru":
+      return capacity / integer("segments") >= 1
+    default:
+      return capacity >= 1
+    }
+  }
+
+  /// What to change when a capacity is below ``minimumCapacity``.
+  public var minimumCapacityHint: String {
+    switch name {
+    case "s3fifo": "; its small FIFO is small=\(fraction("small")) of the capacity: raise the size or s3fifo:small="
+    case "2q": "; its A1in is in=\(fraction("in")) of the capacity: raise the size or 2q:in="
+    case "slru": "; each of its \(integer("segments")) segments needs one: raise the size or lower slru:segments="
+    default: ""
     }
   }
 }
@@ -284,6 +324,7 @@ public enum PolicyError: Error, Equatable, CustomStringConvertible {
   case unknownParameter(policy: String, parameter: String, known: [String])
   case malformedParameter(policy: String, text: String)
   case invalidValue(policy: String, parameter: String, value: String, expected: String)
+  case duplicateParameter(policy: String, parameter: String)
 
   public var description: String {
     switch self {
@@ -296,6 +337,8 @@ public enum PolicyError: Error, Equatable, CustomStringConvertible {
       return "policy '\(policy)': parameter '\(text)' is not of the form key=value"
     case .invalidValue(let policy, let parameter, let value, let expected):
       return "policy '\(policy)': \(parameter)=\(value) is invalid; expected \(expected)"
+    case .duplicateParameter(let policy, let parameter):
+      return "policy '\(policy)': \(parameter) is given twice; give each parameter once"
     }
   }
 }

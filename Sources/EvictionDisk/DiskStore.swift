@@ -294,13 +294,12 @@ public final class DiskStore {
     }
     guard let row else { return nil }
     let value: [UInt8]
-    let location: String
     if let name = row.filename {
-      location = dataPath + "/" + name
       guard ValueFileName.isValid(name) else {
         try drop(key: key, filename: nil)
         throw .corruptValue(key: key, path: manifestPath, reason: "is listed under '\(name)', a file name this store never writes")
       }
+      let location = dataPath + "/" + name
       switch try DataFileHeader.readValue(folder.data, name, path: location, key: key) {
       case .value(let bytes):
         value = bytes
@@ -312,15 +311,15 @@ public final class DiskStore {
         throw .corruptValue(key: key, path: location, reason: reason)
       }
     } else {
-      location = manifestPath
       value = row.inline ?? []
       if let sum = row.checksum, sum != checksum(value) {
         try drop(key: key, filename: nil)
-        throw .corruptValue(key: key, path: location, reason: "fails its checksum (inline)")
+        throw .corruptValue(key: key, path: manifestPath, reason: "fails its checksum (inline)")
       }
     }
     guard Int64(value.count) == row.size else {
       try drop(key: key, filename: row.filename)
+      let location = row.filename.map { dataPath + "/" + $0 } ?? manifestPath
       throw .corruptValue(key: key, path: location, reason: "holds \(value.count) bytes where its row says \(row.size)")
     }
     pendingAccess[key] = Self.now()

@@ -49,9 +49,11 @@ final class StoreFolder {
   let lock: Int32
   private(set) var lockState: Lock?
 
-  var dataPath: String { path + "/data" }
-  var trashPath: String { path + "/trash" }
-  var manifestPath: String { path + "/" + Self.manifestName }
+  /// Paths for messages only (never opened by these names); made once, as
+  /// every operation may name them.
+  let dataPath: String
+  let trashPath: String
+  let manifestPath: String
 
   /// Opens the folder at `path`; with `create`, makes it (one level) and
   /// `data/`, `trash/` and `lock` where missing; with `createFolders` only
@@ -59,6 +61,9 @@ final class StoreFolder {
   init(path: String, create: Bool, createFolders: Bool = false) throws(DiskError) {
     guard !path.isEmpty else { throw .invalidPath("the store's folder is an empty path; name a folder") }
     self.path = path
+    dataPath = path + "/data"
+    trashPath = path + "/trash"
+    manifestPath = path + "/" + Self.manifestName
     if create && mkdir(path, 0o755) != 0 && errno != EEXIST { throw FileLayer.error(path, "create folder") }
     let rootFD = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     guard rootFD >= 0 else {

@@ -22,7 +22,8 @@ public enum CompareReport {
       .text(r.sizeMode.rawValue), .number(r.requests), .number(r.hits), .number(r.misses), .number(r.missRatio),
       .number(r.bytesRequested), .number(r.bytesMissed), .number(r.byteMissRatio), .number(r.runs),
       .number(r.missRatioCi95Low), .number(r.missRatioCi95High), .number(r.byteMissRatioCi95Low),
-      .number(r.byteMissRatioCi95High), .bool(r.offline),
+      .number(r.byteMissRatioCi95High), .bool(r.offline), .number(r.maxOccupancy), .bool(r.exceedsCapacity),
+      .bool(r.model),
     ]
   }
 
@@ -40,19 +41,27 @@ public enum CompareReport {
   }
 
   /// Writes every output into `directory` (created if needed); returns the files written.
-  public static func write(_ outcome: CompareOutcome, config: CompareConfig, to directory: String) throws -> [String] {
+  /// Writes every output into `directory`; with `provenance`, each JSON
+  /// file carries it, the reports close with it, and `provenance.json`
+  /// stands beside the CSV files.
+  public static func write(
+    _ outcome: CompareOutcome, config: CompareConfig, to directory: String, provenance: Provenance? = nil
+  ) throws -> [String] {
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let stamp: (String) -> String = { provenance?.stamped($0) ?? $0 }
     var files: [(String, String)] = [
-      ("results.csv", csv(outcome.rows)), ("results.json", json(outcome.rows)),
-      ("timings.csv", timingsCSV(outcome.timings)), ("traces.json", tracesJSON(outcome.infos)),
-      ("report.md", markdown(outcome, config: config)), ("report.html", html(outcome, config: config)),
+      ("results.csv", csv(outcome.rows)), ("results.json", stamp(json(outcome.rows))),
+      ("timings.csv", timingsCSV(outcome.timings)), ("traces.json", stamp(tracesJSON(outcome.infos))),
+      ("report.md", markdown(outcome, config: config) + (provenance?.markdown ?? "")),
+      ("report.html", html(outcome, config: config, provenance: provenance)),
     ]
     if !outcome.stress.isEmpty {
-      files += [("stress.csv", StressTables.csv(outcome.stress)), ("stress.json", StressTables.json(outcome.stress))]
+      files += [("stress.csv", StressTables.csv(outcome.stress)), ("stress.json", stamp(StressTables.json(outcome.stress)))]
     }
     if !outcome.disk.isEmpty {
-      files += [("disk.csv", DiskBenchTables.csv(outcome.disk)), ("disk.json", DiskBenchTables.json(outcome.disk))]
+      files += [("disk.csv", DiskBenchTables.csv(outcome.disk)), ("disk.json", stamp(DiskBenchTables.json(outcome.disk)))]
     }
+    if let provenance { files.append(("provenance.json", provenance.file)) }
     var written: [String] = []
     for (name, content) in files {
       let path = (directory as NSString).appendingPathComponent(name)
@@ -68,7 +77,14 @@ public enum CompareReport {
   public struct Ranking {
     public var sizeLabel: String
     public var cacheSize: Int64
+    /// The contenders and the offline bounds, best first.
     public var rows: [CompareRow]
+    /// Models of shipped caches, and anything that held more than its
+    /// capacity: listed apart, never ranked.
+    public var models: [CompareRow]
+    /// Capacity-bound online policies that missed less than Belady's optimum
+    /// in count mode: impossible, so a fault to report, not a result.
+    public var anomalies: [CompareRow]
     /// The best online policy.
     public var winner: CompareRow?
     /// Online policies whose interval overlaps the winner's.
@@ -81,12 +97,15 @@ public enum CompareReport {
       let group = rows.filter { $0.trace == trace && $0.sizeLabel == label }
         .sorted { $0.missRatio != $1.missRatio ? $0.missRatio < $1.missRatio : $0.policy < $1.policy }
       guard let first = group.first else { return nil }
-      let online = group.filter { !$0.offline }
+      let online = group.filter(\.isContender)
       let winner = online.first
       let tied = winner.map { w in online.dropFirst().filter { !$0.differs(from: w) } } ?? []
+      let belady = group.first { $0.policy == "belady" && $0.sizeMode == .count }
+      let anomalies = belady.map { bound in online.filter { $0.misses < bound.misses } } ?? []
       return Ranking(
-        sizeLabel: label, cacheSize: first.cacheSize, rows: group, winner: winner, tiedWithWinner: tied,
-        lru: group.first { $0.policy == "lru" })
+        sizeLabel: label, cacheSize: first.cacheSize, rows: group.filter { $0.isContender || $0.offline },
+        models: group.filter { !$0.isContender && !$0.offline }, anomalies: anomalies, winner: winner,
+        tiedWithWinner: tied, lru: group.first { $0.policy == "lru" })
     }
   }
 
@@ -130,6 +149,23 @@ public enum CompareReport {
     return text
   }
 
+  /// One line per model (peak occupancy against the capacity), or nil.
+  static func modelsNote(_ ranking: Ranking) -> String? {
+    guard !ranking.models.isEmpty else { return nil }
+    let items = ranking.models.map { r in
+      "\(r.policy) \(ratio(r.missRatio)) (held up to \(r.maxOccupancy)\(r.exceedsCapacity ? ", above the capacity of \(r.cacheSize)" : ""))"
+    }
+    return "Models of shipped caches, not ranked (they follow their library's rules, some trim only on a timer): "
+      + items.joined(separator: "; ") + "."
+  }
+
+  /// The warning for policies that beat Belady's optimum, or nil.
+  public static func anomalyNote(_ ranking: Ranking) -> String? {
+    guard !ranking.anomalies.isEmpty else { return nil }
+    return "ANOMALY: \(ranking.anomalies.map(\.policy).joined(separator: ", ")) missed less than Belady's optimum at "
+      + "\(ranking.sizeLabel), which no online policy can; this is a fault in the policy or the trace, not a result."
+  }
+
   // MARK: Markdown
 
   public static func markdown(_ outcome: CompareOutcome, config: CompareConfig) -> String {
@@ -151,6 +187,8 @@ public enum CompareReport {
           md += "| \(i + 1) | \(name) | \(ratio(r.missRatio)) | \(interval(r)) | \(ratio(r.byteMissRatio)) | \(vsLRU(r, ranking.lru)) |\n"
         }
         md += "\n" + verdict(ranking) + "\n"
+        if let note = modelsNote(ranking) { md += "\n" + note + "\n" }
+        if let note = anomalyNote(ranking) { md += "\n**\(note)**\n" }
       }
     }
     if !outcome.stress.isEmpty {
@@ -177,7 +215,7 @@ public enum CompareReport {
 
   // MARK: HTML
 
-  public static func html(_ outcome: CompareOutcome, config: CompareConfig) -> String {
+  public static func html(_ outcome: CompareOutcome, config: CompareConfig, provenance: Provenance? = nil) -> String {
     let unit = config.sizeMode == .count ? "objects" : "bytes"
     let bytes = config.sizeMode == .bytes
     var body = "<h1>Policy comparison: \(SVGChart.escape(config.name))</h1>\n"
@@ -214,6 +252,8 @@ public enum CompareReport {
           body += "<tr><td>\(i + 1)</td><td>\(SVGChart.escape(r.policy))\(r.offline ? " (offline bound)" : "")</td><td>\(ratio(r.missRatio))</td><td>\(interval(r))</td><td>\(ratio(r.byteMissRatio))</td><td>\(vsLRU(r, ranking.lru))</td></tr>\n"
         }
         body += "</tbody></table>\n<p>\(SVGChart.escape(verdict(ranking).replacingOccurrences(of: "**", with: "")))</p>\n"
+        if let note = modelsNote(ranking) { body += "<p class=\"models\">\(SVGChart.escape(note))</p>\n" }
+        if let note = anomalyNote(ranking) { body += "<p class=\"anomaly\" style=\"color:#b00020;font-weight:bold\">\(SVGChart.escape(note))</p>\n" }
       }
       body += "</section>\n"
     }
@@ -228,7 +268,7 @@ public enum CompareReport {
       td:nth-child(2), th:nth-child(2) { text-align: left; } figure { margin: 1em 0; } svg.chart { max-width: 100%; height: auto; }
       </style></head>
       <body>
-      \(body)</body></html>
+      \(body)\(provenance?.html ?? "")</body></html>
 
       """
   }

@@ -83,6 +83,8 @@ public enum ReplayTables {
       Field(text: String(r.bytesRequested), quoted: false), Field(text: String(r.bytesMissed), quoted: false),
       Field(text: exact(r.byteMissRatio), quoted: false), Field(text: exact(r.seconds), quoted: false),
       Field(text: String(r.requestsPerSecond.rounded()), quoted: false),
+      Field(text: String(r.skippedZeroSize), quoted: false), Field(text: String(r.maxOccupancy), quoted: false),
+      Field(text: String(r.exceedsCapacity), quoted: false),
     ]
   }
 

@@ -116,6 +116,7 @@ public enum MissRatioCurves {
   ) throws(TraceError) -> MissRatioCurve {
     let sorted = Array(Set(sizes)).sorted()
     let scaled = sampling.map { s in sorted.map { s.scale($0) } } ?? sorted
+    for size in scaled { try TraceReplay.checkMinimumCapacity(policy, size) }
     var runner = MultiSizeRunner(sizes: scaled, sizeMode: sizeMode, trace: trace, sampling: sampling, progress: progress)
     var caches: [AnyReplayCache] = []
     for size in scaled {
@@ -476,7 +477,7 @@ struct KeyHeap {
 
 extension TraceSource {
   /// Streams the trace, every copy in turn, to `body` in batches of records
-  /// with the copy's id offset (copy k's ids are offset by k·2⁴⁰), counting
+  /// with the copy's id offset (copy k's ids are offset by k·``TraceSource/tileStride()``), counting
   /// requests into `progress`. The per-record loop stays in the caller, where
   /// it is optimised with the caller's state.
   /// Returns the bad lines skipped (of one copy: copies read the same file).
@@ -487,9 +488,10 @@ extension TraceSource {
     let buffer = UnsafeMutableBufferPointer<TraceRecord>.allocate(capacity: 4096)
     defer { buffer.deallocate() }
     var skipped = SkippedRecords()
+    let stride = try tileStride()
     for copy in 0..<copies {
       let reader = try open()
-      let offset = UInt64(copy) << 40
+      let offset = UInt64(copy) &* stride
       while true {
         let n = try reader.read(into: buffer)
         if n == 0 { break }

@@ -30,6 +30,16 @@ public struct ReplayResult: Sendable, Codable, Equatable {
   /// Malformed lines passed over under `--skip-bad-lines` (not a column:
   /// the command reports them on standard error).
   public var skipped = SkippedRecords()
+  /// Requests of size 0 the trace holds, skipped as libCacheSim skips them
+  /// (not counted in `requests`).
+  public var skippedZeroSize = 0
+  /// The most the policy held at any point: objects in count mode, bytes in
+  /// byte mode. Above `cacheSize` only for models of shipped caches that
+  /// trim on a timer (``PolicyCatalog/Entry/mayExceedCapacity``).
+  public var maxOccupancy: Int64 = 0
+  /// Whether `maxOccupancy` exceeded `cacheSize`: such a row is no
+  /// comparison with capacity-bound policies.
+  public var exceedsCapacity = false
 
   enum CodingKeys: String, CodingKey {
     case trace, format, policy
@@ -42,12 +52,17 @@ public struct ReplayResult: Sendable, Codable, Equatable {
     case byteMissRatio = "byte_miss_ratio"
     case seconds
     case requestsPerSecond = "requests_per_second"
+    case skippedZeroSize = "skipped_zero_size"
+    case maxOccupancy = "max_occupancy"
+    case exceedsCapacity = "exceeds_capacity"
   }
+
 
   /// The column order of CSV output.
   public static let columns = [
     "trace", "format", "policy", "cache_size", "size_mode", "requests", "hits", "misses", "miss_ratio",
-    "bytes_requested", "bytes_missed", "byte_miss_ratio", "seconds", "requests_per_second",
+    "bytes_requested", "bytes_missed", "byte_miss_ratio", "seconds", "requests_per_second", "skipped_zero_size",
+    "max_occupancy", "exceeds_capacity",
   ]
 }
 
@@ -58,6 +73,7 @@ public struct ReplayCounts: Sendable, Equatable {
   public var bytesRequested: Int64 = 0
   public var bytesMissed: Int64 = 0
   public var skipped = SkippedRecords()
+  public var maxOccupancy: Int64 = 0
   public var misses: Int64 { requests - hits }
   public init() {}
 }

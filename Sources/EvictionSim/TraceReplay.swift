@@ -7,12 +7,16 @@ public struct TraceSource: Sendable, Hashable {
   public var path: String
   public var format: TraceFormat
   public var csv: CSVOptions
-  /// Replays the trace this many times, copy k with k·2⁴⁰ added to every
-  /// id, so copies share no object (the tiling of the benchmark).
+  /// Replays the trace this many times in a row, copy k with k·(largest id
+  /// + 1) added to every id, so the copies share no object (see
+  /// ``tileStride()``).
   public var copies: Int
   /// Whether malformed lines are counted and passed over (`--skip-bad-lines`)
   /// instead of stopping the run.
   public var skipBadRecords: Bool
+  /// Whether ids are numbered 1, 2, 3, … by first appearance
+  /// (``RenumberingTraceReader``, `--renumber-ids`).
+  public var renumberIDs = false
 
   public init(
     path: String, format: TraceFormat, csv: CSVOptions = CSVOptions(), copies: Int = 1, skipBadRecords: Bool = false
@@ -26,7 +30,31 @@ public struct TraceSource: Sendable, Hashable {
 
   /// Opens the trace for one pass.
   public func open() throws(TraceError) -> TraceReader {
-    try openTrace(path, format: format, csv: csv, skipBadRecords: skipBadRecords)
+    let reader = try openTrace(path, format: format, csv: csv, skipBadRecords: skipBadRecords)
+    return renumberIDs ? RenumberingTraceReader(reader) : reader
+  }
+
+  /// The id offset between copies: the largest id + 1, found by one pass,
+  /// so copy k's ids fill an interval of their own and no two copies share
+  /// an object, whatever ids the trace uses (a fixed offset such as 2⁴⁰
+  /// collided with `generate mix`, whose components use it). 0 for one copy.
+  public func tileStride() throws(TraceError) -> UInt64 {
+    guard copies > 1 else { return 0 }
+    let reader = try open()
+    let buffer = UnsafeMutableBufferPointer<TraceRecord>.allocate(capacity: 4096)
+    defer { buffer.deallocate() }
+    var largest: UInt64 = 0
+    while true {
+      let n = try reader.read(into: buffer)
+      if n == 0 { break }
+      for record in buffer[..<n] { largest = max(largest, record.key) }
+    }
+    let (stride, over) = largest.addingReportingOverflow(1)
+    guard !over, !stride.multipliedReportingOverflow(by: UInt64(copies - 1)).overflow else {
+      throw .invalidOption(
+        "\(path): its ids span too much of the 64-bit range to tile \(copies) copies without sharing objects; use fewer copies (--repeat) or renumber the trace (evlab convert)")
+    }
+    return stride
   }
 
   /// The file name, for reports.
@@ -60,6 +88,7 @@ public enum TraceReplay {
     _ trace: TraceSource, policy: PolicySpec, cacheSize: Int64, sizeMode: SizeMode,
     progress: ReplayProgress? = nil
   ) throws(TraceError) -> ReplayResult {
+    try checkMinimumCapacity(policy, cacheSize)
     let clock = ContinuousClock()
     let start = clock.now
     var visitor = ReplayVisitor(
@@ -74,7 +103,8 @@ public enum TraceReplay {
       missRatio: ratio(counts.misses, counts.requests), bytesRequested: counts.bytesRequested,
       bytesMissed: counts.bytesMissed, byteMissRatio: ratio(counts.bytesMissed, counts.bytesRequested),
       seconds: seconds, requestsPerSecond: seconds > 0 ? Double(counts.requests) / seconds : 0,
-      skipped: counts.skipped)
+      skipped: counts.skipped, skippedZeroSize: counts.skipped.zeroSize, maxOccupancy: counts.maxOccupancy,
+      exceedsCapacity: counts.maxOccupancy > cacheSize)
   }
 
   /// Replays every request of `trace` through `policy`, serving each with
@@ -96,6 +126,7 @@ public enum TraceReplay {
     var time: Int64 = 0
     let preloaded = needsNextAccess && trace.format != .oracleGeneral ? try recordsWithNextAccess(trace) : nil
     if let preloaded { counts.skipped = preloaded.skipped }
+    let stride = try trace.tileStride()
     for copy in 0..<trace.copies {
       let reader: TraceReader
       if let preloaded {
@@ -103,7 +134,7 @@ public enum TraceReplay {
       } else {
         reader = try trace.open()
       }
-      let offset = UInt64(copy) << 40
+      let offset = UInt64(copy) &* stride
       // Next-access times count requests from the start of the whole tiled stream.
       let timeOffset = time
       while true {
@@ -120,9 +151,13 @@ public enum TraceReplay {
           counts.hits &+= hit ? 1 : 0
           counts.bytesMissed &+= hit ? 0 : record.size
           counts.bytesRequested &+= record.size
+          // Capacity honesty: the most the policy ever held (objects in count mode, bytes in byte mode).
+          counts.maxOccupancy = max(counts.maxOccupancy, policy.usedWeight)
           observe(record, hit)
         }
         counts.requests &+= Int64(n)
+        // Sizes are at most 2^40 (the readers refuse more), so a batch cannot wrap a total twice.
+        if counts.bytesRequested < 0 { throw .invalidOption("\(trace.path): the bytes requested exceed 2^63; replay a shorter trace") }
         progress?.requests.add(n, ordering: .relaxed)
       }
       // Copies read the same file: count its bad lines once.
@@ -130,6 +165,16 @@ public enum TraceReplay {
     }
     if counts.requests == 0 { throw .emptyTrace(path: trace.path) }
     return counts
+  }
+
+  /// Refuses a capacity at which `policy` caches nothing (every request
+  /// would miss, and the row would look like a result).
+  public static func checkMinimumCapacity(_ policy: PolicySpec, _ cacheSize: Int64) throws(TraceError) {
+    let minimum = policy.minimumCapacity
+    guard cacheSize >= minimum else {
+      throw .invalidOption(
+        "\(policy) caches nothing at a size of \(cacheSize); it needs at least \(minimum)\(policy.minimumCapacityHint)")
+    }
   }
 
   /// Replays every cell, `parallelism` at a time, and returns the results in

@@ -93,9 +93,14 @@ final class FixedRecordReader: TraceReader {
   let input: BufferedInput
   let layout: Layout
   private(set) var skippedZeroSize = 0
+  /// The 1-based number of the first zero-size record.
+  private(set) var firstZeroSizeRecord: Int? = nil
   /// Whether a cut-off last record is counted in `skipped` instead of thrown.
   let skipBad: Bool
-  private(set) var skipped = SkippedRecords()
+  private(set) var badRecords = SkippedRecords()
+  var skipped: SkippedRecords {
+    badRecords.addingZeroSize(skippedZeroSize, first: firstZeroSizeRecord.map { "record \($0)" })
+  }
   var format: TraceFormat {
     switch layout {
     case .oracleGeneral: .oracleGeneral
@@ -140,7 +145,7 @@ final class FixedRecordReader: TraceReader {
             let error = TraceError.truncatedRecord(
               file: path, offset: input.consumed, recordSize: size, remaining: input.available)
             guard skipBad else { throw error }
-            skipped.note(error)
+            badRecords.note(error)
             input.advance(input.available)
           }
           return filled
@@ -158,6 +163,11 @@ final class FixedRecordReader: TraceReader {
         skipped += 1 - keep
       }
       skippedZeroSize += skipped
+      if skipped > 0 && firstZeroSizeRecord == nil,
+        let i = (0..<whole).first(where: { L.decode(base + $0 * size).size == 0 })
+      {
+        firstZeroSizeRecord = Int(input.consumed) / size + i + 1
+      }
       input.advance(whole * size)
     }
     return filled

@@ -18,6 +18,7 @@ final class LineFormatReader: TraceReader {
   let format: TraceFormat
   var path: String { lines.path }
   private(set) var skippedZeroSize = 0
+  private(set) var firstZeroSizeLine: Int? = nil
   /// Requests of other operations than the format replays (sets, writes).
   private(set) var skippedOperations = 0
   var ended = false
@@ -25,7 +26,9 @@ final class LineFormatReader: TraceReader {
   /// The blocks of an MSR line not yet handed out.
   var pending = (next: UInt64(0), remaining: UInt64(0), time: Int64(0))
 
-  var skipped: SkippedRecords { lines.skipped }
+  var skipped: SkippedRecords {
+    lines.skipped.addingZeroSize(skippedZeroSize, first: firstZeroSizeLine.map { "line \($0)" })
+  }
 
   init(_ source: ByteSource, path: String, format: TraceFormat, skipBad: Bool = false) {
     lines = LineSplitter(source, path: path, skipBad: skipBad)
@@ -50,6 +53,7 @@ final class LineFormatReader: TraceReader {
       if line.isEmpty || line[0] == UInt8(ascii: "#") { return true }
       if let record = try parse(line) {
         if record.size == 0 {
+          if firstZeroSizeLine == nil { firstZeroSizeLine = lines.lineNumber }
           skippedZeroSize += 1
         } else {
           buffer[filled] = record
@@ -118,6 +122,7 @@ final class LineFormatReader: TraceReader {
         return nil
       }
       guard size > 0 else {
+        if firstZeroSizeLine == nil { firstZeroSizeLine = lines.lineNumber }
         skippedZeroSize += 1
         return nil
       }

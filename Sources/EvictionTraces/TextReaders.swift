@@ -26,6 +26,11 @@ final class LineSplitter {
   private func handle(
     _ line: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws(TraceError) -> Bool
   ) throws(TraceError) -> Bool {
+    var line = line
+    // A UTF-8 byte-order mark is not part of the first key.
+    if lineNumber == 1 && line.count >= 3 && line[0] == 0xEF && line[1] == 0xBB && line[2] == 0xBF {
+      line = UnsafeRawBufferPointer(rebasing: line[3...])
+    }
     do {
       return try body(line)
     } catch {
@@ -69,6 +74,15 @@ final class LineSplitter {
       }
     }
   }
+}
+
+/// `body` over the bytes of `bytes`, keeping its typed error.
+func withBytes<T>(_ bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws(TraceError) -> T) throws(TraceError) -> T {
+  var result: Result<T, TraceError>? = nil
+  bytes.withUnsafeBytes { raw in
+    do throws(TraceError) { result = .success(try body(raw)) } catch { result = .failure(error) }
+  }
+  return try result!.get()
 }
 
 @inline(__always)
@@ -118,21 +132,40 @@ final class TextTraceReader: TraceReader {
   }
 }
 
-/// Delimited text with a header or not, and a column mapping for key, size and time.
+/// Delimited text with a header or not, and a column mapping for key, size
+/// and time. What the options leave open is read off the first two lines:
+/// the delimiter (the one of `,` tab `;` `|` that splits both lines into
+/// the same number of fields, most fields first) and, with `header: .auto`,
+/// whether the first line is a header (it names a known column, or a column
+/// that holds numbers on the second line holds text on the first).
 final class CSVTraceReader: TraceReader {
   let lines: LineSplitter
   var path: String { lines.path }
   var format: TraceFormat { .csv }
   private(set) var skippedZeroSize = 0
+  private(set) var firstZeroSizeLine: Int? = nil
   var options: CSVOptions
+  var delimiter = UInt8(ascii: ",")
   /// 0-based columns once resolved.
   var keyColumn = 0
   var sizeColumn: Int? = nil
   var timeColumn: Int? = nil
-  var started = false
+  /// The first content line, held until the second tells what it is.
+  var heldLine: (bytes: [UInt8], number: Int)? = nil
+  var resolved = false
   var ended = false
+  /// A record decoded when the buffer was full, handed out first next time.
+  var carried: TraceRecord? = nil
+  var parts: [UnsafeRawBufferPointer] = []
 
-  var skipped: SkippedRecords { lines.skipped }
+  /// Object sizes above this are refused (1 TiB): byte totals of billions of
+  /// requests must fit a 64-bit counter.
+  static let sizeLimit: UInt64 = 1 << 40
+  static let candidates: [UInt8] = [UInt8(ascii: ","), 9, UInt8(ascii: ";"), UInt8(ascii: "|")]
+
+  var skipped: SkippedRecords {
+    lines.skipped.addingZeroSize(skippedZeroSize, first: firstZeroSizeLine.map { "line \($0)" })
+  }
 
   init(_ source: ByteSource, path: String, options: CSVOptions, skipBad: Bool = false) throws(TraceError) {
     lines = LineSplitter(source, path: path, skipBad: skipBad)
@@ -142,89 +175,166 @@ final class CSVTraceReader: TraceReader {
         throw .invalidOption("--\(name)-column \(c): columns are numbered from 1")
       }
     }
+    parts.reserveCapacity(16)
   }
 
-  /// Splits a line into at most `limit` fields.
+  /// Splits a line into fields at `delimiter`.
   @inline(__always)
-  func fields(_ line: UnsafeRawBufferPointer, into out: inout [UnsafeRawBufferPointer]) {
+  static func fields(_ line: UnsafeRawBufferPointer, _ delimiter: UInt8, into out: inout [UnsafeRawBufferPointer]) {
     out.removeAll(keepingCapacity: true)
     var fieldStart = 0
-    for i in 0..<line.count where line[i] == options.delimiter {
+    for i in 0..<line.count where line[i] == delimiter {
       out.append(trimmed(UnsafeRawBufferPointer(rebasing: line[fieldStart..<i])))
       fieldStart = i + 1
     }
     out.append(trimmed(UnsafeRawBufferPointer(rebasing: line[fieldStart..<line.count])))
   }
 
-  /// Resolves the columns from the first line; returns whether it was a header.
-  func resolveColumns(_ first: [UnsafeRawBufferPointer]) throws(TraceError) -> Bool {
-    let names = first.map { String(decoding: $0, as: UTF8.self).lowercased() }
-    let looksLikeHeader = names.contains { CSVOptions.keyNames.contains($0) || CSVOptions.sizeNames.contains($0) }
+  static func count(_ byte: UInt8, in line: UnsafeRawBufferPointer) -> Int { line.reduce(0) { $0 + ($1 == byte ? 1 : 0) } }
+
+  /// The delimiter that splits `first` (and `second`, if any) into the most
+  /// fields, the same number in both; `,` when none splits anything.
+  static func sniffDelimiter(_ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer?) -> UInt8 {
+    var best = UInt8(ascii: ",")
+    var bestCount = 0
+    for candidate in candidates {
+      let n = count(candidate, in: first)
+      if n > bestCount && (second.map { count(candidate, in: $0) == n } ?? true) {
+        best = candidate
+        bestCount = n
+      }
+    }
+    return best
+  }
+
+  /// A column name as the header matcher compares it: lower case, without `_`, `-` or blanks.
+  static func normalized(_ name: String) -> String {
+    String(name.lowercased().filter { $0 != "_" && $0 != "-" && $0 != " " })
+  }
+
+  static func isNumber(_ field: UnsafeRawBufferPointer) -> Bool {
+    !field.isEmpty && Double(String(decoding: field, as: UTF8.self)) != nil
+  }
+
+  /// Settles the delimiter, whether `first` is a header and the columns.
+  func resolve(first: UnsafeRawBufferPointer, second: UnsafeRawBufferPointer?) throws(TraceError) -> Bool {
+    delimiter = options.delimiter ?? Self.sniffDelimiter(first, second)
+    let sniffed = Self.sniffDelimiter(first, second)
+    if let given = options.delimiter, Self.count(given, in: first) == 0, Self.count(sniffed, in: first) > 0 {
+      // Every line would be one field, a whole line taken for a key.
+      let name = sniffed == 9 ? "$'\\t'" : "'\(Character(UnicodeScalar(sniffed)))'"
+      throw .malformedLine(
+        file: lines.path, line: lines.lineNumber,
+        reason: "no '\(Character(UnicodeScalar(given)))' on this line, but its fields are split by \(name): use --delimiter \(name) (or leave --delimiter out)")
+    }
+    var head: [UnsafeRawBufferPointer] = []
+    Self.fields(first, delimiter, into: &head)
+    var next: [UnsafeRawBufferPointer] = []
+    if let second { Self.fields(second, delimiter, into: &next) }
+    let names = head.map { Self.normalized(String(decoding: $0, as: UTF8.self)) }
+    let knownName = names.contains { CSVOptions.keyNames.contains($0) || CSVOptions.sizeNames.contains($0) || CSVOptions.timeNames.contains($0) }
+    let textOverNumbers = zip(head, next).contains { !Self.isNumber($0) && Self.isNumber($1) }
     let isHeader: Bool
     switch options.header {
     case .yes: isHeader = true
     case .no: isHeader = false
-    case .auto: isHeader = looksLikeHeader
+    case .auto: isHeader = knownName || textOverNumbers
     }
     func named(_ set: Set<String>) -> Int? { isHeader ? names.firstIndex(where: set.contains) : nil }
-    if let c = options.keyColumn { keyColumn = c - 1 } else if let c = named(CSVOptions.keyNames) { keyColumn = c } else {
-      keyColumn = 0
-    }
+    keyColumn = options.keyColumn.map { $0 - 1 } ?? named(CSVOptions.keyNames) ?? 0
     sizeColumn = options.sizeColumn.map { $0 - 1 } ?? named(CSVOptions.sizeNames)
     timeColumn = options.timeColumn.map { $0 - 1 } ?? named(CSVOptions.timeNames)
+    resolved = true
     return isHeader
   }
 
+  /// The record of one content line, or nil for a zero-size request (counted).
+  func record(_ line: UnsafeRawBufferPointer, number: Int) throws(TraceError) -> TraceRecord? {
+    Self.fields(line, delimiter, into: &parts)
+    let needed = max(keyColumn, sizeColumn ?? 0, timeColumn ?? 0) + 1
+    guard parts.count >= needed else {
+      var fix = "check --key-column, --size-column and --time-column"
+      if let other = Self.candidates.first(where: { $0 != delimiter && Self.count($0, in: line) + 1 >= needed }) {
+        fix = other == 9 ? "its fields are split by tabs: add --delimiter $'\\t'" : "its fields are split by '\(Character(UnicodeScalar(other)))': add --delimiter '\(Character(UnicodeScalar(other)))'"
+      }
+      throw .malformedLine(file: lines.path, line: number, reason: "\(parts.count) fields, but column \(needed) is read; \(fix)")
+    }
+    let keyField = parts[keyColumn]
+    guard !keyField.isEmpty else {
+      throw .malformedLine(file: lines.path, line: number, reason: "empty key in column \(keyColumn + 1)")
+    }
+    var record = TraceRecord(key: TextKey.id(keyField))
+    if let c = sizeColumn {
+      guard let size = TextKey.decimal(parts[c]) else {
+        let text = String(decoding: parts[c], as: UTF8.self)
+        let hint = number <= 2 && options.header != .yes ? " (a header line? add --header yes)" : ""
+        throw .malformedLine(
+          file: lines.path, line: number, reason: "size '\(text)' in column \(c + 1) is not a non-negative integer\(hint)")
+      }
+      guard size <= Self.sizeLimit else {
+        throw .malformedLine(
+          file: lines.path, line: number,
+          reason: "size \(size) in column \(c + 1) is above 1 TiB, the largest object size EvictionLab replays")
+      }
+      record.size = Int64(size)
+    }
+    if let c = timeColumn {
+      let text = String(decoding: parts[c], as: UTF8.self)
+      guard let time = Int64(text) ?? Double(text).flatMap({ $0.isFinite ? Int64(exactly: $0.rounded(.down)) : nil }) else {
+        throw .malformedLine(file: lines.path, line: number, reason: "time '\(text)' in column \(c + 1) is not a number")
+      }
+      record.time = time
+    }
+    if record.size == 0 {
+      if firstZeroSizeLine == nil { firstZeroSizeLine = number }
+      skippedZeroSize += 1
+      return nil
+    }
+    return record
+  }
+
   func read(into buffer: UnsafeMutableBufferPointer<TraceRecord>) throws(TraceError) -> Int {
-    if ended { return 0 }
     var filled = 0
-    var parts: [UnsafeRawBufferPointer] = []
-    parts.reserveCapacity(16)
+    if let carried {
+      buffer[0] = carried
+      self.carried = nil
+      filled = 1
+    }
+    if ended { return filled }
+    func emit(_ record: TraceRecord?) {
+      guard let record else { return }
+      if filled < buffer.count {
+        buffer[filled] = record
+        filled += 1
+      } else {
+        carried = record
+      }
+    }
     let lines = self.lines
     let more = try lines.forEachLine { (raw) throws(TraceError) -> Bool in
       let line = trimmed(raw)
       if line.isEmpty || line[0] == UInt8(ascii: "#") { return true }
-      fields(line, into: &parts)
-      if !started {
-        started = true
-        if try resolveColumns(parts) { return true }
-      }
-      let needed = max(keyColumn, sizeColumn ?? 0, timeColumn ?? 0) + 1
-      guard parts.count >= needed else {
-        throw .malformedLine(
-          file: lines.path, line: lines.lineNumber,
-          reason: "\(parts.count) fields, but column \(needed) is read (check --delimiter and the column options)")
-      }
-      let keyField = parts[keyColumn]
-      guard !keyField.isEmpty else {
-        throw .malformedLine(file: lines.path, line: lines.lineNumber, reason: "empty key in column \(keyColumn + 1)")
-      }
-      var record = TraceRecord(key: TextKey.id(keyField))
-      if let c = sizeColumn {
-        guard let size = TextKey.decimal(parts[c]), size <= UInt64(Int64.max) else {
-          throw .malformedLine(
-            file: lines.path, line: lines.lineNumber,
-            reason: "size '\(String(decoding: parts[c], as: UTF8.self))' in column \(c + 1) is not a non-negative integer")
+      if !resolved {
+        guard let held = heldLine else {
+          heldLine = (Array(line), lines.lineNumber)
+          return true
         }
-        record.size = Int64(size)
+        heldLine = nil
+        let firstIsHeader = try withBytes(held.bytes) { (first) throws(TraceError) in try resolve(first: first, second: line) }
+        if !firstIsHeader { emit(try withBytes(held.bytes) { (first) throws(TraceError) in try record(first, number: held.number) }) }
       }
-      if let c = timeColumn {
-        let text = String(decoding: parts[c], as: UTF8.self)
-        guard let time = Int64(text) ?? Double(text).flatMap({ $0.isFinite ? Int64(exactly: $0.rounded(.down)) : nil }) else {
-          throw .malformedLine(
-            file: lines.path, line: lines.lineNumber, reason: "time '\(text)' in column \(c + 1) is not a number")
-        }
-        record.time = time
-      }
-      if record.size == 0 {
-        skippedZeroSize += 1
-        return true
-      }
-      buffer[filled] = record
-      filled += 1
-      return filled < buffer.count
+      emit(try record(line, number: lines.lineNumber))
+      return filled < buffer.count && carried == nil
     }
-    if !more { ended = true }
+    if !more {
+      // A trace of one line: it settles alone.
+      if let held = heldLine {
+        heldLine = nil
+        let isHeader = try withBytes(held.bytes) { (first) throws(TraceError) in try resolve(first: first, second: nil) }
+        if !isHeader { emit(try withBytes(held.bytes) { (first) throws(TraceError) in try record(first, number: held.number) }) }
+      }
+      ended = true
+    }
     return filled
   }
 }

@@ -44,8 +44,20 @@ public enum TraceError: Error, Equatable, CustomStringConvertible {
 public struct SkippedRecords: Sendable, Equatable {
   public private(set) var count = 0
   public private(set) var first: TraceError? = nil
+  /// Requests of size 0, skipped as libCacheSim's readers skip them (in
+  /// either size mode), and where the first one was (`line 4`, `record 17`).
+  public private(set) var zeroSize = 0
+  public private(set) var firstZeroSize: String? = nil
 
   public init() {}
+
+  /// These records with `count` zero-size requests, the first at `first`.
+  func addingZeroSize(_ count: Int, first: String?) -> SkippedRecords {
+    var copy = self
+    if copy.zeroSize == 0 { copy.firstZeroSize = first }
+    copy.zeroSize += count
+    return copy
+  }
 
   mutating func note(_ error: TraceError) {
     if count == 0 { first = error }
@@ -56,6 +68,8 @@ public struct SkippedRecords: Sendable, Equatable {
   public mutating func merge(_ other: SkippedRecords) {
     if count == 0 { first = other.first }
     count += other.count
+    if zeroSize == 0 { firstZeroSize = other.firstZeroSize }
+    zeroSize += other.zeroSize
   }
 
   /// Whether an error of this kind can be skipped: a line or a record is bad,
@@ -73,5 +87,12 @@ public struct SkippedRecords: Sendable, Equatable {
     guard count > 0, let first else { return nil }
     let noun = count == 1 ? "bad line or record" : "bad lines or records"
     return "warning: \(path): skipped \(count) \(noun) (--skip-bad-lines); the first: \(first)"
+  }
+
+  /// A one-line note of the zero-size requests skipped, if any.
+  public func zeroSizeNote(path: String) -> String? {
+    guard zeroSize > 0 else { return nil }
+    let noun = zeroSize == 1 ? "request" : "requests"
+    return "note: \(path): skipped \(zeroSize) zero-size \(noun), as libCacheSim does; the first at \(firstZeroSize ?? "?")"
   }
 }

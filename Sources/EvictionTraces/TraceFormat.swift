@@ -77,14 +77,15 @@ public enum TraceFormat: String, Sendable, CaseIterable {
 /// How to read a delimited text trace. Columns are 1-based.
 public struct CSVOptions: Sendable, Equatable {
   public enum Header: String, Sendable { case auto, yes, no }
-  public var delimiter: UInt8 = UInt8(ascii: ",")
+  /// The field delimiter; nil reads it off the first lines.
+  public var delimiter: UInt8? = nil
   public var header: Header = .auto
   public var keyColumn: Int? = nil
   public var sizeColumn: Int? = nil
   public var timeColumn: Int? = nil
 
   public init(
-    delimiter: UInt8 = UInt8(ascii: ","), header: Header = .auto,
+    delimiter: UInt8? = nil, header: Header = .auto,
     keyColumn: Int? = nil, sizeColumn: Int? = nil, timeColumn: Int? = nil
   ) {
     self.delimiter = delimiter
@@ -95,9 +96,12 @@ public struct CSVOptions: Sendable, Equatable {
   }
 
   /// Header names recognised when columns are not given.
-  static let keyNames: Set<String> = ["key", "id", "obj_id", "object_id", "obj-id", "lbn", "block"]
-  static let sizeNames: Set<String> = ["size", "obj_size", "object_size", "obj-size", "bytes", "len"]
-  static let timeNames: Set<String> = ["time", "timestamp", "ts", "clock_time", "real_time"]
+  /// (Compared without case, `_`, `-` or blanks: `Object_ID` is `objectid`.)
+  static let keyNames: Set<String> = [
+    "key", "id", "objid", "objectid", "obj", "object", "objectkey", "lbn", "lba", "block", "blockid", "page", "address", "item",
+  ]
+  static let sizeNames: Set<String> = ["size", "objsize", "objectsize", "bytes", "len", "length", "valuesize"]
+  static let timeNames: Set<String> = ["time", "timestamp", "ts", "clocktime", "realtime"]
 }
 
 /// Opens a trace for streaming. `format` nil infers it from the file name.
@@ -192,6 +196,38 @@ public final class MemoryTraceReader: TraceReader {
     let n = min(buffer.count, records.count - position)
     for i in 0..<n { buffer[i] = records[position + i] }
     position += n
+    return n
+  }
+}
+
+/// Numbers a trace's ids 1, 2, 3, … in the order they are first seen, as
+/// libCacheSim does for ids it reads as strings (GLib's `g_quark_from_string`).
+/// Hit and miss counts of most policies do not depend on id values; those
+/// that hash ids (W-TinyLFU's frequency sketch) do, so matching libCacheSim
+/// figures measured that way needs the same numbering. Memory grows with the
+/// number of distinct objects.
+public final class RenumberingTraceReader: TraceReader {
+  let base: TraceReader
+  var ids: [UInt64: UInt64] = [:]
+  public var path: String { base.path }
+  public var format: TraceFormat { base.format }
+  public var skippedZeroSize: Int { base.skippedZeroSize }
+  public var skipped: SkippedRecords { base.skipped }
+
+  public init(_ base: TraceReader) { self.base = base }
+
+  public func read(into buffer: UnsafeMutableBufferPointer<TraceRecord>) throws(TraceError) -> Int {
+    let n = try base.read(into: buffer)
+    for i in 0..<n {
+      let key = buffer[i].key
+      if let id = ids[key] {
+        buffer[i].key = id
+      } else {
+        let id = UInt64(ids.count + 1)
+        ids[key] = id
+        buffer[i].key = id
+      }
+    }
     return n
   }
 }

@@ -36,8 +36,8 @@ struct Compare: ParsableCommand {
   @Option(help: "Without --config: count or bytes (default count).")
   var sizeMode: String?
 
-  @Option(help: "Without --config: seeds for randomised policies, comma-separated (default 1).")
-  var seeds: String?
+  @Option(help: "Without --config: seeds for randomised policies, comma-separated or repeated (default 1).")
+  var seeds: [String] = []
 
   @Option(help: "Without --config: the sweep's name (results/NAME/; default compare).")
   var name: String?
@@ -152,20 +152,23 @@ struct Compare: ParsableCommand {
 
   /// The flags as a JSON configuration (so flags and files go through one parser).
   func flagsDocument() throws(ConfigError) -> String {
-    func list(_ values: [String]) -> [String] {
-      values.flatMap { $0.split(separator: ",").map { String($0).trimmingCharacters(in: " ") } }.filter { !$0.isEmpty }
+    func items(_ values: [String], _ option: String) throws(ConfigError) -> [String] {
+      guard !values.isEmpty else { return [] }
+      do { return try listItems(values, option: option) } catch {
+        throw ConfigError(file: "the command line", (error as? ValidationError)?.message ?? "\(error)")
+      }
     }
     var document: [String: Any] = [
       "name": name ?? "compare", "size_mode": sizeMode ?? "count",
-      "policies": list(policies), "traces": traces.map { ["path": $0] },
+      "policies": try items(policies, "--policy"), "traces": traces.map { ["path": $0] },
     ]
     var sizeValues: [Any] = []
-    for size in list(sizes) { sizeValues.append(Int64(size) ?? size as Any) }
+    for size in try items(sizes, "--size") { sizeValues.append(Int64(size) ?? size as Any) }
     document["sizes"] = sizeValues
-    if let seeds {
+    if !seeds.isEmpty {
       var values: [Int] = []
-      for s in list([seeds]) {
-        guard let v = Int(s) else { throw ConfigError(file: "the command line", "--seeds '\(seeds)': write integers such as 1,2,3") }
+      for s in try items(seeds, "--seeds") {
+        guard let v = Int(s) else { throw ConfigError(file: "the command line", "--seeds '\(s)': write integers such as 1,2,3") }
         values.append(v)
       }
       document["seeds"] = values
@@ -177,8 +180,14 @@ struct Compare: ParsableCommand {
 
 /// Writes a comparison's outputs and says where they are.
 func writeReport(_ outcome: CompareOutcome, config: CompareConfig, to directory: String) throws {
+  for entry in config.traces {
+    for ranking in CompareReport.rankings(outcome.rows, trace: entry.name, config: config) {
+      if let note = CompareReport.anomalyNote(ranking) { printError("warning: \(entry.name): \(note)") }
+    }
+  }
   do {
-    let files = try CompareReport.write(outcome, config: config, to: directory)
+    let provenance = runProvenance(configuration: config.source, seeds: config.seeds)
+    let files = try CompareReport.write(outcome, config: config, to: directory, provenance: provenance)
     printError("wrote \(files.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")) to \(directory)/")
   } catch {
     throw fail("cannot write the report into \(directory): \(error.localizedDescription)")

@@ -21,11 +21,11 @@ struct DiskBenchCommand: ParsableCommand {
   @Option(help: "Where the scratch stores go (default: the system's temporary folder).")
   var dir: String = FileManager.default.temporaryDirectory.path
 
-  @Option(help: "Storage modes, comma-separated: file, sqlite, mixed.")
-  var mode: String = "file,sqlite,mixed"
+  @Option(help: "Storage modes, comma-separated or repeated: file, sqlite, mixed (default: all three).")
+  var mode: [String] = []
 
-  @Option(help: "Value sizes, comma-separated; k and m are powers of 1024.")
-  var valueSize: String = "256,1k,4k,16k,64k,256k,1m"
+  @Option(help: "Value sizes, comma-separated or repeated; k and m are powers of 1024 (default 256,1k,4k,16k,64k,256k,1m).")
+  var valueSize: [String] = []
 
   @Option(help: "Operations per phase (default 2000; at most 256 MiB of values per cell).")
   var ops: Int = 2000
@@ -49,13 +49,13 @@ struct DiskBenchCommand: ParsableCommand {
     try oneLineErrors {
       guard !dir.isEmpty else { throw ValidationError("--dir is an empty path; name a folder for the scratch stores") }
       threshold = Int(try parseSize(inlineThreshold))
-      for name in mode.split(separator: ",") {
+      for name in try listItems(mode.isEmpty ? ["file,sqlite,mixed"] : mode, option: "--mode") {
         guard let m = DiskBench.Mode(rawValue: name.trimmingCharacters(in: .whitespaces).lowercased()) else {
           throw ValidationError("--mode '\(name)': use file, sqlite or mixed")
         }
         modes.append(m)
       }
-      for text in valueSize.split(separator: ",") {
+      for text in try listItems(valueSize.isEmpty ? ["256,1k,4k,16k,64k,256k,1m"] : valueSize, option: "--value-size") {
         let size = try parseSize(String(text))
         guard size <= 256 << 20 else { throw ValidationError("--value-size \(text): at most 256m") }
         sizes.append(Int(size))

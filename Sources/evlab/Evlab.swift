@@ -12,6 +12,7 @@ struct Evlab: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "evlab",
     abstract: "EvictionLab: replay cache traces through replacement policies and compare them.",
+    version: EvlabVersion.description,
     subcommands: [Compare.self, Merge.self, Disk.self, DiskBenchCommand.self, Replay.self, MRC.self, Stress.self, Generate.self, Convert.self, TraceInfoCommand.self, Policies.self, Bench.self])
 
   static func main() {

@@ -45,8 +45,11 @@ struct Generate: ParsableCommand {
   @Option(help: "hotspot: the hot set moves every this many requests (default 100000).")
   var shiftEvery: Int = 100_000
 
-  @Option(help: "mix: weighted kinds, e.g. zipf:0.8,scan:0.2 (default that).")
-  var mix: String = "zipf:0.8,scan:0.2"
+  @Option(help: "mix: weighted kinds, comma-separated or repeated, e.g. zipf:0.8,scan:0.2 (default that).")
+  var mix: [String] = []
+
+  /// The mix as one list, from every --mix given.
+  var mixText: String { mix.isEmpty ? "zipf:0.8,scan:0.2" : mix.joined(separator: ",") }
 
   @Option(help: "Object sizes: fixed (--object-size), uniform:LOW-HIGH, lognormal:MU,SIGMA or pareto:ALPHA,MIN (default fixed).")
   var sizeDistribution: String = "fixed"
@@ -66,8 +69,9 @@ struct Generate: ParsableCommand {
     guard hotObjects >= 0, shiftEvery >= 1, hotShare >= 0 && hotShare <= 1 else {
       throw ValidationError("--hot-objects must be 0 or more, --shift-every positive, --hot-share in [0, 1]")
     }
+    if !mix.isEmpty { _ = try listItems(mix, option: "--mix") }
     do throws(TraceError) {
-      _ = try SyntheticWorkload.Component.parse(mix)
+      _ = try SyntheticWorkload.Component.parse(mixText)
       _ = try SyntheticWorkload.SizeDistribution(sizeDistribution)
     } catch {
       throw ValidationError(error.description)
@@ -89,7 +93,7 @@ struct Generate: ParsableCommand {
     workload.hotShare = hotShare
     workload.shiftEvery = shiftEvery
     do throws(TraceError) {
-      workload.components = try SyntheticWorkload.Component.parse(mix)
+      workload.components = try SyntheticWorkload.Component.parse(mixText)
       workload.sizes = try SyntheticWorkload.SizeDistribution(sizeDistribution)
       let writer = try TraceWriter(path: output, format: TraceFormat.infer(fromPath: output)!)
       try writer.write(workload.generate())

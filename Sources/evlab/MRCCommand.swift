@@ -21,11 +21,14 @@ struct MRC: ParsableCommand {
 
   @OptionGroup var traceOptions: TraceOptions
 
-  @Option(help: "The policy (default lru).")
-  var policy: String = "lru"
+  @Option(
+    name: .customLong("policy"),
+    help: "Policies, comma-separated or repeated (default lru); all for every online one. One curve each.")
+  var policies: [String] = []
 
-  @Option(help: "Cache sizes: A..B:logN (N sizes log-spaced from A to B) or a list, e.g. 1000,5000 (k/m/g suffixes).")
-  var sizes: String
+  @Option(
+    help: "Cache sizes, comma-separated or repeated: A..B:logN (N sizes log-spaced from A to B) or values, e.g. 1000,5000 (k/m/g suffixes).")
+  var sizes: [String] = []
 
   @Option(help: "count or bytes (default count).")
   var sizeMode: SizeMode = .count
@@ -45,64 +48,82 @@ struct MRC: ParsableCommand {
   @Option(help: "Write the curve as CSV to PATH; - for standard output.")
   var csv: String?
 
+  /// The method for `spec`: the one asked for, or exact for LRU and simulate otherwise.
+  func method(for spec: PolicySpec) throws -> MissRatioCurve.Method {
+    guard let method else { return spec.name == "lru" ? .exact : .simulate }
+    guard let chosen = MissRatioCurve.Method(rawValue: method.lowercased()) else {
+      throw ValidationError("--method '\(method)': use exact, simulate or shards")
+    }
+    if chosen == .exact && spec.name != "lru" {
+      throw ValidationError("--method exact is for LRU (a stack policy); use --method simulate or shards for \(spec.name)")
+    }
+    if maxObjects != nil && spec.name != "lru" {
+      throw ValidationError("fixed-size SHARDS (--max-objects) is for LRU; use --rate for \(spec.name)")
+    }
+    return chosen
+  }
+
   func run() throws {
-    var spec = try PolicySpec("lru")
+    var specs: [PolicySpec] = []
     var cacheSizes: [Int64] = []
-    var chosen = MissRatioCurve.Method.exact
+    var methods: [MissRatioCurve.Method] = []
     try oneLineErrors {
       try traceOptions.checkArguments()
-      spec = try parsePolicies([policy]).first!
-      if PolicyCatalog.offline.contains(spec.name) {
+      // `all` means every online policy here: the offline ones need the future.
+      let named = policies.isEmpty ? ["lru"] : policies
+      specs = try parsePolicies(named).filter {
+        !(PolicyCatalog.offline.contains($0.name) && named.contains { $0.lowercased() == "all" })
+      }
+      for spec in specs where PolicyCatalog.offline.contains(spec.name) {
         throw ValidationError("\(spec.name) is offline; miss-ratio curves run online policies (replay it with evlab replay)")
       }
-      do { cacheSizes = try MissRatioCurves.parseSizes(sizes, parse: parseSize) } catch let error as MissRatioCurves.CurveSizeError {
-        throw ValidationError(error.description)
-      }
-      guard !cacheSizes.isEmpty else { throw ValidationError("--sizes is empty; e.g. --sizes 100..100000:log20") }
-      if let method {
-        guard let m = MissRatioCurve.Method(rawValue: method.lowercased()) else {
-          throw ValidationError("--method '\(method)': use exact, simulate or shards")
+      guard Set(specs).count == specs.count else { throw ValidationError("--policy names a policy twice; name each once") }
+      guard !sizes.isEmpty else { throw ValidationError("--sizes is empty; e.g. --sizes 100..100000:log20") }
+      for text in sizes {
+        do { cacheSizes += try MissRatioCurves.parseSizes(text, parse: parseSize) } catch let error as MissRatioCurves.CurveSizeError {
+          throw ValidationError(error.description)
         }
-        chosen = m
-      } else {
-        chosen = spec.name == "lru" ? .exact : .simulate
       }
-      if chosen == .exact && spec.name != "lru" {
-        throw ValidationError("--method exact is for LRU (a stack policy); use --method simulate or shards for \(spec.name)")
-      }
+      cacheSizes = Array(Set(cacheSizes)).sorted()
+      guard !cacheSizes.isEmpty else { throw ValidationError("--sizes is empty; e.g. --sizes 100..100000:log20") }
+      methods = try specs.map(method(for:))
       guard rate > 0 && rate <= 1 else { throw ValidationError("--rate \(rate): give a sampling rate in (0, 1], e.g. 0.01") }
       if let maxObjects {
-        guard chosen == .shards else { throw ValidationError("--max-objects is fixed-size SHARDS: add --method shards") }
-        guard spec.name == "lru" else { throw ValidationError("fixed-size SHARDS (--max-objects) is for LRU; use --rate for \(spec.name)") }
+        guard methods.allSatisfy({ $0 == .shards }) else { throw ValidationError("--max-objects is fixed-size SHARDS: add --method shards") }
         guard maxObjects >= 1 else { throw ValidationError("--max-objects \(maxObjects): at least 1") }
       }
     }
     let source: TraceSource
     do throws(TraceError) { source = try traceOptions.source(trace, copies: 1) } catch { throw fail(error) }
     let progress = ReplayProgress()
-    let display = ProgressLine(progress, total: 1, label: "mrc")
+    let display = ProgressLine(progress, total: specs.count, label: "mrc")
     display.begin()
-    let curve: MissRatioCurve
+    var curves: [MissRatioCurve] = []
     do throws(TraceError) {
-      switch chosen {
-      case .exact: curve = try MissRatioCurves.exactLRU(source, sizes: cacheSizes, sizeMode: sizeMode, progress: progress)
-      case .simulate:
-        curve = try MissRatioCurves.simulate(source, policy: spec, sizes: cacheSizes, sizeMode: sizeMode, progress: progress)
-      case .shards where maxObjects != nil:
-        curve = try MissRatioCurves.shardsFixedSize(
-          source, sizes: cacheSizes, sizeMode: sizeMode, maxObjects: maxObjects!, progress: progress)
-      case .shards:
-        curve = try MissRatioCurves.shards(
-          source, policy: spec, sizes: cacheSizes, sizeMode: sizeMode, rate: rate, progress: progress)
+      for (spec, chosen) in zip(specs, methods) {
+        let curve: MissRatioCurve
+        switch chosen {
+        case .exact: curve = try MissRatioCurves.exactLRU(source, sizes: cacheSizes, sizeMode: sizeMode, progress: progress)
+        case .simulate:
+          curve = try MissRatioCurves.simulate(source, policy: spec, sizes: cacheSizes, sizeMode: sizeMode, progress: progress)
+        case .shards where maxObjects != nil:
+          curve = try MissRatioCurves.shardsFixedSize(
+            source, sizes: cacheSizes, sizeMode: sizeMode, maxObjects: maxObjects!, progress: progress)
+        case .shards:
+          curve = try MissRatioCurves.shards(
+            source, policy: spec, sizes: cacheSizes, sizeMode: sizeMode, rate: rate, progress: progress)
+        }
+        progress.cellsDone.add(1, ordering: .relaxed)
+        curves.append(curve)
       }
       display.end()
-      warnSkipped(curve.skipped, path: source.path)
+      if let first = curves.first { warnSkipped(first.skipped, path: source.path) }
     } catch {
       display.end()
       throw fail(error)
     }
-    if json != "-" && csv != "-" { print(CurveTables.table([curve]), terminator: "") }
-    try write(CurveTables.json([curve]), to: json)
-    try write(CurveTables.csv([curve]), to: csv)
+    if json != "-" && csv != "-" { print(CurveTables.table(curves), terminator: "") }
+    try write(CurveTables.json(curves), to: json)
+    try write(CurveTables.csv(curves), to: csv)
   }
 }

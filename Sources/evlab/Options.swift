@@ -23,6 +23,9 @@ func parseSize(_ text: String) throws -> Int64 {
 func parsePolicies(_ texts: [String]) throws -> [PolicySpec] {
   var pieces: [String] = []
   for text in texts {
+    guard !text.split(separator: ",", omittingEmptySubsequences: false).contains(where: { $0.allSatisfy(\.isWhitespace) }) else {
+      throw ValidationError("--policy '\(text)' has an empty item; e.g. --policy lru,arc")
+    }
     for piece in text.split(separator: ",").map(String.init) {
       if piece.contains("=") && !piece.contains(":"), let last = pieces.popLast() {
         pieces.append(last + "," + piece)
@@ -37,6 +40,23 @@ func parsePolicies(_ texts: [String]) throws -> [PolicySpec] {
   return try pieces.map { piece in
     do throws(PolicyError) { return try PolicySpec(piece) } catch { throw ValidationError(error.description) }
   }
+}
+
+/// The comma-separated items of a list option given once or repeated:
+/// every item runs, and an empty list or an empty item is an error.
+func listItems(_ values: [String], option: String) throws -> [String] {
+  var items: [String] = []
+  for value in values {
+    for piece in value.split(separator: ",", omittingEmptySubsequences: false) {
+      let item = String(piece).trimmingCharacters(in: " ")
+      guard !item.isEmpty else {
+        throw ValidationError("\(option) '\(value)' has an empty item; give a comma-separated list such as 1,2,4")
+      }
+      items.append(item)
+    }
+  }
+  guard !items.isEmpty else { throw ValidationError("\(option) is empty; give at least one value") }
+  return items
 }
 
 extension String {
@@ -68,15 +88,18 @@ struct TraceOptions: ParsableArguments {
   @Option(help: "CSV: whether the first line is a header: auto, yes or no (default: auto).")
   var header: CSVOptions.Header = .auto
 
-  @Option(help: "CSV: the field delimiter, one character (default: ',').")
-  var delimiter: String = ","
+  @Option(help: "CSV: the field delimiter, one character (default: read off the first lines, one of , tab ; |).")
+  var delimiter: String?
+
+  @Flag(help: "Number ids 1, 2, 3, ... in order of first appearance, as libCacheSim does for ids it reads as strings; only id-hashing policies (W-TinyLFU's sketch) can tell the difference.")
+  var renumberIds = false
 
   @Flag(help: "Pass over malformed lines (and a cut-off last binary record), count them and report them on standard error, instead of stopping at the first.")
   var skipBadLines = false
 
   func checkArguments() throws {
     if let format { _ = try formatValue(format) }
-    guard delimiter.utf8.count == 1 else {
+    if let delimiter, delimiter.utf8.count != 1 {
       throw ValidationError("--delimiter '\(delimiter)' must be exactly one character (use $'\\t' for tab)")
     }
   }
@@ -87,7 +110,7 @@ struct TraceOptions: ParsableArguments {
 
   var csv: CSVOptions {
     CSVOptions(
-      delimiter: delimiter.utf8.first!, header: header, keyColumn: keyColumn, sizeColumn: sizeColumn,
+      delimiter: delimiter?.utf8.first, header: header, keyColumn: keyColumn, sizeColumn: sizeColumn,
       timeColumn: timeColumn)
   }
 
@@ -103,13 +126,16 @@ struct TraceOptions: ParsableArguments {
       throw .cannotInferFormat(path: path)
     }
     _ = try FileSource(path: path)  // fail now, before any cell starts, on a missing file
-    return TraceSource(path: path, format: format, csv: csv, copies: copies, skipBadRecords: skipBadLines)
+    var source = TraceSource(path: path, format: format, csv: csv, copies: copies, skipBadRecords: skipBadLines)
+    source.renumberIDs = renumberIds
+    return source
   }
 }
 
 /// Reports what `--skip-bad-lines` passed over in `path`, if anything.
 func warnSkipped(_ skipped: SkippedRecords, path: String) {
   if let warning = skipped.warning(path: path) { printError(warning) }
+  if let note = skipped.zeroSizeNote(path: path) { printError(note) }
 }
 
 /// A one-line progress display on standard error, shown only on a terminal

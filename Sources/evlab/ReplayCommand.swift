@@ -58,7 +58,7 @@ struct Replay: ParsableCommand {
 
   @Option(
     name: .customLong("repeat"),
-    help: "Replay each trace this many times in a row, copy k with k·2^40 added to every id (a longer trace with the same structure; default 1).")
+    help: "Replay each trace this many times in a row, copy k with k·(largest id + 1) added to every id so copies share no object (a longer trace with the same structure; default 1).")
   var copies: Int = 1
 
   /// Checks the arguments; a bad one is reported in one line by `oneLineErrors`.
@@ -72,7 +72,7 @@ struct Replay: ParsableCommand {
       guard !sizes.isEmpty else { throw ValidationError("no --size given; e.g. --size 1000,5000 or --size 16m --size-mode bytes") }
     }
     _ = try parsePolicies(policies.isEmpty ? ["lru"] : policies)
-    for size in sizes.flatMap({ $0.split(separator: ",").map(String.init) }) { _ = try parseSize(size) }
+    if !sizes.isEmpty { for size in try listItems(sizes, option: "--size") { _ = try parseSize(size) } }
   }
 
   func run() throws {
@@ -82,7 +82,7 @@ struct Replay: ParsableCommand {
     let job = isDefaultJob ? try DefaultJob.load() : nil
     let specs = try parsePolicies(policies.isEmpty ? (job?.policies ?? []) : policies)
     let cacheSizes = try sizes.isEmpty
-      ? (job?.sizes ?? []) : sizes.flatMap { $0.split(separator: ",").map(String.init) }.map(parseSize)
+      ? (job?.sizes ?? []) : listItems(sizes, option: "--size").map(parseSize)
     let paths = job?.traces ?? traces
     let mode = job != nil && sizeMode == .count ? job!.sizeMode : sizeMode
 
@@ -173,18 +173,38 @@ extension Replay {
 /// Writes `text` to `path` (`-` for standard output), creating parent folders.
 func write(_ text: String, to path: String?) throws {
   guard let path else { return }
+  // JSON carries what made it; a CSV file gets it beside it, as NAME.provenance.json.
+  let isJSON = text.first == "{"
+  let content = isJSON ? runProvenance().stamped(text) : text
   if path == "-" {
-    print(text, terminator: "")
+    print(content, terminator: "")
     return
   }
   do {
     let url = URL(fileURLWithPath: path)
     try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-    try text.write(to: url, atomically: true, encoding: .utf8)
+    try content.write(to: url, atomically: true, encoding: .utf8)
+    if !isJSON {
+      try runProvenance().file.write(to: URL(fileURLWithPath: path + ".provenance.json"), atomically: true, encoding: .utf8)
+    }
     printError("wrote \(path)")
   } catch {
     throw fail("cannot write \(path): \(error.localizedDescription); check that the folder is writable")
   }
+}
+
+/// The provenance of this run: version, command line, date, host; the
+/// seeds of the randomised policies it names, where it names them.
+func runProvenance(configuration: String? = nil, seeds: [UInt64] = []) -> Provenance {
+  var seeds = seeds
+  for argument in CommandLine.arguments {
+    for match in argument.split(separator: ",") where match.lowercased().hasPrefix("seed=") || match.contains(":seed=") {
+      if let value = UInt64(match.split(separator: "=").last ?? "") { seeds.append(value) }
+    }
+  }
+  return Provenance(
+    version: EvlabVersion.number, commit: EvlabVersion.commit, arguments: CommandLine.arguments, configuration: configuration,
+    seeds: Array(Set(seeds)).sorted())
 }
 
 /// The Quick start job: the bundled sample traces, the seven core policies, several sizes.

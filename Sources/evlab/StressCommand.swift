@@ -21,8 +21,10 @@ struct Stress: ParsableCommand {
 
   @OptionGroup var traceOptions: TraceOptions
 
-  @Option(help: "The cache's policy (a catalog name with parameters; not an offline one).")
-  var policy: String = "lru"
+  @Option(
+    name: .customLong("policy"),
+    help: "The cache's policies, comma-separated or repeated (catalog names with parameters; not offline ones; default lru).")
+  var policies: [String] = []
 
   @Option(help: "Cache size: objects in count mode, bytes in byte mode (k/m/g suffixes).")
   var size: String
@@ -30,11 +32,11 @@ struct Stress: ParsableCommand {
   @Option(help: "count or bytes (default count).")
   var sizeMode: SizeMode = .count
 
-  @Option(help: "Thread counts, comma-separated (default 1,2,4,8).")
-  var threads: String = "1,2,4,8"
+  @Option(help: "Thread counts, comma-separated or repeated (default 1,2,4,8).")
+  var threads: [String] = []
 
-  @Option(help: "Lock strategies, comma-separated: mutex, pthread, rwlock, queue, striped, striped:N (default: all five).")
-  var lock: String = "mutex,pthread,rwlock,queue,striped"
+  @Option(help: "Lock strategies, comma-separated or repeated: mutex, pthread, rwlock, queue, striped, striped:N (default: all five).")
+  var lock: [String] = []
 
   @Option(help: "Requests replayed per cell (default: the trace's length; a shorter trace wraps around).")
   var ops: Int?
@@ -48,24 +50,30 @@ struct Stress: ParsableCommand {
   func run() throws {
     var threadCounts: [Int] = []
     var locks: [LockStrategy] = []
-    var spec = try PolicySpec("lru")
+    var specs: [PolicySpec] = []
     var cacheSize: Int64 = 0
     try oneLineErrors {
       try traceOptions.checkArguments()
-      threadCounts = try threads.split(separator: ",").map { text in
-        guard let n = Int(String(text).trimmingCharacters(in: " ")), (1...256).contains(n) else {
+      threadCounts = try listItems(threads.isEmpty ? ["1,2,4,8"] : threads, option: "--threads").map { text in
+        guard let n = Int(text), (1...256).contains(n) else {
           throw ValidationError("--threads '\(text)': give thread counts from 1 to 256, e.g. 1,2,4,8")
         }
         return n
       }
-      guard !threadCounts.isEmpty else { throw ValidationError("--threads is empty; e.g. --threads 1,2,4") }
-      locks = try lock.split(separator: ",").map { text throws in
-        do throws(CacheError) { return try LockStrategy(String(text).trimmingCharacters(in: " ")) } catch {
+      locks = try listItems(lock.isEmpty ? ["mutex,pthread,rwlock,queue,striped"] : lock, option: "--lock").map { text throws in
+        do throws(CacheError) { return try LockStrategy(text) } catch {
           throw ValidationError(error.description)
         }
       }
-      spec = try parsePolicies([policy]).first!
-      if PolicyCatalog.offline.contains(spec.name) { throw ValidationError(CacheError.offlinePolicy(spec.name).description) }
+      let named = policies.isEmpty ? ["lru"] : policies
+      specs = try parsePolicies(named).filter {
+        !((PolicyCatalog.offline.contains($0.name) || PolicyCatalog.entry(named: $0.name)?.trimsOnATimer == true)
+          && named.contains { $0.lowercased() == "all" })
+      }
+      for spec in specs where PolicyCatalog.offline.contains(spec.name) {
+        throw ValidationError(CacheError.offlinePolicy(spec.name).description)
+      }
+      guard Set(specs).count == specs.count else { throw ValidationError("--policy names a policy twice; name each once") }
       cacheSize = try parseSize(size)
       if let ops, ops < 1 { throw ValidationError("--ops \(ops): at least one request is needed") }
     }
@@ -78,20 +86,24 @@ struct Stress: ParsableCommand {
     let requests = ops ?? workload.keys.count
     var targets = locks.map(StressTarget.cache)
     targets += [.nscache, .dictionary]
-    let total = threadCounts.count * targets.count
+    let total = threadCounts.count * targets.count * specs.count
     let progress = ReplayProgress()
     let display = ProgressLine(progress, total: total, label: "stress")
     display.begin()
     var results: [StressResult] = []
     do throws(CacheError) {
-      for n in threadCounts {
-        for target in targets {
-          results.append(
-            try StressRun.run(
-              workload, target: target, policy: spec, cacheSize: cacheSize, sizeMode: sizeMode, threads: n,
-              ops: requests))
-          progress.requests.add(requests, ordering: .relaxed)
-          progress.cellsDone.add(1, ordering: .relaxed)
+      for spec in specs {
+        for n in threadCounts {
+          for target in targets {
+            // The comparison points have no policy: measured once, beside the first.
+            if spec != specs[0] && (target == .nscache || target == .dictionary) { continue }
+            results.append(
+              try StressRun.run(
+                workload, target: target, policy: spec, cacheSize: cacheSize, sizeMode: sizeMode, threads: n,
+                ops: requests))
+            progress.requests.add(requests, ordering: .relaxed)
+            progress.cellsDone.add(1, ordering: .relaxed)
+          }
         }
       }
       display.end()

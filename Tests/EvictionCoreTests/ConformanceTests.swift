@@ -187,3 +187,39 @@ struct HashedDriver: PolicyVisitor {
     return requests.map { policy.access($0) }
   }
 }
+
+/// Small caches are defined: at or above its declared minimum, every policy
+/// caches, so a key requested twice in a row hits the second time.
+@Suite struct SmallCapacityTests {
+  struct Twice: PolicyVisitor {
+    typealias Key = UInt64
+    mutating func visit<Policy: ReplacementPolicy & ~Copyable>(_ policy: consuming Policy) -> [Bool]
+    where Policy.Key == UInt64 {
+      var policy = policy
+      var hits: [Bool] = []
+      for (i, key) in [UInt64(1), 1, 2, 2, 3, 3, 1, 1, 4, 4].enumerated() {
+        hits.append(policy.access(Request(key: key, weight: 1, time: Int64(i + 1), nextAccess: Request<UInt64>.never)))
+      }
+      return hits
+    }
+  }
+
+  /// Offline bounds are left out (they see the future), and so are the
+  /// models of shipped caches, which keep their library's rules even where
+  /// those drop the object just inserted (NSCache on Linux evicts the newest
+  /// of equal costs; AFAutoPurgingImageCache purges to 60% after inserting).
+  @Test(
+    arguments: ConformanceTests.specs.filter {
+      !PolicyCatalog.offline.contains($0) && PolicyCatalog.entry(named: $0.split(separator: ":")[0].lowercased())?.isModel != true
+    })
+  func aKeyRequestedTwiceInARowHitsTheSecondTime(spec: String) throws {
+    let policy = try PolicySpec(spec)
+    for capacity: Int64 in [1, 2, 3, 5, 10] where capacity >= policy.minimumCapacity {
+      var visitor = Twice()
+      let hits = policy.withPolicy(capacity: capacity, index: IntegerSlotIndex<UInt64>.self, visitor: &visitor)
+      for pair in stride(from: 1, to: hits.count, by: 2) {
+        #expect(hits[pair], "\(spec) at \(capacity): the second request of a pair missed (\(hits))")
+      }
+    }
+  }
+}

@@ -54,8 +54,17 @@ import Testing
     #expect(merge.status == 0, "\(merge.stderr)")
     let singleCSV = try read(dir, "single/results.csv")
     #expect(try read(dir, "merged/results.csv") == singleCSV)
-    #expect(try read(dir, "merged/results.json") == read(dir, "single/results.json"))
-    #expect(try read(dir, "merged/report.md") == read(dir, "single/report.md"))
+    // The data agree to the byte; only the provenance (command, date) differs.
+    func withoutProvenance(_ text: String) -> String {
+      text.components(separatedBy: "\n## Provenance")[0].split(separator: "\n", omittingEmptySubsequences: false)
+        .filter { !$0.hasPrefix("  \"provenance\": ") }.joined(separator: "\n")
+    }
+    #expect(try withoutProvenance(read(dir, "merged/results.json")) == withoutProvenance(read(dir, "single/results.json")))
+    #expect(try withoutProvenance(read(dir, "merged/report.md")) == withoutProvenance(read(dir, "single/report.md")))
+    let provenance = try read(dir, "merged/provenance.json")
+    #expect(provenance.contains("\"command\": ") && provenance.contains(" merge ") && provenance.contains("\"seeds\": ["))
+    #expect(try read(dir, "single/results.json").contains("\"provenance\": {\"tool\": \"evlab\", \"version\": "))
+    #expect(try read(dir, "single/report.md").contains("## Provenance") && read(dir, "single/report.html").contains("<footer class=\"provenance\">"))
     // 3 traces × 6 policies × 3 sizes; random and the generated trace ran per seed.
     let lines = singleCSV.split(separator: "\n")
     #expect(lines.count == 1 + 3 * 6 * 3)

@@ -25,7 +25,9 @@
 /// - an object heavier than the window or than probation is not admitted.
 ///
 /// Tiny caches, where libCacheSim's shares round to zero and it would admit
-/// nothing, get a one-unit window and admit into an empty probation.
+/// nothing, get a one-unit window and admit into an empty probation; with no
+/// room for a protected segment (a main cache of one unit), a main hit stays
+/// in probation, where promotion would have evicted the object just hit.
 public struct WTinyLFUPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copyable {
   public typealias Key = Index.Key
   @usableFromInline var store: PolicyStorage<Index, Void>
@@ -76,6 +78,8 @@ public struct WTinyLFUPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~
       return slot
     case Self.inProtected:
       store.table.moveToFront(slot, &protected)
+    case _ where protectedCapacity == 0:
+      store.table.moveToFront(slot, &probation)
     default:
       store.table.unlink(slot, &probation)
       store.table.pushFront(slot, &protected, tag: Self.inProtected)

@@ -136,7 +136,7 @@ public struct CompareConfig: Sendable {
     "skip_bad_lines",
   ]
   static let fileTraceKeys: Set<String> = [
-    "path", "format", "name", "key_column", "size_column", "time_column", "header", "delimiter",
+    "path", "format", "name", "key_column", "size_column", "time_column", "header", "delimiter", "renumber_ids",
   ]
   static let syntheticKeys: Set<String> = [
     "generate", "name", "objects", "requests", "alpha", "object_size", "size_distribution", "scan_every",
@@ -303,7 +303,8 @@ public struct CompareConfig: Sendable {
       csv.delimiter = d.utf8.first!
     }
     let name = try r.string("name") ?? (given as NSString).lastPathComponent
-    let source = TraceSource(path: path, format: format, csv: csv, skipBadRecords: skipBadLines)
+    var source = TraceSource(path: path, format: format, csv: csv, skipBadRecords: skipBadLines)
+    source.renumberIDs = try r.bool("renumber_ids") ?? false
     return TraceEntry(name: name, origin: .file(source))
   }
 

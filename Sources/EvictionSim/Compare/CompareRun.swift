@@ -124,6 +124,17 @@ public struct CompareRow: Sendable, Codable, Equatable {
   public var byteMissRatioCi95High: Double
   /// Whether the policy needs the future (Belady): a bound, not a contender.
   public var offline: Bool
+  /// The most any run held (objects or bytes, as `size_mode`).
+  public var maxOccupancy: Int64 = 0
+  /// Whether a run held more than `cache_size`: never ranked against
+  /// capacity-bound policies.
+  public var exceedsCapacity = false
+  /// Whether the policy models a shipped cache (``PolicyCatalog/Entry/isModel``):
+  /// reported in a section of its own, never ranked or called best.
+  public var model = false
+
+  /// Whether this row competes in the ranking: online, capacity-bound, not a model.
+  public var isContender: Bool { !offline && !model && !exceedsCapacity }
 
   enum CodingKeys: String, CodingKey {
     case trace, format, policy
@@ -141,12 +152,15 @@ public struct CompareRow: Sendable, Codable, Equatable {
     case byteMissRatioCi95Low = "byte_miss_ratio_ci95_low"
     case byteMissRatioCi95High = "byte_miss_ratio_ci95_high"
     case offline
+    case maxOccupancy = "max_occupancy"
+    case exceedsCapacity = "exceeds_capacity"
+    case model
   }
 
   public static let columns = [
     "trace", "format", "policy", "size_label", "cache_size", "size_mode", "requests", "hits", "misses", "miss_ratio",
     "bytes_requested", "bytes_missed", "byte_miss_ratio", "runs", "miss_ratio_ci95_low", "miss_ratio_ci95_high",
-    "byte_miss_ratio_ci95_low", "byte_miss_ratio_ci95_high", "offline",
+    "byte_miss_ratio_ci95_low", "byte_miss_ratio_ci95_high", "offline", "max_occupancy", "exceeds_capacity", "model",
   ]
 
   /// Whether the two rows' miss-ratio intervals are disjoint: only then are
@@ -221,7 +235,9 @@ public enum CompareRun {
           bytesMissed: bytesMissed, byteMissRatio: runs.count == 1 ? runs[0].byteMissRatio : byteMissRatios.mean,
           runs: runs.count, missRatioCi95Low: missRatios.ci95.lowerBound, missRatioCi95High: missRatios.ci95.upperBound,
           byteMissRatioCi95Low: byteMissRatios.ci95.lowerBound, byteMissRatioCi95High: byteMissRatios.ci95.upperBound,
-          offline: PolicyCatalog.offline.contains(policy.name)))
+          offline: PolicyCatalog.offline.contains(policy.name), maxOccupancy: runs.map(\.maxOccupancy).max() ?? 0,
+          exceedsCapacity: runs.contains(where: \.exceedsCapacity),
+          model: PolicyCatalog.entry(named: policy.name)?.isModel ?? false))
       let seconds = runs.map(\.seconds).reduce(0, +)
       timings.append(
         CompareTiming(

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Regenerates the committed example results under results/ that take
+# minutes, not hours: the Quick start's example (results/quickstart/), the
+# catalog tables (results/catalog/) and the capacity-honesty comparison on
+# cloudPhysicsIO (results/capacity/). Each folder's command is also in
+# results/README.md. The disk, stress and miss-ratio-curve folders are
+# machine measurements; their commands are in results/README.md.
+#
+#   scripts/regenerate-results.sh        # needs ../shared beside the repository
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/ensure-deps.sh
+swift build -c release --product evlab
+evlab=.build/release/evlab
+shared=../shared/traces
+[ -d "$shared" ] || { echo "error: ../shared/traces must sit beside the repository" >&2; exit 1; }
+
+rm -rf results/quickstart && $evlab compare --config configs/default.toml --output results/quickstart
+$evlab replay traces/*.oracleGeneral.zst --policy all --size 100,250,500,1000,2500,5000 \
+  --csv results/catalog/bundled.csv --json results/catalog/bundled.json
+$evlab replay "$shared"/caffeine/lirs/*.trace.gz --format txt --policy all --size 100,200,500,1000,2000 \
+  --csv results/catalog/lirs.csv --json results/catalog/lirs.json
+rm -rf results/capacity && $evlab compare --trace "$shared"/libcachesim/cloudPhysicsIO.oracleGeneral.bin \
+  --policy all --size 0.1%,1%,10% --name capacity --output results/capacity
