@@ -172,9 +172,13 @@ extension DiskStore {
         report.foreignFiles.append(name)
       }
     }
-    if !repair && !report.isConsistent {
-      // Other owners may be mid-write (a file renamed in before its row
-      // commits, a row gone before its file): keep what is still so.
+    // Other owners may be mid-write (a file renamed in before its row
+    // commits, a row gone before its file): look again, a few times on a
+    // busy machine, and keep only what is still so.
+    var wait: useconds_t = 20_000
+    for _ in 0..<5 where !repair && !report.isConsistent && !folder.holders().isEmpty {
+      usleep(wait)
+      wait *= 2
       try settle(&report, folder: folder)
     }
     guard repair, !report.isConsistent else { return report }
@@ -229,7 +233,6 @@ extension DiskStore {
   /// rows' file names again and keeps an orphan only while no row names it
   /// and it still exists, a missing file only while its row still names it.
   static func settle(_ report: inout DiskCheckReport, folder: StoreFolder) throws(DiskError) {
-    guard !folder.holders().isEmpty else { return }
     let now = try readRows(folder, verifyInline: false, integrity: false)
     let names = Dictionary(now.map { ($0.key, $0.filename) }, uniquingKeysWith: { a, _ in a })
     let referenced = Set(now.compactMap(\.filename))

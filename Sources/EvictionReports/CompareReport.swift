@@ -226,8 +226,14 @@ public enum CompareReport {
       let info = outcome.infos.first { $0.trace == entry.name }
       body += "<section class=\"trace\"><h2>\(SVGChart.escape(entry.name))</h2>\n"
       body += "<p>\(SVGChart.escape(summary(info, format: rows.first?.format ?? "").replacingOccurrences(of: "**", with: "")))</p>\n"
-      // The miss-ratio curve: every policy over the sizes.
-      let series = config.policies.map { policy in
+      // The miss-ratio curve: every contender and bound over the sizes. Models
+      // of shipped caches are left out (listed under the ranking with their
+      // peak occupancy): a timed model holding far more than the capacity
+      // would draw a curve below the optimum.
+      let charted = config.policies.filter { policy in
+        rows.filter { $0.policy == policy.description }.allSatisfy { $0.isContender || $0.offline }
+      }
+      let series = charted.map { policy in
         let points = rows.filter { $0.policy == policy.description }.sorted { $0.cacheSize < $1.cacheSize }
         return SVGChart.Series(
           name: policy.description, points: points.map { (Double($0.cacheSize), $0.missRatio) },

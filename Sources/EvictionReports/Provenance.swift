@@ -88,8 +88,8 @@ public struct Provenance: Sendable, Equatable {
     if let commit { out += " (commit \(SVGChart.escape(commit)))" }
     out += " on \(SVGChart.escape(date)); host: \(cores) cores, \(SVGChart.escape(os))"
     if !seeds.isEmpty { out += "; seeds \(seeds.map(String.init).joined(separator: ", "))" }
-    out += ".</p><p><code>\(SVGChart.escape(command))</code></p>"
-    if let configuration { out += "<pre>\(SVGChart.escape(configuration))</pre>" }
+    out += ".</p><p><code style=\"overflow-wrap:anywhere\">\(SVGChart.escape(command))</code></p>"
+    if let configuration { out += "<pre style=\"white-space:pre-wrap;overflow-wrap:anywhere\">\(SVGChart.escape(configuration))</pre>" }
     return out + "</footer>\n"
   }
 }

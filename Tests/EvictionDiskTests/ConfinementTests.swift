@@ -49,6 +49,17 @@ import Testing
     }
   }
 
+  /// Opening, checking and repairing `store` each fail with an error `matches` accepts.
+  func expectOpenCheckAndRepairRefuse(_ store: String, _ matches: @escaping (DiskError) -> Bool) {
+    let attempts: [() throws -> Void] = [
+      { _ = try DiskStore(directory: store) }, { _ = try DiskStore.check(directory: store) },
+      { _ = try DiskStore.check(directory: store, repair: true) },
+    ]
+    for attempt in attempts {
+      #expect { try attempt() } throws: { error in (error as? DiskError).map(matches) ?? false }
+    }
+  }
+
   // MARK: 1. A manifest row naming a path outside the store
 
   @Test(arguments: ["../../victim/important.txt", "ABSOLUTE", "../victim", "data/../../victim/sub/x"])
@@ -133,17 +144,9 @@ import Testing
     try FileManager.default.removeItem(atPath: real)
     try FileManager.default.createSymbolicLink(atPath: real, withDestinationPath: world.victim)
     let before = world.outside
-    for attempt in 0..<3 {
-      #expect {
-        switch attempt {
-        case 0: _ = try DiskStore(directory: world.store)
-        case 1: _ = try DiskStore.check(directory: world.store)
-        default: _ = try DiskStore.check(directory: world.store, repair: true)
-        }
-      } throws: { error in
-        guard case .unsafePath(let path, let reason) = error as? DiskError else { return false }
-        return path.hasSuffix("/" + folder) && reason.contains("symbolic link")
-      }
+    expectOpenCheckAndRepairRefuse(world.store) { error in
+      guard case .unsafePath(let path, let reason) = error else { return false }
+      return path.hasSuffix("/" + folder) && reason.contains("symbolic link")
     }
     #expect(world.outside == before, "the link's target was not emptied")
   }
@@ -235,17 +238,9 @@ import Testing
     try db.execute("PRAGMA user_version = \(DiskStore.schemaVersion + 1)")
     db.close()
     let before = treeDigest(world.store, excluding: ["manifest.sqlite-shm", "manifest.sqlite-wal"])
-    for attempt in 0..<3 {
-      #expect {
-        switch attempt {
-        case 0: _ = try DiskStore(directory: world.store)
-        case 1: _ = try DiskStore.check(directory: world.store)
-        default: _ = try DiskStore.check(directory: world.store, repair: true)
-        }
-      } throws: { error in
-        guard case .newerLayout(_, DiskStore.schemaVersion + 1, DiskStore.schemaVersion) = error as? DiskError else { return false }
-        return "\(error)".contains("upgrade EvictionLab")
-      }
+    expectOpenCheckAndRepairRefuse(world.store) { error in
+      guard case .newerLayout(_, DiskStore.schemaVersion + 1, DiskStore.schemaVersion) = error else { return false }
+      return "\(error)".contains("upgrade EvictionLab")
     }
     #expect(treeDigest(world.store, excluding: ["manifest.sqlite-shm", "manifest.sqlite-wal"]) == before)
   }

@@ -36,6 +36,10 @@ import Testing
     let table = markdown.components(separatedBy: "| rank |")[1].components(separatedBy: "Best:")[0]
     #expect(!table.contains("sd-disk") && !table.contains("yy-disk"))
 
+    // Nor does the curve chart draw them (a timed model's curve lies below the optimum).
+    let page = CompareReport.html(CompareOutcome(rows: rows, timings: [], infos: infos, stress: []), config: config)
+    #expect(page.contains("data-series=\"lru\"") && !page.contains("data-series=\"sd-disk\""))
+
     // An online row that misses less than Belady is an anomaly, in red.
     var forged = rows
     let belady = try #require(forged.firstIndex { $0.policy == "belady" })

@@ -14,22 +14,12 @@ import Testing
     var generator = SystemRandomNumberGenerator()
     for round in 0..<20 {
       let dir = try scratchDirectory().appendingPathComponent("store").path
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: evlabPath)
-      process.arguments = ["disk", "write-stream", dir]
-      let out = Pipe()
-      process.standardOutput = out
-      process.standardError = FileHandle.nullDevice
-      try process.run()
-      // Wait for the first acknowledgement, then kill at a random later point.
-      var acknowledged = Data()
-      while !String(decoding: acknowledged, as: UTF8.self).contains("ack 0\n") {
-        acknowledged.append(out.fileHandleForReading.availableData)
-      }
+      // Kill at a random point after the first acknowledgement.
+      var (process, output, acknowledged) = try startWriter(dir)
       usleep(UInt32.random(in: 1_000...150_000, using: &generator))
       kill(process.processIdentifier, SIGKILL)
       process.waitUntilExit()
-      acknowledged.append(out.fileHandleForReading.readDataToEndOfFile())
+      acknowledged.append(output.readDataToEndOfFile())
       let acks = String(decoding: acknowledged, as: UTF8.self).split(separator: "\n").compactMap { Int($0.dropFirst(4)) }
       #expect(process.terminationReason == .uncaughtSignal, "round \(round)")
       // Reopen (the new owner sweeps what the writer left), then check.
