@@ -151,8 +151,9 @@ public enum TraceReplay {
           counts.hits &+= hit ? 1 : 0
           counts.bytesMissed &+= hit ? 0 : record.size
           counts.bytesRequested &+= record.size
-          // Capacity honesty: the most the policy ever held (objects in count mode, bytes in byte mode).
-          counts.maxOccupancy = max(counts.maxOccupancy, policy.usedWeight)
+          // Capacity honesty: the most the policy ever held (objects in count
+          // mode, bytes in byte mode). Only an admission adds, and only a miss admits.
+          if !hit { counts.maxOccupancy = max(counts.maxOccupancy, policy.usedWeight) }
           observe(record, hit)
         }
         counts.requests &+= Int64(n)

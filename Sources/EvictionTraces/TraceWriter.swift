@@ -18,7 +18,9 @@ public final class TraceWriter {
   let compressor: OpaquePointer?
   var finished = false
   /// The `.partial` file's entry in ``ScratchPaths``, so an interrupted run removes it.
-  let scratchToken: Int
+  let scratchToken: Int?
+  /// Whether the output is a device or pipe written in place (no `.partial`, no rename).
+  let writesInPlace: Bool
 
   public init(path: String, format: TraceFormat) throws(TraceError) {
     guard [.oracleGeneral, .csv, .txt].contains(format) else {
@@ -26,10 +28,15 @@ public final class TraceWriter {
     }
     self.path = path
     self.format = format
-    temporaryPath = path + ".partial"
-    fd = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    // A device or a pipe (/dev/null, a FIFO) is written into directly: the
+    // rename that makes a file's write atomic would replace the device itself.
+    var info = stat()
+    let isSpecial = stat(path, &info) == 0 && (info.st_mode & S_IFMT) != S_IFREG && (info.st_mode & S_IFMT) != S_IFDIR
+    temporaryPath = isSpecial ? path : path + ".partial"
+    fd = open(temporaryPath, O_WRONLY | O_CREAT | (isSpecial ? 0 : O_TRUNC) | O_CLOEXEC, 0o644)
     guard fd >= 0 else { throw .unreadable(path: path, reason: "cannot create: \(String(cString: strerror(errno)))") }
-    scratchToken = ScratchPaths.shared.register(temporaryPath)
+    writesInPlace = isSpecial
+    scratchToken = isSpecial ? nil : ScratchPaths.shared.register(temporaryPath)
     if path.lowercased().hasSuffix(".zst") {
       compressor = ZSTD_createCCtx()
       ZSTD_CCtx_setParameter(compressor, ZSTD_c_compressionLevel, 19)
@@ -42,9 +49,9 @@ public final class TraceWriter {
   deinit {
     if !finished {
       close(fd)
-      unlink(temporaryPath)
+      if !writesInPlace { unlink(temporaryPath) }
     }
-    ScratchPaths.shared.unregister(scratchToken)
+    if let scratchToken { ScratchPaths.shared.unregister(scratchToken) }
     if let compressor { ZSTD_freeCCtx(compressor) }
   }
 
@@ -71,10 +78,12 @@ public final class TraceWriter {
   /// Flushes, closes and renames the file into place.
   public func finish() throws(TraceError) {
     try flush(end: true)
-    guard fsync(fd) == 0, close(fd) == 0 else {
+    // A device or pipe has nothing to sync (fsync fails with EINVAL there).
+    guard writesInPlace || fsync(fd) == 0, close(fd) == 0 else {
       throw .unreadable(path: path, reason: "cannot finish writing: \(String(cString: strerror(errno)))")
     }
     finished = true
+    if writesInPlace { return }
     guard rename(temporaryPath, path) == 0 else {
       throw .unreadable(path: path, reason: "cannot rename into place: \(String(cString: strerror(errno)))")
     }

@@ -182,8 +182,19 @@ func write(_ text: String, to path: String?) throws {
   }
   do {
     let url = URL(fileURLWithPath: path)
+    var info = stat()
+    if stat(path, &info) == 0 && (info.st_mode & S_IFMT) != S_IFREG {
+      // A device or a pipe (/dev/null, a FIFO): write into it. An atomic
+      // write renames a new file over its target, which would replace
+      // /dev/null itself.
+      guard let handle = FileHandle(forWritingAtPath: path) else { throw fail("cannot write \(path): it is not a file and cannot be opened") }
+      try handle.write(contentsOf: Data(content.utf8))
+      try handle.close()
+      return
+    }
     try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
     try content.write(to: url, atomically: true, encoding: .utf8)
+    // Provenance stands beside a CSV file.
     if !isJSON {
       try runProvenance().file.write(to: URL(fileURLWithPath: path + ".provenance.json"), atomically: true, encoding: .utf8)
     }

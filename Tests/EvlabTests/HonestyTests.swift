@@ -149,6 +149,24 @@ import Testing
     let beside = try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("out/r.csv.provenance.json"))) as! [String: Any]
     #expect((beside["provenance"] as? [String: Any])?["version"] as? String == provenance["version"] as? String)
   }
+
+  /// Output to a device is written into it: /dev/null stays a device (an
+  /// atomic write's rename once replaced it with a file), and nothing lands beside it.
+  @Test func outputToADeviceNeverReplacesIt() throws {
+    let dir = try scratchDirectory()
+    try "1\n2\n1\n".write(to: dir.appendingPathComponent("t.txt"), atomically: true, encoding: .utf8)
+    for command in [
+      ["replay", "t.txt", "--policy", "lru", "--size", "2", "--csv", "/dev/null", "--json", "/dev/null"],
+      ["convert", "t.txt", "--to", "csv", "-o", "/dev/null"], ["trace-info", "t.txt", "--json", "/dev/null"],
+    ] {
+      let run = try evlab(command, in: dir)
+      #expect(run.status == 0, "\(command): \(run.stderr)")
+      var info = stat()
+      #expect(stat("/dev/null", &info) == 0 && (info.st_mode & S_IFMT) == S_IFCHR, "\(command) replaced /dev/null")
+      #expect(!FileManager.default.fileExists(atPath: "/dev/null.provenance.json"))
+      #expect(!FileManager.default.fileExists(atPath: "/dev/null.partial"))
+    }
+  }
 }
 
 @Suite struct RenumberTests {
