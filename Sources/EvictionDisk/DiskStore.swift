@@ -327,11 +327,17 @@ public final class DiskStore {
     return value
   }
 
-  /// Removes the row of a value that failed verification, and its file.
+  /// Removes the row of a value that failed verification, and its file,
+  /// unless another row names that file too (a corrupt manifest pointing
+  /// two keys at one file): that row's value may be intact.
   func drop(key: String, filename: String?) throws(DiskError) {
     try database.run("DELETE FROM entries WHERE key = ?") { $0.bind(1, key) }
     pendingAccess[key] = nil
-    removeValueFile(filename)
+    guard let filename else { return }
+    let shared = try database.with("SELECT 1 FROM entries WHERE filename = ?", bind: { $0.bind(1, filename) }) {
+      (s) throws(DiskError) in try s.step()
+    }
+    if !shared { removeValueFile(filename) }
   }
 
   /// Whether `key` is stored (not an access).

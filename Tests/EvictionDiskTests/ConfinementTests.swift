@@ -291,6 +291,20 @@ import Testing
     #expect(try DiskStore.check(directory: world.store).isConsistent)
   }
 
+  @Test func aRowNamingAnotherKeysFileNeverCostsThatKeyItsValue() throws {
+    let world = try World()
+    try world.pointRow("k1", at: try world.fileName(of: "k3"))
+    let store = try DiskStore(directory: world.store, inlineThreshold: 100)
+    #expect(throws: DiskError.self) { try store.value(forKey: "k1") }
+    #expect(try store.value(forKey: "k3") == bytes(503, seed: 3), "k3's file was kept")
+    store.close()
+    try world.pointRow("k5", at: try world.fileName(of: "k3"))
+    _ = try DiskStore.check(directory: world.store, repair: true)
+    let reopened = try DiskStore(directory: world.store, inlineThreshold: 100)
+    #expect(try reopened.value(forKey: "k3") == bytes(503, seed: 3) && reopened.value(forKey: "k5") == nil)
+    reopened.close()
+  }
+
   @Test func aDiskCacheCountsADamagedValueAsAMiss() throws {
     let world = try World(values: 0)
     let cache = try DiskCache(directory: world.store, policy: "lru", countLimit: 10, inlineThreshold: 10)
