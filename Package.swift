@@ -3,17 +3,13 @@
 // and shipped in a real cache. Module layout and import rules: ../shared/DESIGN.md.
 import PackageDescription
 
-let optimized: [SwiftSetting] = [
-  .unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))
-]
-
-/// The cache's state lives in class properties, guarded by its own locks;
-/// Swift's dynamic exclusivity checks on them cost about 15 runtime calls per
-/// operation, so release builds of EvictionCache compile them out (debug
-/// builds, and the tests under ThreadSanitizer, keep them).
-let cacheOptimized: [SwiftSetting] = optimized + [
-  .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))
-]
+/// No unsafe flags anywhere, so the package works as a versioned dependency.
+/// EvictionCore uses one experimental feature, which SwiftPM accepts in a
+/// dependency: noncopyable associated types, so `StoredPolicy` can name a
+/// policy's (noncopyable) storage and forward its bookkeeping once. Speed
+/// comes from `@inlinable` hot paths and `@exclusivity(unchecked)` on the
+/// cache's lock-guarded state (README, "Use EvictionLab as a library").
+let core: [SwiftSetting] = [.enableExperimentalFeature("SuppressedAssociatedTypes")]
 
 let package = Package(
   name: "EvictionLab",
@@ -25,6 +21,7 @@ let package = Package(
     .library(name: "EvictionSim", targets: ["EvictionSim"]),
     .library(name: "EvictionReports", targets: ["EvictionReports"]),
     .library(name: "EvictionDisk", targets: ["EvictionDisk"]),
+    .library(name: "EvictionLab", targets: ["EvictionLab"]),
     .executable(name: "evlab", targets: ["evlab"]),
   ],
   dependencies: [
@@ -44,37 +41,37 @@ let package = Package(
       providers: [.apt(["zlib1g-dev", "liblzma-dev", "libzstd-dev"])]),
 
     // The policy family. Standard library only: it must stay embeddable anywhere.
-    .target(name: "EvictionCore", swiftSettings: optimized),
+    .target(name: "EvictionCore", swiftSettings: core),
     // MemoryCache: any policy behind a choice of locks; TieredCache over the disk tier.
     .target(
       name: "EvictionCache",
-      dependencies: ["EvictionCore", "EvictionDisk", .product(name: "Histogram", package: "hdrhistogram-swift")],
-      swiftSettings: cacheOptimized),
+      dependencies: ["EvictionCore", "EvictionDisk", .product(name: "Histogram", package: "hdrhistogram-swift")]),
     // GSL-backed statistics (GPL-3: never linked by Core, Cache or Disk).
-    .target(name: "EvictionStats", dependencies: ["CGSL"], swiftSettings: optimized),
+    .target(name: "EvictionStats", dependencies: ["CGSL"]),
     // Trace formats, decompression, synthetic workloads.
     .target(
-      name: "EvictionTraces", dependencies: ["EvictionStats", "CGSL", "CCompression"],
-      swiftSettings: optimized),
+      name: "EvictionTraces", dependencies: ["EvictionStats", "CGSL", "CCompression"]),
     // Replay engines and the result model.
     .target(
       name: "EvictionSim",
       dependencies: [
         "EvictionCore", "EvictionCache", "EvictionDisk", "EvictionTraces", "EvictionStats",
         .product(name: "Histogram", package: "hdrhistogram-swift"),
-      ],
-      swiftSettings: optimized),
-    // Results as CSV, JSON, tables, Markdown and HTML with SVG charts.
+      ]),
     // The disk tier: a SQLite manifest over value files (libsqlite3 only; never GSL).
-    .target(name: "EvictionDisk", dependencies: ["EvictionCore", "CSQLite"], swiftSettings: optimized),
-    .target(name: "EvictionReports", dependencies: ["EvictionSim", "EvictionStats"], swiftSettings: optimized),
-    .executableTarget(
-      name: "evlab",
+    .target(name: "EvictionDisk", dependencies: ["EvictionCore", "CSQLite"]),
+    // Results as CSV, JSON, tables, Markdown and HTML with SVG charts.
+    .target(name: "EvictionReports", dependencies: ["EvictionSim", "EvictionStats"]),
+    // The whole command line as a library: `EvictionLab.main(extraPolicies:)`
+    // runs it with a depending package's policies in the catalog.
+    .target(
+      name: "EvictionLab",
       dependencies: [
         "EvictionCore", "EvictionCache", "EvictionTraces", "EvictionSim", "EvictionStats", "EvictionReports",
         "EvictionDisk", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-      ],
-      swiftSettings: optimized),
+      ]),
+    // `evlab`: EvictionLab.main() and nothing else.
+    .executableTarget(name: "evlab", dependencies: ["EvictionLab"]),
 
     // What every test target shares: scratch folders that clean up, file-tree digests.
     .target(name: "EvictionTestSupport", path: "Tests/EvictionTestSupport"),
@@ -87,6 +84,6 @@ let package = Package(
     .testTarget(name: "EvictionStatsTests", dependencies: ["EvictionStats"]),
     .testTarget(name: "EvictionReportsTests", dependencies: ["EvictionReports", "EvictionSim", "EvictionTraces", "EvictionCore"]),
     .testTarget(name: "EvictionDiskTests", dependencies: ["EvictionDisk", "EvictionCore", "EvictionCache", "EvictionTestSupport"]),
-    .testTarget(name: "EvlabTests", dependencies: ["evlab", "EvictionDisk", "EvictionTestSupport"]),
+    .testTarget(name: "EvlabTests", dependencies: ["EvictionLab", "evlab", "EvictionDisk", "EvictionTestSupport"]),
   ]
 )

@@ -80,24 +80,24 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
   @usableFromInline let lock: ShardLock
   @usableFromInline let policy: AnyCachePolicy<Key>
   /// Indexed by the policy's slots; the first `recordCount` are initialised.
-  @usableFromInline var records: UnsafeMutablePointer<Record>
-  @usableFromInline var recordCount = 0
-  @usableFromInline var recordCapacity = 64
+  @usableFromInline @exclusivity(unchecked) var records: UnsafeMutablePointer<Record>
+  @usableFromInline @exclusivity(unchecked) var recordCount = 0
+  @usableFromInline @exclusivity(unchecked) var recordCapacity = 64
   /// The age list, newest first: every resident slot by last access.
-  @usableFromInline var newest: Slot = -1
-  @usableFromInline var oldest: Slot = -1
-  @usableFromInline var cost: Int64 = 0
+  @usableFromInline @exclusivity(unchecked) var newest: Slot = -1
+  @usableFromInline @exclusivity(unchecked) var oldest: Slot = -1
+  @usableFromInline @exclusivity(unchecked) var cost: Int64 = 0
   /// Whether the policy's weights are costs (else every entry weighs 1).
   @usableFromInline let weighsCost: Bool
-  @usableFromInline var countLimit: Int
-  @usableFromInline var costLimit: Int64
-  @usableFromInline var ageLimit: UInt64
-  @usableFromInline var tick: Int64 = 0
+  @usableFromInline @exclusivity(unchecked) var countLimit: Int
+  @usableFromInline @exclusivity(unchecked) var costLimit: Int64
+  @usableFromInline @exclusivity(unchecked) var ageLimit: UInt64
+  @usableFromInline @exclusivity(unchecked) var tick: Int64 = 0
   /// The key of a `get` that just missed: a `set` of it that follows at once
   /// admits without a second lookup, as the replay does (a miss's lookup may
   /// have consumed a ghost entry that the admission needs).
-  @usableFromInline var pendingMiss: Key?
-  @usableFromInline var statistics = CacheStatistics()
+  @usableFromInline @exclusivity(unchecked) var pendingMiss: Key?
+  @usableFromInline @exclusivity(unchecked) var statistics = CacheStatistics()
   /// Departures by reason (``EvictionReason/ordinal``).
   @usableFromInline let departures: UnsafeMutablePointer<Int>
   /// Whether departing entries are collected for release after unlocking:
@@ -105,7 +105,7 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
   /// run code (a class, a string's buffer). Plain values are dropped in place.
   @usableFromInline let collectsDepartures: Bool
   /// Entries that left during the current operation, handed out after unlocking.
-  @usableFromInline var departed: [(key: Key, value: Value, reason: EvictionReason)] = []
+  @usableFromInline @exclusivity(unchecked) var departed: [(key: Key, value: Value, reason: EvictionReason)] = []
 
   @usableFromInline init(
     policy: AnyCachePolicy<Key>, lock: ShardLock, weighsCost: Bool, countLimit: Int, costLimit: Int64,

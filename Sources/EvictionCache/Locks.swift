@@ -124,7 +124,7 @@ final class ShardLock: @unchecked Sendable {
 
   @usableFromInline let kind: Kind
   @usableFromInline let instrumented: Bool
-  @usableFromInline var statistics = LockStatistics()
+  @usableFromInline @exclusivity(unchecked) var statistics = LockStatistics()
   @usableFromInline let mutex: MutexBox?
   @usableFromInline let pthreadMutex: UnsafeMutablePointer<pthread_mutex_t>?
   @usableFromInline let rwlock: UnsafeMutablePointer<pthread_rwlock_t>?

@@ -92,7 +92,7 @@ public final class MemoryCache<Key: Hashable, Value> {
   ) throws(CacheError) where Index.Key == Key {
     let spec: PolicySpec
     do { spec = try PolicySpec(policy) } catch { throw .policy(error) }
-    guard !PolicyCatalog.offline.contains(spec.name) else { throw .offlinePolicy(spec.name) }
+    guard !spec.descriptor.isOffline else { throw .offlinePolicy(spec.name) }
     guard PolicyCatalog.entry(named: spec.name)?.trimsOnATimer != true else { throw .trimsOnATimer(spec.name) }
     try Self.validate(countLimit: countLimit, costLimit: costLimit, ageLimit: ageLimit)
     let weighsCost = costLimit != nil

@@ -1,7 +1,9 @@
 /// Holds a concrete policy in a class, so closures can share and mutate it.
 @usableFromInline
 final class PolicyHolder<Policy: ReplacementPolicy & ~Copyable> {
-  @usableFromInline var policy: Policy
+  /// Guarded by its owner (a cache shard's lock); no dynamic exclusivity
+  /// checks, which cost about 15 runtime calls per operation.
+  @usableFromInline @exclusivity(unchecked) var policy: Policy
   @inlinable init(_ policy: consuming Policy) { self.policy = policy }
 }
 
@@ -22,6 +24,7 @@ public struct AnyCachePolicy<Key: Hashable> {
   public let capacity: Int64
   public let name: String
   public let checkInvariants: () -> Void
+  public let lists: () -> [(name: String, keys: [Key])]
 
   @inlinable
   public init<Policy: ReplacementPolicy & ~Copyable>(_ policy: consuming Policy) where Policy.Key == Key {
@@ -37,7 +40,43 @@ public struct AnyCachePolicy<Key: Hashable> {
     count = { holder.policy.count }
     usedWeight = { holder.policy.usedWeight }
     checkInvariants = { holder.policy.checkInvariants() }
+    lists = { holder.policy.lists() }
   }
+}
+
+/// An ``AnyCachePolicy`` as a ``ReplacementPolicy``, so engines written for a
+/// concrete policy type also run a policy only closures reach (one
+/// registered from another package).
+public struct BoxedPolicy<Key: Hashable>: ReplacementPolicy {
+  public let box: AnyCachePolicy<Key>
+  @inlinable public init(_ box: AnyCachePolicy<Key>) { self.box = box }
+
+  public var name: String { box.name }
+  @inlinable public var capacity: Int64 { box.capacity }
+  @inlinable public var usedWeight: Int64 { box.usedWeight() }
+  @inlinable public var count: Int { box.count() }
+
+  @inlinable @inline(__always)
+  public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
+    withoutActuallyEscaping(onEvict) { box.lookup(request, $0) }
+  }
+
+  @inlinable @inline(__always)
+  public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
+    withoutActuallyEscaping(onEvict) { box.admit(request, $0) }
+  }
+
+  @inlinable public mutating func remove(_ key: Key) -> Slot? { box.remove(key) }
+
+  @inlinable
+  public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
+    withoutActuallyEscaping(onEvict) { box.evictOne($0) }
+  }
+
+  @inlinable public func contains(_ key: Key) -> Bool { box.contains(key) }
+  @inlinable public func key(at slot: Slot) -> Key { box.keyAt(slot) }
+  public func checkInvariants() { box.checkInvariants() }
+  public func lists() -> [(name: String, keys: [Key])] { box.lists() }
 }
 
 /// Builds a catalog policy as an ``AnyCachePolicy``.

@@ -43,8 +43,9 @@ public protocol ReplacementPolicy: ~Copyable {
   /// Removes `key` if it is resident and returns the slot it had.
   mutating func remove(_ key: Key) -> Slot?
 
-  /// Evicts one resident entry, the one the policy would evict next, and
-  /// returns its slot (for trimming a cache below its capacity).
+  /// Evicts one resident entry, the one the policy would evict next,
+  /// telling `onEvict`; returns false if nothing is resident (for trimming
+  /// a cache below its capacity).
   mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool
 
   /// Whether `key` is resident, without counting as an access.
@@ -81,6 +82,55 @@ extension ReplacementPolicy where Self: ~Copyable {
       _ = evictOne(onEvict: onEvict)
     }
     return true
+  }
+}
+
+/// A policy kept in a ``PolicyStorage``: the protocol extension below
+/// forwards the bookkeeping every such policy shares (``capacity``,
+/// ``usedWeight``, ``count``, ``contains(_:)``, ``key(at:)``), so a policy's
+/// file holds only its own decisions. A policy with ghost entries overrides
+/// ``contains(_:)`` (a ghost is indexed but not resident).
+public protocol StoredPolicy: ReplacementPolicy, ~Copyable {
+  associatedtype Index: SlotIndex & ~Copyable where Index.Key == Key
+  associatedtype Payload
+  /// The index, the entry slab and the resident totals.
+  var store: PolicyStorage<Index, Payload> { get set }
+}
+
+extension StoredPolicy where Self: ~Copyable {
+  @inlinable public var capacity: Int64 { store.capacity }
+  @inlinable public var usedWeight: Int64 { store.used }
+  @inlinable public var count: Int { store.count }
+  @inlinable public func contains(_ key: Key) -> Bool { store.find(key) >= 0 }
+  @inlinable public func key(at slot: Slot) -> Key { store.table[slot].key }
+}
+
+/// A policy whose resident entries are all on one list, ``queue`` (LRU,
+/// FIFO, CLOCK, SIEVE, …): removal, the list report and the structural
+/// check come from the extension below.
+public protocol SingleListPolicy: StoredPolicy, ~Copyable {
+  /// The resident entries, tagged 0.
+  var queue: EntryList { get set }
+}
+
+extension SingleListPolicy where Self: ~Copyable {
+  @inlinable
+  public mutating func remove(_ key: Key) -> Slot? {
+    // Through the protocol, `store` and `queue` are both accesses to self:
+    // take the list out, so the two never overlap.
+    var list = queue
+    let slot = store.remove(key, from: &list)
+    queue = list
+    return slot
+  }
+
+  public func checkInvariants() {
+    store.table.checkList(queue, tag: 0, "queue")
+    store.checkTotals([queue])
+  }
+
+  public func lists() -> [(name: String, keys: [Key])] {
+    [("queue", store.table.keys(of: queue))]
   }
 }
 

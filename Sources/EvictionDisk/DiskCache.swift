@@ -43,7 +43,7 @@ public final class DiskCache: @unchecked Sendable {
   ) throws(DiskError) {
     let parsed: PolicySpec
     do { parsed = try PolicySpec(spec) } catch { throw .invalidPolicy(error.description) }
-    if PolicyCatalog.offline.contains(parsed.name) || PolicyCatalog.entry(named: parsed.name)?.trimsOnATimer == true {
+    if parsed.descriptor.isOffline || PolicyCatalog.entry(named: parsed.name)?.trimsOnATimer == true {
       throw .invalidPolicy("\(parsed.name) cannot drive a live cache (it needs the future or trims on a timer); choose an online policy")
     }
     if let countLimit, countLimit < 1 { throw .invalidPolicy("countLimit \(countLimit): at least 1") }

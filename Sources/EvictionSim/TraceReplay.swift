@@ -92,7 +92,7 @@ public enum TraceReplay {
     let clock = ContinuousClock()
     let start = clock.now
     var visitor = ReplayVisitor(
-      trace: trace, sizeMode: sizeMode, needsNextAccess: PolicyCatalog.offline.contains(policy.name),
+      trace: trace, sizeMode: sizeMode, needsNextAccess: policy.descriptor.isOffline,
       progress: progress)
     let counts = try policy.withPolicy(capacity: cacheSize, index: IntegerSlotIndex<UInt64>.self, visitor: &visitor).get()
     let elapsed = clock.now - start

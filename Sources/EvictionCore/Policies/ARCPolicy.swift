@@ -19,9 +19,9 @@
 /// trace. With equal weights the paper's bound (T1+T2+B1+B2 <= 2c) holds and
 /// the cap never binds; it binds on none of the reference rows (at 4c, 3 of
 /// the 46 ARC rows would differ).
-public struct ARCPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copyable {
+public struct ARCPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
   public typealias Key = Index.Key
-  @usableFromInline var store: PolicyStorage<Index, Void>
+  public var store: PolicyStorage<Index, Void>
   @usableFromInline var t1 = EntryList()
   @usableFromInline var t2 = EntryList()
   @usableFromInline var b1 = EntryList()
@@ -50,9 +50,6 @@ public struct ARCPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copya
   }
 
   public var name: String { "ARC" }
-  @inlinable public var capacity: Int64 { store.capacity }
-  @inlinable public var usedWeight: Int64 { store.used }
-  @inlinable public var count: Int { store.count }
   /// The current target weight of T1.
   public var target: Double { p }
 
@@ -164,8 +161,6 @@ public struct ARCPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copya
     }
   }
 
-
-
   @inlinable
   public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
     guard store.count > 0 else { return false }
@@ -200,8 +195,6 @@ public struct ARCPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copya
     return slot >= 0 && store.table[slot].list <= Self.inT2
   }
 
-  @inlinable public func key(at slot: Slot) -> Key { store.table[slot].key }
-
   public func checkInvariants() {
     store.table.checkList(t1, tag: Self.inT1, "T1")
     store.table.checkList(t2, tag: Self.inT2, "T2")
@@ -225,5 +218,19 @@ public struct ARCPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copya
       ("T1", store.table.keys(of: t1)), ("T2", store.table.keys(of: t2)),
       ("B1", store.table.keys(of: b1)), ("B2", store.table.keys(of: b2)),
     ]
+  }
+}
+
+/// ARC in the catalog.
+public enum ARC: PolicyDefinition {
+  public static let descriptor = PolicyDescriptor(
+    name: "arc", summary: "adaptive replacement cache", citation: "Megiddo and Modha, FAST'03",
+    checkedAgainst: "libCacheSim; the ARC paper's OLTP figures")
+
+  @inlinable
+  public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
+    _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
+  ) -> Visitor.Output where Index.Key == Visitor.Key {
+    visitor.visit(ARCPolicy<Index>(capacity: capacity))
   }
 }

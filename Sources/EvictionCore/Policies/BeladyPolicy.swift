@@ -9,9 +9,9 @@
 /// Follows libCacheSim's `belady`: priorities are next-access times as
 /// `double`s in libpqueue's heap (``SlotHeap``), so ties among objects never
 /// requested again break as they do there.
-public struct BeladyPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copyable {
+public struct BeladyPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
   public typealias Key = Index.Key
-  @usableFromInline var store: PolicyStorage<Index, Void>
+  public var store: PolicyStorage<Index, Void>
   @usableFromInline var heap = SlotHeap<Double>()
 
   @inlinable
@@ -20,9 +20,6 @@ public struct BeladyPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Co
   }
 
   public var name: String { "Belady" }
-  @inlinable public var capacity: Int64 { store.capacity }
-  @inlinable public var usedWeight: Int64 { store.used }
-  @inlinable public var count: Int { store.count }
 
   @inlinable @inline(__always)
   public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
@@ -50,9 +47,6 @@ public struct BeladyPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Co
   @inlinable
   public mutating func remove(_ key: Key) -> Slot? { store.remove(key, from: &heap) }
 
-  @inlinable public func contains(_ key: Key) -> Bool { store.find(key) >= 0 }
-  @inlinable public func key(at slot: Slot) -> Key { store.table[slot].key }
-
   public func checkInvariants() {
     store.checkHeap(heap)
     precondition(store.used <= store.capacity, "used exceeds capacity")
@@ -60,5 +54,20 @@ public struct BeladyPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Co
 
   public func lists() -> [(name: String, keys: [Key])] {
     [("by next access, farthest first", store.keysInEvictionOrder(heap))]
+  }
+}
+
+/// Belady's bound in the catalog.
+public enum Belady: PolicyDefinition {
+  public static let descriptor = PolicyDescriptor(
+    name: "belady", summary: "Belady's offline optimum: evict the farthest next request", citation: "Belady, IBM Systems Journal 1966",
+    traits: .offline,
+    checkedAgainst: "libCacheSim, byte mode included")
+
+  @inlinable
+  public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
+    _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
+  ) -> Visitor.Output where Index.Key == Visitor.Key {
+    visitor.visit(BeladyPolicy<Index>(capacity: capacity))
   }
 }

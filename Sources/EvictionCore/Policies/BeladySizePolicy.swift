@@ -12,11 +12,11 @@
 /// before any other object goes). libCacheSim samples with its own generator
 /// from its hash table's layout, so its exact miss count cannot be reproduced;
 /// this one is seeded (`belady-size:seed=N`) and reproducible.
-public struct BeladySizePolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copyable {
+public struct BeladySizePolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
   public typealias Key = Index.Key
 
-  @usableFromInline
-  struct Payload {
+  /// An entry's place among the sampled members and its next access.
+  public struct Payload {
     /// Position in `members`, or -1 on the dead list.
     @usableFromInline var position: Int32
     @usableFromInline var nextAccess: Int64
@@ -26,7 +26,7 @@ public struct BeladySizePolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy,
     }
   }
 
-  @usableFromInline var store: PolicyStorage<Index, Payload>
+  public var store: PolicyStorage<Index, Payload>
   /// Live resident slots, sampled for victims; swap-removal.
   @usableFromInline var members: [Slot] = []
   /// Resident objects that will not be requested again.
@@ -46,9 +46,6 @@ public struct BeladySizePolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy,
   }
 
   public var name: String { "BeladySize(samples=\(samples),seed=\(seed))" }
-  @inlinable public var capacity: Int64 { store.capacity }
-  @inlinable public var usedWeight: Int64 { store.used }
-  @inlinable public var count: Int { store.count }
 
   @inlinable @inline(__always)
   public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
@@ -128,9 +125,6 @@ public struct BeladySizePolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy,
     store.table[slot].payload.position = -1
   }
 
-  @inlinable public func contains(_ key: Key) -> Bool { store.find(key) >= 0 }
-  @inlinable public func key(at slot: Slot) -> Key { store.table[slot].key }
-
   public func checkInvariants() {
     store.table.checkList(dead, tag: 1, "dead")
     var weight = dead.weight
@@ -145,5 +139,24 @@ public struct BeladySizePolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy,
 
   public func lists() -> [(name: String, keys: [Key])] {
     [("live", members.map { store.table[$0].key }), ("dead", store.table.keys(of: dead))]
+  }
+}
+
+/// Size-aware Belady in the catalog.
+public enum BeladySize: PolicyDefinition {
+  public static let descriptor = PolicyDescriptor(
+    name: "belady-size", summary: "size-aware Belady: evict the most size × time-to-next-request, sampled",
+    parameters: [
+      PolicyParameter("samples", default: 128, range: 1...65536, help: "objects sampled per eviction"),
+      PolicyParameter("seed", default: 1, range: 0...Int64.max, help: "sampling stream seed"),
+    ],
+    traits: [.offline, .randomized],
+    checkedAgainst: "libCacheSim's `beladysize` miss ratio within 1% (it samples with its own generator)")
+
+  @inlinable
+  public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
+    _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
+  ) -> Visitor.Output where Index.Key == Visitor.Key {
+    visitor.visit(BeladySizePolicy<Index>(capacity: capacity, samples: Int(spec.integer("samples")), seed: UInt64(spec.integer("seed"))))
   }
 }

@@ -5,11 +5,11 @@
 /// Follows libCacheSim's `clock`: a 1-bit counter by default (`clock:bits=N`
 /// for an N-bit counter saturating at 2^N − 1), new entries start at
 /// `clock:init=F` (default 0), and each hit adds one.
-public struct ClockPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copyable {
+public struct ClockPolicy<Index: SlotIndex & ~Copyable>: SingleListPolicy, ~Copyable {
   public typealias Key = Index.Key
   /// Entries carry their counter.
-  @usableFromInline var store: PolicyStorage<Index, UInt8>
-  @usableFromInline var queue = EntryList()
+  public var store: PolicyStorage<Index, UInt8>
+  public var queue = EntryList()
   @usableFromInline let maximum: UInt8
   @usableFromInline let initial: UInt8
 
@@ -25,9 +25,6 @@ public struct ClockPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Cop
   public var name: String {
     maximum == 1 && initial == 0 ? "Clock" : "Clock(bits=\(maximum.nonzeroBitCount),init=\(initial))"
   }
-  @inlinable public var capacity: Int64 { store.capacity }
-  @inlinable public var usedWeight: Int64 { store.used }
-  @inlinable public var count: Int { store.count }
 
   @inlinable @inline(__always)
   public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
@@ -58,12 +55,6 @@ public struct ClockPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Cop
     return true
   }
 
-  @inlinable
-  public mutating func remove(_ key: Key) -> Slot? { store.remove(key, from: &queue) }
-
-  @inlinable public func contains(_ key: Key) -> Bool { store.find(key) >= 0 }
-  @inlinable public func key(at slot: Slot) -> Key { store.table[slot].key }
-
   public func checkInvariants() {
     store.table.checkList(queue, tag: 0, "queue")
     store.checkTotals([queue])
@@ -73,8 +64,22 @@ public struct ClockPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Cop
       slot = store.table[slot].next
     }
   }
+}
 
-  public func lists() -> [(name: String, keys: [Key])] {
-    [("queue", store.table.keys(of: queue))]
+/// CLOCK in the catalog.
+public enum CLOCK: PolicyDefinition {
+  public static let descriptor = PolicyDescriptor(
+    name: "clock", summary: "CLOCK / second chance (FIFO with reinsertion)", citation: "Corbató, 1968",
+    parameters: [
+      PolicyParameter("bits", default: 1, range: 1...8, help: "bits of the access counter"),
+      PolicyParameter("init", default: 0, range: 0...255, help: "counter of a new entry"),
+    ],
+    checkedAgainst: "libCacheSim")
+
+  @inlinable
+  public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
+    _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
+  ) -> Visitor.Output where Index.Key == Visitor.Key {
+    visitor.visit(ClockPolicy<Index>(capacity: capacity, bits: Int(spec.integer("bits")), initial: Int(spec.integer("init"))))
   }
 }

@@ -8,3 +8,17 @@ public enum FIFODiscipline: QueueDiscipline {
 
 /// First in, first out.
 public typealias FIFOPolicy<Index: SlotIndex & ~Copyable> = QueuePolicy<Index, FIFODiscipline>
+
+/// FIFO in the catalog.
+public enum FIFO: PolicyDefinition {
+  public static let descriptor = PolicyDescriptor(
+    name: "fifo", summary: "first in, first out",
+    checkedAgainst: "libCacheSim (all reference rows, 4 encodings × 2 size modes)")
+
+  @inlinable
+  public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
+    _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
+  ) -> Visitor.Output where Index.Key == Visitor.Key {
+    visitor.visit(FIFOPolicy<Index>(capacity: capacity))
+  }
+}

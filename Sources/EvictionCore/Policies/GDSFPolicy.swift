@@ -11,7 +11,7 @@
 /// evict the newcomer; that variant misses up to 13 requests more or fewer per
 /// reference row, so it is not this one.) A weight of 0 counts as 1 in the
 /// priority.
-public struct GDSFPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copyable {
+public struct GDSFPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
   public typealias Key = Index.Key
 
   /// Eviction order: a key ranks higher (leaves sooner) when its priority
@@ -29,7 +29,7 @@ public struct GDSFPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copy
   }
 
   /// Entries carry their hit count.
-  @usableFromInline var store: PolicyStorage<Index, Int64>
+  public var store: PolicyStorage<Index, Int64>
   @usableFromInline var heap = SlotHeap<Rank>()
   /// L: the priority of the last victim.
   @usableFromInline var inflation: Double = 0
@@ -41,9 +41,6 @@ public struct GDSFPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copy
   }
 
   public var name: String { "GDSF" }
-  @inlinable public var capacity: Int64 { store.capacity }
-  @inlinable public var usedWeight: Int64 { store.used }
-  @inlinable public var count: Int { store.count }
 
   @inlinable @inline(__always)
   func priority(frequency: Int64, weight: Int64) -> Double {
@@ -81,9 +78,6 @@ public struct GDSFPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copy
   @inlinable
   public mutating func remove(_ key: Key) -> Slot? { store.remove(key, from: &heap) }
 
-  @inlinable public func contains(_ key: Key) -> Bool { store.find(key) >= 0 }
-  @inlinable public func key(at slot: Slot) -> Key { store.table[slot].key }
-
   public func checkInvariants() {
     store.checkHeap(heap)
     precondition(store.used <= store.capacity, "used exceeds capacity")
@@ -91,5 +85,19 @@ public struct GDSFPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copy
 
   public func lists() -> [(name: String, keys: [Key])] {
     [("by priority, next victim first", store.keysInEvictionOrder(heap))]
+  }
+}
+
+/// GDSF in the catalog.
+public enum GDSF: PolicyDefinition {
+  public static let descriptor = PolicyDescriptor(
+    name: "gdsf", summary: "Greedy-Dual-Size-Frequency, size-aware", citation: "Cherkasova, 1998",
+    checkedAgainst: "libCacheSim")
+
+  @inlinable
+  public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
+    _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
+  ) -> Visitor.Output where Index.Key == Visitor.Key {
+    visitor.visit(GDSFPolicy<Index>(capacity: capacity))
   }
 }

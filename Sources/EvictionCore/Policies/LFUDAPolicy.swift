@@ -17,10 +17,10 @@
 /// cache holds only an object or two; libCacheSim's unsigned counters then
 /// wrap around. Here priorities saturate at 2^63 − 1 instead, keeping the
 /// order sound; no reference row comes near.
-public struct LFUDAPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copyable {
+public struct LFUDAPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
   public typealias Key = Index.Key
   /// Entries carry the slot of their priority bucket.
-  @usableFromInline var store: PolicyStorage<Index, Slot>
+  public var store: PolicyStorage<Index, Slot>
   /// Members by priority, oldest first within a priority.
   @usableFromInline var buckets = SortedBuckets()
   /// The cache age L.
@@ -32,9 +32,6 @@ public struct LFUDAPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Cop
   }
 
   public var name: String { "LFUDA" }
-  @inlinable public var capacity: Int64 { store.capacity }
-  @inlinable public var usedWeight: Int64 { store.used }
-  @inlinable public var count: Int { store.count }
 
   @inlinable
   public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
@@ -105,9 +102,6 @@ public struct LFUDAPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Cop
     return slot
   }
 
-  @inlinable public func contains(_ key: Key) -> Bool { store.find(key) >= 0 }
-  @inlinable public func key(at slot: Slot) -> Key { store.table[slot].key }
-
   /// The cache age L (for tests).
   public var cacheAge: Int64 { age }
 
@@ -123,5 +117,19 @@ public struct LFUDAPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Cop
 
   public func lists() -> [(name: String, keys: [Key])] {
     buckets.contents(store.table).map { ("priority \($0.0)", $0.1) }
+  }
+}
+
+/// LFU-DA in the catalog.
+public enum LFUDA: PolicyDefinition {
+  public static let descriptor = PolicyDescriptor(
+    name: "lfuda", summary: "LFU with dynamic aging", citation: "Arlitt et al., 2000",
+    checkedAgainst: "libCacheSim")
+
+  @inlinable
+  public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
+    _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
+  ) -> Visitor.Output where Index.Key == Visitor.Key {
+    visitor.visit(LFUDAPolicy<Index>(capacity: capacity))
   }
 }

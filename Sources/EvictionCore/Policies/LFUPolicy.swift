@@ -5,10 +5,10 @@
 /// implementing the LFU cache eviction scheme", 2010): a frequency counts only
 /// while the object is resident (it restarts at 1 on readmission), and among
 /// equal frequencies the entry that reached the frequency first is evicted.
-public struct LFUPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copyable {
+public struct LFUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
   public typealias Key = Index.Key
   /// Entries carry the slot of their frequency bucket.
-  @usableFromInline var store: PolicyStorage<Index, Slot>
+  public var store: PolicyStorage<Index, Slot>
   /// Buckets: key = frequency, payload = the bucket's members, oldest first.
   @usableFromInline var buckets: EntryTable<Int64, EntryList>
   /// The buckets in ascending frequency.
@@ -21,9 +21,6 @@ public struct LFUPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copya
   }
 
   public var name: String { "LFU" }
-  @inlinable public var capacity: Int64 { store.capacity }
-  @inlinable public var usedWeight: Int64 { store.used }
-  @inlinable public var count: Int { store.count }
 
   @inlinable @inline(__always)
   public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
@@ -87,9 +84,6 @@ public struct LFUPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copya
     }
   }
 
-  @inlinable public func contains(_ key: Key) -> Bool { store.find(key) >= 0 }
-  @inlinable public func key(at slot: Slot) -> Key { store.table[slot].key }
-
   /// The access count of a resident key (for tests), or nil.
   public func frequency(of key: Key) -> Int64? {
     let slot = store.find(key)
@@ -126,5 +120,19 @@ public struct LFUPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copya
       bucket = buckets[bucket].next
     }
     return result
+  }
+}
+
+/// LFU in the catalog.
+public enum LFU: PolicyDefinition {
+  public static let descriptor = PolicyDescriptor(
+    name: "lfu", summary: "least frequently used, oldest first among equals",
+    checkedAgainst: "libCacheSim")
+
+  @inlinable
+  public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
+    _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
+  ) -> Visitor.Output where Index.Key == Visitor.Key {
+    visitor.visit(LFUPolicy<Index>(capacity: capacity))
   }
 }

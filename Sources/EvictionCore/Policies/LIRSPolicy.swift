@@ -17,7 +17,7 @@
 /// evict Q's front until the object fits, and demotion runs until LIR weight
 /// is within its share. S below its last LIR block is dropped at once (the
 /// reference code leaves such blocks linked but never visits them again).
-public struct LIRSPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copyable {
+public struct LIRSPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
   public typealias Key = Index.Key
 
   /// An entry's Q links and flags; S uses the entry's own links.
@@ -29,7 +29,7 @@ public struct LIRSPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copy
     @inlinable init() {}
   }
 
-  @usableFromInline var store: PolicyStorage<Index, State>
+  public var store: PolicyStorage<Index, State>
   /// Stack S, top = front; its back is always an LIR block.
   @usableFromInline var stack = EntryList()
   /// Queue Q of resident HIR blocks, newest at `qFront`, evicted from `qBack`.
@@ -51,9 +51,6 @@ public struct LIRSPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copy
   }
 
   public var name: String { "LIRS" }
-  @inlinable public var capacity: Int64 { store.capacity }
-  @inlinable public var usedWeight: Int64 { store.used }
-  @inlinable public var count: Int { store.count }
 
   @inlinable
   public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
@@ -236,8 +233,6 @@ public struct LIRSPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copy
     return slot >= 0 && store.table[slot].payload.resident
   }
 
-  @inlinable public func key(at slot: Slot) -> Key { store.table[slot].key }
-
   public func checkInvariants() {
     store.table.checkList(stack, tag: Self.inStack, "S")
     precondition(
@@ -279,5 +274,22 @@ public struct LIRSPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copy
       slot = store.table[slot].payload.qNext
     }
     return [("S", store.table.keys(of: stack)), ("Q", q)]
+  }
+}
+
+/// LIRS in the catalog.
+public enum LIRS: PolicyDefinition {
+  public static let descriptor = PolicyDescriptor(
+    name: "lirs", summary: "LIRS, as its authors' code", citation: "Jiang and Zhang, SIGMETRICS'02",
+    parameters: [
+      PolicyParameter("hir", default: 1, range: 1...99, help: "HIR share of the capacity, percent (at least 2 objects)"),
+    ],
+    checkedAgainst: "the LIRS authors' own code (`lirs.c`), on the LIRS paper's traces")
+
+  @inlinable
+  public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
+    _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
+  ) -> Visitor.Output where Index.Key == Visitor.Key {
+    visitor.visit(LIRSPolicy<Index>(capacity: capacity, hirPercent: Int(spec.integer("hir"))))
   }
 }

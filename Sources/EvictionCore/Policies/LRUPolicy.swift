@@ -8,3 +8,17 @@ public enum LRUDiscipline: QueueDiscipline {
 
 /// Least recently used.
 public typealias LRUPolicy<Index: SlotIndex & ~Copyable> = QueuePolicy<Index, LRUDiscipline>
+
+/// LRU in the catalog.
+public enum LRU: PolicyDefinition {
+  public static let descriptor = PolicyDescriptor(
+    name: "lru", summary: "least recently used",
+    checkedAgainst: "libCacheSim (all reference rows, 4 encodings × 2 size modes)")
+
+  @inlinable
+  public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
+    _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
+  ) -> Visitor.Output where Index.Key == Visitor.Key {
+    visitor.visit(LRUPolicy<Index>(capacity: capacity))
+  }
+}

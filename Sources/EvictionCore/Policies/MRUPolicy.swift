@@ -9,3 +9,17 @@ public enum MRUDiscipline: QueueDiscipline {
 
 /// Most recently used.
 public typealias MRUPolicy<Index: SlotIndex & ~Copyable> = QueuePolicy<Index, MRUDiscipline>
+
+/// MRU in the catalog.
+public enum MRU: PolicyDefinition {
+  public static let descriptor = PolicyDescriptor(
+    name: "mru", summary: "most recently used",
+    checkedAgainst: "libCacheSim (all reference rows, 4 encodings × 2 size modes)")
+
+  @inlinable
+  public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
+    _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
+  ) -> Visitor.Output where Index.Key == Visitor.Key {
+    visitor.visit(MRUPolicy<Index>(capacity: capacity))
+  }
+}

@@ -11,10 +11,10 @@
 /// `countLimit` (0, the default, means none, as in NSCache). The list is kept
 /// as cost buckets, newest first within a bucket, which is the same order.
 /// Verified against the real `NSCache` on the same request sequence.
-public struct NSCacheLinuxModel<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copyable {
+public struct NSCacheLinuxModel<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
   public typealias Key = Index.Key
   /// Entries carry the slot of their cost bucket.
-  @usableFromInline var store: PolicyStorage<Index, Slot>
+  public var store: PolicyStorage<Index, Slot>
   /// Members by cost, newest first within a cost.
   @usableFromInline var buckets = SortedBuckets()
   @usableFromInline let countLimit: Int
@@ -26,9 +26,6 @@ public struct NSCacheLinuxModel<Index: SlotIndex & ~Copyable>: ReplacementPolicy
   }
 
   public var name: String { countLimit > 0 ? "NSCache(Linux,count=\(countLimit))" : "NSCache(Linux)" }
-  @inlinable public var capacity: Int64 { store.capacity }
-  @inlinable public var usedWeight: Int64 { store.used }
-  @inlinable public var count: Int { store.count }
 
   @inlinable @inline(__always)
   public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
@@ -81,9 +78,6 @@ public struct NSCacheLinuxModel<Index: SlotIndex & ~Copyable>: ReplacementPolicy
     return slot
   }
 
-  @inlinable public func contains(_ key: Key) -> Bool { store.find(key) >= 0 }
-  @inlinable public func key(at slot: Slot) -> Key { store.table[slot].key }
-
   public func checkInvariants() {
     store.checkTotals(buckets.check(store.table))
     precondition(countLimit == 0 || store.count <= countLimit, "count above countLimit")
@@ -91,5 +85,23 @@ public struct NSCacheLinuxModel<Index: SlotIndex & ~Copyable>: ReplacementPolicy
 
   public func lists() -> [(name: String, keys: [Key])] {
     [("by cost, next victim first", buckets.contents(store.table).flatMap(\.1))]
+  }
+}
+
+/// The NSCache model in the catalog.
+public enum NSCacheLinux: PolicyDefinition {
+  public static let descriptor = PolicyDescriptor(
+    name: "nscache-linux", summary: "model of Foundation's NSCache on Linux (cheapest first, newest among equals)",
+    parameters: [
+      PolicyParameter("count", default: 0, range: 0...Int64(Int32.max), help: "countLimit, 0 for none"),
+    ],
+    traits: .model,
+    checkedAgainst: "the real `NSCache`, hit for hit, as a test")
+
+  @inlinable
+  public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
+    _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
+  ) -> Visitor.Output where Index.Key == Visitor.Key {
+    visitor.visit(NSCacheLinuxModel<Index>(capacity: capacity, countLimit: Int(spec.integer("count"))))
   }
 }

@@ -16,7 +16,7 @@
 ///
 /// Here the capacity is the cost limit (YYMemoryCache) or the memory capacity
 /// (AFNetworking), in whatever unit the replay uses.
-public struct PurgingLRUModel<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copyable {
+public struct PurgingLRUModel<Index: SlotIndex & ~Copyable>: SingleListPolicy, ~Copyable {
   public typealias Key = Index.Key
 
   /// Which library's trimming rule applies.
@@ -27,8 +27,8 @@ public struct PurgingLRUModel<Index: SlotIndex & ~Copyable>: ReplacementPolicy, 
     case afAutoPurging(after: Double)
   }
 
-  @usableFromInline var store: PolicyStorage<Index, Void>
-  @usableFromInline var queue = EntryList()
+  public var store: PolicyStorage<Index, Void>
+  public var queue = EntryList()
   public let flavor: Flavor
 
   @inlinable
@@ -43,9 +43,6 @@ public struct PurgingLRUModel<Index: SlotIndex & ~Copyable>: ReplacementPolicy, 
     case .afAutoPurging(let after): return "AFAutoPurgingImageCache(after=\(after))"
     }
   }
-  @inlinable public var capacity: Int64 { store.capacity }
-  @inlinable public var usedWeight: Int64 { store.used }
-  @inlinable public var count: Int { store.count }
 
   @inlinable @inline(__always)
   public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
@@ -94,19 +91,40 @@ public struct PurgingLRUModel<Index: SlotIndex & ~Copyable>: ReplacementPolicy, 
     store.evict(queue.back, from: &queue, onEvict: onEvict)
     return true
   }
+}
+
+/// The YYMemoryCache model in the catalog.
+public enum YYMemory: PolicyDefinition {
+  public static let descriptor = PolicyDescriptor(
+    name: "yy-memory", summary: "model of YYMemoryCache (LRU, trims after insertion)",
+    parameters: [
+      PolicyParameter("count", default: 0, range: 0...Int64(Int32.max), help: "countLimit, 0 for none"),
+    ],
+    traits: .model,
+    checkedAgainst: "hand-worked scenarios")
 
   @inlinable
-  public mutating func remove(_ key: Key) -> Slot? { store.remove(key, from: &queue) }
-
-  @inlinable public func contains(_ key: Key) -> Bool { store.find(key) >= 0 }
-  @inlinable public func key(at slot: Slot) -> Key { store.table[slot].key }
-
-  public func checkInvariants() {
-    store.table.checkList(queue, tag: 0, "queue")
-    store.checkTotals([queue])
+  public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
+    _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
+  ) -> Visitor.Output where Index.Key == Visitor.Key {
+    visitor.visit(PurgingLRUModel<Index>(capacity: capacity, flavor: .yyMemory(countLimit: Int(spec.integer("count")))))
   }
+}
 
-  public func lists() -> [(name: String, keys: [Key])] {
-    [("queue", store.table.keys(of: queue))]
+/// The AFAutoPurgingImageCache model in the catalog.
+public enum AFAutoPurging: PolicyDefinition {
+  public static let descriptor = PolicyDescriptor(
+    name: "af-autopurging", summary: "model of AFNetworking's AFAutoPurgingImageCache (LRU, purges to a preferred usage)",
+    parameters: [
+      PolicyParameter(fraction: "after", default: 0.6, help: "usage to purge down to, share of the capacity"),
+    ],
+    traits: .model,
+    checkedAgainst: "hand-worked scenarios")
+
+  @inlinable
+  public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
+    _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
+  ) -> Visitor.Output where Index.Key == Visitor.Key {
+    visitor.visit(PurgingLRUModel<Index>(capacity: capacity, flavor: .afAutoPurging(after: spec.fraction("after"))))
   }
 }

@@ -12,11 +12,11 @@ public protocol QueueDiscipline {
 
 /// One queue of resident entries; new entries enter at the front.
 public struct QueuePolicy<Index: SlotIndex & ~Copyable, Discipline: QueueDiscipline>:
-  ReplacementPolicy, ~Copyable
+  SingleListPolicy, ~Copyable
 {
   public typealias Key = Index.Key
-  @usableFromInline var store: PolicyStorage<Index, Void>
-  @usableFromInline var queue = EntryList()
+  public var store: PolicyStorage<Index, Void>
+  public var queue = EntryList()
 
   /// Creates an empty policy holding at most `capacity` weight.
   @inlinable
@@ -25,9 +25,6 @@ public struct QueuePolicy<Index: SlotIndex & ~Copyable, Discipline: QueueDiscipl
   }
 
   public var name: String { Discipline.name }
-  @inlinable public var capacity: Int64 { store.capacity }
-  @inlinable public var usedWeight: Int64 { store.used }
-  @inlinable public var count: Int { store.count }
 
   @inlinable @inline(__always)
   public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
@@ -51,20 +48,5 @@ public struct QueuePolicy<Index: SlotIndex & ~Copyable, Discipline: QueueDiscipl
     guard victim >= 0 else { return false }
     store.evict(victim, from: &queue, onEvict: onEvict)
     return true
-  }
-
-  @inlinable
-  public mutating func remove(_ key: Key) -> Slot? { store.remove(key, from: &queue) }
-
-  @inlinable public func contains(_ key: Key) -> Bool { store.find(key) >= 0 }
-  @inlinable public func key(at slot: Slot) -> Key { store.table[slot].key }
-
-  public func checkInvariants() {
-    store.table.checkList(queue, tag: 0, "queue")
-    store.checkTotals([queue])
-  }
-
-  public func lists() -> [(name: String, keys: [Key])] {
-    [("queue", store.table.keys(of: queue))]
   }
 }

@@ -3,10 +3,10 @@
 /// Seeded (`random:seed=N`, default 1) and reproducible run to run. libCacheSim's
 /// `random` draws with its own generator, so only its miss ratio, not its exact
 /// count, can be compared.
-public struct RandomPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copyable {
+public struct RandomPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
   public typealias Key = Index.Key
   /// Entries carry their position in `members`.
-  @usableFromInline var store: PolicyStorage<Index, Int32>
+  public var store: PolicyStorage<Index, Int32>
   /// Resident slots, in no particular order; removal swaps with the last.
   @usableFromInline var members: [Slot] = []
   @usableFromInline var generator: SeededGenerator
@@ -20,9 +20,6 @@ public struct RandomPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Co
   }
 
   public var name: String { "Random(seed=\(seed))" }
-  @inlinable public var capacity: Int64 { store.capacity }
-  @inlinable public var usedWeight: Int64 { store.used }
-  @inlinable public var count: Int { store.count }
 
   @inlinable @inline(__always)
   public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
@@ -67,9 +64,6 @@ public struct RandomPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Co
     }
   }
 
-  @inlinable public func contains(_ key: Key) -> Bool { store.find(key) >= 0 }
-  @inlinable public func key(at slot: Slot) -> Key { store.table[slot].key }
-
   public func checkInvariants() {
     var weight: Int64 = 0
     for (position, slot) in members.enumerated() {
@@ -84,5 +78,23 @@ public struct RandomPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Co
 
   public func lists() -> [(name: String, keys: [Key])] {
     [("members", members.map { store.table[$0].key })]
+  }
+}
+
+/// Random eviction in the catalog.
+public enum RandomEviction: PolicyDefinition {
+  public static let descriptor = PolicyDescriptor(
+    name: "random", summary: "uniformly random victim",
+    parameters: [
+      PolicyParameter("seed", default: 1, range: 0...Int64.max, help: "random stream seed"),
+    ],
+    traits: .randomized,
+    checkedAgainst: "libCacheSim's miss ratio within 1% (its generator differs)")
+
+  @inlinable
+  public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
+    _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
+  ) -> Visitor.Output where Index.Key == Visitor.Key {
+    visitor.visit(RandomPolicy<Index>(capacity: capacity, seed: UInt64(spec.integer("seed"))))
   }
 }

@@ -19,11 +19,11 @@
 /// as the small FIFO (after making room for it), so in count mode below 20
 /// objects it admits nothing; here an object up to small's size is admitted.
 /// No reference row contains such an object.
-public struct S3FIFOPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copyable {
+public struct S3FIFOPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
   public typealias Key = Index.Key
   /// Entries carry their hit counter (saturating at 255; only `>= threshold`
   /// and min(counter, 3) are ever read).
-  @usableFromInline var store: PolicyStorage<Index, UInt8>
+  public var store: PolicyStorage<Index, UInt8>
   @usableFromInline var small = EntryList()
   @usableFromInline var main = EntryList()
   @usableFromInline var ghost = EntryList()
@@ -53,9 +53,6 @@ public struct S3FIFOPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Co
     let ratio = (smallRatio * 10_000).rounded() / 10_000
     return "S3FIFO(small=\(ratio),threshold=\(threshold))"
   }
-  @inlinable public var capacity: Int64 { store.capacity }
-  @inlinable public var usedWeight: Int64 { store.used }
-  @inlinable public var count: Int { store.count }
 
   @inlinable @inline(__always)
   public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
@@ -155,8 +152,6 @@ public struct S3FIFOPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Co
     return slot >= 0 && store.table[slot].list != Self.inGhost
   }
 
-  @inlinable public func key(at slot: Slot) -> Key { store.table[slot].key }
-
   public func checkInvariants() {
     store.table.checkList(small, tag: Self.inSmall, "small")
     store.table.checkList(main, tag: Self.inMain, "main")
@@ -170,5 +165,35 @@ public struct S3FIFOPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Co
       ("small", store.table.keys(of: small)), ("main", store.table.keys(of: main)),
       ("ghost", store.table.keys(of: ghost)),
     ]
+  }
+}
+
+/// S3-FIFO in the catalog.
+public enum S3FIFO: PolicyDefinition {
+  public static let descriptor = PolicyDescriptor(
+    name: "s3fifo", summary: "S3-FIFO: small, main and ghost FIFOs", citation: "Yang et al., SOSP'23",
+    parameters: [
+      PolicyParameter(fraction: "small", default: 0.1, help: "small FIFO's share of the capacity"),
+      PolicyParameter(fraction: "ghost", default: 0.9, help: "ghost FIFO's weight as a share of the capacity"),
+      PolicyParameter("threshold", default: 2, range: 1...255, help: "hits in the small FIFO that earn main"),
+    ],
+    checkedAgainst: "libCacheSim")
+
+  @inlinable
+  public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
+    _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
+  ) -> Visitor.Output where Index.Key == Visitor.Key {
+    visitor.visit(S3FIFOPolicy<Index>(
+        capacity: capacity, small: spec.fraction("small"), ghost: spec.fraction("ghost"),
+        threshold: Int(spec.integer("threshold"))))
+  }
+
+  public static func cachesAnything(at capacity: Int64, _ spec: PolicySpec) -> Bool {
+    let small = Int64(Double(capacity) * spec.fraction("small"))
+    return small >= 1 && capacity - small >= 1
+  }
+
+  public static func minimumCapacityHint(_ spec: PolicySpec) -> String {
+    "; its small FIFO is small=\(spec.fraction("small")) of the capacity: raise the size or s3fifo:small="
   }
 }

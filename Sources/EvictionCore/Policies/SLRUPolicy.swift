@@ -8,9 +8,9 @@
 /// its share passes its LRU end down, cascading, with the bottom segment's
 /// overflow evicted. Eviction takes the LRU end of the lowest non-empty
 /// segment. An object heavier than one segment is not admitted.
-public struct SLRUPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copyable {
+public struct SLRUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
   public typealias Key = Index.Key
-  @usableFromInline var store: PolicyStorage<Index, Void>
+  public var store: PolicyStorage<Index, Void>
   /// Segment 0 is the probationary (bottom) segment; the tag of an entry is its segment.
   @usableFromInline var segments: [EntryList]
   @usableFromInline let segmentLimit: Int64
@@ -25,9 +25,6 @@ public struct SLRUPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copy
   }
 
   public var name: String { "SLRU(segments=\(segments.count))" }
-  @inlinable public var capacity: Int64 { store.capacity }
-  @inlinable public var usedWeight: Int64 { store.used }
-  @inlinable public var count: Int { store.count }
 
   @inlinable @inline(__always)
   public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
@@ -94,9 +91,6 @@ public struct SLRUPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copy
     return slot
   }
 
-  @inlinable public func contains(_ key: Key) -> Bool { store.find(key) >= 0 }
-  @inlinable public func key(at slot: Slot) -> Key { store.table[slot].key }
-
   public func checkInvariants() {
     for (i, segment) in segments.enumerated() {
       store.table.checkList(segment, tag: UInt8(i), "segment \(i)")
@@ -109,5 +103,30 @@ public struct SLRUPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copy
 
   public func lists() -> [(name: String, keys: [Key])] {
     segments.enumerated().map { ("segment \($0.offset)", store.table.keys(of: $0.element)) }
+  }
+}
+
+/// SLRU in the catalog.
+public enum SLRU: PolicyDefinition {
+  public static let descriptor = PolicyDescriptor(
+    name: "slru", summary: "segmented LRU with equal segments", citation: "Karedla, Love and Wherry, IEEE Computer 1994",
+    parameters: [
+      PolicyParameter("segments", default: 4, range: 1...64, help: "number of segments"),
+    ],
+    checkedAgainst: "libCacheSim (4 and 5 segments)")
+
+  @inlinable
+  public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
+    _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
+  ) -> Visitor.Output where Index.Key == Visitor.Key {
+    visitor.visit(SLRUPolicy<Index>(capacity: capacity, segments: Int(spec.integer("segments"))))
+  }
+
+  public static func cachesAnything(at capacity: Int64, _ spec: PolicySpec) -> Bool {
+    capacity / spec.integer("segments") >= 1
+  }
+
+  public static func minimumCapacityHint(_ spec: PolicySpec) -> String {
+    "; each of its \(spec.integer("segments")) segments needs one: raise the size or lower slru:segments="
   }
 }

@@ -5,11 +5,11 @@
 /// stays where the victim was. New entries enter at the front unvisited.
 ///
 /// Same definition as libCacheSim's `sieve`.
-public struct SievePolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copyable {
+public struct SievePolicy<Index: SlotIndex & ~Copyable>: SingleListPolicy, ~Copyable {
   public typealias Key = Index.Key
   /// Entries carry their visited bit.
-  @usableFromInline var store: PolicyStorage<Index, Bool>
-  @usableFromInline var queue = EntryList()
+  public var store: PolicyStorage<Index, Bool>
+  public var queue = EntryList()
   /// The next entry the hand looks at; -1 starts again from the back.
   @usableFromInline var hand: Slot = -1
 
@@ -19,9 +19,6 @@ public struct SievePolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Cop
   }
 
   public var name: String { "Sieve" }
-  @inlinable public var capacity: Int64 { store.capacity }
-  @inlinable public var usedWeight: Int64 { store.used }
-  @inlinable public var count: Int { store.count }
 
   @inlinable @inline(__always)
   public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
@@ -63,16 +60,23 @@ public struct SievePolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Cop
     return slot
   }
 
-  @inlinable public func contains(_ key: Key) -> Bool { store.find(key) >= 0 }
-  @inlinable public func key(at slot: Slot) -> Key { store.table[slot].key }
-
   public func checkInvariants() {
     store.table.checkList(queue, tag: 0, "queue")
     store.checkTotals([queue])
     precondition(hand < 0 || store.table[hand].list == 0, "the hand points at an entry not in the queue")
   }
+}
 
-  public func lists() -> [(name: String, keys: [Key])] {
-    [("queue", store.table.keys(of: queue))]
+/// SIEVE in the catalog.
+public enum Sieve: PolicyDefinition {
+  public static let descriptor = PolicyDescriptor(
+    name: "sieve", summary: "SIEVE", citation: "Zhang et al., NSDI'24",
+    checkedAgainst: "libCacheSim")
+
+  @inlinable
+  public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
+    _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
+  ) -> Visitor.Output where Index.Key == Visitor.Key {
+    visitor.visit(SievePolicy<Index>(capacity: capacity))
   }
 }

@@ -24,7 +24,7 @@
 /// The first clean-up runs `interval` seconds after the first request (the
 /// libraries start their timers when the cache is created); clean-ups due at
 /// or before a request's second run before it.
-public struct TimedTrimModel<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copyable {
+public struct TimedTrimModel<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
   public typealias Key = Index.Key
 
   /// Which library's clean-up applies.
@@ -48,7 +48,7 @@ public struct TimedTrimModel<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~
     @inlinable static func < (a: Age, b: Age) -> Bool { (a.stamp, a.row) > (b.stamp, b.row) }
   }
 
-  @usableFromInline var store: PolicyStorage<Index, Void>
+  public var store: PolicyStorage<Index, Void>
   @usableFromInline var heap = SlotHeap<Age>()
   @usableFromInline var rows: Int64 = 0
   @usableFromInline var nextCleanUp: Int64 = .min
@@ -68,9 +68,6 @@ public struct TimedTrimModel<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~
       return "SDImageCache(age=\(age)s,interval=\(interval)s)"
     }
   }
-  @inlinable public var capacity: Int64 { store.capacity }
-  @inlinable public var usedWeight: Int64 { store.used }
-  @inlinable public var count: Int { store.count }
 
   @inlinable
   var interval: Int64 {
@@ -139,14 +136,50 @@ public struct TimedTrimModel<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~
   @inlinable
   public mutating func remove(_ key: Key) -> Slot? { store.remove(key, from: &heap) }
 
-  @inlinable public func contains(_ key: Key) -> Bool { store.find(key) >= 0 }
-  @inlinable public func key(at slot: Slot) -> Key { store.table[slot].key }
-
   public func checkInvariants() {
     store.checkHeap(heap)
   }
 
   public func lists() -> [(name: String, keys: [Key])] {
     [("oldest first", store.keysInEvictionOrder(heap))]
+  }
+}
+
+/// The YYDiskCache model in the catalog.
+public enum YYDisk: PolicyDefinition {
+  public static let descriptor = PolicyDescriptor(
+    name: "yy-disk", summary: "model of YYDiskCache (LRU by access second, trimmed on a timer)",
+    parameters: [
+      PolicyParameter("count", default: 0, range: 0...Int64(Int32.max), help: "countLimit, 0 for none"),
+      PolicyParameter("interval", default: 60, range: 1...Int64(Int32.max), help: "autoTrimInterval, seconds"),
+    ],
+    traits: [.model, .mayExceedCapacity],
+    checkedAgainst: "hand-worked scenarios")
+
+  @inlinable
+  public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
+    _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
+  ) -> Visitor.Output where Index.Key == Visitor.Key {
+    visitor.visit(TimedTrimModel<Index>(
+        capacity: capacity, flavor: .yyDisk(countLimit: Int(spec.integer("count")), interval: spec.integer("interval"))))
+  }
+}
+
+/// The SDImageCache disk model in the catalog.
+public enum SDDisk: PolicyDefinition {
+  public static let descriptor = PolicyDescriptor(
+    name: "sd-disk", summary: "model of SDImageCache's disk clean-up (expire by age, then oldest to half the limit)",
+    parameters: [
+      PolicyParameter("age", default: 604800, range: 1...Int64.max, help: "maxDiskAge, seconds (one week)"),
+      PolicyParameter("interval", default: 86400, range: 1...Int64(Int32.max), help: "seconds between clean-ups"),
+    ],
+    traits: [.model, .mayExceedCapacity],
+    checkedAgainst: "hand-worked scenarios")
+
+  @inlinable
+  public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
+    _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
+  ) -> Visitor.Output where Index.Key == Visitor.Key {
+    visitor.visit(TimedTrimModel<Index>(capacity: capacity, flavor: .sdDisk(maxAge: spec.integer("age"), interval: spec.integer("interval"))))
   }
 }

@@ -9,9 +9,9 @@
 /// A1in is over its share, else Am's LRU end; Am also keeps itself within its
 /// own share when an object arrives from A1out. Objects heavier than A1in's
 /// share are not admitted.
-public struct TwoQueuePolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copyable {
+public struct TwoQueuePolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
   public typealias Key = Index.Key
-  @usableFromInline var store: PolicyStorage<Index, Void>
+  public var store: PolicyStorage<Index, Void>
   @usableFromInline var ain = EntryList()
   @usableFromInline var am = EntryList()
   @usableFromInline var aout = EntryList()
@@ -36,9 +36,6 @@ public struct TwoQueuePolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~
   }
 
   public var name: String { "2Q(in=\(shares.in),out=\(shares.out))" }
-  @inlinable public var capacity: Int64 { store.capacity }
-  @inlinable public var usedWeight: Int64 { store.used }
-  @inlinable public var count: Int { store.count }
 
   @inlinable @inline(__always)
   public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
@@ -119,8 +116,6 @@ public struct TwoQueuePolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~
     return slot >= 0 && store.table[slot].list != Self.inAout
   }
 
-  @inlinable public func key(at slot: Slot) -> Key { store.table[slot].key }
-
   public func checkInvariants() {
     store.table.checkList(ain, tag: Self.inAin, "A1in")
     store.table.checkList(am, tag: Self.inAm, "Am")
@@ -135,5 +130,32 @@ public struct TwoQueuePolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~
       ("A1in", store.table.keys(of: ain)), ("Am", store.table.keys(of: am)),
       ("A1out", store.table.keys(of: aout)),
     ]
+  }
+}
+
+/// 2Q in the catalog.
+public enum TwoQ: PolicyDefinition {
+  public static let descriptor = PolicyDescriptor(
+    name: "2q", summary: "2Q: A1in FIFO, A1out ghost, Am LRU", citation: "Johnson and Shasha, VLDB'94",
+    parameters: [
+      PolicyParameter(fraction: "in", default: 0.25, help: "A1in's share of the capacity"),
+      PolicyParameter(fraction: "out", default: 0.5, help: "A1out's (ghost) weight as a share of the capacity"),
+    ],
+    checkedAgainst: "libCacheSim")
+
+  @inlinable
+  public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
+    _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
+  ) -> Visitor.Output where Index.Key == Visitor.Key {
+    visitor.visit(TwoQueuePolicy<Index>(capacity: capacity, inShare: spec.fraction("in"), outShare: spec.fraction("out")))
+  }
+
+  public static func cachesAnything(at capacity: Int64, _ spec: PolicySpec) -> Bool {
+    let ain = Int64(Double(capacity) * spec.fraction("in"))
+    return ain >= 1 && capacity - ain >= 1
+  }
+
+  public static func minimumCapacityHint(_ spec: PolicySpec) -> String {
+    "; its A1in is in=\(spec.fraction("in")) of the capacity: raise the size or 2q:in="
   }
 }

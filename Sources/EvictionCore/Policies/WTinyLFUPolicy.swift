@@ -28,9 +28,9 @@
 /// nothing, get a one-unit window and admit into an empty probation; with no
 /// room for a protected segment (a main cache of one unit), a main hit stays
 /// in probation, where promotion would have evicted the object just hit.
-public struct WTinyLFUPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copyable {
+public struct WTinyLFUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
   public typealias Key = Index.Key
-  @usableFromInline var store: PolicyStorage<Index, Void>
+  public var store: PolicyStorage<Index, Void>
   @usableFromInline var window = EntryList()
   @usableFromInline var probation = EntryList()
   @usableFromInline var protected = EntryList()
@@ -61,9 +61,6 @@ public struct WTinyLFUPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~
   }
 
   public var name: String { "W-TinyLFU(window=\(windowShare))" }
-  @inlinable public var capacity: Int64 { store.capacity }
-  @inlinable public var usedWeight: Int64 { store.used }
-  @inlinable public var count: Int { store.count }
 
   @inlinable @inline(__always)
   func bits(_ key: Key) -> UInt64 { Index.sketchBits(key) }
@@ -180,9 +177,6 @@ public struct WTinyLFUPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~
     return slot
   }
 
-  @inlinable public func contains(_ key: Key) -> Bool { store.find(key) >= 0 }
-  @inlinable public func key(at slot: Slot) -> Key { store.table[slot].key }
-
   public func checkInvariants() {
     store.table.checkList(window, tag: Self.inWindow, "window")
     store.table.checkList(probation, tag: Self.inProbation, "probation")
@@ -197,5 +191,22 @@ public struct WTinyLFUPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~
       ("probation", store.table.keys(of: probation)),
       ("protected", store.table.keys(of: protected)),
     ]
+  }
+}
+
+/// W-TinyLFU in the catalog.
+public enum WTinyLFU: PolicyDefinition {
+  public static let descriptor = PolicyDescriptor(
+    name: "wtinylfu", summary: "W-TinyLFU: LRU window, frequency-filtered SLRU main", citation: "Einziger et al., TOS'17",
+    parameters: [
+      PolicyParameter(fraction: "window", default: 0.01, help: "window LRU's share of the capacity"),
+    ],
+    checkedAgainst: "libCacheSim, both size modes")
+
+  @inlinable
+  public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
+    _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
+  ) -> Visitor.Output where Index.Key == Visitor.Key {
+    visitor.visit(WTinyLFUPolicy<Index>(capacity: capacity, window: spec.fraction("window")))
   }
 }

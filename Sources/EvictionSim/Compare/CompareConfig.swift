@@ -344,7 +344,7 @@ public struct CompareConfig: Sendable {
         throw ConfigError(file: file, "[stress]: \(error.description)")
       }
     }
-    if let entry = PolicyCatalog.entry(named: policy.name), entry.trimsOnATimer || PolicyCatalog.offline.contains(entry.name) {
+    if let entry = PolicyCatalog.entry(named: policy.name), entry.trimsOnATimer || entry.isOffline {
       throw ConfigError(file: file, "[stress]: policy \(policy.name) cannot run inside a memory cache; choose an online policy")
     }
     let size = try r.sizes("size", single: true)?.first ?? sizes[sizes.count / 2]

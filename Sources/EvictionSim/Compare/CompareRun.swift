@@ -61,7 +61,7 @@ public struct ComparePlan: Sendable {
             let spec = randomised ? policy.withSeed(config.seeds[s]) : policy
             let source = sources[t][entry.isSynthetic ? s : 0]
             cells.append(ReplayCell(trace: source, policy: spec, cacheSize: cacheSize, sizeMode: config.sizeMode))
-            costs.append(infos[t].requests * (PolicyCatalog.offline.contains(policy.name) ? 2 : 1))
+            costs.append(infos[t].requests * (policy.descriptor.isOffline ? 2 : 1))
           }
         }
       }
@@ -235,7 +235,7 @@ public enum CompareRun {
           bytesMissed: bytesMissed, byteMissRatio: runs.count == 1 ? runs[0].byteMissRatio : byteMissRatios.mean,
           runs: runs.count, missRatioCi95Low: missRatios.ci95.lowerBound, missRatioCi95High: missRatios.ci95.upperBound,
           byteMissRatioCi95Low: byteMissRatios.ci95.lowerBound, byteMissRatioCi95High: byteMissRatios.ci95.upperBound,
-          offline: PolicyCatalog.offline.contains(policy.name), maxOccupancy: runs.map(\.maxOccupancy).max() ?? 0,
+          offline: policy.descriptor.isOffline, maxOccupancy: runs.map(\.maxOccupancy).max() ?? 0,
           exceedsCapacity: runs.contains(where: \.exceedsCapacity),
           model: PolicyCatalog.entry(named: policy.name)?.isModel ?? false))
       let seconds = runs.map(\.seconds).reduce(0, +)

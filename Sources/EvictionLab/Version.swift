@@ -4,7 +4,7 @@ import Foundation
 /// executable sits in a checkout's `.build` (read from `.git` directly: no
 /// `git` needed).
 enum EvlabVersion {
-  static let number = "0.2.0"
+  static let number = "0.3.0"
 
   static var description: String { commit.map { "\(number) (commit \($0))" } ?? number }
 

@@ -67,10 +67,10 @@ struct Stress: ParsableCommand {
       }
       let named = policies.isEmpty ? ["lru"] : policies
       specs = try parsePolicies(named).filter {
-        !((PolicyCatalog.offline.contains($0.name) || PolicyCatalog.entry(named: $0.name)?.trimsOnATimer == true)
+        !(($0.descriptor.isOffline || PolicyCatalog.entry(named: $0.name)?.trimsOnATimer == true)
           && named.contains { $0.lowercased() == "all" })
       }
-      for spec in specs where PolicyCatalog.offline.contains(spec.name) {
+      for spec in specs where spec.descriptor.isOffline {
         throw ValidationError(CacheError.offlinePolicy(spec.name).description)
       }
       guard Set(specs).count == specs.count else { throw ValidationError("--policy names a policy twice; name each once") }

@@ -7,18 +7,36 @@ import EvictionTraces
   import Glibc
 #endif
 
-@main
+/// The `evlab` command line as a library.
+///
+/// ```swift
+/// import EvictionLab
+/// EvictionLab.main(extraPolicies: [LRU2.self])
+/// ```
+/// is the whole `evlab` tool (replay, compare with its reports, charts and
+/// confidence intervals, mrc, stress, …) with `LRU2` in its catalog beside
+/// the built-in policies.
+public enum EvictionLab {
+  /// Runs the command line on the process's arguments and exits.
+  public static func main(extraPolicies: [any PolicyDefinition.Type] = []) -> Never {
+    do {
+      try PolicyCatalog.register(extraPolicies)
+    } catch {
+      printError("evlab: error: \(error)")
+      exit(1)
+    }
+    Interruption.install()
+    Evlab.main(nil)
+    exit(0)
+  }
+}
+
 struct Evlab: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "evlab",
     abstract: "EvictionLab: replay cache traces through replacement policies and compare them.",
     version: EvlabVersion.description,
     subcommands: [Compare.self, Merge.self, Disk.self, DiskBenchCommand.self, Replay.self, MRC.self, Stress.self, Generate.self, Convert.self, TraceInfoCommand.self, Policies.self, Bench.self])
-
-  static func main() {
-    Interruption.install()
-    main(nil)
-  }
 }
 
 /// Prints `message` as the tool's one-line error and exits non-zero.

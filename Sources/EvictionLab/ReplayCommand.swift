@@ -140,7 +140,7 @@ extension Replay {
       guard let diskSize else { throw ValidationError("--tier memory+disk needs --disk-size (the disk tier's capacity)") }
       if let limit, limit < 1 { throw ValidationError("--limit \(limit): at least 1 request") }
       let specs = try parsePolicies(policies.isEmpty ? ["lru"] : policies)
-      for spec in specs where PolicyCatalog.offline.contains(spec.name) || PolicyCatalog.entry(named: spec.name)?.trimsOnATimer == true {
+      for spec in specs where spec.descriptor.isOffline || PolicyCatalog.entry(named: spec.name)?.trimsOnATimer == true {
         throw ValidationError("--tier memory+disk runs real caches: \(spec.name) cannot drive one; choose an online policy")
       }
       let sizes = try self.sizes.flatMap { $0.split(separator: ",").map(String.init) }.map(parseSize)

@@ -72,9 +72,9 @@ struct MRC: ParsableCommand {
       // `all` means every online policy here: the offline ones need the future.
       let named = policies.isEmpty ? ["lru"] : policies
       specs = try parsePolicies(named).filter {
-        !(PolicyCatalog.offline.contains($0.name) && named.contains { $0.lowercased() == "all" })
+        !($0.descriptor.isOffline && named.contains { $0.lowercased() == "all" })
       }
-      for spec in specs where PolicyCatalog.offline.contains(spec.name) {
+      for spec in specs where spec.descriptor.isOffline {
         throw ValidationError("\(spec.name) is offline; miss-ratio curves run online policies (replay it with evlab replay)")
       }
       guard Set(specs).count == specs.count else { throw ValidationError("--policy names a policy twice; name each once") }

@@ -1,0 +1,28 @@
+/// Every built-in policy, in the order reports and `evlab policies` list
+/// them. A policy is one file in `Policies/` (its code and its
+/// ``PolicyDefinition``) plus one line here; dispatch by name is generic over
+/// this list (``PolicyListProtocol/dispatch(_:capacity:index:visitor:)``),
+/// so a name is never missing from a hand-written switch.
+public typealias BuiltinPolicies = PolicyList
+  .And<LRU>
+  .And<FIFO>
+  .And<LFU>
+  .And<MRU>
+  .And<RandomEviction>
+  .And<ARC>
+  .And<SLRU>
+  .And<CLOCK>
+  .And<Sieve>
+  .And<S3FIFO>
+  .And<TwoQ>
+  .And<LIRS>
+  .And<LFUDA>
+  .And<GDSF>
+  .And<WTinyLFU>
+  .And<Belady>
+  .And<BeladySize>
+  .And<NSCacheLinux>
+  .And<YYMemory>
+  .And<AFAutoPurging>
+  .And<YYDisk>
+  .And<SDDisk>

@@ -1,0 +1,207 @@
+/// How a policy enters the catalog: its descriptor and how to build it from a
+/// parsed ``PolicySpec``. A policy's file holds its definition beside its
+/// code, and ``BuiltinPolicies`` (or ``PolicyCatalog/register(_:)``, for a
+/// package that depends on EvictionLab) lists it: nothing else names it.
+///
+/// ```swift
+/// public enum Sieve: PolicyDefinition {
+///   public static let descriptor = PolicyDescriptor(
+///     name: "sieve", summary: "SIEVE", citation: "Zhang et al., NSDI'24")
+///   @inlinable public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
+///     _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
+///   ) -> Visitor.Output where Index.Key == Visitor.Key {
+///     visitor.visit(SievePolicy<Index>(capacity: capacity))
+///   }
+/// }
+/// ```
+public protocol PolicyDefinition {
+  /// The catalog name, summary, citation, parameters and traits.
+  static var descriptor: PolicyDescriptor { get }
+
+  /// Builds the policy over `capacity`, its parameters read from `spec`
+  /// (already validated against ``descriptor``), and hands it to `visitor`.
+  /// Written `@inlinable`, so the visitor's loop is specialised for the policy.
+  static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
+    _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
+  ) -> Visitor.Output where Index.Key == Visitor.Key
+
+  /// Whether the policy, with `spec`'s parameters, caches anything at
+  /// `capacity`: false where a share of the capacity rounds down to zero
+  /// (an SLRU segment, S3-FIFO's small FIFO). Default: `capacity >= 1`.
+  static func cachesAnything(at capacity: Int64, _ spec: PolicySpec) -> Bool
+
+  /// What to change when the capacity is too small for ``cachesAnything(at:_:)``
+  /// (appended to the error). Default: nothing.
+  static func minimumCapacityHint(_ spec: PolicySpec) -> String
+
+  /// The policy over integer keys, behind closures made here, where the
+  /// definition's type is known: how the simulator runs a policy registered
+  /// from another package at specialised speed. Keep the default.
+  static func simulatorPolicy(_ spec: PolicySpec, capacity: Int64) -> AnyCachePolicy<UInt64>
+}
+
+extension PolicyDefinition {
+  @inlinable
+  public static func cachesAnything(at capacity: Int64, _ spec: PolicySpec) -> Bool { capacity >= 1 }
+
+  @inlinable
+  public static func minimumCapacityHint(_ spec: PolicySpec) -> String { "" }
+
+  @inlinable
+  public static func simulatorPolicy(_ spec: PolicySpec, capacity: Int64) -> AnyCachePolicy<UInt64> {
+    var visitor = BoxingVisitor<UInt64>()
+    return build(spec, capacity: capacity, index: IntegerSlotIndex<UInt64>.self, visitor: &visitor)
+  }
+}
+
+/// What sets a policy apart in reports and checks.
+public struct PolicyTraits: OptionSet, Sendable, Hashable {
+  public let rawValue: UInt8
+  public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+  /// Reads each request's next-access time (an offline bound such as Belady's).
+  public static let offline = PolicyTraits(rawValue: 1 << 0)
+  /// Draws from a seeded random stream (a `seed` parameter makes it reproducible).
+  public static let randomized = PolicyTraits(rawValue: 1 << 1)
+  /// Models a shipped cache rather than defining a policy: it keeps its
+  /// library's behaviour where that departs from the simulator's rules (it
+  /// may insert before evicting), and reports list it apart, never ranked.
+  public static let model = PolicyTraits(rawValue: 1 << 2)
+  /// May hold more than its capacity between trims (it trims on a timer).
+  public static let mayExceedCapacity = PolicyTraits(rawValue: 1 << 3)
+}
+
+/// A catalog policy's self-description: the source of `evlab policies`, the
+/// parameter errors and the README's policy table.
+public struct PolicyDescriptor: Sendable {
+  /// The catalog name, lower-case, as written on a command line.
+  public let name: String
+  /// One line: what the policy does.
+  public let summary: String
+  /// Where it comes from (authors, venue, year), or "" for folklore.
+  public let citation: String
+  public let parameters: [PolicyParameter]
+  public let traits: PolicyTraits
+  /// What the implementation is checked against, and how closely
+  /// (e.g. "libCacheSim, both size modes"), or "" if nothing yet.
+  public let checkedAgainst: String
+
+  public init(
+    name: String, summary: String, citation: String = "", parameters: [PolicyParameter] = [],
+    traits: PolicyTraits = [], checkedAgainst: String = ""
+  ) {
+    precondition(name == name.lowercased() && !name.isEmpty && !name.contains(":"), "a catalog name is lower-case, with no ':'")
+    self.name = name
+    self.summary = summary
+    self.citation = citation
+    self.parameters = parameters
+    self.traits = traits
+    self.checkedAgainst = checkedAgainst
+  }
+
+  /// The summary with its citation, as `evlab policies` prints it.
+  public var summaryWithCitation: String { citation.isEmpty ? summary : "\(summary) (\(citation))" }
+
+  /// Whether this models a shipped cache (see ``PolicyTraits/model``).
+  public var isModel: Bool { traits.contains(.model) }
+  /// Whether it trims only on a timer (see ``PolicyTraits/mayExceedCapacity``).
+  public var trimsOnATimer: Bool { traits.contains(.mayExceedCapacity) }
+  /// Whether it reads next-access times (see ``PolicyTraits/offline``).
+  public var isOffline: Bool { traits.contains(.offline) }
+}
+
+/// A tunable parameter: an integer in a range, or a fraction of the capacity.
+public struct PolicyParameter: Sendable {
+  public let name: String
+  public let defaultValue: String
+  public let range: ClosedRange<Int64>
+  public let isFraction: Bool
+  public let help: String
+
+  /// An integer parameter in `range`.
+  public init(_ name: String, default defaultValue: Int64, range: ClosedRange<Int64>, help: String) {
+    precondition(range.contains(defaultValue), "\(name)'s default is outside its range")
+    self.name = name
+    self.defaultValue = String(defaultValue)
+    self.range = range
+    self.isFraction = false
+    self.help = help
+  }
+
+  /// A fraction in (0, 1].
+  public init(fraction name: String, default defaultValue: Double, help: String) {
+    precondition(defaultValue > 0 && defaultValue <= 1, "\(name)'s default is outside (0, 1]")
+    self.name = name
+    self.defaultValue = String(defaultValue)
+    self.range = 0...1
+    self.isFraction = true
+    self.help = help
+  }
+
+  /// The accepted values, for help and errors.
+  public var expected: String {
+    isFraction ? "a fraction in (0, 1]" : "an integer in \(range.lowerBound)...\(range.upperBound)"
+  }
+
+  func validate(_ value: String, policy: String) throws(PolicyError) {
+    let valid: Bool
+    if isFraction {
+      valid = Double(value).map { $0 > 0 && $0 <= 1 } ?? false
+    } else {
+      valid = Int64(value).map(range.contains) ?? false
+    }
+    guard valid else { throw .invalidValue(policy: policy, parameter: name, value: value, expected: expected) }
+  }
+}
+
+/// A list of policy definitions as a type, so dispatch over it is generic
+/// and specialised: ``dispatch(_:capacity:index:visitor:)`` compiles to a
+/// chain of name tests, each calling its policy's specialised build. Written
+/// one definition per line: `PolicyList.And<LRU>.And<FIFO>…`.
+public protocol PolicyListProtocol {
+  /// The definitions, in order.
+  static var definitions: [any PolicyDefinition.Type] { get }
+
+  /// Builds the policy `spec` names, if it is on the list.
+  static func dispatch<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
+    _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
+  ) -> Visitor.Output? where Index.Key == Visitor.Key
+}
+
+extension PolicyListProtocol {
+  /// This list with `Definition` appended.
+  public typealias And<Definition: PolicyDefinition> = PolicyListLink<Self, Definition>
+}
+
+/// The empty list, where a list starts.
+public enum PolicyList: PolicyListProtocol {
+  public static var definitions: [any PolicyDefinition.Type] { [] }
+
+  @inlinable
+  public static func dispatch<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
+    _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
+  ) -> Visitor.Output? where Index.Key == Visitor.Key { nil }
+}
+
+/// A list, `Rest`, followed by one more definition.
+public enum PolicyListLink<Rest: PolicyListProtocol, Definition: PolicyDefinition>: PolicyListProtocol {
+  public static var definitions: [any PolicyDefinition.Type] { Rest.definitions + [Definition.self] }
+
+  @inlinable
+  public static func dispatch<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
+    _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
+  ) -> Visitor.Output? where Index.Key == Visitor.Key {
+    if spec.name == Definition.descriptor.name {
+      return Definition.build(spec, capacity: capacity, index: index, visitor: &visitor)
+    }
+    return Rest.dispatch(spec, capacity: capacity, index: index, visitor: &visitor)
+  }
+}
+
+/// Receives a freshly built policy of a concrete type (see ``PolicySpec/withPolicy(capacity:index:visitor:)``).
+public protocol PolicyVisitor: ~Copyable {
+  associatedtype Key: Hashable
+  associatedtype Output
+  mutating func visit<Policy: ReplacementPolicy & ~Copyable>(_ policy: consuming Policy) -> Output
+  where Policy.Key == Key
+}

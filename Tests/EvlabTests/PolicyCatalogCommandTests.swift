@@ -1,0 +1,33 @@
+import Foundation
+import Testing
+
+/// The README's policy tables and `evlab policies` come from the descriptors.
+@Suite struct PolicyCatalogCommandTests {
+  @Test func theReadmeTablesAreWhatTheDescriptorsSay() throws {
+    let run = try evlab(["policies", "--markdown"])
+    #expect(run.status == 0)
+    #expect(run.stdout.contains("| `lru` |"))
+    #expect(run.stdout.contains("Models of shipped caches"))
+    let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+    #expect(
+      readme.contains(run.stdout),
+      "README.md's policy tables differ from `evlab policies --markdown`: paste its output between the policies markers")
+  }
+
+  @Test func everyPolicyIsListedWithItsCitation() throws {
+    let run = try evlab(["policies"])
+    #expect(run.status == 0)
+    #expect(run.stdout.contains("sieve   SIEVE (Zhang et al., NSDI'24)"))
+    #expect(run.stdout.contains("slru:segments=N"))
+    #expect(run.stdout.split(separator: "\n").filter { !$0.hasPrefix(" ") }.count == 22)
+  }
+
+  @Test func theVersionIsTheChangelogsNewest() throws {
+    let run = try evlab(["--version"])
+    let changelog = try String(contentsOf: repositoryRoot.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
+    let newest = changelog.split(separator: "\n").first { $0.hasPrefix("## ") }.map { $0.dropFirst(3).split(separator: " ")[0] }
+    #expect(newest.map { run.stdout.hasPrefix(String($0)) } == true, "evlab --version says \(run.stdout); CHANGELOG.md's newest is \(String(describing: newest))")
+    let citation = try String(contentsOf: repositoryRoot.appendingPathComponent("CITATION.cff"), encoding: .utf8)
+    #expect(newest.map { citation.contains("version: \($0)\n") } == true)
+  }
+}
