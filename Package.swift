@@ -61,7 +61,7 @@ let package = Package(
     // The disk tier: a SQLite manifest over value files (libsqlite3 only; never GSL).
     .target(name: "EvictionDisk", dependencies: ["EvictionCore", "CSQLite"]),
     // Results as CSV, JSON, tables, Markdown and HTML with SVG charts.
-    .target(name: "EvictionReports", dependencies: ["EvictionSim", "EvictionStats"]),
+    .target(name: "EvictionReports", dependencies: ["EvictionSim"]),
     // The whole command line as a library: `EvictionLab.main(extraPolicies:)`
     // runs it with a depending package's policies in the catalog.
     .target(

@@ -6,7 +6,7 @@ import Foundation
 
 /// Options shared by `bench check` and `bench update`.
 struct BaselineOptions: ParsableArguments {
-  @Option(help: "The baseline file (default results/baseline.json).")
+  @Option(help: "The baseline file.")
   var baseline: String = "results/baseline.json"
 
   @Option(help: "The repository root the baseline's trace paths are relative to (default: the current folder).")

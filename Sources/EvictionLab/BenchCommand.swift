@@ -20,7 +20,7 @@ struct ReplayBench: ParsableCommand {
     commandName: "replay",
     abstract: "Median single-thread replay throughput per policy.",
     discussion: """
-      The issue's workload: the cloudPhysicsIO oracleGeneral trace tiled 100 times with disjoint ids:
+      A heavy workload: the cloudPhysicsIO oracleGeneral trace tiled 100 times with disjoint ids:
         evlab bench replay ../shared/traces/libcachesim/cloudPhysicsIO.oracleGeneral.bin \\
           --repeat 100 --size 5000 --runs 7
         evlab bench replay ... --repeat 100 --size 256m --size-mode bytes --runs 7
@@ -37,13 +37,13 @@ struct ReplayBench: ParsableCommand {
   @Option(help: "Cache size (objects in count mode, bytes in byte mode; k/m/g suffixes).")
   var size: String
 
-  @Option(help: "count or bytes (default count).")
+  @Option(help: "count or bytes.")
   var sizeMode: SizeMode = .count
 
   @Option(name: .customLong("repeat"), help: "Tile the trace this many times with disjoint ids (default 1).")
   var copies: Int = 1
 
-  @Option(help: "Rounds; the median is reported (default 5).")
+  @Option(help: "Rounds; the median is reported.")
   var runs: Int = 5
 
   @Option(help: "Write the medians as JSON to PATH.")

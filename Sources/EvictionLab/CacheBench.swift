@@ -22,19 +22,19 @@ struct CacheBench: ParsableCommand {
   @Option(name: .customLong("policy"), help: "MemoryCache policies (default lru,arc).")
   var policies: [String] = ["lru", "arc"]
 
-  @Option(help: "The count limit of every cache (default 10000).")
+  @Option(help: "The count limit of every cache.")
   var capacity: Int = 10_000
 
-  @Option(help: "Distinct keys set and read (default 20000: half the reads miss with LRU).")
+  @Option(help: "Distinct keys set and read (half the reads miss with LRU).")
   var keys: Int = 20_000
 
-  @Option(help: "Gets per round (default 1000000).")
+  @Option(help: "Gets per round.")
   var gets: Int = 1_000_000
 
-  @Option(help: "Rounds; medians are reported (default 5).")
+  @Option(help: "Rounds; medians are reported.")
   var runs: Int = 5
 
-  @Option(help: "Lock strategy of the MemoryCache (default mutex).")
+  @Option(help: "Lock strategy of the MemoryCache.")
   var lock: String = "mutex"
 
   @Option(help: "Write the medians as JSON to PATH.")

@@ -27,7 +27,7 @@ struct DiskBenchCommand: ParsableCommand {
   @Option(help: "Value sizes, comma-separated or repeated; k and m are powers of 1024 (default 256,1k,4k,16k,64k,256k,1m).")
   var valueSize: [String] = []
 
-  @Option(help: "Operations per phase (default 2000; at most 256 MiB of values per cell).")
+  @Option(help: "Operations per phase (at most 256 MiB of values per cell).")
   var ops: Int = 2000
 
   @Option(help: "Runs of every cell, modes interleaved in a rotating order; figures are their medians.")

@@ -35,7 +35,7 @@ struct DiskCheckCommand: ParsableCommand {
   @Flag(help: "Compare lengths only; skip reading every value to verify its checksum.")
   var quick = false
 
-  @Option(help: "Seconds --repair waits for other processes to close the store before refusing (default: 0).")
+  @Option(help: "Seconds --repair waits for other processes to close the store before refusing.")
   var wait: Double = 0
 
   func validate() throws {

@@ -15,34 +15,34 @@ struct Generate: ParsableCommand {
   @Argument(help: "Workload: \(SyntheticWorkload.Kind.allCases.map(\.rawValue).joined(separator: ", ")).")
   var kind: SyntheticWorkload.Kind
 
-  @Option(help: "Distinct objects (default 10000).")
+  @Option(help: "Distinct objects.")
   var objects: Int = 10_000
 
-  @Option(help: "Requests to generate (default 100000).")
+  @Option(help: "Requests to generate.")
   var requests: Int = 100_000
 
-  @Option(help: "Zipf exponent for zipf and zipf-scan (default 0.9).")
+  @Option(help: "Zipf exponent for zipf and zipf-scan.")
   var alpha: Double = 0.9
 
-  @Option(help: "Seed of the random stream (default 1).")
+  @Option(help: "Seed of the random stream.")
   var seed: UInt64 = 1
 
-  @Option(help: "Every object's size in bytes (default 4096).")
+  @Option(help: "Every object's size in bytes.")
   var objectSize: Int64 = 4096
 
-  @Option(help: "zipf-scan: a scan starts every this many requests (default 50000).")
+  @Option(help: "zipf-scan: a scan starts every this many requests.")
   var scanEvery: Int = 50_000
 
-  @Option(help: "zipf-scan: objects per scan, each new (default 5000).")
+  @Option(help: "zipf-scan: objects per scan, each new.")
   var scanLength: Int = 5_000
 
   @Option(help: "hotspot: objects in the hot set (default a tenth of --objects).")
   var hotObjects: Int = 0
 
-  @Option(help: "hotspot: share of requests that go to the hot set (default 0.9).")
+  @Option(help: "hotspot: share of requests that go to the hot set.")
   var hotShare: Double = 0.9
 
-  @Option(help: "hotspot: the hot set moves every this many requests (default 100000).")
+  @Option(help: "hotspot: the hot set moves every this many requests.")
   var shiftEvery: Int = 100_000
 
   @Option(help: "mix: weighted kinds, comma-separated or repeated, e.g. zipf:0.8,scan:0.2 (default that).")
@@ -51,7 +51,7 @@ struct Generate: ParsableCommand {
   /// The mix as one list, from every --mix given.
   var mixText: String { mix.isEmpty ? "zipf:0.8,scan:0.2" : mix.joined(separator: ",") }
 
-  @Option(help: "Object sizes: fixed (--object-size), uniform:LOW-HIGH, lognormal:MU,SIGMA or pareto:ALPHA,MIN (default fixed).")
+  @Option(help: "Object sizes: fixed (--object-size), uniform:LOW-HIGH, lognormal:MU,SIGMA or pareto:ALPHA,MIN.")
   var sizeDistribution: String = "fixed"
 
   @Option(name: .shortAndLong, help: "Output path.")

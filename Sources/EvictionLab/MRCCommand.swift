@@ -27,16 +27,16 @@ struct MRC: ParsableCommand {
   var policies: [String] = []
 
   @Option(
-    help: "Cache sizes, comma-separated or repeated: A..B:logN (N sizes log-spaced from A to B) or values, e.g. 1000,5000 (k/m/g suffixes).")
+    help: "Cache sizes, comma-separated or repeated: A..B:logN (N sizes log-spaced from A to B), values (1000, 64m), shares of the footprint (1%, 0.01), or auto (libCacheSim's 0.1%...80%).")
   var sizes: [String] = []
 
-  @Option(help: "count or bytes (default count).")
+  @Option(help: "count or bytes.")
   var sizeMode: SizeMode = .count
 
   @Option(help: "exact (LRU), simulate or shards (default: exact for LRU, simulate otherwise).")
   var method: String?
 
-  @Option(help: "SHARDS sampling rate in (0, 1] (default 0.01).")
+  @Option(help: "SHARDS sampling rate in (0, 1].")
   var rate: Double = 0.01
 
   @Option(help: "Fixed-size SHARDS (LRU): sample at most N distinct objects, lowering the rate as needed (instead of --rate).")
@@ -65,7 +65,7 @@ struct MRC: ParsableCommand {
 
   func run() throws {
     var specs: [PolicySpec] = []
-    var cacheSizes: [Int64] = []
+    var requested: [CacheSize] = []
     var methods: [MissRatioCurve.Method] = []
     try oneLineErrors {
       try traceOptions.checkArguments()
@@ -79,13 +79,7 @@ struct MRC: ParsableCommand {
       }
       guard Set(specs).count == specs.count else { throw ValidationError("--policy names a policy twice; name each once") }
       guard !sizes.isEmpty else { throw ValidationError("--sizes is empty; e.g. --sizes 100..100000:log20") }
-      for text in sizes {
-        do { cacheSizes += try MissRatioCurves.parseSizes(text, parse: parseSize) } catch let error as MissRatioCurves.CurveSizeError {
-          throw ValidationError(error.description)
-        }
-      }
-      cacheSizes = Array(Set(cacheSizes)).sorted()
-      guard !cacheSizes.isEmpty else { throw ValidationError("--sizes is empty; e.g. --sizes 100..100000:log20") }
+      requested = try parseCacheSizes(sizes, option: "--sizes")
       methods = try specs.map(method(for:))
       guard rate > 0 && rate <= 1 else { throw ValidationError("--rate \(rate): give a sampling rate in (0, 1], e.g. 0.01") }
       if let maxObjects {
@@ -95,6 +89,7 @@ struct MRC: ParsableCommand {
     }
     let source: TraceSource
     do throws(TraceError) { source = try traceOptions.source(trace, copies: 1) } catch { throw fail(error) }
+    let cacheSizes = try resolveSizes(requested, for: source, sizeMode: sizeMode)
     let progress = ReplayProgress()
     let display = ProgressLine(progress, total: specs.count, label: "mrc")
     display.begin()

@@ -18,6 +18,29 @@ func parseSize(_ text: String) throws -> Int64 {
   }
 }
 
+/// Parses cache sizes given once or repeated, in the one size grammar
+/// (``CacheSize``): `5000`, `64m`, `1%`, `0.01`, `A..B:logN`, `auto`.
+func parseCacheSizes(_ values: [String], option: String) throws -> [CacheSize] {
+  var sizes: [CacheSize] = []
+  for item in try listItems(values, option: option) {
+    do throws(SizeError) {
+      for size in try CacheSize.list(item) where !sizes.contains(size) { sizes.append(size) }
+    } catch {
+      throw ValidationError("\(option): \(error.message)")
+    }
+  }
+  return sizes
+}
+
+/// `sizes` for `source`: shares resolved against its footprint, ascending.
+func resolveSizes(_ sizes: [CacheSize], for source: TraceSource, sizeMode: SizeMode) throws -> [Int64] {
+  do throws(TraceError) {
+    return try CacheSize.resolve(sizes, for: source, sizeMode: sizeMode)
+  } catch {
+    throw fail(error)
+  }
+}
+
 /// Splits `lru,slru:segments=4,random:seed=2` into policy specs; a piece with
 /// `=` but no `:` continues the previous policy's parameters.
 func parsePolicies(_ texts: [String]) throws -> [PolicySpec] {
@@ -85,7 +108,7 @@ struct TraceOptions: ParsableArguments {
   @Option(help: "CSV: 1-based column of the timestamp (default: a header named time/timestamp).")
   var timeColumn: Int?
 
-  @Option(help: "CSV: whether the first line is a header: auto, yes or no (default: auto).")
+  @Option(help: "CSV: whether the first line is a header: auto, yes or no.")
   var header: CSVOptions.Header = .auto
 
   @Option(help: "CSV: the field delimiter, one character (default: read off the first lines, one of , tab ; |).")

@@ -19,7 +19,7 @@ struct ReadBench: ParsableCommand {
 
   @OptionGroup var traceOptions: TraceOptions
 
-  @Option(help: "Timed reads per trace (default 7).")
+  @Option(help: "Timed reads per trace.")
   var runs: Int = 7
 
   func run() throws {

@@ -29,10 +29,10 @@ struct Replay: ParsableCommand {
 
   @Option(
     name: .customLong("size"),
-    help: "Cache sizes, comma-separated or repeated; objects in count mode, bytes in byte mode; k, m, g, t suffixes are powers of 1024 (16m = 16777216).")
+    help: "Cache sizes, comma-separated or repeated: objects in count mode, bytes in byte mode (k, m, g, t are powers of 1024: 16m = 16777216); shares of the footprint (1%, or 0.01 as libCacheSim writes it); ranges A..B:logN; auto (0.1%, 0.3%, 1%, 3%, 10%, 20%, 40%, 80%).")
   var sizes: [String] = []
 
-  @Option(help: "What capacity counts: count (every object weighs 1) or bytes (objects weigh their size). Default: count.")
+  @Option(help: "What capacity counts: count (every object weighs 1) or bytes (objects weigh their size).")
   var sizeMode: SizeMode = .count
 
   @Option(help: "Write the results as JSON ({\"results\": [...]}) to PATH; - for standard output.")
@@ -72,7 +72,7 @@ struct Replay: ParsableCommand {
       guard !sizes.isEmpty else { throw ValidationError("no --size given; e.g. --size 1000,5000 or --size 16m --size-mode bytes") }
     }
     _ = try parsePolicies(policies.isEmpty ? ["lru"] : policies)
-    if !sizes.isEmpty { for size in try listItems(sizes, option: "--size") { _ = try parseSize(size) } }
+    if !sizes.isEmpty { _ = try parseCacheSizes(sizes, option: "--size") }
   }
 
   func run() throws {
@@ -82,7 +82,7 @@ struct Replay: ParsableCommand {
     let job = isDefaultJob ? try DefaultJob.load() : nil
     let specs = try parsePolicies(policies.isEmpty ? (job?.policies ?? []) : policies)
     let cacheSizes = try sizes.isEmpty
-      ? (job?.sizes ?? []) : listItems(sizes, option: "--size").map(parseSize)
+      ? (job?.sizes ?? []).map { CacheSize.absolute($0) } : parseCacheSizes(sizes, option: "--size")
     let paths = job?.traces ?? traces
     let mode = job != nil && sizeMode == .count ? job!.sizeMode : sizeMode
 
@@ -94,8 +94,9 @@ struct Replay: ParsableCommand {
     }
     var cells: [ReplayCell] = []
     for source in sources {
+      let resolved = try resolveSizes(cacheSizes, for: source, sizeMode: mode)
       for spec in specs {
-        for size in cacheSizes {
+        for size in resolved {
           cells.append(ReplayCell(trace: source, policy: spec, cacheSize: size, sizeMode: mode))
         }
       }

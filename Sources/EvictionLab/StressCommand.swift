@@ -26,10 +26,10 @@ struct Stress: ParsableCommand {
     help: "The cache's policies, comma-separated or repeated (catalog names with parameters; not offline ones; default lru).")
   var policies: [String] = []
 
-  @Option(help: "Cache size: objects in count mode, bytes in byte mode (k/m/g suffixes).")
+  @Option(help: "Cache size: objects in count mode, bytes in byte mode (k/m/g suffixes), or a share of the footprint (1%, 0.01).")
   var size: String
 
-  @Option(help: "count or bytes (default count).")
+  @Option(help: "count or bytes.")
   var sizeMode: SizeMode = .count
 
   @Option(help: "Thread counts, comma-separated or repeated (default 1,2,4,8).")
@@ -51,7 +51,7 @@ struct Stress: ParsableCommand {
     var threadCounts: [Int] = []
     var locks: [LockStrategy] = []
     var specs: [PolicySpec] = []
-    var cacheSize: Int64 = 0
+    var requestedSize = CacheSize.absolute(1)
     try oneLineErrors {
       try traceOptions.checkArguments()
       threadCounts = try listItems(threads.isEmpty ? ["1,2,4,8"] : threads, option: "--threads").map { text in
@@ -74,7 +74,9 @@ struct Stress: ParsableCommand {
         throw ValidationError(CacheError.offlinePolicy(spec.name).description)
       }
       guard Set(specs).count == specs.count else { throw ValidationError("--policy names a policy twice; name each once") }
-      cacheSize = try parseSize(size)
+      let parsed = try parseCacheSizes([size], option: "--size")
+      guard parsed.count == 1 else { throw ValidationError("--size '\(size)': stress runs one size; give one") }
+      requestedSize = parsed[0]
       if let ops, ops < 1 { throw ValidationError("--ops \(ops): at least one request is needed") }
     }
     let workload: StressRun.Workload
@@ -83,6 +85,7 @@ struct Stress: ParsableCommand {
     } catch {
       throw fail(error)
     }
+    let cacheSize = try resolveSizes([requestedSize], for: traceOptions.source(trace, copies: 1), sizeMode: sizeMode)[0]
     let requests = ops ?? workload.keys.count
     var targets = locks.map(StressTarget.cache)
     targets += [.nscache, .dictionary]

@@ -34,16 +34,16 @@ struct ThroughputBench: ParsableCommand {
   @Option(name: .customLong("policy"), help: "Policies (default: lru, fifo, clock, sieve, arc, s3fifo, wtinylfu).")
   var policies: [String] = ["lru,fifo,clock,sieve,arc,s3fifo,wtinylfu"]
 
-  @Option(help: "Cache size (default 2000).")
+  @Option(help: "Cache size.")
   var size: String = "2000"
 
-  @Option(help: "count or bytes (default count).")
+  @Option(help: "count or bytes.")
   var sizeMode: SizeMode = .count
 
   @Option(name: .customLong("repeat"), help: "Tile the trace this many times per run, so a run lasts long enough to time (default 5).")
   var copies: Int = 5
 
-  @Option(help: "Runs per side (default 7; at least 2 with --baseline).")
+  @Option(help: "Runs per side (at least 2 with --baseline).")
   var runs: Int = 7
 
   @Option(help: "Write the samples as JSON to PATH (a baseline for a later --baseline).")
@@ -52,10 +52,10 @@ struct ThroughputBench: ParsableCommand {
   @Option(help: "A samples file written by --json, or another evlab executable to run interleaved with this one.")
   var baseline: String?
 
-  @Option(help: "Significance level of Welch's test (default 0.01).")
+  @Option(help: "Significance level of Welch's test.")
   var alpha: Double = 0.01
 
-  @Option(help: "Smallest drop of the median called a regression, as a fraction (default 0.05).")
+  @Option(help: "Smallest drop of the median called a regression, as a fraction.")
   var minEffect: Double = 0.05
 
   /// What a run records: requests per second per policy, every run.

@@ -258,37 +258,6 @@ public enum MissRatioCurves {
       return x ^ (x >> 31)
     }
   }
-
-  /// Parses `A..B:logN` (N sizes spaced evenly on a log scale from A to B)
-  /// or a comma-separated list; `k`, `m`, `g`, `t` suffixes are powers of 1024.
-  public static func parseSizes(_ text: String, parse: (String) throws -> Int64) throws -> [Int64] {
-    if let range = text.range(of: "..") {
-      let low = try parse(String(text[..<range.lowerBound]))
-      let rest = text[range.upperBound...]
-      guard let colon = rest.firstIndex(of: ":"), rest[rest.index(after: colon)...].lowercased().hasPrefix("log"),
-        let n = Int(rest[rest.index(after: colon)...].dropFirst(3)), n >= 2
-      else {
-        throw CurveSizeError(text: text)
-      }
-      let high = try parse(String(rest[..<colon]))
-      guard high > low else { throw CurveSizeError(text: text) }
-      let ratio = Double(high) / Double(low)
-      var sizes: [Int64] = []
-      for i in 0..<n {
-        let size = Int64((Double(low) * pow(ratio, Double(i) / Double(n - 1))).rounded())
-        if sizes.last != size { sizes.append(size) }
-      }
-      return sizes
-    }
-    return try text.split(separator: ",").map { try parse(String($0)) }
-  }
-
-  public struct CurveSizeError: Error, CustomStringConvertible {
-    public let text: String
-    public var description: String {
-      "sizes '\(text)': write A..B:logN (N ≥ 2 sizes from A to B, B > A, e.g. 100..100000:log50) or a list such as 1000,5000"
-    }
-  }
 }
 
 #if canImport(Glibc)

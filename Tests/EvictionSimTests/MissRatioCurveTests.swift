@@ -13,7 +13,7 @@ import Testing
   /// The one-pass LRU curve equals `evlab replay` at every size, in both size modes.
   @Test(arguments: [(SizeMode.count, "100..60000:log14"), (.bytes, "1m..4g:log14")])
   func exactCurveEqualsReplayAtEverySize(mode: SizeMode, sizes: String) throws {
-    let cacheSizes = try MissRatioCurves.parseSizes(sizes) { text in Int64(text) ?? Self.binary(text) }
+    let cacheSizes = try CacheSize.list(sizes).map { $0.resolve(footprint: 0) }
     let curve = try MissRatioCurves.exactLRU(Self.cloudPhysics, sizes: cacheSizes, sizeMode: mode)
     #expect(curve.points.count == cacheSizes.count && curve.simulatedSizes.isEmpty)
     let cells = cacheSizes.map { ReplayCell(trace: Self.cloudPhysics, policy: try! PolicySpec("lru"), cacheSize: $0, sizeMode: mode) }
@@ -27,10 +27,6 @@ import Testing
     for (a, b) in zip(curve.points, curve.points.dropFirst()) { #expect(b.misses <= a.misses) }
   }
 
-  static func binary(_ text: String) -> Int64 {
-    let units: [Character: Int64] = ["k": 1 << 10, "m": 1 << 20, "g": 1 << 30]
-    return Int64(text.dropLast())! * units[text.last!]!
-  }
 
   /// Objects heavier than a size, or whose size changes, break the
   /// stack-distance rule in byte mode: those sizes are simulated, and the
@@ -69,7 +65,7 @@ import Testing
   /// curves (stack distances for LRU, one cache per size for ARC).
   @Test func shardsAtOnePercentIsWithinAHundredthOfTheExactCurve() throws {
     let p3 = TraceSource(path: SharedData.path("traces/arc/P3.lis.zst"), format: .arc)
-    let sizes = try MissRatioCurves.parseSizes("8192..262144:log6") { Int64($0)! }
+    let sizes = try CacheSize.list("8192..262144:log6").map { $0.resolve(footprint: 0) }
     for policy in ["lru", "arc"] {
       let spec = try PolicySpec(policy)
       let exact =
@@ -89,7 +85,7 @@ import Testing
   /// at, and stays within a hundredth of the exact LRU curve on P3.
   @Test func fixedSizeShardsIsBoundedAndClose() throws {
     let p3 = TraceSource(path: SharedData.path("traces/arc/P3.lis.zst"), format: .arc)
-    let sizes = try MissRatioCurves.parseSizes("8192..262144:log6") { Int64($0)! }
+    let sizes = try CacheSize.list("8192..262144:log6").map { $0.resolve(footprint: 0) }
     let exact = try MissRatioCurves.exactLRU(p3, sizes: sizes, sizeMode: .count)
     let sampled = try MissRatioCurves.shardsFixedSize(p3, sizes: sizes, sizeMode: .count, maxObjects: 8_192)
     #expect(sampled.method == .shards && sampled.rate > 0.005 && sampled.rate < 0.02, "rate \(sampled.rate)")
@@ -98,10 +94,9 @@ import Testing
   }
 
   @Test func sizeRangesParse() throws {
-    let sizes = try MissRatioCurves.parseSizes("100..100000:log4") { Int64($0)! }
-    #expect(sizes == [100, 1000, 10000, 100000])
-    #expect(try MissRatioCurves.parseSizes("5,7") { Int64($0)! } == [5, 7])
-    #expect(throws: MissRatioCurves.CurveSizeError.self) { try MissRatioCurves.parseSizes("100..10:log4") { Int64($0)! } }
-    #expect(throws: MissRatioCurves.CurveSizeError.self) { try MissRatioCurves.parseSizes("100..1000:lin4") { Int64($0)! } }
+    #expect(try CacheSize.list("100..100000:log4") == [100, 1000, 10000, 100000].map { .absolute($0) })
+    #expect(try CacheSize.list("5,7") == [.absolute(5), .absolute(7)])
+    #expect(throws: SizeError.self) { try CacheSize.list("100..10:log4") }
+    #expect(throws: SizeError.self) { try CacheSize.list("100..1000:lin4") }
   }
 }

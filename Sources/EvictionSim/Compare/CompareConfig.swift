@@ -8,70 +8,8 @@ import Foundation
 /// a TOML or JSON file or built from flags. Everything a run needs is
 /// checked when the configuration is read, before any work starts.
 public struct CompareConfig: Sendable {
-  /// A cache size: absolute (objects or bytes) or a share of each trace's
-  /// footprint (distinct objects in count mode, their bytes in byte mode).
-  public enum SizeSpec: Sendable, Hashable, CustomStringConvertible {
-    case absolute(Int64)
-    case fraction(Double)
-
-    /// Parses `5000`, `64m` (powers of 1024) or `1%`/`0.1%`.
-    public init(_ text: String) throws(ConfigError) {
-      let t = text.trimmingCharacters(in: .whitespaces).lowercased()
-      if t.hasSuffix("%") {
-        guard let percent = Double(t.dropLast()), percent > 0, percent <= 100 else {
-          throw ConfigError(file: "sizes", "size '\(text)': a share of the footprint is written like 0.1%, 1% or 10% (above 0, at most 100)")
-        }
-        self = .fraction(percent / 100)
-        return
-      }
-      guard case .size(let value) = Self.parseAbsolute(t), value > 0 else {
-        throw ConfigError(file: "sizes", "size '\(text)' is not a positive size; write e.g. 5000, 64k, 16m or 1%")
-      }
-      self = .absolute(value)
-    }
-
-    public enum Parsed: Equatable { case size(Int64), notANumber, tooLarge }
-
-    /// A non-negative integer with an optional binary suffix `k`, `m`, `g`
-    /// or `t` (powers of 1024, as in libCacheSim: `16m` = 16777216).
-    public static func parseAbsolute(_ text: String) -> Parsed {
-      let multipliers: [Character: Int64] = ["k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40]
-      var digits = Substring(text.lowercased().trimmingCharacters(in: .whitespaces))
-      var multiplier: Int64 = 1
-      if let last = digits.last, let m = multipliers[last] {
-        multiplier = m
-        digits = digits.dropLast()
-      }
-      guard let value = Int64(digits), value >= 0 else { return .notANumber }
-      let (product, overflow) = value.multipliedReportingOverflow(by: multiplier)
-      return overflow ? .tooLarge : .size(product)
-    }
-
-    /// The label rows carry (`size_label`): the size as written.
-    public var description: String {
-      switch self {
-      case .absolute(let n): String(n)
-      case .fraction(let f): Self.percent(f)
-      }
-    }
-
-    static func percent(_ f: Double) -> String {
-      let p = f * 100
-      var text = String(format: "%.4g", p)
-      if text.contains("e") { text = String(p) }
-      return text + "%"
-    }
-
-    /// The cache size for a trace with `info`'s footprint.
-    public func resolve(_ info: TraceInfo, sizeMode: SizeMode) -> Int64 {
-      switch self {
-      case .absolute(let n): return n
-      case .fraction(let f):
-        let footprint = sizeMode == .count ? Int64(info.uniqueObjects) : info.footprintBytes
-        return max(1, Int64((Double(footprint) * f).rounded()))
-      }
-    }
-  }
+  /// A cache size (see ``CacheSize``, the one size grammar).
+  public typealias SizeSpec = CacheSize
 
   /// One trace of the sweep: a file, or a synthetic workload generated once
   /// per seed.
@@ -168,7 +106,7 @@ public struct CompareConfig: Sendable {
   {
     let table = format == "json"
       ? try ConfigValue.fromJSON(Data(text.utf8), file: file) : try TOMLParser.parse(text, file: file)
-    var reader = TableReader(table: table, file: file, context: "the configuration", known: topKeys)
+    let reader = TableReader(table: table, file: file, context: "the configuration", known: topKeys)
     try reader.rejectUnknown()
     let name = try reader.string("name") ?? "default"
     guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else {
@@ -242,7 +180,7 @@ public struct CompareConfig: Sendable {
   ) throws(ConfigError) -> TraceEntry {
     let context = "traces[\(index)]"
     if t["generate"] != nil {
-      var r = TableReader(table: t, file: file, context: context, known: syntheticKeys)
+      let r = TableReader(table: t, file: file, context: context, known: syntheticKeys)
       try r.rejectUnknown()
       let kindText = try r.string("generate")!
       guard let kind = SyntheticWorkload.Kind(rawValue: kindText.lowercased()) else {
@@ -272,7 +210,7 @@ public struct CompareConfig: Sendable {
       let name = try r.string("name") ?? "\(kind.rawValue)-\(objects)"
       return TraceEntry(name: name, origin: .synthetic(workload))
     }
-    var r = TableReader(table: t, file: file, context: context, known: fileTraceKeys)
+    let r = TableReader(table: t, file: file, context: context, known: fileTraceKeys)
     try r.rejectUnknown()
     guard let given = try r.string("path") else {
       throw ConfigError(file: file, "\(context) needs a path (or generate = \"zipf\" and its parameters)")
@@ -332,7 +270,7 @@ public struct CompareConfig: Sendable {
   static func stressSection(
     _ t: [String: ConfigValue], traces: [TraceEntry], policies: [PolicySpec], sizes: [SizeSpec], file: String
   ) throws(ConfigError) -> StressSection {
-    var r = TableReader(table: t, file: file, context: "[stress]", known: stressKeys)
+    let r = TableReader(table: t, file: file, context: "[stress]", known: stressKeys)
     try r.rejectUnknown()
     let traceName = try r.string("trace") ?? traces[0].name
     guard traces.contains(where: { $0.name == traceName }) else {
@@ -478,7 +416,8 @@ struct TableReader {
     return out
   }
 
-  /// Sizes: integers, or strings with a suffix (`64m`) or a percent (`1%`).
+  /// Sizes: integers, or strings in the size grammar (`"64m"`, `"1%"`,
+  /// `"0.01"`, `"100..5000:log8"`, `"auto"`; see ``CacheSize``).
   func sizes(_ key: String, single: Bool = false) throws(ConfigError) -> [CompareConfig.SizeSpec]? {
     guard let value = table[key] else { return nil }
     var items: [ConfigValue]
@@ -492,10 +431,13 @@ struct TableReader {
       switch item {
       case .integer(let i) where i > 0: out.append(.absolute(i))
       case .string(let s):
-        do throws(ConfigError) { out.append(try .init(s)) } catch {
+        do throws(SizeError) {
+          let parsed = single ? [try CacheSize(s)] : try CacheSize.list(s)
+          for size in parsed where !out.contains(size) { out.append(size) }
+        } catch {
           throw ConfigError(file: file, "\(context): \(key): \(error.message)")
         }
-      default: throw ConfigError(file: file, "\(context): \(key): \(item.kind) is not a size; write e.g. 5000, \"64m\" or \"1%\"")
+      default: throw ConfigError(file: file, "\(context): \(key): \(item.kind) is not a size; \(CacheSize.grammar)")
       }
     }
     return out

@@ -1,0 +1,170 @@
+import EvictionTraces
+import Foundation
+
+/// A cache size as written: absolute (objects in count mode, bytes in byte
+/// mode) or a share of each trace's footprint (its distinct objects, or their
+/// bytes). One grammar for every command and configuration:
+///
+/// - `5000`, `64k`, `16m`, `1g`, `1t`: absolute; suffixes are powers of 1024,
+///   as in libCacheSim (`16m` = 16777216).
+/// - `1%`, `0.1%`: a share of the footprint; also written as a fraction,
+///   `0.01`, as libCacheSim writes it (a number with a decimal point, above 0
+///   and at most 1).
+/// - `A..B:logN`: N sizes spaced evenly on a log scale from A to B (both
+///   absolute or both shares).
+/// - `auto`: libCacheSim's set, 0.1%, 0.3%, 1%, 3%, 10%, 20%, 40% and 80% of
+///   the footprint.
+/// - Any comma-separated mix of these.
+public enum CacheSize: Sendable, Hashable, CustomStringConvertible {
+  case absolute(Int64)
+  case fraction(Double)
+
+  /// libCacheSim's `auto` sizes, as shares of the footprint.
+  public static let auto: [CacheSize] = [0.001, 0.003, 0.01, 0.03, 0.1, 0.2, 0.4, 0.8].map { .fraction($0) }
+
+  /// What the grammar looks like, for errors.
+  public static let grammar = "write e.g. 5000, 64m, 1%, 0.01, 100..100000:log20 or auto"
+
+  /// Parses one size (no list, no range).
+  public init(_ text: String) throws(SizeError) {
+    let t = text.trimmingCharacters(in: .whitespaces).lowercased()
+    if t.hasSuffix("%") {
+      guard let percent = Double(t.dropLast()), percent > 0, percent <= 100 else {
+        throw SizeError("size '\(text)': a share of the footprint is written like 0.1%, 1% or 10% (above 0, at most 100)")
+      }
+      self = .fraction(percent / 100)
+      return
+    }
+    if t.contains(".") {
+      guard let fraction = Double(t), fraction > 0, fraction <= 1 else {
+        throw SizeError(
+          "size '\(text)': a number with a decimal point is a fraction of the footprint, above 0 and at most 1 (0.01 is 1%); \(Self.grammar)")
+      }
+      self = .fraction(fraction)
+      return
+    }
+    switch Self.parseAbsolute(t) {
+    case .size(let value) where value > 0: self = .absolute(value)
+    case .size: throw SizeError("size '\(text)' is zero; a cache needs a positive size")
+    case .tooLarge: throw SizeError("size '\(text)' is too large")
+    case .notANumber: throw SizeError("size '\(text)' is not a size; \(Self.grammar)")
+    }
+  }
+
+  /// Parses a list: comma-separated sizes, ranges and `auto`, in order, each
+  /// size once (the first time it appears).
+  public static func list(_ text: String) throws(SizeError) -> [CacheSize] {
+    var out: [CacheSize] = []
+    for piece in text.split(separator: ",", omittingEmptySubsequences: false) {
+      let item = piece.trimmingCharacters(in: .whitespaces)
+      guard !item.isEmpty else { throw SizeError("sizes '\(text)' have an empty item; \(grammar)") }
+      for size in try expand(item) where !out.contains(size) { out.append(size) }
+    }
+    return out
+  }
+
+  /// One item of a list: a size, a range or `auto`.
+  static func expand(_ item: String) throws(SizeError) -> [CacheSize] {
+    if item.lowercased() == "auto" { return auto }
+    guard let dots = item.range(of: "..") else { return [try CacheSize(item)] }
+    let rest = item[dots.upperBound...]
+    guard let colon = rest.firstIndex(of: ":"), rest[rest.index(after: colon)...].lowercased().hasPrefix("log"),
+      let n = Int(rest[rest.index(after: colon)...].dropFirst(3)), n >= 2
+    else {
+      throw SizeError("sizes '\(item)': a range is A..B:logN (N ≥ 2 sizes from A to B, e.g. 100..100000:log20 or 0.1%..80%:log8)")
+    }
+    let low = try CacheSize(String(item[..<dots.lowerBound]))
+    let high = try CacheSize(String(rest[..<colon]))
+    switch (low, high) {
+    case (.absolute(let a), .absolute(let b)) where b > a:
+      return logSpaced(Double(a), Double(b), n).map { .absolute(Int64($0.rounded())) }.uniqued()
+    case (.fraction(let a), .fraction(let b)) where b > a:
+      return logSpaced(a, b, n).map { .fraction($0) }
+    case (.absolute, .absolute), (.fraction, .fraction):
+      throw SizeError("sizes '\(item)': a range A..B:logN goes from a smaller size A to a larger B")
+    default:
+      throw SizeError("sizes '\(item)': both ends of a range are absolute (100..5000) or both shares (1%..50%)")
+    }
+  }
+
+  static func logSpaced(_ low: Double, _ high: Double, _ n: Int) -> [Double] {
+    (0..<n).map { low * pow(high / low, Double($0) / Double(n - 1)) }
+  }
+
+  public enum Parsed: Equatable { case size(Int64), notANumber, tooLarge }
+
+  /// A non-negative integer with an optional binary suffix `k`, `m`, `g`
+  /// or `t` (powers of 1024, as in libCacheSim: `16m` = 16777216).
+  public static func parseAbsolute(_ text: String) -> Parsed {
+    let multipliers: [Character: Int64] = ["k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40]
+    var digits = Substring(text.lowercased().trimmingCharacters(in: .whitespaces))
+    var multiplier: Int64 = 1
+    if let last = digits.last, let m = multipliers[last] {
+      multiplier = m
+      digits = digits.dropLast()
+    }
+    guard let value = Int64(digits), value >= 0 else { return .notANumber }
+    let (product, overflow) = value.multipliedReportingOverflow(by: multiplier)
+    return overflow ? .tooLarge : .size(product)
+  }
+
+  /// Whether the size depends on the trace (a share of its footprint).
+  public var isShare: Bool {
+    if case .fraction = self { return true }
+    return false
+  }
+
+  /// The label rows carry (`size_label`): the size as written.
+  public var description: String {
+    switch self {
+    case .absolute(let n): String(n)
+    case .fraction(let f): Self.percent(f)
+    }
+  }
+
+  static func percent(_ f: Double) -> String {
+    let p = f * 100
+    var text = String(format: "%.4g", p)
+    if text.contains("e") { text = String(p) }
+    return text + "%"
+  }
+
+  /// The cache size for a trace with `info`'s footprint.
+  public func resolve(_ info: TraceInfo, sizeMode: SizeMode) -> Int64 {
+    resolve(footprint: sizeMode == .count ? Int64(info.uniqueObjects) : info.footprintBytes)
+  }
+
+  /// The cache size for a footprint of `footprint` objects or bytes.
+  public func resolve(footprint: Int64) -> Int64 {
+    switch self {
+    case .absolute(let n): return n
+    case .fraction(let f): return max(1, Int64((Double(footprint) * f).rounded()))
+    }
+  }
+
+  /// `sizes` resolved against `trace` in `sizeMode`: absolute sizes as they
+  /// are; shares measured against the trace's footprint (one pass over it,
+  /// only if a share is given), each resulting size once, ascending.
+  public static func resolve(
+    _ sizes: [CacheSize], for trace: TraceSource, sizeMode: SizeMode
+  ) throws(TraceError) -> [Int64] {
+    var info: TraceInfo?
+    if sizes.contains(where: \.isShare) { info = try TraceInfo.measure(trace) }
+    let resolved = sizes.map { size in info.map { size.resolve($0, sizeMode: sizeMode) } ?? size.resolve(footprint: 0) }
+    return Array(Set(resolved)).sorted()
+  }
+}
+
+/// A size the grammar does not accept.
+public struct SizeError: Error, CustomStringConvertible, Equatable {
+  public let message: String
+  public init(_ message: String) { self.message = message }
+  public var description: String { message }
+}
+
+extension Array where Element: Hashable {
+  func uniqued() -> [Element] {
+    var seen = Set<Element>()
+    return filter { seen.insert($0).inserted }
+  }
+}

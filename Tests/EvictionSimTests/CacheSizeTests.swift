@@ -1,0 +1,41 @@
+import EvictionSim
+import Testing
+
+/// The one size grammar every command and configuration takes.
+@Suite struct CacheSizeTests {
+  @Test func absoluteSizesAndSuffixes() throws {
+    #expect(try CacheSize("5000") == .absolute(5000))
+    #expect(try CacheSize("64k") == .absolute(65536))
+    #expect(try CacheSize("16M") == .absolute(16_777_216))
+    #expect(try CacheSize("1t") == .absolute(1 << 40))
+  }
+
+  @Test func sharesAsPercentOrAsLibCacheSimsFraction() throws {
+    #expect(try CacheSize("1%") == .fraction(0.01))
+    #expect(try CacheSize("0.01") == .fraction(0.01))
+    #expect(try CacheSize("1.0") == .fraction(1))
+    #expect(try CacheSize("0.1%").resolve(footprint: 3000) == 3)
+    #expect(CacheSize.fraction(0.01).description == "1%")
+  }
+
+  @Test func autoIsLibCacheSimsSet() throws {
+    let shares: [Double] = [0.001, 0.003, 0.01, 0.03, 0.1, 0.2, 0.4, 0.8]
+    #expect(try CacheSize.list("auto") == shares.map { .fraction($0) })
+    #expect(try CacheSize.list("AUTO").map { $0.resolve(footprint: 10_000) } == [10, 30, 100, 300, 1000, 2000, 4000, 8000])
+  }
+
+  @Test func rangesOfEitherKind() throws {
+    #expect(try CacheSize.list("100..100000:log4") == [100, 1000, 10_000, 100_000].map { .absolute($0) })
+    let shares = try CacheSize.list("1%..100%:log3")
+    #expect(shares.map { $0.resolve(footprint: 10_000) } == [100, 1000, 10_000])
+    #expect(try CacheSize.list("10, 1%, 10, auto").count == 9, "each size once, in order")
+  }
+
+  @Test(arguments: [
+    "0", "-5", "1.5", "0%", "101%", "abc", "5x", "1%..100:log3", "100..10:log4", "1..10:log1", "1..10:lin4", "5,,6", "",
+    "99999999999t",
+  ])
+  func malformedSizesAreRefusedWithTheGrammar(text: String) {
+    #expect(throws: SizeError.self) { try CacheSize.list(text) }
+  }
+}
