@@ -35,9 +35,11 @@ import Testing
     #expect(slower.stderr.contains("lru, fifo slower than the baseline"), "\(slower.stderr)")
     #expect(slower.stdout.contains("regression"))
 
-    // A baseline a hundred times slower: improvements, exit 0.
+    // A baseline a hundred times slower: improvements, exit 0. Seven runs and
+    // alpha 0.05, so a machine busy enough to make this build's samples vary
+    // by 100% still calls a hundredfold gain significant (Welch, t ≈ 2.6).
     try scaled(samples, by: 0.01).write(to: dir.appendingPathComponent("slow.json"))
-    let faster = try evlab(common + ["--runs", "5", "--baseline", "slow.json"], in: dir)
+    let faster = try evlab(common + ["--runs", "7", "--alpha", "0.05", "--baseline", "slow.json"], in: dir)
     #expect(faster.status == 0, "\(faster.stderr)")
     #expect(faster.stdout.components(separatedBy: "improvement").count - 1 == 2)
 

@@ -9,6 +9,8 @@
 /// Follows libCacheSim's `belady`: priorities are next-access times as
 /// `double`s in libpqueue's heap (``SlotHeap``), so ties among objects never
 /// requested again break as they do there.
+///
+/// - Complexity: O(log n) per request (a heap of n resident objects).
 public struct BeladyPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
   public typealias Key = Index.Key
   public var store: PolicyStorage<Index, Void>

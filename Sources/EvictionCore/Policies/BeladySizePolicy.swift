@@ -12,6 +12,8 @@
 /// before any other object goes). libCacheSim samples with its own generator
 /// from its hash table's layout, so its exact miss count cannot be reproduced;
 /// this one is seeded (`belady-size:seed=N`) and reproducible.
+///
+/// - Complexity: O(samples) per eviction, O(1) otherwise.
 public struct BeladySizePolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
   public typealias Key = Index.Key
 

@@ -11,6 +11,8 @@
 /// evict the newcomer; that variant misses up to 13 requests more or fewer per
 /// reference row, so it is not this one.) A weight of 0 counts as 1 in the
 /// priority.
+///
+/// - Complexity: O(log n) per request (a heap of n resident objects).
 public struct GDSFPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
   public typealias Key = Index.Key
 

@@ -17,6 +17,9 @@
 /// cache holds only an object or two; libCacheSim's unsigned counters then
 /// wrap around. Here priorities saturate at 2^63 − 1 instead, keeping the
 /// order sound; no reference row comes near.
+///
+/// - Complexity: O(1) for a hit whose new priority has a bucket or sits
+///   next to its old one; otherwise O(b), b the buckets it passes (``SortedBuckets``).
 public struct LFUDAPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
   public typealias Key = Index.Key
   /// Entries carry the slot of their priority bucket.

@@ -11,6 +11,9 @@
 /// `countLimit` (0, the default, means none, as in NSCache). The list is kept
 /// as cost buckets, newest first within a bucket, which is the same order.
 /// Verified against the real `NSCache` on the same request sequence.
+///
+/// - Complexity: O(1) per hit, and per admission whose cost already has a
+///   bucket; otherwise O(b), b the cost buckets below it (``SortedBuckets``).
 public struct NSCacheLinuxModel<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
   public typealias Key = Index.Key
   /// Entries carry the slot of their cost bucket.

@@ -24,6 +24,9 @@
 /// The first clean-up runs `interval` seconds after the first request (the
 /// libraries start their timers when the cache is created); clean-ups due at
 /// or before a request's second run before it.
+///
+/// - Complexity: O(log n) per request (a heap of n resident objects), and
+///   O(k log n) for a clean-up that deletes k.
 public struct TimedTrimModel<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
   public typealias Key = Index.Key
 
