@@ -18,6 +18,7 @@ let package = Package(
     .library(name: "EvictionCore", targets: ["EvictionCore"]),
     .library(name: "EvictionCache", targets: ["EvictionCache"]),
     .library(name: "EvictionTraces", targets: ["EvictionTraces"]),
+    .library(name: "EvictionWorkloads", targets: ["EvictionWorkloads"]),
     .library(name: "EvictionSim", targets: ["EvictionSim"]),
     .library(name: "EvictionReports", targets: ["EvictionReports"]),
     .library(name: "EvictionDisk", targets: ["EvictionDisk"]),
@@ -46,16 +47,18 @@ let package = Package(
     .target(
       name: "EvictionCache",
       dependencies: ["EvictionCore", "EvictionDisk", .product(name: "Histogram", package: "hdrhistogram-swift")]),
-    // GSL-backed statistics (GPL-3: never linked by Core, Cache or Disk).
+    // GSL-backed statistics and random streams (GPL-3: never linked by Core,
+    // Cache, Disk or Traces).
     .target(name: "EvictionStats", dependencies: ["CGSL"]),
-    // Trace formats, decompression, synthetic workloads.
-    .target(
-      name: "EvictionTraces", dependencies: ["EvictionStats", "CGSL", "CCompression"]),
+    // Trace formats, readers, writers and decompression (no GSL: the fuzzer links it).
+    .target(name: "EvictionTraces", dependencies: ["CCompression"]),
+    // Synthetic workloads (Zipf, scans, loops, hot spots, mixes), drawn from EvictionStats' streams.
+    .target(name: "EvictionWorkloads", dependencies: ["EvictionTraces", "EvictionStats"]),
     // Replay engines and the result model.
     .target(
       name: "EvictionSim",
       dependencies: [
-        "EvictionCore", "EvictionCache", "EvictionDisk", "EvictionTraces", "EvictionStats",
+        "EvictionCore", "EvictionCache", "EvictionDisk", "EvictionTraces", "EvictionWorkloads", "EvictionStats",
         .product(name: "Histogram", package: "hdrhistogram-swift"),
       ]),
     // The disk tier: a SQLite manifest over value files (libsqlite3 only; never GSL).
@@ -67,7 +70,7 @@ let package = Package(
     .target(
       name: "EvictionLab",
       dependencies: [
-        "EvictionCore", "EvictionCache", "EvictionTraces", "EvictionSim", "EvictionStats", "EvictionReports",
+        "EvictionCore", "EvictionCache", "EvictionTraces", "EvictionWorkloads", "EvictionSim", "EvictionStats", "EvictionReports",
         "EvictionDisk", .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
     // `evlab`: EvictionLab.main() and nothing else.
@@ -78,9 +81,13 @@ let package = Package(
     .testTarget(name: "EvictionCoreTests", dependencies: ["EvictionCore"]),
     .testTarget(name: "EvictionCacheTests", dependencies: ["EvictionCache", "EvictionCore"]),
     .testTarget(name: "EvictionTracesTests", dependencies: ["EvictionTraces"]),
+    .testTarget(name: "EvictionWorkloadsTests", dependencies: ["EvictionWorkloads", "EvictionTraces", "EvictionTestSupport"]),
     .testTarget(
       name: "EvictionSimTests",
-      dependencies: ["EvictionSim", "EvictionCore", "EvictionCache", "EvictionTraces", "EvictionDisk", "EvictionTestSupport"]),
+      dependencies: [
+        "EvictionSim", "EvictionCore", "EvictionCache", "EvictionTraces", "EvictionWorkloads", "EvictionDisk",
+        "EvictionTestSupport",
+      ]),
     .testTarget(name: "EvictionStatsTests", dependencies: ["EvictionStats"]),
     .testTarget(name: "EvictionReportsTests", dependencies: ["EvictionReports", "EvictionSim", "EvictionTraces", "EvictionCore"]),
     .testTarget(name: "EvictionDiskTests", dependencies: ["EvictionDisk", "EvictionCore", "EvictionCache", "EvictionTestSupport"]),

@@ -1,5 +1,6 @@
 import ArgumentParser
 import EvictionTraces
+import EvictionWorkloads
 
 extension SyntheticWorkload.Kind: ExpressibleByArgument {}
 

@@ -4,6 +4,7 @@ import EvictionCore
 import EvictionReports
 import EvictionSim
 import EvictionTraces
+import EvictionWorkloads
 import Foundation
 
 struct Stress: ParsableCommand {

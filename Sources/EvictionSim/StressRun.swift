@@ -1,6 +1,7 @@
 import EvictionCache
 import EvictionCore
 import EvictionTraces
+import EvictionWorkloads
 import Foundation
 import Histogram
 import Synchronization

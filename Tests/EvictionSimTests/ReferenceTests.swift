@@ -2,6 +2,7 @@ import EvictionTestSupport
 import EvictionCore
 import EvictionSim
 import EvictionTraces
+import EvictionWorkloads
 import Foundation
 import Testing
 

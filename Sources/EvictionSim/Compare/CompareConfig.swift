@@ -2,6 +2,7 @@ import EvictionCache
 import EvictionCore
 import EvictionDisk
 import EvictionTraces
+import EvictionWorkloads
 import Foundation
 
 /// What `evlab compare` sweeps: traces × policies × sizes (× seeds), read from

@@ -3,6 +3,7 @@ import EvictionCore
 import EvictionDisk
 import EvictionStats
 import EvictionTraces
+import EvictionWorkloads
 import Foundation
 
 /// A comparison sweep laid out as runs: one row per trace × policy × size (in

@@ -1,13 +1,11 @@
-import CGSL
-#if canImport(Glibc)
-  import Glibc
-#endif
 import EvictionStats
+import EvictionTraces
+import Foundation
 
 /// Synthetic request streams, reproducible from a seed (GSL's MT19937).
 ///
 /// - `zipf`: object ranks drawn from a Zipf(α) popularity over `objects`
-///   (Walker's alias table via `gsl_ran_discrete`, O(1) per draw);
+///   (Walker's alias table, ``DiscreteDistribution``, O(1) per draw);
 /// - `uniform`: every object equally likely;
 /// - `loop`: objects 0, 1, …, objects−1, 0, 1, … (cyclic);
 /// - `scan`: objects requested once each, in order, never again;
@@ -105,10 +103,7 @@ public struct SyntheticWorkload: Sendable {
 
   /// The requests, with timestamps of one per 1000 requests and next-access fields filled.
   public func generate() -> [TraceRecord] {
-    cgsl_disable_abort()
-    let rng = gsl_rng_alloc(cgsl_rng_mt19937())!
-    defer { gsl_rng_free(rng) }
-    gsl_rng_set(rng, UInt(truncatingIfNeeded: seed))
+    let rng = RandomStream(seed: seed)
     var records: [TraceRecord] = []
     records.reserveCapacity(requests)
     var objectSizes: [UInt64: Int64] = [:]
@@ -118,9 +113,9 @@ public struct SyntheticWorkload: Sendable {
       let drawn: Int64
       switch sizes {
       case .fixed: drawn = objectSize
-      case .uniform(let low, let high): drawn = low + Int64(gsl_rng_uniform_int(rng, UInt(high - low + 1)))
-      case .lognormal(let mu, let sigma): drawn = max(1, Int64(gsl_ran_lognormal(rng, mu, sigma).rounded()))
-      case .pareto(let alpha, let minimum): drawn = max(1, Int64(min(gsl_ran_pareto(rng, alpha, minimum), 4e9).rounded()))
+      case .uniform(let low, let high): drawn = low + Int64(rng.integer(below: UInt64(high - low + 1)))
+      case .lognormal(let mu, let sigma): drawn = max(1, Int64(rng.lognormal(mu: mu, sigma: sigma).rounded()))
+      case .pareto(let alpha, let minimum): drawn = max(1, Int64(min(rng.pareto(alpha: alpha, minimum: minimum), 4e9).rounded()))
       }
       objectSizes[key] = drawn
       return drawn
@@ -131,17 +126,13 @@ public struct SyntheticWorkload: Sendable {
     if kind == .mix {
       let parts = components.isEmpty ? [Component(kind: .zipf, weight: 0.8), Component(kind: .scan, weight: 0.2)] : components
       var streams = parts.enumerated().map { i, part in Stream(kind: part.kind, workload: self, offset: UInt64(i) << 40) }
-      let weights = parts.map(\.weight)
-      let chooser = weights.withUnsafeBufferPointer { gsl_ran_discrete_preproc($0.count, $0.baseAddress) }!
-      defer { gsl_ran_discrete_free(chooser) }
+      let chooser = DiscreteDistribution(weights: parts.map(\.weight))
       while records.count < requests {
-        let i = Int(gsl_ran_discrete(rng, chooser))
+        let i = chooser.draw(rng)
         append(streams[i].next(rng, count: records.count))
       }
-      for i in streams.indices { streams[i].free() }
     } else {
       var stream = Stream(kind: kind, workload: self, offset: 0)
-      defer { stream.free() }
       while records.count < requests {
         if kind == .zipfScan && records.count > 0 && records.count % scanEvery == 0 {
           for _ in 0..<min(scanLength, requests - records.count) { append(stream.nextScanKey()) }
@@ -159,7 +150,7 @@ public struct SyntheticWorkload: Sendable {
     let kind: Kind
     let workload: SyntheticWorkload
     let offset: UInt64
-    var table: UnsafeMutablePointer<gsl_ran_discrete_t>? = nil
+    var table: DiscreteDistribution? = nil
     var position: UInt64 = 0
     var scanKey: UInt64
     var hotBase: UInt64 = 0
@@ -171,13 +162,8 @@ public struct SyntheticWorkload: Sendable {
       scanKey = UInt64(workload.objects)
       if kind == .zipf || kind == .zipfScan {
         let weights = (1...workload.objects).map { 1 / pow(Double($0), workload.alpha) }
-        table = weights.withUnsafeBufferPointer { gsl_ran_discrete_preproc($0.count, $0.baseAddress) }
+        table = DiscreteDistribution(weights: weights)
       }
-    }
-
-    mutating func free() {
-      if let table { gsl_ran_discrete_free(table) }
-      table = nil
     }
 
     /// The next new key of a zipf-scan's scan.
@@ -187,7 +173,7 @@ public struct SyntheticWorkload: Sendable {
     }
 
     /// The next key; `count` is the number of requests generated so far.
-    mutating func next(_ rng: UnsafeMutablePointer<gsl_rng>, count: Int) -> UInt64 {
+    mutating func next(_ rng: RandomStream, count: Int) -> UInt64 {
       let objects = UInt64(workload.objects)
       switch kind {
       case .loop:
@@ -197,16 +183,16 @@ public struct SyntheticWorkload: Sendable {
         defer { position += 1 }
         return offset + position
       case .uniform:
-        return offset + UInt64(gsl_rng_uniform_int(rng, UInt(objects)))
+        return offset + rng.integer(below: objects)
       case .zipf, .zipfScan:
-        return offset + UInt64(gsl_ran_discrete(rng, table))
+        return offset + UInt64(table!.draw(rng))
       case .hotspot:
         let hot = UInt64(workload.hotObjects > 0 ? workload.hotObjects : max(1, workload.objects / 10))
-        if count > 0 && count % workload.shiftEvery == 0 { hotBase = UInt64(gsl_rng_uniform_int(rng, UInt(objects))) }
-        if gsl_rng_uniform(rng) < workload.hotShare {
-          return offset + (hotBase + UInt64(gsl_rng_uniform_int(rng, UInt(min(hot, objects))))) % objects
+        if count > 0 && count % workload.shiftEvery == 0 { hotBase = rng.integer(below: objects) }
+        if rng.uniform() < workload.hotShare {
+          return offset + (hotBase + rng.integer(below: min(hot, objects))) % objects
         }
-        return offset + UInt64(gsl_rng_uniform_int(rng, UInt(objects)))
+        return offset + rng.integer(below: objects)
       case .mix:
         preconditionFailure("a mix does not nest")
       }

@@ -1,4 +1,6 @@
+import EvictionTestSupport
 import EvictionTraces
+import EvictionWorkloads
 import Foundation
 import Testing
 
@@ -52,5 +54,32 @@ import Testing
     }
     #expect(throws: TraceError.self) { try SyntheticWorkload.SizeDistribution("lognormal:8") }
     #expect(throws: TraceError.self) { try SyntheticWorkload.SizeDistribution("uniform:5-1") }
+  }
+
+  @Test func sameSeedSameBytesAndZipfIsSkewed() throws {
+    let dir = try Scratch.directory("generator")
+    var paths: [String] = []
+    for (i, seed) in [7, 7, 8].enumerated() {
+      var workload = SyntheticWorkload(kind: .zipf, objects: 1000, requests: 20_000)
+      workload.seed = UInt64(seed)
+      let path = dir.path + "/z\(i).oracleGeneral.zst"
+      let writer = try TraceWriter(path: path, format: .oracleGeneral)
+      try writer.write(workload.generate())
+      try writer.finish()
+      paths.append(path)
+    }
+    let bytes = try paths.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+    #expect(bytes[0] == bytes[1])
+    #expect(bytes[0] != bytes[2])
+    let reader = try openTrace(paths[0], format: .oracleGeneral)
+    let buffer = UnsafeMutableBufferPointer<TraceRecord>.allocate(capacity: 4096)
+    defer { buffer.deallocate() }
+    var records: [TraceRecord] = []
+    while case let n = try reader.read(into: buffer), n > 0 { records.append(contentsOf: buffer.prefix(n)) }
+    var counts: [UInt64: Int] = [:]
+    for r in records { counts[r.key, default: 0] += 1 }
+    // Zipf(0.9) over 1000 objects: rank 1 holds about 1/H ≈ 9% of requests.
+    #expect(counts[0]! > 1_200 && counts[0]! < 2_400)
+    #expect(counts[0]! > 5 * (counts[99] ?? 0))
   }
 }
