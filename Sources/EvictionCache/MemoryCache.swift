@@ -107,7 +107,8 @@ public final class MemoryCache<Key: Hashable, Value> {
     let smallestShare = Self.share(of: primary, shard: shardCount - 1, of: shardCount)
     if smallestShare < spec.minimumCapacity {
       throw .belowMinimumCapacity(
-        policy: spec.description, capacity: smallestShare, minimum: spec.minimumCapacity, hint: spec.minimumCapacityHint)
+        policy: spec.description, capacity: smallestShare, minimum: spec.minimumCapacity, hint: spec.minimumCapacityHint
+      )
     }
     var built: [CacheShard<Key, Value>] = []
     for i in 0..<shardCount {
@@ -119,8 +120,10 @@ public final class MemoryCache<Key: Hashable, Value> {
           policy: policy, lock: ShardLock(lock, instrumented: instrumentLocks), weighsCost: weighsCost,
           // The primary limit is the policy's own capacity: the cache enforces
           // only the other one (and a primary limit lowered later).
-          countLimit: weighsCost ? countLimit.map { Int(Self.share(of: Int64($0), shard: i, of: shardCount)) } ?? Int.max : Int.max,
-          costLimit: weighsCost ? Int64.max : costLimit.map { Self.share(of: $0, shard: i, of: shardCount) } ?? Int64.max,
+          countLimit: weighsCost
+            ? countLimit.map { Int(Self.share(of: Int64($0), shard: i, of: shardCount)) } ?? Int.max : Int.max,
+          costLimit: weighsCost
+            ? Int64.max : costLimit.map { Self.share(of: $0, shard: i, of: shardCount) } ?? Int64.max,
           ageLimit: ageLimit.map(nanoseconds) ?? .max, collectsDepartures: onEvict != nil))
     }
     shards = built
@@ -181,7 +184,6 @@ public final class MemoryCache<Key: Hashable, Value> {
     max(1, total / Int64(n) + (Int64(i) < total % Int64(n) ? 1 : 0))
   }
 
-
   @usableFromInline static func validate(countLimit: Int?, costLimit: Int64?, ageLimit: Duration?) throws(CacheError) {
     if let countLimit, countLimit <= 0 { throw .invalidLimit(name: "countLimit", value: "\(countLimit)") }
     if let costLimit, costLimit <= 0 { throw .invalidLimit(name: "costLimit", value: "\(costLimit)") }
@@ -239,7 +241,11 @@ public final class MemoryCache<Key: Hashable, Value> {
   /// Empties the cache (every entry leaves with reason `removed`).
   public func removeAll() {
     for shard in shards {
-      deliver(shard.lock.exclusive { shard.removeAll(); return shard.takeDeparted() })
+      deliver(
+        shard.lock.exclusive {
+          shard.removeAll()
+          return shard.takeDeparted()
+        })
     }
   }
 
@@ -278,8 +284,14 @@ public final class MemoryCache<Key: Hashable, Value> {
     limitsLock.exclusive { limits.count = limit }
     for (i, shard) in shards.enumerated() {
       let isPolicyCapacity = !weighsCost && (limit == nil || Int64(limit!) == policyCapacity)
-      let share = isPolicyCapacity ? Int.max : limit.map { Int(Self.share(of: Int64($0), shard: i, of: shards.count)) } ?? Int.max
-      deliver(shard.lock.exclusive { shard.countLimit = share; shard.trim(toCount: share); return shard.takeDeparted() })
+      let share =
+        isPolicyCapacity ? Int.max : limit.map { Int(Self.share(of: Int64($0), shard: i, of: shards.count)) } ?? Int.max
+      deliver(
+        shard.lock.exclusive {
+          shard.countLimit = share
+          shard.trim(toCount: share)
+          return shard.takeDeparted()
+        })
     }
   }
 
@@ -292,8 +304,14 @@ public final class MemoryCache<Key: Hashable, Value> {
     limitsLock.exclusive { limits.cost = limit }
     for (i, shard) in shards.enumerated() {
       let isPolicyCapacity = weighsCost && (limit == nil || limit! == policyCapacity)
-      let share = isPolicyCapacity ? Int64.max : limit.map { Self.share(of: $0, shard: i, of: shards.count) } ?? Int64.max
-      deliver(shard.lock.exclusive { shard.costLimit = share; shard.trim(toCost: share); return shard.takeDeparted() })
+      let share =
+        isPolicyCapacity ? Int64.max : limit.map { Self.share(of: $0, shard: i, of: shards.count) } ?? Int64.max
+      deliver(
+        shard.lock.exclusive {
+          shard.costLimit = share
+          shard.trim(toCost: share)
+          return shard.takeDeparted()
+        })
     }
   }
 
@@ -305,7 +323,12 @@ public final class MemoryCache<Key: Hashable, Value> {
     let now = clock()
     for shard in shards {
       let age = limit.map(nanoseconds) ?? .max
-      deliver(shard.lock.exclusive { shard.ageLimit = age; shard.trim(toAge: age, now: now); return shard.takeDeparted() })
+      deliver(
+        shard.lock.exclusive {
+          shard.ageLimit = age
+          shard.trim(toAge: age, now: now)
+          return shard.takeDeparted()
+        })
     }
   }
 
@@ -313,7 +336,11 @@ public final class MemoryCache<Key: Hashable, Value> {
   public func trim(toCount count: Int) {
     for (i, shard) in shards.enumerated() {
       let share = Int(Self.share(of: Int64(max(0, count)), shard: i, of: shards.count))
-      deliver(shard.lock.exclusive { shard.trim(toCount: count <= 0 ? 0 : share); return shard.takeDeparted() })
+      deliver(
+        shard.lock.exclusive {
+          shard.trim(toCount: count <= 0 ? 0 : share)
+          return shard.takeDeparted()
+        })
     }
   }
 
@@ -321,7 +348,11 @@ public final class MemoryCache<Key: Hashable, Value> {
   public func trim(toCost cost: Int64) {
     for (i, shard) in shards.enumerated() {
       let share = Self.share(of: max(0, cost), shard: i, of: shards.count)
-      deliver(shard.lock.exclusive { shard.trim(toCost: cost <= 0 ? 0 : share); return shard.takeDeparted() })
+      deliver(
+        shard.lock.exclusive {
+          shard.trim(toCost: cost <= 0 ? 0 : share)
+          return shard.takeDeparted()
+        })
     }
   }
 
@@ -330,7 +361,11 @@ public final class MemoryCache<Key: Hashable, Value> {
     let now = clock()
     let nanos = nanoseconds(max(age, .zero))
     for shard in shards {
-      deliver(shard.lock.exclusive { shard.trim(toAge: nanos, now: now); return shard.takeDeparted() })
+      deliver(
+        shard.lock.exclusive {
+          shard.trim(toAge: nanos, now: now)
+          return shard.takeDeparted()
+        })
     }
   }
 

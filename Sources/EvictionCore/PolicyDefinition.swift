@@ -90,7 +90,8 @@ public struct PolicyDescriptor: Sendable {
     name: String, summary: String, citation: String = "", parameters: [PolicyParameter] = [],
     traits: PolicyTraits = [], checkedAgainst: String = ""
   ) {
-    precondition(name == name.lowercased() && !name.isEmpty && !name.contains(":"), "a catalog name is lower-case, with no ':'")
+    precondition(
+      name == name.lowercased() && !name.isEmpty && !name.contains(":"), "a catalog name is lower-case, with no ':'")
     self.name = name
     self.summary = summary
     self.citation = citation

@@ -44,7 +44,8 @@ public final class DiskCache: @unchecked Sendable {
     let parsed: PolicySpec
     do { parsed = try PolicySpec(spec) } catch { throw .invalidPolicy(error.description) }
     if parsed.descriptor.isOffline || PolicyCatalog.entry(named: parsed.name)?.trimsOnATimer == true {
-      throw .invalidPolicy("\(parsed.name) cannot drive a live cache (it needs the future or trims on a timer); choose an online policy")
+      throw .invalidPolicy(
+        "\(parsed.name) cannot drive a live cache (it needs the future or trims on a timer); choose an online policy")
     }
     if let countLimit, countLimit < 1 { throw .invalidPolicy("countLimit \(countLimit): at least 1") }
     if let costLimit, costLimit < 1 { throw .invalidPolicy("costLimit \(costLimit): at least 1 byte") }

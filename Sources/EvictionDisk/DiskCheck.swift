@@ -37,18 +37,32 @@ public struct DiskCheckReport: Sendable, Equatable {
   }
 
   public var summary: String {
-    var lines = ["\(rows) rows, \(valueFiles) value files" + (verifiedValues ? ", every value verified" : ", lengths compared (--quick)")]
+    var lines = [
+      "\(rows) rows, \(valueFiles) value files"
+        + (verifiedValues ? ", every value verified" : ", lengths compared (--quick)")
+    ]
     if let manifestProblem { lines.append("manifest: \(manifestProblem)") }
-    if !missingFiles.isEmpty { lines.append("\(missingFiles.count) rows name a missing file: \(Self.list(missingFiles))") }
-    if !wrongSizeFiles.isEmpty { lines.append("\(wrongSizeFiles.count) rows name a file of the wrong length: \(Self.list(wrongSizeFiles))") }
-    if !wrongSizeRows.isEmpty { lines.append("\(wrongSizeRows.count) inline values of the wrong length: \(Self.list(wrongSizeRows))") }
-    if !corruptValues.isEmpty { lines.append("\(corruptValues.count) values fail verification: \(Self.list(corruptValues))") }
+    if !missingFiles.isEmpty {
+      lines.append("\(missingFiles.count) rows name a missing file: \(Self.list(missingFiles))")
+    }
+    if !wrongSizeFiles.isEmpty {
+      lines.append("\(wrongSizeFiles.count) rows name a file of the wrong length: \(Self.list(wrongSizeFiles))")
+    }
+    if !wrongSizeRows.isEmpty {
+      lines.append("\(wrongSizeRows.count) inline values of the wrong length: \(Self.list(wrongSizeRows))")
+    }
+    if !corruptValues.isEmpty {
+      lines.append("\(corruptValues.count) values fail verification: \(Self.list(corruptValues))")
+    }
     if !invalidNames.isEmpty {
-      lines.append("\(invalidNames.count) rows name a file this store never writes (left untouched): \(Self.list(invalidNames))")
+      lines.append(
+        "\(invalidNames.count) rows name a file this store never writes (left untouched): \(Self.list(invalidNames))")
     }
     if !orphanFiles.isEmpty { lines.append("\(orphanFiles.count) files no row names: \(Self.list(orphanFiles))") }
     if !foreignFiles.isEmpty {
-      lines.append("\(foreignFiles.count) files in data/ were not written by EvictionLab and are left alone: \(Self.list(foreignFiles))")
+      lines.append(
+        "\(foreignFiles.count) files in data/ were not written by EvictionLab and are left alone: \(Self.list(foreignFiles))"
+      )
     }
     lines += actions
     if !lostKeys.isEmpty { lines.append("lost \(lostKeys.count) values: \(Self.list(lostKeys))") }
@@ -200,7 +214,8 @@ extension DiskStore {
   static func readRows(_ folder: StoreFolder, verifyInline: Bool, integrity: Bool) throws(DiskError) -> [CheckedRow] {
     var info = stat()
     guard fstatat(folder.root, StoreFolder.manifestName, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
-      throw DiskError.manifest(path: folder.manifestPath, reason: "missing while the store's lock and data/ exist", code: 0)
+      throw DiskError.manifest(
+        path: folder.manifestPath, reason: "missing while the store's lock and data/ exist", code: 0)
     }
     let db = try SQLiteDatabase(path: folder.manifestPath, readOnly: true)
     defer { db.close() }
@@ -269,7 +284,9 @@ extension DiskStore {
           try? store.files.remove(folder.data, name, path: folder.dataPath + "/" + name)
         } else {
           discarded.append(name)
-          if renameat(folder.data, name, folder.trash, name) != 0 { try? store.files.remove(folder.data, name, path: name) }
+          if renameat(folder.data, name, folder.trash, name) != 0 {
+            try? store.files.remove(folder.data, name, path: name)
+          }
         }
         continue
       }

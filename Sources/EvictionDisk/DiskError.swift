@@ -47,12 +47,14 @@ public enum DiskError: Error, Equatable, CustomStringConvertible {
     case .inUse(let path, let processes, let exclusive):
       let who =
         processes.isEmpty
-        ? "another process" : (processes.count == 1 ? "process " : "processes ") + processes.map(String.init).joined(separator: ", ")
+        ? "another process"
+        : (processes.count == 1 ? "process " : "processes ") + processes.map(String.init).joined(separator: ", ")
       return exclusive
         ? "\(path) is in use by \(who); close it first, or pass --wait SECONDS"
         : "\(path) is being repaired or swept by \(who); try again when it is done"
     case .newerLayout(let path, let version, let supported):
-      return "\(path) was written by a newer EvictionLab (layout \(version); this one reads up to \(supported)): upgrade EvictionLab; nothing was changed"
+      return
+        "\(path) was written by a newer EvictionLab (layout \(version); this one reads up to \(supported)): upgrade EvictionLab; nothing was changed"
     case .corruptValue(let key, let path, let reason):
       return "\(path): the value of key '\(key)' \(reason); the entry was dropped"
     }

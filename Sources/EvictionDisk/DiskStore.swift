@@ -75,7 +75,8 @@ public final class DiskStore {
   /// are `data/` or `trash/` that are links. When no other process has the
   /// store open, what a killed owner left (temporary and orphan value files,
   /// the trash) is swept first.
-  public convenience init(directory: String, inlineThreshold: Int = DiskStore.defaultInlineThreshold) throws(DiskError) {
+  public convenience init(directory: String, inlineThreshold: Int = DiskStore.defaultInlineThreshold) throws(DiskError)
+  {
     guard !directory.isEmpty else { throw .invalidPath("the store's folder is an empty path; name a folder") }
     let kind = StoreFolder.kind(of: directory)
     if let error = StoreFolder.unusable(kind, directory) { throw error }
@@ -88,7 +89,8 @@ public final class DiskStore {
         reason: "missing while value files exist; run evlab disk check --repair \(directory) to rebuild it", code: 0)
     case .foreign:
       throw .notAStore(
-        path: directory, reason: "it is not empty and has no manifest.sqlite and lock; give the store a folder of its own")
+        path: directory,
+        reason: "it is not empty and has no manifest.sqlite and lock; give the store a folder of its own")
     }
     let folder = try StoreFolder(path: directory, create: true)
     let alone = folder.tryAcquire(.exclusive)
@@ -212,7 +214,9 @@ public final class DiskStore {
     if value.count > inlineThreshold || (inlineThreshold == Self.filesOnly && !value.isEmpty) {
       let name = Self.fileName(forKey: key)
       let temporary = ".tmp-" + name
-      try files.write(folder.data, temporary, path: dataPath + "/" + temporary, [DataFileHeader.encode(key: key, value: value), value])
+      try files.write(
+        folder.data, temporary, path: dataPath + "/" + temporary,
+        [DataFileHeader.encode(key: key, value: value), value])
       do { try files.rename(folder.data, temporary, name, path: dataPath + "/" + name) } catch {
         try? files.remove(folder.data, temporary, path: dataPath + "/" + temporary)
         throw error
@@ -297,7 +301,8 @@ public final class DiskStore {
     if let name = row.filename {
       guard ValueFileName.isValid(name) else {
         try drop(key: key, filename: nil)
-        throw .corruptValue(key: key, path: manifestPath, reason: "is listed under '\(name)', a file name this store never writes")
+        throw .corruptValue(
+          key: key, path: manifestPath, reason: "is listed under '\(name)', a file name this store never writes")
       }
       let location = dataPath + "/" + name
       switch try DataFileHeader.readValue(folder.data, name, path: location, key: key) {
@@ -470,11 +475,18 @@ public final class DiskStore {
     let trash = dup(folder.trash)
     guard trash >= 0 else { return }
     var thread = pthread_t()
-    let box = Unmanaged.passRetained(TrashJob { StoreFolder.emptyTrash(trash); Glibc.close(trash) }).toOpaque()
-    pthread_create(&thread, nil, { raw in
-      Unmanaged<TrashJob>.fromOpaque(raw!).takeRetainedValue().work()
-      return nil
-    }, box)
+    let box = Unmanaged.passRetained(
+      TrashJob {
+        StoreFolder.emptyTrash(trash)
+        Glibc.close(trash)
+      }
+    ).toOpaque()
+    pthread_create(
+      &thread, nil,
+      { raw in
+        Unmanaged<TrashJob>.fromOpaque(raw!).takeRetainedValue().work()
+        return nil
+      }, box)
     pthread_detach(thread)
   }
 
@@ -516,7 +528,9 @@ enum DataFileHeader {
 
   /// The fixed fields at the start of `raw`, or nil when they are not a header.
   static func fields(_ raw: UnsafeRawBufferPointer) -> Fields? {
-    guard raw.count >= fixedLength, raw.prefix(4).elementsEqual(magic), readableVersions.contains(raw[4]) else { return nil }
+    guard raw.count >= fixedLength, raw.prefix(4).elementsEqual(magic), readableVersions.contains(raw[4]) else {
+      return nil
+    }
     func load<T: FixedWidthInteger>(_ offset: Int, _: T.Type) -> T {
       T(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: T.self))
     }
@@ -572,7 +586,9 @@ enum DataFileHeader {
       return .damaged("is in a file that holds key '\(String(decoding: stored, as: UTF8.self))'")
     }
     guard Int64(headerLength) + Int64(clamping: fields.valueLength) == Int64(info.st_size) else {
-      return .damaged("has a file of the wrong length (\(info.st_size) bytes; its header says \(Int64(headerLength) + Int64(clamping: fields.valueLength)))")
+      return .damaged(
+        "has a file of the wrong length (\(info.st_size) bytes; its header says \(Int64(headerLength) + Int64(clamping: fields.valueLength)))"
+      )
     }
     let count = Int(fields.valueLength)
     var sum = ValueChecksum()
@@ -586,7 +602,8 @@ enum DataFileHeader {
       while read < count {
         let part = UnsafeMutableRawBufferPointer(rebasing: raw[read..<min(count, read + chunk)])
         let n: Int
-        do throws(DiskError) { n = try FileLayer.readFully(fd, into: part, at: headerLength + read, path: path) } catch {
+        do throws(DiskError) { n = try FileLayer.readFully(fd, into: part, at: headerLength + read, path: path) } catch
+        {
           failure = error
           break
         }
@@ -609,7 +626,9 @@ enum DataFileHeader {
   static func isOurs(_ directory: Int32, _ name: String) -> Bool {
     guard ValueFileName.isOurs(name) else { return false }
     var info = stat()
-    guard fstatat(directory, name, &info, AT_SYMLINK_NOFOLLOW) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return false }
+    guard fstatat(directory, name, &info, AT_SYMLINK_NOFOLLOW) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+      return false
+    }
     let fd = openat(directory, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
     guard fd >= 0 else { return false }
     defer { Glibc.close(fd) }

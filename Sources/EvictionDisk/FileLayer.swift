@@ -224,7 +224,10 @@ func checksumVersion2(_ bytes: [UInt8]) -> UInt64 {
       UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
     }
     let basis: UInt64 = 0xcbf2_9ce4_8422_2325 ^ UInt64(raw.count)
-    var a = basis, b = basis ^ 0x9e37_79b9_7f4a_7c15, c = basis ^ 0xbf58_476d_1ce4_e5b9, d = basis ^ 0x94d0_49bb_1331_11eb
+    var a = basis
+    var b = basis ^ 0x9e37_79b9_7f4a_7c15
+    var c = basis ^ 0xbf58_476d_1ce4_e5b9
+    var d = basis ^ 0x94d0_49bb_1331_11eb
     let blocks = raw.count / 32
     for i in 0..<blocks {
       let base = i * 32

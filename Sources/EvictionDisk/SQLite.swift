@@ -114,7 +114,10 @@ final class SQLiteDatabase {
     func bindNull(_ index: Int32) { sqlite3_bind_null(raw, index) }
     func bind(_ index: Int32, _ bytes: [UInt8]?) {
       guard let bytes else { return bindNull(index) }
-      _ = bytes.withUnsafeBytes { sqlite3_bind_blob64(raw, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64($0.count), csqlite_transient()) }
+      _ = bytes.withUnsafeBytes {
+        sqlite3_bind_blob64(
+          raw, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64($0.count), csqlite_transient())
+      }
     }
 
     /// Advances; true when a row is available.

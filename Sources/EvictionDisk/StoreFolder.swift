@@ -118,7 +118,9 @@ final class StoreFolder {
             : "is not a folder; the store needs it as a folder of its own: move it away")
       }
     } else if errno == ENOENT && create {
-      if mkdirat(parent, name, 0o755) != 0 && errno != EEXIST { throw FileLayer.error(path + "/" + name, "create folder") }
+      if mkdirat(parent, name, 0o755) != 0 && errno != EEXIST {
+        throw FileLayer.error(path + "/" + name, "create folder")
+      }
     } else if errno == ENOENT {
       throw .notAStore(path: path, reason: "it has no \(name)/ folder")
     } else {

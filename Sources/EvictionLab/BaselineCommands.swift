@@ -62,7 +62,9 @@ struct BenchCheck: ParsableCommand {
       print("bench check: all \(current.count) cells equal the baseline (\(options.baseline))")
       return
     }
-    print("bench check: \(differences.count) of \(max(current.count, baseline.cells.count)) cells differ from \(options.baseline):")
+    print(
+      "bench check: \(differences.count) of \(max(current.count, baseline.cells.count)) cells differ from \(options.baseline):"
+    )
     for line in differences { print("  " + line) }
     print("Fix the change, or accept it with `evlab bench update` and commit the baseline's diff.")
     throw ExitCode(1)

@@ -8,8 +8,11 @@ import Foundation
 
 struct Bench: ParsableCommand {
   static let configuration = CommandConfiguration(
-    abstract: "Benchmarks (figures for people; throughput --baseline is an opt-in speed gate for quiet machines) and the exact-results regression gate (check, update).",
-    subcommands: [ReplayBench.self, ThroughputBench.self, CacheBench.self, ReadBench.self, BenchCheck.self, BenchUpdate.self])
+    abstract:
+      "Benchmarks (figures for people; throughput --baseline is an opt-in speed gate for quiet machines) and the exact-results regression gate (check, update).",
+    subcommands: [
+      ReplayBench.self, ThroughputBench.self, CacheBench.self, ReadBench.self, BenchCheck.self, BenchUpdate.self,
+    ])
 }
 
 /// Single-thread replay throughput per policy: `runs` rounds, each replaying
@@ -49,7 +52,10 @@ struct ReplayBench: ParsableCommand {
   @Option(help: "Write the medians as JSON to PATH.")
   var json: String?
 
-  @Flag(help: "Also time a bare-bones LRU loop (keys in memory, one open-addressing table, no framework) in every round, as the practical limit to compare against (count mode only).")
+  @Flag(
+    help:
+      "Also time a bare-bones LRU loop (keys in memory, one open-addressing table, no framework) in every round, as the practical limit to compare against (count mode only)."
+  )
   var bareReference = false
 
   /// Checks the arguments; a bad one is reported in one line by `oneLineErrors`.
@@ -90,7 +96,8 @@ struct ReplayBench: ParsableCommand {
           result = try TraceReplay.run(source, policy: spec, cacheSize: capacity, sizeMode: sizeMode)
         } catch { throw fail(error) }
         if let first = reference[i], first.misses != result.misses {
-          throw fail("\(spec) gave \(result.misses) misses in round \(round) but \(first.misses) before: not deterministic")
+          throw fail(
+            "\(spec) gave \(result.misses) misses in round \(round) but \(first.misses) before: not deterministic")
         }
         reference[i] = result
         rates[i].append(result.requestsPerSecond)
@@ -98,7 +105,9 @@ struct ReplayBench: ParsableCommand {
       }
     }
     let bareMedian = bareRates.isEmpty ? nil : SampleSummary(bareRates).median
-    print("policy          requests   miss ratio   median Mreq/s   min     max" + (bareMedian == nil ? "" : "     vs bare LRU"))
+    print(
+      "policy          requests   miss ratio   median Mreq/s   min     max"
+        + (bareMedian == nil ? "" : "     vs bare LRU"))
     var rows: [String] = []
     if let bareMedian {
       let s = SampleSummary(bareRates)
@@ -157,7 +166,10 @@ enum BareLRU {
     let slotKeys = UnsafeMutablePointer<UInt64>.allocate(capacity: capacity)
     let prev = UnsafeMutablePointer<Int32>.allocate(capacity: capacity)
     let next = UnsafeMutablePointer<Int32>.allocate(capacity: capacity)
-    defer { [tableKeys, slotKeys].forEach { $0.deallocate() }; [tableSlots, prev, next].forEach { $0.deallocate() } }
+    defer {
+      for pointer in [tableKeys, slotKeys] { pointer.deallocate() }
+      for pointer in [tableSlots, prev, next] { pointer.deallocate() }
+    }
     var head: Int32 = -1
     var tail: Int32 = -1
     var used = 0
@@ -170,7 +182,10 @@ enum BareLRU {
         var i = home(key)
         var found: Int32 = -1
         while tableSlots[i] >= 0 {
-          if tableKeys[i] == key { found = tableSlots[i]; break }
+          if tableKeys[i] == key {
+            found = tableSlots[i]
+            break
+          }
           i = (i &+ 1) & mask
         }
         if found >= 0 {

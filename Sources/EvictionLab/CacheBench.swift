@@ -55,24 +55,27 @@ struct CacheBench: ParsableCommand {
     let reads = (0..<gets).map { _ in generator.below(keys) }
     var contenders: [(name: String, make: () throws -> BenchTarget)] = []
     for spec in specs {
-      contenders.append((
-        "MemoryCache \(spec), Dictionary index",
-        {
-          do throws(CacheError) {
-            return CacheTarget(try MemoryCache<Int, Int>(policy: spec.description, countLimit: capacity, lock: strategy))
-          } catch { throw fail(error) }
-        }
-      ))
-      contenders.append((
-        "MemoryCache \(spec), integer index",
-        {
-          do throws(CacheError) {
-            return CacheTarget(
-              try MemoryCache<Int, Int>(
-                policy: spec.description, index: IntegerSlotIndex<Int>.self, countLimit: capacity, lock: strategy))
-          } catch { throw fail(error) }
-        }
-      ))
+      contenders.append(
+        (
+          "MemoryCache \(spec), Dictionary index",
+          {
+            do throws(CacheError) {
+              return CacheTarget(
+                try MemoryCache<Int, Int>(policy: spec.description, countLimit: capacity, lock: strategy))
+            } catch { throw fail(error) }
+          }
+        ))
+      contenders.append(
+        (
+          "MemoryCache \(spec), integer index",
+          {
+            do throws(CacheError) {
+              return CacheTarget(
+                try MemoryCache<Int, Int>(
+                  policy: spec.description, index: IntegerSlotIndex<Int>.self, countLimit: capacity, lock: strategy))
+            } catch { throw fail(error) }
+          }
+        ))
     }
     contenders.append(("NSCache", { NSCacheTarget(countLimit: capacity) }))
     contenders.append(("Dictionary+Mutex", { DictionaryTarget() }))

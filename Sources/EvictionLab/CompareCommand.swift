@@ -30,7 +30,9 @@ struct Compare: ParsableCommand {
   @Option(name: .customLong("policy"), help: "Without --config: policies, comma-separated (all for every one).")
   var policies: [String] = []
 
-  @Option(name: .customLong("size"), help: "Without --config: sizes, comma-separated: 5000, 64m or shares of the footprint such as 1%.")
+  @Option(
+    name: .customLong("size"),
+    help: "Without --config: sizes, comma-separated: 5000, 64m or shares of the footprint such as 1%.")
   var sizes: [String] = []
 
   @Option(help: "Without --config: count or bytes (default count).")
@@ -90,7 +92,8 @@ struct Compare: ParsableCommand {
     let runs = plan.runs(ofShard: index, of: count)
     let cells = runs.map { plan.cells[$0] }
     let parallelism = jobs ?? config.jobs ?? ProcessInfo.processInfo.activeProcessorCount
-    let display = ProgressLine(progress, total: cells.count, label: shardSpec == nil ? "compare" : "compare \(index)/\(count)")
+    let display = ProgressLine(
+      progress, total: cells.count, label: shardSpec == nil ? "compare" : "compare \(index)/\(count)")
     display.begin()
     let results: [ReplayResult]
     do throws(TraceError) {
@@ -103,8 +106,11 @@ struct Compare: ParsableCommand {
     // The stress experiment runs once per sweep: in the first shard.
     var stress: [StressResult] = []
     if let section = config.stress, index == 1 {
-      if isatty(2) == 1 { printError("compare: memory cache under \(section.threads.map(String.init).joined(separator: ", ")) threads") }
-      do throws(CompareError) { stress = try CompareRun.stress(section, plan: plan, sources: workspace.sources) } catch {
+      if isatty(2) == 1 {
+        printError("compare: memory cache under \(section.threads.map(String.init).joined(separator: ", ")) threads")
+      }
+      do throws(CompareError) { stress = try CompareRun.stress(section, plan: plan, sources: workspace.sources) } catch
+      {
         throw fail(error)
       }
     }
@@ -112,7 +118,9 @@ struct Compare: ParsableCommand {
     // So does the disk experiment, in the last shard (balancing the first's stress run).
     var disk: [DiskBench.Result] = []
     if let section = config.disk, index == count {
-      if isatty(2) == 1 { printError("compare: the disk store, \(section.modes.count) modes × \(section.valueSizes.count) value sizes") }
+      if isatty(2) == 1 {
+        printError("compare: the disk store, \(section.modes.count) modes × \(section.valueSizes.count) value sizes")
+      }
       do throws(CompareError) {
         disk = try CompareRun.disk(section, directory: FileManager.default.temporaryDirectory.path)
       } catch { throw fail(error) }
@@ -168,7 +176,9 @@ struct Compare: ParsableCommand {
     if !seeds.isEmpty {
       var values: [Int] = []
       for s in try items(seeds, "--seeds") {
-        guard let v = Int(s) else { throw ConfigError(file: "the command line", "--seeds '\(s)': write integers such as 1,2,3") }
+        guard let v = Int(s) else {
+          throw ConfigError(file: "the command line", "--seeds '\(s)': write integers such as 1,2,3")
+        }
         values.append(v)
       }
       document["seeds"] = values
@@ -216,19 +226,24 @@ struct Merge: ParsableCommand {
   var output: String
 
   func run() throws {
-    guard !inputs.isEmpty else { throw fail("name the folders the shards wrote; e.g. evlab merge parts/* -o results/sweep") }
+    guard !inputs.isEmpty else {
+      throw fail("name the folders the shards wrote; e.g. evlab merge parts/* -o results/sweep")
+    }
     var parts: [(path: String, partial: ComparePartial)] = []
     for input in inputs {
       var isDirectory: ObjCBool = false
       guard FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory) else {
         throw fail("\(input): no such folder or file")
       }
-      let files = isDirectory.boolValue
+      let files =
+        isDirectory.boolValue
         ? ((try? FileManager.default.contentsOfDirectory(atPath: input)) ?? [])
           .filter { $0.hasPrefix("partial-") && $0.hasSuffix(".json") }.sorted()
           .map { (input as NSString).appendingPathComponent($0) }
         : [input]
-      if files.isEmpty { throw fail("\(input): holds no partial-I-of-N.json; was it written by evlab compare --shard?") }
+      if files.isEmpty {
+        throw fail("\(input): holds no partial-I-of-N.json; was it written by evlab compare --shard?")
+      }
       for file in files {
         do {
           let data = try Data(contentsOf: URL(fileURLWithPath: file))

@@ -24,7 +24,8 @@ struct DiskBenchCommand: ParsableCommand {
   @Option(help: "Storage modes, comma-separated or repeated: file, sqlite, mixed (default: all three).")
   var mode: [String] = []
 
-  @Option(help: "Value sizes, comma-separated or repeated; k and m are powers of 1024 (default 256,1k,4k,16k,64k,256k,1m).")
+  @Option(
+    help: "Value sizes, comma-separated or repeated; k and m are powers of 1024 (default 256,1k,4k,16k,64k,256k,1m).")
   var valueSize: [String] = []
 
   @Option(help: "Operations per phase (at most 256 MiB of values per cell).")
@@ -33,7 +34,8 @@ struct DiskBenchCommand: ParsableCommand {
   @Option(help: "Runs of every cell, modes interleaved in a rotating order; figures are their medians.")
   var rounds: Int = 3
 
-  @Option(help: "The mixed mode's inline threshold: values up to this many bytes stay in SQLite (k, m: powers of 1024).")
+  @Option(
+    help: "The mixed mode's inline threshold: values up to this many bytes stay in SQLite (k, m: powers of 1024).")
   var inlineThreshold: String = String(DiskStore.defaultInlineThreshold)
 
   @Option(help: "Write the results as JSON to PATH (- for standard output).")
@@ -70,15 +72,21 @@ struct DiskBenchCommand: ParsableCommand {
         modes: modes, valueSizes: sizes, ops: ops, rounds: rounds, directory: dir, mixedThreshold: threshold
       ) {
         round, mode, size, count in
-        printError("disk-bench: round \(round + 1) of \(rounds): \(mode.rawValue), \(size) bytes, \(count) ops per phase")
+        printError(
+          "disk-bench: round \(round + 1) of \(rounds): \(mode.rawValue), \(size) bytes, \(count) ops per phase")
       }
     } catch { throw fail(error) }
     if json != "-" && csv != "-" {
       let rows = results.map {
-        [$0.mode, String($0.valueSize), $0.phase, String(Int($0.opsPerSecond.rounded())),
-         ReplayTables.fixed($0.megabytesPerSecond, 1), String($0.p50Ns), String($0.p99Ns)]
+        [
+          $0.mode, String($0.valueSize), $0.phase, String(Int($0.opsPerSecond.rounded())),
+          ReplayTables.fixed($0.megabytesPerSecond, 1), String($0.p50Ns), String($0.p99Ns),
+        ]
       }
-      print(ReplayTables.render(header: ["mode", "value size", "phase", "ops/s", "MB/s", "p50 ns", "p99 ns"], rows: rows, leftColumns: 3), terminator: "")
+      print(
+        ReplayTables.render(
+          header: ["mode", "value size", "phase", "ops/s", "MB/s", "p50 ns", "p99 ns"], rows: rows, leftColumns: 3),
+        terminator: "")
       if Set(modes) == Set(DiskBench.Mode.allCases) {
         for phase in ["read-hit", "write"] {
           if let size = DiskBench.crossover(results, phase: phase) {
@@ -89,11 +97,15 @@ struct DiskBenchCommand: ParsableCommand {
         }
         let worst = DiskBench.mixedRatios(results).min { $0.ratio < $1.ratio }
         if let worst {
-          print("mixed mode (inline up to \(threshold) bytes): at worst \(ReplayTables.fixed(worst.ratio * 100, 1))% of the better mode (\(worst.phase) at \(worst.size) bytes)")
+          print(
+            "mixed mode (inline up to \(threshold) bytes): at worst \(ReplayTables.fixed(worst.ratio * 100, 1))% of the better mode (\(worst.phase) at \(worst.size) bytes)"
+          )
         }
       }
       if modes.contains(.file) && modes.contains(.sqlite), let best = DiskBench.recommendedThreshold(results) {
-        print("best threshold measured here: \(DiskBench.describe(threshold: best.threshold)); at worst \(ReplayTables.fixed(best.worst * 100, 1))% of the better mode (\(best.phase) at \(best.size) bytes)")
+        print(
+          "best threshold measured here: \(DiskBench.describe(threshold: best.threshold)); at worst \(ReplayTables.fixed(best.worst * 100, 1))% of the better mode (\(best.phase) at \(best.size) bytes)"
+        )
       }
     }
     try write(DiskBenchTables.json(results), to: json)

@@ -56,7 +56,9 @@ struct DiskCheckCommand: ParsableCommand {
     if repair {
       // Check again: the repair must have left a consistent store.
       let after: DiskCheckReport
-      do throws(DiskError) { after = try DiskStore.check(directory: directory, quick: quick) } catch { throw fail(error) }
+      do throws(DiskError) { after = try DiskStore.check(directory: directory, quick: quick) } catch {
+        throw fail(error)
+      }
       guard after.isConsistent else { throw fail("still inconsistent after repair:\n\(after.summary)") }
       print("repaired: consistent now")
       return
@@ -116,4 +118,3 @@ struct DiskHold: ParsableCommand {
     }
   }
 }
-

@@ -36,7 +36,10 @@ struct Evlab: ParsableCommand {
     commandName: "evlab",
     abstract: "EvictionLab: replay cache traces through replacement policies and compare them.",
     version: EvlabVersion.description,
-    subcommands: [Compare.self, Merge.self, Disk.self, DiskBenchCommand.self, Replay.self, MRC.self, Stress.self, Generate.self, Convert.self, TraceInfoCommand.self, Policies.self, Bench.self])
+    subcommands: [
+      Compare.self, Merge.self, Disk.self, DiskBenchCommand.self, Replay.self, MRC.self, Stress.self, Generate.self,
+      Convert.self, TraceInfoCommand.self, Policies.self, Bench.self,
+    ])
 }
 
 /// Prints `message` as the tool's one-line error and exits non-zero.

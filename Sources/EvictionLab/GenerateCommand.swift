@@ -66,7 +66,9 @@ struct Generate: ParsableCommand {
       throw ValidationError("--object-size \(objectSize): must be 1 ... \(UInt32.max) bytes")
     }
     guard alpha > 0 && alpha.isFinite else { throw ValidationError("--alpha \(alpha): must be positive") }
-    guard scanEvery >= 1 && scanLength >= 1 else { throw ValidationError("--scan-every and --scan-length must be positive") }
+    guard scanEvery >= 1 && scanLength >= 1 else {
+      throw ValidationError("--scan-every and --scan-length must be positive")
+    }
     guard hotObjects >= 0, shiftEvery >= 1, hotShare >= 0 && hotShare <= 1 else {
       throw ValidationError("--hot-objects must be 0 or more, --shift-every positive, --hot-share in [0, 1]")
     }
@@ -78,7 +80,8 @@ struct Generate: ParsableCommand {
       throw ValidationError(error.description)
     }
     guard TraceFormat.infer(fromPath: output) != nil else {
-      throw ValidationError("cannot tell the format from '\(output)'; end it in .oracleGeneral, .csv or .txt (optionally .zst)")
+      throw ValidationError(
+        "cannot tell the format from '\(output)'; end it in .oracleGeneral, .csv or .txt (optionally .zst)")
     }
   }
 

@@ -76,7 +76,8 @@ enum Interruption {
     for expected in 1...max(1, others) where others > 0 {
       kill(getpid(), SIGUSR1)
       let deadline = DispatchTime.now().uptimeNanoseconds + 50_000_000
-      while parked.load(ordering: .sequentiallyConsistent) < expected && DispatchTime.now().uptimeNanoseconds < deadline {
+      while parked.load(ordering: .sequentiallyConsistent) < expected && DispatchTime.now().uptimeNanoseconds < deadline
+      {
         usleep(200)
       }
     }

@@ -27,7 +27,9 @@ struct MRC: ParsableCommand {
   var policies: [String] = []
 
   @Option(
-    help: "Cache sizes, comma-separated or repeated: A..B:logN (N sizes log-spaced from A to B), values (1000, 64m), shares of the footprint (1%, 0.01), or auto (libCacheSim's 0.1%...80%).")
+    help:
+      "Cache sizes, comma-separated or repeated: A..B:logN (N sizes log-spaced from A to B), values (1000, 64m), shares of the footprint (1%, 0.01), or auto (libCacheSim's 0.1%...80%)."
+  )
   var sizes: [String] = []
 
   @Option(help: "count or bytes.")
@@ -39,7 +41,9 @@ struct MRC: ParsableCommand {
   @Option(help: "SHARDS sampling rate in (0, 1].")
   var rate: Double = 0.01
 
-  @Option(help: "Fixed-size SHARDS (LRU): sample at most N distinct objects, lowering the rate as needed (instead of --rate).")
+  @Option(
+    help: "Fixed-size SHARDS (LRU): sample at most N distinct objects, lowering the rate as needed (instead of --rate)."
+  )
   var maxObjects: Int?
 
   @Option(help: "Write the curve as JSON ({\"points\": [...]}, with method and rate) to PATH; - for standard output.")
@@ -55,7 +59,8 @@ struct MRC: ParsableCommand {
       throw ValidationError("--method '\(method)': use exact, simulate or shards")
     }
     if chosen == .exact && spec.name != "lru" {
-      throw ValidationError("--method exact is for LRU (a stack policy); use --method simulate or shards for \(spec.name)")
+      throw ValidationError(
+        "--method exact is for LRU (a stack policy); use --method simulate or shards for \(spec.name)")
     }
     if maxObjects != nil && spec.name != "lru" {
       throw ValidationError("fixed-size SHARDS (--max-objects) is for LRU; use --rate for \(spec.name)")
@@ -75,15 +80,22 @@ struct MRC: ParsableCommand {
         !($0.descriptor.isOffline && named.contains { $0.lowercased() == "all" })
       }
       for spec in specs where spec.descriptor.isOffline {
-        throw ValidationError("\(spec.name) is offline; miss-ratio curves run online policies (replay it with evlab replay)")
+        throw ValidationError(
+          "\(spec.name) is offline; miss-ratio curves run online policies (replay it with evlab replay)")
       }
-      guard Set(specs).count == specs.count else { throw ValidationError("--policy names a policy twice; name each once") }
+      guard Set(specs).count == specs.count else {
+        throw ValidationError("--policy names a policy twice; name each once")
+      }
       guard !sizes.isEmpty else { throw ValidationError("--sizes is empty; e.g. --sizes 100..100000:log20") }
       requested = try parseCacheSizes(sizes, option: "--sizes")
       methods = try specs.map(method(for:))
-      guard rate > 0 && rate <= 1 else { throw ValidationError("--rate \(rate): give a sampling rate in (0, 1], e.g. 0.01") }
+      guard rate > 0 && rate <= 1 else {
+        throw ValidationError("--rate \(rate): give a sampling rate in (0, 1], e.g. 0.01")
+      }
       if let maxObjects {
-        guard methods.allSatisfy({ $0 == .shards }) else { throw ValidationError("--max-objects is fixed-size SHARDS: add --method shards") }
+        guard methods.allSatisfy({ $0 == .shards }) else {
+          throw ValidationError("--max-objects is fixed-size SHARDS: add --method shards")
+        }
         guard maxObjects >= 1 else { throw ValidationError("--max-objects \(maxObjects): at least 1") }
       }
     }
@@ -98,9 +110,11 @@ struct MRC: ParsableCommand {
       for (spec, chosen) in zip(specs, methods) {
         let curve: MissRatioCurve
         switch chosen {
-        case .exact: curve = try MissRatioCurves.exactLRU(source, sizes: cacheSizes, sizeMode: sizeMode, progress: progress)
+        case .exact:
+          curve = try MissRatioCurves.exactLRU(source, sizes: cacheSizes, sizeMode: sizeMode, progress: progress)
         case .simulate:
-          curve = try MissRatioCurves.simulate(source, policy: spec, sizes: cacheSizes, sizeMode: sizeMode, progress: progress)
+          curve = try MissRatioCurves.simulate(
+            source, policy: spec, sizes: cacheSizes, sizeMode: sizeMode, progress: progress)
         case .shards where maxObjects != nil:
           curve = try MissRatioCurves.shardsFixedSize(
             source, sizes: cacheSizes, sizeMode: sizeMode, maxObjects: maxObjects!, progress: progress)

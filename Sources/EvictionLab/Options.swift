@@ -2,6 +2,7 @@ import ArgumentParser
 import EvictionCore
 import EvictionSim
 import EvictionTraces
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -46,7 +47,9 @@ func resolveSizes(_ sizes: [CacheSize], for source: TraceSource, sizeMode: SizeM
 func parsePolicies(_ texts: [String]) throws -> [PolicySpec] {
   var pieces: [String] = []
   for text in texts {
-    guard !text.split(separator: ",", omittingEmptySubsequences: false).contains(where: { $0.allSatisfy(\.isWhitespace) }) else {
+    guard
+      !text.split(separator: ",", omittingEmptySubsequences: false).contains(where: { $0.allSatisfy(\.isWhitespace) })
+    else {
       throw ValidationError("--policy '\(text)' has an empty item; e.g. --policy lru,arc")
     }
     for piece in text.split(separator: ",").map(String.init) {
@@ -59,7 +62,9 @@ func parsePolicies(_ texts: [String]) throws -> [PolicySpec] {
   }
   // `all`: every catalog entry, in catalog order.
   pieces = pieces.flatMap { $0.lowercased() == "all" ? PolicyCatalog.names : [$0] }
-  guard !pieces.isEmpty else { throw ValidationError("no policy given; name one of \(PolicyCatalog.names.joined(separator: ", "))") }
+  guard !pieces.isEmpty else {
+    throw ValidationError("no policy given; name one of \(PolicyCatalog.names.joined(separator: ", "))")
+  }
   return try pieces.map { piece in
     do throws(PolicyError) { return try PolicySpec(piece) } catch { throw ValidationError(error.description) }
   }
@@ -96,7 +101,10 @@ extension CSVOptions.Header: ExpressibleByArgument {}
 
 /// How to read the traces: format and the CSV column mapping.
 struct TraceOptions: ParsableArguments {
-  @Option(help: "Trace format: \(TraceFormat.allNames.joined(separator: ", ")), lrb (case-insensitive; default: from the file name).")
+  @Option(
+    help:
+      "Trace format: \(TraceFormat.allNames.joined(separator: ", ")), lrb (case-insensitive; default: from the file name)."
+  )
   var format: String?
 
   @Option(help: "CSV: 1-based column of the object id (default: a header named id/key/lbn/obj_id, else 1).")
@@ -114,10 +122,16 @@ struct TraceOptions: ParsableArguments {
   @Option(help: "CSV: the field delimiter, one character (default: read off the first lines, one of , tab ; |).")
   var delimiter: String?
 
-  @Flag(help: "Number ids 1, 2, 3, ... in order of first appearance, as libCacheSim does for ids it reads as strings; only id-hashing policies (W-TinyLFU's sketch) can tell the difference.")
+  @Flag(
+    help:
+      "Number ids 1, 2, 3, ... in order of first appearance, as libCacheSim does for ids it reads as strings; only id-hashing policies (W-TinyLFU's sketch) can tell the difference."
+  )
   var renumberIds = false
 
-  @Flag(help: "Pass over malformed lines (and a cut-off last binary record), count them and report them on standard error, instead of stopping at the first.")
+  @Flag(
+    help:
+      "Pass over malformed lines (and a cut-off last binary record), count them and report them on standard error, instead of stopping at the first."
+  )
   var skipBadLines = false
 
   func checkArguments() throws {
@@ -182,11 +196,13 @@ final class ProgressLine: @unchecked Sendable {
     guard isatty(2) == 1 else { return }
     let box = Unmanaged.passRetained(self).toOpaque()
     var handle = pthread_t()
-    pthread_create(&handle, nil, { raw in
-      let me = Unmanaged<ProgressLine>.fromOpaque(raw!).takeRetainedValue()
-      me.loop()
-      return nil
-    }, box)
+    pthread_create(
+      &handle, nil,
+      { raw in
+        let me = Unmanaged<ProgressLine>.fromOpaque(raw!).takeRetainedValue()
+        me.loop()
+        return nil
+      }, box)
     thread = handle
   }
 
@@ -213,8 +229,6 @@ final class ProgressLine: @unchecked Sendable {
     if shown { writeStandardError("\r\u{1B}[K") }
   }
 }
-
-import Synchronization
 
 func format1(_ x: Double) -> String {
   let scaled = (x * 10).rounded() / 10

@@ -17,7 +17,9 @@ struct Policies: ParsableCommand {
     for entry in PolicyCatalog.entries {
       print(entry.name.padding(8) + entry.summaryWithCitation)
       for p in entry.parameters {
-        print("        " + "\(entry.name):\(p.name)=\(p.isFraction ? "F" : "N")".padding(22) + "\(p.help) (default \(p.defaultValue))")
+        print(
+          "        " + "\(entry.name):\(p.name)=\(p.isFraction ? "F" : "N")".padding(22)
+            + "\(p.help) (default \(p.defaultValue))")
       }
     }
   }
@@ -46,5 +48,7 @@ enum PolicyTable {
 }
 
 extension String {
-  func padding(_ width: Int) -> String { count >= width ? self + " " : self + String(repeating: " ", count: width - count) }
+  func padding(_ width: Int) -> String {
+    count >= width ? self + " " : self + String(repeating: " ", count: width - count)
+  }
 }

@@ -61,6 +61,8 @@ struct ReadBench: ParsableCommand {
         ReplayTables.fixed(summary.maximum / 1e6, 1),
       ])
     }
-    print(ReplayTables.render(header: ["trace", "records", "median M rec/s", "min", "max"], rows: rows, leftColumns: 1), terminator: "")
+    print(
+      ReplayTables.render(header: ["trace", "records", "median M rec/s", "min", "max"], rows: rows, leftColumns: 1),
+      terminator: "")
   }
 }

@@ -24,12 +24,16 @@ struct Replay: ParsableCommand {
 
   @Option(
     name: .customLong("policy"),
-    help: "Policies, comma-separated or repeated: \(PolicyCatalog.names.joined(separator: " ")), with parameters as name:key=value (e.g. slru:segments=4, random:seed=42); all for every one.")
+    help:
+      "Policies, comma-separated or repeated: \(PolicyCatalog.names.joined(separator: " ")), with parameters as name:key=value (e.g. slru:segments=4, random:seed=42); all for every one."
+  )
   var policies: [String] = []
 
   @Option(
     name: .customLong("size"),
-    help: "Cache sizes, comma-separated or repeated: objects in count mode, bytes in byte mode (k, m, g, t are powers of 1024: 16m = 16777216); shares of the footprint (1%, or 0.01 as libCacheSim writes it); ranges A..B:logN; auto (0.1%, 0.3%, 1%, 3%, 10%, 20%, 40%, 80%).")
+    help:
+      "Cache sizes, comma-separated or repeated: objects in count mode, bytes in byte mode (k, m, g, t are powers of 1024: 16m = 16777216); shares of the footprint (1%, or 0.01 as libCacheSim writes it); ranges A..B:logN; auto (0.1%, 0.3%, 1%, 3%, 10%, 20%, 40%, 80%)."
+  )
   var sizes: [String] = []
 
   @Option(help: "What capacity counts: count (every object weighs 1) or bytes (objects weigh their size).")
@@ -44,13 +48,18 @@ struct Replay: ParsableCommand {
   @Option(help: "Cells replayed at once (default: the number of cores).")
   var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
 
-  @Option(help: "memory+disk: replay through a real TieredCache (a MemoryCache of --size over a DiskCache of --disk-size, same policy); reports memory hits, disk hits, misses, bytes read from disk and latency per class.")
+  @Option(
+    help:
+      "memory+disk: replay through a real TieredCache (a MemoryCache of --size over a DiskCache of --disk-size, same policy); reports memory hits, disk hits, misses, bytes read from disk and latency per class."
+  )
   var tier: String?
 
-  @Option(help: "With --tier memory+disk: the disk tier's size (objects in count mode, bytes in byte mode; k/m/g suffixes).")
+  @Option(
+    help: "With --tier memory+disk: the disk tier's size (objects in count mode, bytes in byte mode; k/m/g suffixes).")
   var diskSize: String?
 
-  @Option(help: "With --tier memory+disk: the folder for the disk tier's scratch store (default: the temporary folder).")
+  @Option(
+    help: "With --tier memory+disk: the folder for the disk tier's scratch store (default: the temporary folder).")
   var diskDir: String = FileManager.default.temporaryDirectory.path
 
   @Option(help: "With --tier memory+disk: replay only the first N requests of each trace.")
@@ -58,7 +67,9 @@ struct Replay: ParsableCommand {
 
   @Option(
     name: .customLong("repeat"),
-    help: "Replay each trace this many times in a row, copy k with k·(largest id + 1) added to every id so copies share no object (a longer trace with the same structure; default 1).")
+    help:
+      "Replay each trace this many times in a row, copy k with k·(largest id + 1) added to every id so copies share no object (a longer trace with the same structure; default 1)."
+  )
   var copies: Int = 1
 
   /// Checks the arguments; a bad one is reported in one line by `oneLineErrors`.
@@ -66,10 +77,14 @@ struct Replay: ParsableCommand {
     try traceOptions.checkArguments()
     guard jobs >= 1 else { throw ValidationError("--jobs \(jobs): at least one job is needed") }
     guard copies >= 1 else { throw ValidationError("--repeat \(copies): at least one copy is needed") }
-    guard !diskDir.isEmpty else { throw ValidationError("--disk-dir is an empty path; name a folder for the disk tier's scratch store") }
+    guard !diskDir.isEmpty else {
+      throw ValidationError("--disk-dir is an empty path; name a folder for the disk tier's scratch store")
+    }
     if !traces.isEmpty {
       guard !policies.isEmpty else { throw ValidationError("no --policy given; e.g. --policy lru,arc") }
-      guard !sizes.isEmpty else { throw ValidationError("no --size given; e.g. --size 1000,5000 or --size 16m --size-mode bytes") }
+      guard !sizes.isEmpty else {
+        throw ValidationError("no --size given; e.g. --size 1000,5000 or --size 16m --size-mode bytes")
+      }
     }
     _ = try parsePolicies(policies.isEmpty ? ["lru"] : policies)
     if !sizes.isEmpty { _ = try parseCacheSizes(sizes, option: "--size") }
@@ -81,7 +96,8 @@ struct Replay: ParsableCommand {
     let isDefaultJob = traces.isEmpty
     let job = isDefaultJob ? try DefaultJob.load() : nil
     let specs = try parsePolicies(policies.isEmpty ? (job?.policies ?? []) : policies)
-    let cacheSizes = try sizes.isEmpty
+    let cacheSizes =
+      try sizes.isEmpty
       ? (job?.sizes ?? []).map { CacheSize.absolute($0) } : parseCacheSizes(sizes, option: "--size")
     let paths = job?.traces ?? traces
     let mode = job != nil && sizeMode == .count ? job!.sizeMode : sizeMode
@@ -111,7 +127,9 @@ struct Replay: ParsableCommand {
       display.end()
       // Every cell of a trace reads the same lines: report them once per trace.
       for source in sources {
-        if let first = results.first(where: { $0.trace == source.name }) { warnSkipped(first.skipped, path: source.path) }
+        if let first = results.first(where: { $0.trace == source.name }) {
+          warnSkipped(first.skipped, path: source.path)
+        }
       }
     } catch {
       display.end()
@@ -136,13 +154,19 @@ extension Replay {
   /// `--tier memory+disk`: every trace × policy × memory size through a real tiered cache.
   func runTiered(_ tier: String) throws {
     let (specs, memorySizes, disk) = try oneLineValue { () throws -> ([PolicySpec], [Int64], Int64) in
-      guard tier.lowercased() == "memory+disk" else { throw ValidationError("--tier '\(tier)': the one tier stack is memory+disk") }
+      guard tier.lowercased() == "memory+disk" else {
+        throw ValidationError("--tier '\(tier)': the one tier stack is memory+disk")
+      }
       guard !traces.isEmpty else { throw ValidationError("--tier memory+disk needs a trace") }
-      guard let diskSize else { throw ValidationError("--tier memory+disk needs --disk-size (the disk tier's capacity)") }
+      guard let diskSize else {
+        throw ValidationError("--tier memory+disk needs --disk-size (the disk tier's capacity)")
+      }
       if let limit, limit < 1 { throw ValidationError("--limit \(limit): at least 1 request") }
       let specs = try parsePolicies(policies.isEmpty ? ["lru"] : policies)
-      for spec in specs where spec.descriptor.isOffline || PolicyCatalog.entry(named: spec.name)?.trimsOnATimer == true {
-        throw ValidationError("--tier memory+disk runs real caches: \(spec.name) cannot drive one; choose an online policy")
+      for spec in specs where spec.descriptor.isOffline || PolicyCatalog.entry(named: spec.name)?.trimsOnATimer == true
+      {
+        throw ValidationError(
+          "--tier memory+disk runs real caches: \(spec.name) cannot drive one; choose an online policy")
       }
       let sizes = try self.sizes.flatMap { $0.split(separator: ",").map(String.init) }.map(parseSize)
       return (specs, sizes, try parseSize(diskSize))
@@ -188,7 +212,9 @@ func write(_ text: String, to path: String?) throws {
       // A device or a pipe (/dev/null, a FIFO): write into it. An atomic
       // write renames a new file over its target, which would replace
       // /dev/null itself.
-      guard let handle = FileHandle(forWritingAtPath: path) else { throw fail("cannot write \(path): it is not a file and cannot be opened") }
+      guard let handle = FileHandle(forWritingAtPath: path) else {
+        throw fail("cannot write \(path): it is not a file and cannot be opened")
+      }
       try handle.write(contentsOf: Data(content.utf8))
       try handle.close()
       return
@@ -197,7 +223,8 @@ func write(_ text: String, to path: String?) throws {
     try content.write(to: url, atomically: true, encoding: .utf8)
     // Provenance stands beside a CSV file.
     if !isJSON {
-      try runProvenance().file.write(to: URL(fileURLWithPath: path + ".provenance.json"), atomically: true, encoding: .utf8)
+      try runProvenance().file.write(
+        to: URL(fileURLWithPath: path + ".provenance.json"), atomically: true, encoding: .utf8)
     }
     printError("wrote \(path)")
   } catch {
@@ -210,12 +237,14 @@ func write(_ text: String, to path: String?) throws {
 func runProvenance(configuration: String? = nil, seeds: [UInt64] = []) -> Provenance {
   var seeds = seeds
   for argument in CommandLine.arguments {
-    for match in argument.split(separator: ",") where match.lowercased().hasPrefix("seed=") || match.contains(":seed=") {
+    for match in argument.split(separator: ",") where match.lowercased().hasPrefix("seed=") || match.contains(":seed=")
+    {
       if let value = UInt64(match.split(separator: "=").last ?? "") { seeds.append(value) }
     }
   }
   return Provenance(
-    version: EvlabVersion.number, commit: EvlabVersion.commit, arguments: CommandLine.arguments, configuration: configuration,
+    version: EvlabVersion.number, commit: EvlabVersion.commit, arguments: CommandLine.arguments,
+    configuration: configuration,
     seeds: Array(Set(seeds)).sorted())
 }
 
@@ -231,7 +260,9 @@ struct DefaultJob {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
     let traces = names.sorted().filter { TraceFormat.infer(fromPath: $0) != nil }.map { "\(folder)/\($0)" }
     guard !traces.isEmpty else {
-      throw fail("no sample traces in ./\(folder)/; run evlab from the repository root, or name traces: evlab replay TRACE --policy lru --size 1000")
+      throw fail(
+        "no sample traces in ./\(folder)/; run evlab from the repository root, or name traces: evlab replay TRACE --policy lru --size 1000"
+      )
     }
     return DefaultJob(traces: traces)
   }

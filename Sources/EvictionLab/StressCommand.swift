@@ -24,10 +24,14 @@ struct Stress: ParsableCommand {
 
   @Option(
     name: .customLong("policy"),
-    help: "The cache's policies, comma-separated or repeated (catalog names with parameters; not offline ones; default lru).")
+    help:
+      "The cache's policies, comma-separated or repeated (catalog names with parameters; not offline ones; default lru)."
+  )
   var policies: [String] = []
 
-  @Option(help: "Cache size: objects in count mode, bytes in byte mode (k/m/g suffixes), or a share of the footprint (1%, 0.01).")
+  @Option(
+    help:
+      "Cache size: objects in count mode, bytes in byte mode (k/m/g suffixes), or a share of the footprint (1%, 0.01).")
   var size: String
 
   @Option(help: "count or bytes.")
@@ -36,7 +40,10 @@ struct Stress: ParsableCommand {
   @Option(help: "Thread counts, comma-separated or repeated (default 1,2,4,8).")
   var threads: [String] = []
 
-  @Option(help: "Lock strategies, comma-separated or repeated: mutex, pthread, rwlock, queue, striped, striped:N (default: all five).")
+  @Option(
+    help:
+      "Lock strategies, comma-separated or repeated: mutex, pthread, rwlock, queue, striped, striped:N (default: all five)."
+  )
   var lock: [String] = []
 
   @Option(help: "Requests replayed per cell (default: the trace's length; a shorter trace wraps around).")
@@ -61,7 +68,8 @@ struct Stress: ParsableCommand {
         }
         return n
       }
-      locks = try listItems(lock.isEmpty ? ["mutex,pthread,rwlock,queue,striped"] : lock, option: "--lock").map { text throws in
+      locks = try listItems(lock.isEmpty ? ["mutex,pthread,rwlock,queue,striped"] : lock, option: "--lock").map {
+        text throws in
         do throws(CacheError) { return try LockStrategy(text) } catch {
           throw ValidationError(error.description)
         }
@@ -74,7 +82,9 @@ struct Stress: ParsableCommand {
       for spec in specs where spec.descriptor.isOffline {
         throw ValidationError(CacheError.offlinePolicy(spec.name).description)
       }
-      guard Set(specs).count == specs.count else { throw ValidationError("--policy names a policy twice; name each once") }
+      guard Set(specs).count == specs.count else {
+        throw ValidationError("--policy names a policy twice; name each once")
+      }
       let parsed = try parseCacheSizes([size], option: "--size")
       guard parsed.count == 1 else { throw ValidationError("--size '\(size)': stress runs one size; give one") }
       requestedSize = parsed[0]

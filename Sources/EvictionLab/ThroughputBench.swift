@@ -14,7 +14,8 @@ import Foundation
 struct ThroughputBench: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "throughput",
-    abstract: "Replay throughput per policy; with --baseline, a statistical regression check against another build or a recorded run.",
+    abstract:
+      "Replay throughput per policy; with --baseline, a statistical regression check against another build or a recorded run.",
     discussion: """
       Record a baseline, change the code, rebuild, compare:
         evlab bench throughput --runs 9 --json base.json
@@ -40,7 +41,9 @@ struct ThroughputBench: ParsableCommand {
   @Option(help: "count or bytes.")
   var sizeMode: SizeMode = .count
 
-  @Option(name: .customLong("repeat"), help: "Tile the trace this many times per run, so a run lasts long enough to time (default 5).")
+  @Option(
+    name: .customLong("repeat"),
+    help: "Tile the trace this many times per run, so a run lasts long enough to time (default 5).")
   var copies: Int = 5
 
   @Option(help: "Runs per side (at least 2 with --baseline).")
@@ -79,9 +82,15 @@ struct ThroughputBench: ParsableCommand {
     try oneLineErrors {
       try traceOptions.checkArguments()
       guard copies >= 1 else { throw ValidationError("--repeat must be at least 1") }
-      guard runs >= (baseline == nil ? 1 : 2) else { throw ValidationError("--runs \(runs): a comparison needs at least 2 runs per side") }
-      guard alpha > 0 && alpha < 1 else { throw ValidationError("--alpha \(alpha): a significance level lies between 0 and 1") }
-      guard minEffect >= 0 && minEffect < 1 else { throw ValidationError("--min-effect \(minEffect): a fraction from 0 to below 1") }
+      guard runs >= (baseline == nil ? 1 : 2) else {
+        throw ValidationError("--runs \(runs): a comparison needs at least 2 runs per side")
+      }
+      guard alpha > 0 && alpha < 1 else {
+        throw ValidationError("--alpha \(alpha): a significance level lies between 0 and 1")
+      }
+      guard minEffect >= 0 && minEffect < 1 else {
+        throw ValidationError("--min-effect \(minEffect): a fraction from 0 to below 1")
+      }
       _ = try parseSize(size)
       _ = try parsePolicies(policies)
     }
@@ -100,9 +109,14 @@ struct ThroughputBench: ParsableCommand {
       for round in 1...runs {
         let order = round % 2 == 1 ? [true, false] : [false, true]
         for isBaseline in order {
-          let run = try runBuild(isBaseline ? baseline : currentExecutable(), label: isBaseline ? "baseline" : "current")
+          let run = try runBuild(
+            isBaseline ? baseline : currentExecutable(), label: isBaseline ? "baseline" : "current")
           for (policy, values) in run.samples {
-            if isBaseline { baseSamples.samples[policy, default: []] += values } else { current.samples[policy, default: []] += values }
+            if isBaseline {
+              baseSamples.samples[policy, default: []] += values
+            } else {
+              current.samples[policy, default: []] += values
+            }
           }
         }
         printError("round \(round)/\(runs) done (baseline and current)")
@@ -113,7 +127,9 @@ struct ThroughputBench: ParsableCommand {
         do {
           base = try JSONDecoder().decode(Samples.self, from: Data(contentsOf: URL(fileURLWithPath: baseline)))
         } catch {
-          throw fail("--baseline \(baseline): neither an evlab executable nor a samples file written by --json (\(error.localizedDescription))")
+          throw fail(
+            "--baseline \(baseline): neither an evlab executable nor a samples file written by --json (\(error.localizedDescription))"
+          )
         }
       }
       current.samples = try measure(specs, source: source, capacity: capacity, rounds: runs)
@@ -131,11 +147,13 @@ struct ThroughputBench: ParsableCommand {
       }
       return
     }
-    guard base.trace == current.trace && base.cacheSize == current.cacheSize && base.sizeMode == current.sizeMode
-      && base.copies == current.copies
+    guard
+      base.trace == current.trace && base.cacheSize == current.cacheSize && base.sizeMode == current.sizeMode
+        && base.copies == current.copies
     else {
       throw fail(
-        "the baseline measured \(base.trace) at \(base.cacheSize) (\(base.sizeMode), --repeat \(base.copies)), not \(current.trace) at \(current.cacheSize) (\(current.sizeMode), --repeat \(current.copies)); measure the same workload")
+        "the baseline measured \(base.trace) at \(base.cacheSize) (\(base.sizeMode), --repeat \(base.copies)), not \(current.trace) at \(current.cacheSize) (\(current.sizeMode), --repeat \(current.copies)); measure the same workload"
+      )
     }
     print("policy          baseline Mreq/s   current Mreq/s   change    p (Welch)   verdict")
     var regressions: [String] = []
@@ -154,7 +172,8 @@ struct ThroughputBench: ParsableCommand {
     }
     if !regressions.isEmpty {
       throw fail(
-        "\(regressions.joined(separator: ", ")) slower than the baseline (Welch p < \(alpha) and a drop of at least \(Int(minEffect * 100))%)")
+        "\(regressions.joined(separator: ", ")) slower than the baseline (Welch p < \(alpha) and a drop of at least \(Int(minEffect * 100))%)"
+      )
     }
   }
 
@@ -176,10 +195,13 @@ struct ThroughputBench: ParsableCommand {
 
   /// One run of `executable` (this command with --runs 1), its samples.
   func runBuild(_ executable: String, label: String) throws -> Samples {
-    let output = FileManager.default.temporaryDirectory.appendingPathComponent("evlab-throughput-\(UUID().uuidString).json")
+    let output = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "evlab-throughput-\(UUID().uuidString).json")
     defer { try? FileManager.default.removeItem(at: output) }
-    var arguments = ["bench", "throughput", trace, "--size", size, "--size-mode", sizeMode.rawValue,
-      "--repeat", String(copies), "--runs", "1", "--json", output.path]
+    var arguments = [
+      "bench", "throughput", trace, "--size", size, "--size-mode", sizeMode.rawValue,
+      "--repeat", String(copies), "--runs", "1", "--json", output.path,
+    ]
     arguments += ["--policy", policies.joined(separator: ",")]
     if let format = traceOptions.format { arguments += ["--format", format] }
     let process = Process()
@@ -187,12 +209,16 @@ struct ThroughputBench: ParsableCommand {
     process.arguments = arguments
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
-    do { try process.run() } catch { throw fail("cannot run the \(label) build \(executable): \(error.localizedDescription)") }
+    do { try process.run() } catch {
+      throw fail("cannot run the \(label) build \(executable): \(error.localizedDescription)")
+    }
     process.waitUntilExit()
     guard process.terminationStatus == 0, let data = FileManager.default.contents(atPath: output.path),
       let samples = try? JSONDecoder().decode(Samples.self, from: data)
     else {
-      throw fail("the \(label) build \(executable) failed (status \(process.terminationStatus)) or wrote no samples; does it have `bench throughput`?")
+      throw fail(
+        "the \(label) build \(executable) failed (status \(process.terminationStatus)) or wrote no samples; does it have `bench throughput`?"
+      )
     }
     return samples
   }

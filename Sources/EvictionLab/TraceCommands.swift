@@ -80,7 +80,8 @@ struct TraceInfoCommand: ParsableCommand {
     }
     if json != "-" {
       for info in infos {
-        print("""
+        print(
+          """
           \(info.trace) (\(info.format))
             requests \(info.requests), unique objects \(info.uniqueObjects), one-hit wonders \(format1(info.oneHitWonderShare * 100))%
             bytes requested \(info.bytesRequested), footprint \(info.footprintBytes) bytes

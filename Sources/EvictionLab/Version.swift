@@ -10,7 +10,8 @@ enum EvlabVersion {
 
   /// The commit of the checkout around the running executable, or nil.
   static let commit: String? = {
-    let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    let executable =
+      (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     var dir = URL(fileURLWithPath: executable).deletingLastPathComponent()
     for _ in 0..<8 {
       let git = dir.appendingPathComponent(".git")

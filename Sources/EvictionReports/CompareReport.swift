@@ -31,8 +31,10 @@ public enum CompareReport {
     ReplayTables.csv(
       columns: ["trace", "policy", "size_label", "runs", "seconds", "requests_per_second"],
       rows: timings.map {
-        [.text($0.trace), .text($0.policy), .text($0.sizeLabel), .number($0.runs), .number($0.seconds),
-         .number($0.requestsPerSecond.rounded())]
+        [
+          .text($0.trace), .text($0.policy), .text($0.sizeLabel), .number($0.runs), .number($0.seconds),
+          .number($0.requestsPerSecond.rounded()),
+        ]
       })
   }
 
@@ -56,10 +58,14 @@ public enum CompareReport {
       ("report.html", html(outcome, config: config, provenance: provenance)),
     ]
     if !outcome.stress.isEmpty {
-      files += [("stress.csv", StressTables.csv(outcome.stress)), ("stress.json", stamp(StressTables.json(outcome.stress)))]
+      files += [
+        ("stress.csv", StressTables.csv(outcome.stress)), ("stress.json", stamp(StressTables.json(outcome.stress))),
+      ]
     }
     if !outcome.disk.isEmpty {
-      files += [("disk.csv", DiskBenchTables.csv(outcome.disk)), ("disk.json", stamp(DiskBenchTables.json(outcome.disk)))]
+      files += [
+        ("disk.csv", DiskBenchTables.csv(outcome.disk)), ("disk.json", stamp(DiskBenchTables.json(outcome.disk))),
+      ]
     }
     if let provenance { files.append(("provenance.json", provenance.file)) }
     var written: [String] = []
@@ -132,7 +138,9 @@ public enum CompareReport {
     guard let info else { return format }
     return "\(format) · \(info.requests) requests · \(info.uniqueObjects) objects · footprint "
       + SVGChart.compact(Double(info.footprintBytes), bytes: true)
-      + String(format: " · one-hit wonders %.1f%% · Zipf α %.2f (R² %.2f)", info.oneHitWonderShare * 100, info.zipfAlpha, info.zipfR2)
+      + String(
+        format: " · one-hit wonders %.1f%% · Zipf α %.2f (R² %.2f)", info.oneHitWonderShare * 100, info.zipfAlpha,
+        info.zipfR2)
   }
 
   static func verdict(_ ranking: Ranking) -> String {
@@ -141,7 +149,8 @@ public enum CompareReport {
     if let lru = ranking.lru, winner.policy != "lru" { text += ", " + margin(winner, over: lru) }
     text += "."
     if !ranking.tiedWithWinner.isEmpty {
-      text += " Not distinguishable from it at 95% (intervals overlap): \(ranking.tiedWithWinner.map(\.policy).joined(separator: ", "))."
+      text +=
+        " Not distinguishable from it at 95% (intervals overlap): \(ranking.tiedWithWinner.map(\.policy).joined(separator: ", "))."
     }
     if let bound = ranking.rows.first(where: \.offline) {
       text += " Offline bound \(bound.policy): \(ratio(bound.missRatio))."
@@ -173,7 +182,8 @@ public enum CompareReport {
     md += "\(config.policies.count) policies × \(config.traces.count) traces × \(config.sizes.count) sizes, "
     md += "\(config.sizeMode.rawValue) mode, seeds \(config.seeds.map(String.init).joined(separator: ", ")). "
     md += "Randomised policies and synthetic traces run once per seed: their miss ratio is the mean, with a 95% "
-    md += "confidence interval (Student's t); two policies are called different only when their intervals are disjoint. "
+    md +=
+      "confidence interval (Student's t); two policies are called different only when their intervals are disjoint. "
     md += "`vs LRU` is the relative change in miss ratio. Offline policies (Belady) are bounds, not contenders.\n"
     for entry in config.traces {
       let info = outcome.infos.first { $0.trace == entry.name }
@@ -184,7 +194,8 @@ public enum CompareReport {
         md += "| rank | policy | miss ratio | 95% CI | byte miss ratio | vs LRU |\n|---:|---|---:|---|---:|---:|\n"
         for (i, r) in ranking.rows.enumerated() {
           let name = r.offline ? "\(r.policy) (offline bound)" : r.policy
-          md += "| \(i + 1) | \(name) | \(ratio(r.missRatio)) | \(interval(r)) | \(ratio(r.byteMissRatio)) | \(vsLRU(r, ranking.lru)) |\n"
+          md +=
+            "| \(i + 1) | \(name) | \(ratio(r.missRatio)) | \(interval(r)) | \(ratio(r.byteMissRatio)) | \(vsLRU(r, ranking.lru)) |\n"
         }
         md += "\n" + verdict(ranking) + "\n"
         if let note = modelsNote(ranking) { md += "\n" + note + "\n" }
@@ -192,10 +203,12 @@ public enum CompareReport {
       }
     }
     if !outcome.stress.isEmpty {
-      md += "\n## Memory cache under threads\n\n| lock | threads | Mops/s | hit ratio | get p99 ns | set p99 ns | contended | wait p99 ns |\n"
+      md +=
+        "\n## Memory cache under threads\n\n| lock | threads | Mops/s | hit ratio | get p99 ns | set p99 ns | contended | wait p99 ns |\n"
       md += "|---|---:|---:|---:|---:|---:|---:|---:|\n"
       for s in outcome.stress {
-        md += "| \(s.lock) | \(s.threads) | \(String(format: "%.2f", s.opsPerSecond / 1e6)) | \(ratio(s.hitRatio)) | \(s.getP99Ns) | \(s.setP99Ns) | \(String(format: "%.1f%%", s.contendedShare * 100)) | \(s.waitP99Ns) |\n"
+        md +=
+          "| \(s.lock) | \(s.threads) | \(String(format: "%.2f", s.opsPerSecond / 1e6)) | \(ratio(s.hitRatio)) | \(s.getP99Ns) | \(s.setP99Ns) | \(String(format: "%.1f%%", s.contendedShare * 100)) | \(s.waitP99Ns) |\n"
       }
     }
     if !outcome.disk.isEmpty {
@@ -204,10 +217,13 @@ public enum CompareReport {
         md += "| \(d.mode) | \(d.valueSize) | \(d.phase) | \(Int(d.opsPerSecond.rounded())) | \(d.p99Ns) |\n"
       }
       for phase in ["read-hit", "write"] {
-        if let size = DiskBench.crossover(outcome.disk, phase: phase) { md += "\n\(phase): files beat SQLite from \(size) bytes up.\n" }
+        if let size = DiskBench.crossover(outcome.disk, phase: phase) {
+          md += "\n\(phase): files beat SQLite from \(size) bytes up.\n"
+        }
       }
       if let best = DiskBench.recommendedThreshold(outcome.disk) {
-        md += "\nBest inline threshold measured: \(DiskBench.describe(threshold: best.threshold)), at worst \(String(format: "%.0f%%", best.worst * 100)) of the better mode (\(best.phase) at \(best.size) bytes).\n"
+        md +=
+          "\nBest inline threshold measured: \(DiskBench.describe(threshold: best.threshold)), at worst \(String(format: "%.0f%%", best.worst * 100)) of the better mode (\(best.phase) at \(best.size) bytes).\n"
       }
     }
     return md
@@ -219,13 +235,16 @@ public enum CompareReport {
     let unit = config.sizeMode == .count ? "objects" : "bytes"
     let bytes = config.sizeMode == .bytes
     var body = "<h1>Policy comparison: \(SVGChart.escape(config.name))</h1>\n"
-    body += "<p>\(config.policies.count) policies × \(config.traces.count) traces × \(config.sizes.count) sizes, \(config.sizeMode.rawValue) mode. "
-    body += "Means over seeds with 95% confidence intervals where runs differ by seed; offline policies are bounds.</p>\n"
+    body +=
+      "<p>\(config.policies.count) policies × \(config.traces.count) traces × \(config.sizes.count) sizes, \(config.sizeMode.rawValue) mode. "
+    body +=
+      "Means over seeds with 95% confidence intervals where runs differ by seed; offline policies are bounds.</p>\n"
     for entry in config.traces {
       let rows = outcome.rows.filter { $0.trace == entry.name }
       let info = outcome.infos.first { $0.trace == entry.name }
       body += "<section class=\"trace\"><h2>\(SVGChart.escape(entry.name))</h2>\n"
-      body += "<p>\(SVGChart.escape(summary(info, format: rows.first?.format ?? "").replacingOccurrences(of: "**", with: "")))</p>\n"
+      body +=
+        "<p>\(SVGChart.escape(summary(info, format: rows.first?.format ?? "").replacingOccurrences(of: "**", with: "")))</p>\n"
       // The miss-ratio curve: every contender and bound over the sizes. Models
       // of shipped caches are left out (listed under the ranking with their
       // peak occupancy): a timed model holding far more than the capacity
@@ -239,27 +258,36 @@ public enum CompareReport {
           name: policy.description, points: points.map { (Double($0.cacheSize), $0.missRatio) },
           intervals: points.map { $0.runs > 1 ? $0.missRatioCi95Low...$0.missRatioCi95High : nil })
       }
-      body += "<figure>" + SVGChart.lines(
-        title: "Miss ratio by cache size: \(entry.name)", xLabel: "cache size (\(unit), log scale)",
-        yLabel: "miss ratio", series: series, logX: true, yFormat: { String(format: "%.2f", $0) },
-        xFormat: { SVGChart.compact($0, bytes: bytes) }, binaryTicks: bytes) + "</figure>\n"
+      body +=
+        "<figure>"
+        + SVGChart.lines(
+          title: "Miss ratio by cache size: \(entry.name)", xLabel: "cache size (\(unit), log scale)",
+          yLabel: "miss ratio", series: series, logX: true, yFormat: { String(format: "%.2f", $0) },
+          xFormat: { SVGChart.compact($0, bytes: bytes) }, binaryTicks: bytes) + "</figure>\n"
       // Bars and the ranking at the chart size.
       if let ranking = rankings(outcome.rows, trace: entry.name, config: config)
         .first(where: { $0.sizeLabel == config.chartSize.description })
       {
-        body += "<figure>" + SVGChart.bars(
-          title: "Miss ratio at \(ranking.sizeLabel) (\(ranking.cacheSize) \(unit))", xLabel: "miss ratio",
-          labels: ranking.rows.map(\.policy), values: ranking.rows.map(\.missRatio),
-          intervals: ranking.rows.map { $0.runs > 1 ? $0.missRatioCi95Low...$0.missRatioCi95High : nil },
-          colors: ranking.rows.map { r in config.policies.firstIndex { $0.description == r.policy } ?? 0 },
-          format: { String(format: "%.3f", $0) }) + "</figure>\n"
-        body += "<table><thead><tr><th>rank</th><th>policy</th><th>miss ratio</th><th>95% CI</th><th>byte miss ratio</th><th>vs LRU</th></tr></thead><tbody>\n"
+        body +=
+          "<figure>"
+          + SVGChart.bars(
+            title: "Miss ratio at \(ranking.sizeLabel) (\(ranking.cacheSize) \(unit))", xLabel: "miss ratio",
+            labels: ranking.rows.map(\.policy), values: ranking.rows.map(\.missRatio),
+            intervals: ranking.rows.map { $0.runs > 1 ? $0.missRatioCi95Low...$0.missRatioCi95High : nil },
+            colors: ranking.rows.map { r in config.policies.firstIndex { $0.description == r.policy } ?? 0 },
+            format: { String(format: "%.3f", $0) }) + "</figure>\n"
+        body +=
+          "<table><thead><tr><th>rank</th><th>policy</th><th>miss ratio</th><th>95% CI</th><th>byte miss ratio</th><th>vs LRU</th></tr></thead><tbody>\n"
         for (i, r) in ranking.rows.enumerated() {
-          body += "<tr><td>\(i + 1)</td><td>\(SVGChart.escape(r.policy))\(r.offline ? " (offline bound)" : "")</td><td>\(ratio(r.missRatio))</td><td>\(interval(r))</td><td>\(ratio(r.byteMissRatio))</td><td>\(vsLRU(r, ranking.lru))</td></tr>\n"
+          body +=
+            "<tr><td>\(i + 1)</td><td>\(SVGChart.escape(r.policy))\(r.offline ? " (offline bound)" : "")</td><td>\(ratio(r.missRatio))</td><td>\(interval(r))</td><td>\(ratio(r.byteMissRatio))</td><td>\(vsLRU(r, ranking.lru))</td></tr>\n"
         }
-        body += "</tbody></table>\n<p>\(SVGChart.escape(verdict(ranking).replacingOccurrences(of: "**", with: "")))</p>\n"
+        body +=
+          "</tbody></table>\n<p>\(SVGChart.escape(verdict(ranking).replacingOccurrences(of: "**", with: "")))</p>\n"
         if let note = modelsNote(ranking) { body += "<p class=\"models\">\(SVGChart.escape(note))</p>\n" }
-        if let note = anomalyNote(ranking) { body += "<p class=\"anomaly\" style=\"color:#b00020;font-weight:bold\">\(SVGChart.escape(note))</p>\n" }
+        if let note = anomalyNote(ranking) {
+          body += "<p class=\"anomaly\" style=\"color:#b00020;font-weight:bold\">\(SVGChart.escape(note))</p>\n"
+        }
       }
       body += "</section>\n"
     }
@@ -287,15 +315,21 @@ public enum CompareReport {
       let series = modes.map { mode in
         SVGChart.Series(
           name: mode,
-          points: results.filter { $0.mode == mode && $0.phase == phase }.map { (Double($0.valueSize), $0.opsPerSecond / 1e3) })
+          points: results.filter { $0.mode == mode && $0.phase == phase }.map {
+            (Double($0.valueSize), $0.opsPerSecond / 1e3)
+          })
       }
-      html += "<figure>" + SVGChart.lines(
-        title: "Disk store \(phase == "write" ? "writes" : "reads (hits)") by value size", xLabel: "value size (bytes, log scale)",
-        yLabel: "thousand operations per second", series: series, logX: true, yFormat: { String(format: "%.0f", $0) },
-        xFormat: { SVGChart.compact($0, bytes: true) }, binaryTicks: true) + "</figure>\n"
-      let verdict = DiskBench.crossover(results, phase: phase).map {
-        "\(phase): files beat SQLite from \(SVGChart.compact(Double($0), bytes: true)) up on the machine that ran this."
-      } ?? "\(phase): SQLite is at least as fast as files at the largest size measured."
+      html +=
+        "<figure>"
+        + SVGChart.lines(
+          title: "Disk store \(phase == "write" ? "writes" : "reads (hits)") by value size",
+          xLabel: "value size (bytes, log scale)",
+          yLabel: "thousand operations per second", series: series, logX: true, yFormat: { String(format: "%.0f", $0) },
+          xFormat: { SVGChart.compact($0, bytes: true) }, binaryTicks: true) + "</figure>\n"
+      let verdict =
+        DiskBench.crossover(results, phase: phase).map {
+          "\(phase): files beat SQLite from \(SVGChart.compact(Double($0), bytes: true)) up on the machine that ran this."
+        } ?? "\(phase): SQLite is at least as fast as files at the largest size measured."
       html += "<p>\(SVGChart.escape(verdict))</p>\n"
     }
     return html + "</section>\n"
@@ -312,18 +346,24 @@ public enum CompareReport {
     }
     let policy = results.first.map { "\($0.policy) at \($0.cacheSize) on \($0.trace)" } ?? ""
     var html = "<section class=\"stress\"><h2>Memory cache under threads</h2>\n<p>\(SVGChart.escape(policy))</p>\n"
-    html += "<figure>" + SVGChart.lines(
-      title: "Throughput by thread count", xLabel: "threads", yLabel: "million operations per second",
-      series: series { $0.opsPerSecond / 1e6 }, logX: false, yFormat: { String(format: "%.1f", $0) },
-      xFormat: { String(Int($0)) }) + "</figure>\n"
-    html += "<figure>" + SVGChart.lines(
-      title: "Get latency, 99th percentile", xLabel: "threads", yLabel: "nanoseconds",
-      series: series { Double($0.getP99Ns) }, logX: false, yFormat: { String(Int($0)) },
-      xFormat: { String(Int($0)) }) + "</figure>\n"
-    html += "<figure>" + SVGChart.lines(
-      title: "Lock contention: share of contended acquisitions", xLabel: "threads", yLabel: "contended share (%)",
-      series: series { $0.contendedShare * 100 }, logX: false, yFormat: { String(format: "%.0f", $0) },
-      xFormat: { String(Int($0)) }) + "</figure>\n"
+    html +=
+      "<figure>"
+      + SVGChart.lines(
+        title: "Throughput by thread count", xLabel: "threads", yLabel: "million operations per second",
+        series: series { $0.opsPerSecond / 1e6 }, logX: false, yFormat: { String(format: "%.1f", $0) },
+        xFormat: { String(Int($0)) }) + "</figure>\n"
+    html +=
+      "<figure>"
+      + SVGChart.lines(
+        title: "Get latency, 99th percentile", xLabel: "threads", yLabel: "nanoseconds",
+        series: series { Double($0.getP99Ns) }, logX: false, yFormat: { String(Int($0)) },
+        xFormat: { String(Int($0)) }) + "</figure>\n"
+    html +=
+      "<figure>"
+      + SVGChart.lines(
+        title: "Lock contention: share of contended acquisitions", xLabel: "threads", yLabel: "contended share (%)",
+        series: series { $0.contendedShare * 100 }, logX: false, yFormat: { String(format: "%.0f", $0) },
+        xFormat: { String(Int($0)) }) + "</figure>\n"
     return html + "</section>\n"
   }
 }

@@ -33,7 +33,8 @@ public enum CurveTables {
           + "\"byte_miss_ratio\": \(ReplayTables.exact(p.byteMissRatio)), \"requests\": \(p.requests), "
           + "\"misses\": \(p.misses), \"bytes_requested\": \(p.bytesRequested), \"bytes_missed\": \(p.bytesMissed)}"
       }
-      return "{\"trace\": \(ReplayTables.jsonString(curve.trace)), \"policy\": \(ReplayTables.jsonString(curve.policy)), "
+      return
+        "{\"trace\": \(ReplayTables.jsonString(curve.trace)), \"policy\": \(ReplayTables.jsonString(curve.policy)), "
         + "\"method\": \"\(curve.method.rawValue)\", \"rate\": \(curve.rate), \"size_mode\": \"\(curve.sizeMode.rawValue)\", "
         + "\"simulated_sizes\": [\(curve.simulatedSizes.map(String.init).joined(separator: ", "))], "
         + "\"points\": [\n    " + points.joined(separator: ",\n    ") + "\n  ]}"

@@ -23,7 +23,8 @@ public struct Provenance: Sendable, Equatable {
   public var os: String
   public var seeds: [UInt64]
 
-  public init(version: String, commit: String?, arguments: [String], configuration: String? = nil, seeds: [UInt64] = []) {
+  public init(version: String, commit: String?, arguments: [String], configuration: String? = nil, seeds: [UInt64] = [])
+  {
     self.version = version
     self.commit = commit
     command = arguments.map(Self.shellQuoted).joined(separator: " ")
@@ -50,7 +51,8 @@ public struct Provenance: Sendable, Equatable {
   public var json: String {
     var fields = [
       "\"tool\": \(ReplayTables.jsonString(tool))", "\"version\": \(ReplayTables.jsonString(version))",
-      "\"commit\": \(commit.map(ReplayTables.jsonString) ?? "null")", "\"command\": \(ReplayTables.jsonString(command))",
+      "\"commit\": \(commit.map(ReplayTables.jsonString) ?? "null")",
+      "\"command\": \(ReplayTables.jsonString(command))",
     ]
     if let configuration { fields.append("\"configuration\": \(ReplayTables.jsonString(configuration))") }
     fields += [
@@ -84,12 +86,15 @@ public struct Provenance: Sendable, Equatable {
 
   /// The closing footer of an HTML report.
   public var html: String {
-    var out = "<footer class=\"provenance\"><h2>Provenance</h2><p>Made by \(SVGChart.escape(tool)) \(SVGChart.escape(version))"
+    var out =
+      "<footer class=\"provenance\"><h2>Provenance</h2><p>Made by \(SVGChart.escape(tool)) \(SVGChart.escape(version))"
     if let commit { out += " (commit \(SVGChart.escape(commit)))" }
     out += " on \(SVGChart.escape(date)); host: \(cores) cores, \(SVGChart.escape(os))"
     if !seeds.isEmpty { out += "; seeds \(seeds.map(String.init).joined(separator: ", "))" }
     out += ".</p><p><code style=\"overflow-wrap:anywhere\">\(SVGChart.escape(command))</code></p>"
-    if let configuration { out += "<pre style=\"white-space:pre-wrap;overflow-wrap:anywhere\">\(SVGChart.escape(configuration))</pre>" }
+    if let configuration {
+      out += "<pre style=\"white-space:pre-wrap;overflow-wrap:anywhere\">\(SVGChart.escape(configuration))</pre>"
+    }
     return out + "</footer>\n"
   }
 }

@@ -66,9 +66,11 @@ public enum SVGChart {
     for (i, s) in series.enumerated() {
       let points = s.points.filter { !logX || $0.x > 0 }
       guard !points.isEmpty else { continue }
-      let d = points.enumerated().map { j, p in "\(j == 0 ? "M" : "L")\(f(px(p.x))),\(f(py(p.y)))" }.joined(separator: " ")
+      let d = points.enumerated().map { j, p in "\(j == 0 ? "M" : "L")\(f(px(p.x))),\(f(py(p.y)))" }.joined(
+        separator: " ")
       svg += "<g><title>\(escape(s.name))</title>"
-      svg += "<path class=\"series\" data-series=\"\(escape(s.name))\" d=\"\(d)\" fill=\"none\" stroke=\"\(color(i))\" stroke-width=\"2\"\(dash(i))/>"
+      svg +=
+        "<path class=\"series\" data-series=\"\(escape(s.name))\" d=\"\(d)\" fill=\"none\" stroke=\"\(color(i))\" stroke-width=\"2\"\(dash(i))/>"
       for (j, p) in points.enumerated() {
         svg += "<circle cx=\"\(f(px(p.x)))\" cy=\"\(f(py(p.y)))\" r=\"2.5\" fill=\"\(color(i))\"/>"
         if j < s.intervals.count, let ci = s.intervals[j], ci.upperBound > ci.lowerBound {
@@ -103,7 +105,8 @@ public enum SVGChart {
     for (i, label) in labels.enumerated() {
       let y = top + Double(i) * rowH
       svg += text(barLeft - 8, y + rowH * 0.65, label, anchor: "end")
-      svg += "<rect class=\"bar\" data-series=\"\(escape(label))\" x=\"\(f(barLeft))\" y=\"\(f(y + 3))\" width=\"\(f(max(0.5, px(values[i]) - barLeft)))\" height=\"\(f(rowH - 6))\" fill=\"\(color(i < colors.count ? colors[i] : i))\"><title>\(escape(label)): \(format(values[i]))</title></rect>"
+      svg +=
+        "<rect class=\"bar\" data-series=\"\(escape(label))\" x=\"\(f(barLeft))\" y=\"\(f(y + 3))\" width=\"\(f(max(0.5, px(values[i]) - barLeft)))\" height=\"\(f(rowH - 6))\" fill=\"\(color(i < colors.count ? colors[i] : i))\"><title>\(escape(label)): \(format(values[i]))</title></rect>"
       svg += text(px(values[i]) + 6, y + rowH * 0.65, format(values[i]), anchor: "start")
       if i < intervals.count, let ci = intervals[i], ci.upperBound > ci.lowerBound {
         svg += line(px(ci.lowerBound), y + rowH / 2, px(ci.upperBound), y + rowH / 2, stroke: "#222")
@@ -122,7 +125,8 @@ public enum SVGChart {
   }
 
   static func axes(plotW: Double, plotH: Double, xLabel: String, yLabel: String) -> String {
-    line(left, top, left, top + plotH, stroke: "#444") + line(left, top + plotH, left + plotW, top + plotH, stroke: "#444")
+    line(left, top, left, top + plotH, stroke: "#444")
+      + line(left, top + plotH, left + plotW, top + plotH, stroke: "#444")
       + text(left + plotW / 2, height - 12, xLabel, anchor: "middle")
       + "<text x=\"16\" y=\"\(f(top + plotH / 2))\" text-anchor=\"middle\" font-size=\"12\" transform=\"rotate(-90 16 \(f(top + plotH / 2)))\">\(escape(yLabel))</text>"
   }
@@ -132,7 +136,8 @@ public enum SVGChart {
     let x = width - right + 16
     for (i, name) in names.enumerated() {
       let y = top + 4 + Double(i) * 18
-      svg += "<line x1=\"\(f(x))\" y1=\"\(f(y))\" x2=\"\(f(x + 22))\" y2=\"\(f(y))\" stroke=\"\(color(i))\" stroke-width=\"3\"\(dash(i))/>"
+      svg +=
+        "<line x1=\"\(f(x))\" y1=\"\(f(y))\" x2=\"\(f(x + 22))\" y2=\"\(f(y))\" stroke=\"\(color(i))\" stroke-width=\"3\"\(dash(i))/>"
       svg += text(x + 28, y + 4, name, anchor: "start")
     }
     return svg + "</g>"

@@ -30,7 +30,8 @@ public enum CacheSize: Sendable, Hashable, CustomStringConvertible {
     let t = text.trimmingCharacters(in: .whitespaces).lowercased()
     if t.hasSuffix("%") {
       guard let percent = Double(t.dropLast()), percent > 0, percent <= 100 else {
-        throw SizeError("size '\(text)': a share of the footprint is written like 0.1%, 1% or 10% (above 0, at most 100)")
+        throw SizeError(
+          "size '\(text)': a share of the footprint is written like 0.1%, 1% or 10% (above 0, at most 100)")
       }
       self = .fraction(percent / 100)
       return
@@ -38,7 +39,8 @@ public enum CacheSize: Sendable, Hashable, CustomStringConvertible {
     if t.contains(".") {
       guard let fraction = Double(t), fraction > 0, fraction <= 1 else {
         throw SizeError(
-          "size '\(text)': a number with a decimal point is a fraction of the footprint, above 0 and at most 1 (0.01 is 1%); \(Self.grammar)")
+          "size '\(text)': a number with a decimal point is a fraction of the footprint, above 0 and at most 1 (0.01 is 1%); \(Self.grammar)"
+        )
       }
       self = .fraction(fraction)
       return
@@ -71,7 +73,8 @@ public enum CacheSize: Sendable, Hashable, CustomStringConvertible {
     guard let colon = rest.firstIndex(of: ":"), rest[rest.index(after: colon)...].lowercased().hasPrefix("log"),
       let n = Int(rest[rest.index(after: colon)...].dropFirst(3)), n >= 2
     else {
-      throw SizeError("sizes '\(item)': a range is A..B:logN (N ≥ 2 sizes from A to B, e.g. 100..100000:log20 or 0.1%..80%:log8)")
+      throw SizeError(
+        "sizes '\(item)': a range is A..B:logN (N ≥ 2 sizes from A to B, e.g. 100..100000:log20 or 0.1%..80%:log8)")
     }
     let low = try CacheSize(String(item[..<dots.lowerBound]))
     let high = try CacheSize(String(rest[..<colon]))
@@ -91,7 +94,11 @@ public enum CacheSize: Sendable, Hashable, CustomStringConvertible {
     (0..<n).map { low * pow(high / low, Double($0) / Double(n - 1)) }
   }
 
-  public enum Parsed: Equatable { case size(Int64), notANumber, tooLarge }
+  public enum Parsed: Equatable {
+    case size(Int64)
+    case notANumber
+    case tooLarge
+  }
 
   /// A non-negative integer with an optional binary suffix `k`, `m`, `g`
   /// or `t` (powers of 1024, as in libCacheSim: `16m` = 16777216).

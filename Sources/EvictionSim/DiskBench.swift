@@ -160,7 +160,8 @@ public enum DiskBench {
   public static func crossover(_ results: [Result], phase: String) -> Int? {
     var answer: Int? = nil
     for size in valueSizes(results).reversed() {
-      guard let file = rate(results, .file, size, phase), let sqlite = rate(results, .sqlite, size, phase), file >= sqlite
+      guard let file = rate(results, .file, size, phase), let sqlite = rate(results, .sqlite, size, phase),
+        file >= sqlite
       else { break }
       answer = size
     }
@@ -174,7 +175,9 @@ public enum DiskBench {
   /// smallest such threshold on a tie). Computed from the file and SQLite
   /// cells alone: a threshold only chooses which of the two paths a value
   /// takes. Nil without both modes.
-  public static func recommendedThreshold(_ results: [Result]) -> (threshold: Int, worst: Double, size: Int, phase: String)? {
+  public static func recommendedThreshold(_ results: [Result]) -> (
+    threshold: Int, worst: Double, size: Int, phase: String
+  )? {
     let sizes = valueSizes(results)
     var best: (threshold: Int, worst: Double, size: Int, phase: String)? = nil
     for threshold in [DiskStore.filesOnly] + sizes + [DiskStore.sqliteOnly] {

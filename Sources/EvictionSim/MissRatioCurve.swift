@@ -117,7 +117,8 @@ public enum MissRatioCurves {
     let sorted = Array(Set(sizes)).sorted()
     let scaled = sampling.map { s in sorted.map { s.scale($0) } } ?? sorted
     for size in scaled { try TraceReplay.checkMinimumCapacity(policy, size) }
-    var runner = MultiSizeRunner(sizes: scaled, sizeMode: sizeMode, trace: trace, sampling: sampling, progress: progress)
+    var runner = MultiSizeRunner(
+      sizes: scaled, sizeMode: sizeMode, trace: trace, sampling: sampling, progress: progress)
     var caches: [AnyReplayCache] = []
     for size in scaled {
       var visitor = ReplayCacheVisitor()

@@ -57,7 +57,6 @@ public struct ReplayResult: Sendable, Codable, Equatable {
     case exceedsCapacity = "exceeds_capacity"
   }
 
-
   /// The column order of CSV output.
   public static let columns = [
     "trace", "format", "policy", "cache_size", "size_mode", "requests", "hits", "misses", "miss_ratio",

@@ -153,10 +153,12 @@ public enum StressRun {
     let seconds = Double(elapsed) / 1e9
     let operations = Int(gets.totalCount + sets.totalCount)
     return StressResult(
-      trace: workload.trace, policy: target == .dictionary ? "unbounded" : (target == .nscache ? "nscache" : policy.description),
+      trace: workload.trace,
+      policy: target == .dictionary ? "unbounded" : (target == .nscache ? "nscache" : policy.description),
       cacheSize: cacheSize, sizeMode: sizeMode.rawValue, threads: threads, lock: target.description, ops: operations,
       gets: Int(gets.totalCount), sets: Int(sets.totalCount), seconds: seconds,
-      opsPerSecond: Double(operations) / seconds, hitRatio: gets.totalCount == 0 ? 0 : Double(hits) / Double(gets.totalCount),
+      opsPerSecond: Double(operations) / seconds,
+      hitRatio: gets.totalCount == 0 ? 0 : Double(hits) / Double(gets.totalCount),
       getP50Ns: gets.valueAtPercentile(50), getP90Ns: gets.valueAtPercentile(90), getP99Ns: gets.valueAtPercentile(99),
       getP999Ns: gets.valueAtPercentile(99.9), getMaxNs: gets.max,
       setP50Ns: sets.valueAtPercentile(50), setP90Ns: sets.valueAtPercentile(90), setP99Ns: sets.valueAtPercentile(99),

@@ -52,7 +52,8 @@ public struct TraceSource: Sendable, Hashable {
     let (stride, over) = largest.addingReportingOverflow(1)
     guard !over, !stride.multipliedReportingOverflow(by: UInt64(copies - 1)).overflow else {
       throw .invalidOption(
-        "\(path): its ids span too much of the 64-bit range to tile \(copies) copies without sharing objects; use fewer copies (--repeat) or renumber the trace (evlab convert)")
+        "\(path): its ids span too much of the 64-bit range to tile \(copies) copies without sharing objects; use fewer copies (--repeat) or renumber the trace (evlab convert)"
+      )
     }
     return stride
   }
@@ -94,7 +95,8 @@ public enum TraceReplay {
     var visitor = ReplayVisitor(
       trace: trace, sizeMode: sizeMode, needsNextAccess: policy.descriptor.isOffline,
       progress: progress)
-    let counts = try policy.withPolicy(capacity: cacheSize, index: IntegerSlotIndex<UInt64>.self, visitor: &visitor).get()
+    let counts = try policy.withPolicy(capacity: cacheSize, index: IntegerSlotIndex<UInt64>.self, visitor: &visitor)
+      .get()
     let elapsed = clock.now - start
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
     return ReplayResult(
@@ -145,7 +147,8 @@ public enum TraceReplay {
           time &+= 1
           let request = Request(
             key: record.key &+ offset, weight: countMode ? 1 : record.size, time: time,
-            nextAccess: record.nextAccess == TraceRecord.never ? Request<UInt64>.never : record.nextAccess &+ timeOffset,
+            nextAccess: record.nextAccess == TraceRecord.never
+              ? Request<UInt64>.never : record.nextAccess &+ timeOffset,
             timestamp: record.time)
           let hit = policy.access(request)
           counts.hits &+= hit ? 1 : 0
@@ -158,7 +161,9 @@ public enum TraceReplay {
         }
         counts.requests &+= Int64(n)
         // Sizes are at most 2^40 (the readers refuse more), so a batch cannot wrap a total twice.
-        if counts.bytesRequested < 0 { throw .invalidOption("\(trace.path): the bytes requested exceed 2^63; replay a shorter trace") }
+        if counts.bytesRequested < 0 {
+          throw .invalidOption("\(trace.path): the bytes requested exceed 2^63; replay a shorter trace")
+        }
         progress?.requests.add(n, ordering: .relaxed)
       }
       // Copies read the same file: count its bad lines once.
@@ -205,7 +210,7 @@ public enum TraceReplay {
         }
       }
     }
-    threads.forEach { $0.join() }
+    for thread in threads { thread.join() }
     if let error = failure.withLock({ $0 }) { throw error }
     return results.withLock { $0.map { $0! } }
   }

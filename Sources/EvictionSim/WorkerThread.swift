@@ -9,7 +9,10 @@
 /// a task pool.
 final class WorkerThread: @unchecked Sendable {
   private var thread: pthread_t
-  private final class Box { let body: @Sendable () -> Void; init(_ b: @escaping @Sendable () -> Void) { body = b } }
+  private final class Box {
+    let body: @Sendable () -> Void
+    init(_ b: @escaping @Sendable () -> Void) { body = b }
+  }
 
   init(_ body: @escaping @Sendable () -> Void) {
     let box = Unmanaged.passRetained(Box(body)).toOpaque()
@@ -17,11 +20,13 @@ final class WorkerThread: @unchecked Sendable {
     pthread_attr_init(&attributes)
     pthread_attr_setstacksize(&attributes, 8 << 20)
     var handle = pthread_t()
-    let status = pthread_create(&handle, &attributes, { raw in
-      let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
-      box.body()
-      return nil
-    }, box)
+    let status = pthread_create(
+      &handle, &attributes,
+      { raw in
+        let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
+        box.body()
+        return nil
+      }, box)
     pthread_attr_destroy(&attributes)
     precondition(status == 0, "pthread_create failed: \(status)")
     thread = handle

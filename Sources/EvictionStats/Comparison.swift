@@ -52,11 +52,14 @@ public struct ThroughputComparison: Sendable, Equatable {
     let se = (va + vb).squareRoot()
     guard se > 0 else {
       // No spread at all: identical means are no evidence, different ones are certain.
-      return (sa.mean == sb.mean ? 0 : (sb.mean > sa.mean ? .infinity : -.infinity), Double(a.count + b.count - 2),
-        sa.mean == sb.mean ? 1 : 0)
+      return (
+        sa.mean == sb.mean ? 0 : (sb.mean > sa.mean ? .infinity : -.infinity), Double(a.count + b.count - 2),
+        sa.mean == sb.mean ? 1 : 0
+      )
     }
     let t = (sb.mean - sa.mean) / se
-    let df = (va + vb) * (va + vb)
+    let df =
+      (va + vb) * (va + vb)
       / (va * va / Double(a.count - 1) + vb * vb / Double(b.count - 1))
     let p = 2 * gsl_cdf_tdist_Q(abs(t), df)
     return (t, df, min(1, p))

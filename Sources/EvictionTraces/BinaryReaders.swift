@@ -135,7 +135,9 @@ final class FixedRecordReader: TraceReader {
   }
 
   @inline(__always)
-  private func read<L: RecordLayout>(_: L.Type, into buffer: UnsafeMutableBufferPointer<TraceRecord>) throws(TraceError) -> Int {
+  private func read<L: RecordLayout>(_: L.Type, into buffer: UnsafeMutableBufferPointer<TraceRecord>) throws(TraceError)
+    -> Int
+  {
     var filled = 0
     let size = L.recordSize
     while filled < buffer.count {

@@ -30,7 +30,10 @@ final class BufferedInput {
     end = left
     while end < storage.count {
       let n = try source.read(into: UnsafeMutableRawBufferPointer(rebasing: storage[end...]))
-      if n == 0 { exhausted = true; break }
+      if n == 0 {
+        exhausted = true
+        break
+      }
       end += n
       if end - left >= storage.count / 2 { break }
     }

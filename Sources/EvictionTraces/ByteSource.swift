@@ -1,9 +1,10 @@
+import CCompression
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
   import Darwin
 #endif
-import CCompression
 
 /// A stream of bytes: a file, or a file seen through a decompressor.
 public protocol ByteSource: AnyObject {
@@ -147,7 +148,10 @@ final class GzipSource: ByteSource {
         if stream.avail_in == 0 {
           // Another member may follow in the next chunk.
           let n = try input.read(into: chunk)
-          if n == 0 { finished = true; break }
+          if n == 0 {
+            finished = true
+            break
+          }
           stream.next_in = chunk.baseAddress!.assumingMemoryBound(to: Bytef.self)
           stream.avail_in = uInt(n)
         }
@@ -178,7 +182,8 @@ final class XzSource: ByteSource {
   init(_ input: ByteSource, path: String) throws(TraceError) {
     self.input = input
     self.path = path
-    guard lzma_stream_decoder(&stream, UInt64.max, 0x08 /* LZMA_CONCATENATED */) == LZMA_OK else {
+    let concatenated: UInt32 = 0x08  // LZMA_CONCATENATED: read every stream of the file
+    guard lzma_stream_decoder(&stream, UInt64.max, concatenated) == LZMA_OK else {
       throw .corruptCompressedStream(file: path, codec: "xz", reason: "liblzma failed to start")
     }
   }
@@ -200,7 +205,10 @@ final class XzSource: ByteSource {
         stream.avail_in = n
       }
       let status = lzma_code(&stream, inputEnded ? LZMA_FINISH : LZMA_RUN)
-      if status == LZMA_STREAM_END { finished = true; break }
+      if status == LZMA_STREAM_END {
+        finished = true
+        break
+      }
       if status != LZMA_OK {
         let reason = status == LZMA_BUF_ERROR ? "unexpected end of data" : "liblzma error \(status.rawValue)"
         throw .corruptCompressedStream(file: path, codec: "xz", reason: reason)

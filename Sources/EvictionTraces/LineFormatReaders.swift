@@ -76,7 +76,9 @@ final class LineFormatReader: TraceReader {
       guard fields[0].count == 1, fields[0][0] == UInt8(ascii: "l") || fields[0][0] == UInt8(ascii: "s") else {
         throw bad("unknown operation '\(text(fields[0]))': expected l (load) or s (store)")
       }
-      guard let address = hexadecimal(fields[1]) else { throw bad("address '\(text(fields[1]))' is not 0x followed by hex digits") }
+      guard let address = hexadecimal(fields[1]) else {
+        throw bad("address '\(text(fields[1]))' is not 0x followed by hex digits")
+      }
       return TraceRecord(key: address)
     case .adaptSize:
       splitOnBlanks(line, into: &fields)
@@ -90,11 +92,13 @@ final class LineFormatReader: TraceReader {
     case .twitter:
       splitOn(UInt8(ascii: ","), line, into: &fields)
       guard fields.count == 7 else {
-        throw bad("expected 7 comma-separated fields 'timestamp,key,key_size,value_size,client,op,ttl', found \(fields.count)")
+        throw bad(
+          "expected 7 comma-separated fields 'timestamp,key,key_size,value_size,client,op,ttl', found \(fields.count)")
       }
       let op = text(fields[5]).lowercased()
       guard Self.twitterOperations.contains(op) else {
-        throw bad("unknown operation '\(op)': expected one of \(Self.twitterOperations.sorted().joined(separator: ", "))")
+        throw bad(
+          "unknown operation '\(op)': expected one of \(Self.twitterOperations.sorted().joined(separator: ", "))")
       }
       guard let time = TextKey.decimal(fields[0]) else { throw bad("timestamp '\(text(fields[0]))' is not a number") }
       guard let keySize = TextKey.decimal(fields[2]), let valueSize = TextKey.decimal(fields[3]) else {
@@ -108,12 +112,17 @@ final class LineFormatReader: TraceReader {
     case .msr:
       splitOn(UInt8(ascii: ","), line, into: &fields)
       guard fields.count == 7 else {
-        throw bad("expected 7 comma-separated fields 'timestamp,host,disk,type,offset,size,latency', found \(fields.count)")
+        throw bad(
+          "expected 7 comma-separated fields 'timestamp,host,disk,type,offset,size,latency', found \(fields.count)")
       }
       let type = text(fields[3]).lowercased()
-      guard type == "read" || type == "write" else { throw bad("unknown operation '\(text(fields[3]))': expected Read or Write") }
+      guard type == "read" || type == "write" else {
+        throw bad("unknown operation '\(text(fields[3]))': expected Read or Write")
+      }
       guard let ticks = TextKey.decimal(fields[0]) else { throw bad("timestamp '\(text(fields[0]))' is not a number") }
-      guard let disk = TextKey.decimal(fields[2]), disk < 1 << 15 else { throw bad("disk '\(text(fields[2]))' is not a small number") }
+      guard let disk = TextKey.decimal(fields[2]), disk < 1 << 15 else {
+        throw bad("disk '\(text(fields[2]))' is not a small number")
+      }
       guard let offset = TextKey.decimal(fields[4]), let size = TextKey.decimal(fields[5]) else {
         throw bad("offset and size must be numbers")
       }

@@ -66,7 +66,8 @@ final class LineSplitter {
         if hadPartial || input.available > 0 {
           // The last line has no newline.
           lineNumber += 1
-          let line = UnsafeRawBufferPointer(start: UnsafeRawPointer(input.storage.baseAddress!) + input.start, count: input.available)
+          let line = UnsafeRawBufferPointer(
+            start: UnsafeRawPointer(input.storage.baseAddress!) + input.start, count: input.available)
           input.advance(input.available)
           _ = try handle(line, body)
         }
@@ -190,7 +191,9 @@ final class CSVTraceReader: TraceReader {
     out.append(trimmed(UnsafeRawBufferPointer(rebasing: line[fieldStart..<line.count])))
   }
 
-  static func count(_ byte: UInt8, in line: UnsafeRawBufferPointer) -> Int { line.reduce(0) { $0 + ($1 == byte ? 1 : 0) } }
+  static func count(_ byte: UInt8, in line: UnsafeRawBufferPointer) -> Int {
+    line.reduce(0) { $0 + ($1 == byte ? 1 : 0) }
+  }
 
   /// The delimiter that splits `first` (and `second`, if any) into the most
   /// fields, the same number in both; `,` when none splits anything.
@@ -225,14 +228,18 @@ final class CSVTraceReader: TraceReader {
       let name = sniffed == 9 ? "$'\\t'" : "'\(Character(UnicodeScalar(sniffed)))'"
       throw .malformedLine(
         file: lines.path, line: lines.lineNumber,
-        reason: "no '\(Character(UnicodeScalar(given)))' on this line, but its fields are split by \(name): use --delimiter \(name) (or leave --delimiter out)")
+        reason:
+          "no '\(Character(UnicodeScalar(given)))' on this line, but its fields are split by \(name): use --delimiter \(name) (or leave --delimiter out)"
+      )
     }
     var head: [UnsafeRawBufferPointer] = []
     Self.fields(first, delimiter, into: &head)
     var next: [UnsafeRawBufferPointer] = []
     if let second { Self.fields(second, delimiter, into: &next) }
     let names = head.map { Self.normalized(String(decoding: $0, as: UTF8.self)) }
-    let knownName = names.contains { CSVOptions.keyNames.contains($0) || CSVOptions.sizeNames.contains($0) || CSVOptions.timeNames.contains($0) }
+    let knownName = names.contains {
+      CSVOptions.keyNames.contains($0) || CSVOptions.sizeNames.contains($0) || CSVOptions.timeNames.contains($0)
+    }
     let textOverNumbers = zip(head, next).contains { !Self.isNumber($0) && Self.isNumber($1) }
     let isHeader: Bool
     switch options.header {
@@ -255,9 +262,13 @@ final class CSVTraceReader: TraceReader {
     guard parts.count >= needed else {
       var fix = "check --key-column, --size-column and --time-column"
       if let other = Self.candidates.first(where: { $0 != delimiter && Self.count($0, in: line) + 1 >= needed }) {
-        fix = other == 9 ? "its fields are split by tabs: add --delimiter $'\\t'" : "its fields are split by '\(Character(UnicodeScalar(other)))': add --delimiter '\(Character(UnicodeScalar(other)))'"
+        fix =
+          other == 9
+          ? "its fields are split by tabs: add --delimiter $'\\t'"
+          : "its fields are split by '\(Character(UnicodeScalar(other)))': add --delimiter '\(Character(UnicodeScalar(other)))'"
       }
-      throw .malformedLine(file: lines.path, line: number, reason: "\(parts.count) fields, but column \(needed) is read; \(fix)")
+      throw .malformedLine(
+        file: lines.path, line: number, reason: "\(parts.count) fields, but column \(needed) is read; \(fix)")
     }
     let keyField = parts[keyColumn]
     guard !keyField.isEmpty else {
@@ -269,7 +280,8 @@ final class CSVTraceReader: TraceReader {
         let text = String(decoding: parts[c], as: UTF8.self)
         let hint = number <= 2 && options.header != .yes ? " (a header line? add --header yes)" : ""
         throw .malformedLine(
-          file: lines.path, line: number, reason: "size '\(text)' in column \(c + 1) is not a non-negative integer\(hint)")
+          file: lines.path, line: number,
+          reason: "size '\(text)' in column \(c + 1) is not a non-negative integer\(hint)")
       }
       guard size <= Self.sizeLimit else {
         throw .malformedLine(
@@ -280,8 +292,10 @@ final class CSVTraceReader: TraceReader {
     }
     if let c = timeColumn {
       let text = String(decoding: parts[c], as: UTF8.self)
-      guard let time = Int64(text) ?? Double(text).flatMap({ $0.isFinite ? Int64(exactly: $0.rounded(.down)) : nil }) else {
-        throw .malformedLine(file: lines.path, line: number, reason: "time '\(text)' in column \(c + 1) is not a number")
+      guard let time = Int64(text) ?? Double(text).flatMap({ $0.isFinite ? Int64(exactly: $0.rounded(.down)) : nil })
+      else {
+        throw .malformedLine(
+          file: lines.path, line: number, reason: "time '\(text)' in column \(c + 1) is not a number")
       }
       record.time = time
     }
@@ -320,8 +334,12 @@ final class CSVTraceReader: TraceReader {
           return true
         }
         heldLine = nil
-        let firstIsHeader = try withBytes(held.bytes) { (first) throws(TraceError) in try resolve(first: first, second: line) }
-        if !firstIsHeader { emit(try withBytes(held.bytes) { (first) throws(TraceError) in try record(first, number: held.number) }) }
+        let firstIsHeader = try withBytes(held.bytes) { (first) throws(TraceError) in
+          try resolve(first: first, second: line)
+        }
+        if !firstIsHeader {
+          emit(try withBytes(held.bytes) { (first) throws(TraceError) in try record(first, number: held.number) })
+        }
       }
       emit(try record(line, number: lines.lineNumber))
       return filled < buffer.count && carried == nil
@@ -330,8 +348,11 @@ final class CSVTraceReader: TraceReader {
       // A trace of one line: it settles alone.
       if let held = heldLine {
         heldLine = nil
-        let isHeader = try withBytes(held.bytes) { (first) throws(TraceError) in try resolve(first: first, second: nil) }
-        if !isHeader { emit(try withBytes(held.bytes) { (first) throws(TraceError) in try record(first, number: held.number) }) }
+        let isHeader = try withBytes(held.bytes) { (first) throws(TraceError) in try resolve(first: first, second: nil)
+        }
+        if !isHeader {
+          emit(try withBytes(held.bytes) { (first) throws(TraceError) in try record(first, number: held.number) })
+        }
       }
       ended = true
     }

@@ -21,11 +21,13 @@ public enum TraceError: Error, Equatable, CustomStringConvertible {
     case .unknownFormat(let name):
       return "unknown trace format '\(name)'; known formats: \(TraceFormat.allNames.joined(separator: ", "))"
     case .cannotInferFormat(let path):
-      return "\(path): cannot tell the trace format from the file name; pass --format (\(TraceFormat.allNames.joined(separator: ", ")))"
+      return
+        "\(path): cannot tell the trace format from the file name; pass --format (\(TraceFormat.allNames.joined(separator: ", ")))"
     case .malformedLine(let file, let line, let reason):
       return "\(file):\(line): \(reason); fix or remove that line"
     case .truncatedRecord(let file, let offset, let size, let remaining):
-      return "\(file): truncated record at byte offset \(offset): records are \(size) bytes but only \(remaining) remain; the file is cut short or not in this format"
+      return
+        "\(file): truncated record at byte offset \(offset): records are \(size) bytes but only \(remaining) remain; the file is cut short or not in this format"
     case .notOfFormat(let file, let format, let reason):
       return "\(file): not a \(format) trace (\(reason)); pass the right --format"
     case .corruptCompressedStream(let file, let codec, let reason):
@@ -93,6 +95,7 @@ public struct SkippedRecords: Sendable, Equatable {
   public func zeroSizeNote(path: String) -> String? {
     guard zeroSize > 0 else { return nil }
     let noun = zeroSize == 1 ? "request" : "requests"
-    return "note: \(path): skipped \(zeroSize) zero-size \(noun), as libCacheSim does; the first at \(firstZeroSize ?? "?")"
+    return
+      "note: \(path): skipped \(zeroSize) zero-size \(noun), as libCacheSim does; the first at \(firstZeroSize ?? "?")"
   }
 }

@@ -98,7 +98,8 @@ public struct CSVOptions: Sendable, Equatable {
   /// Header names recognised when columns are not given.
   /// (Compared without case, `_`, `-` or blanks: `Object_ID` is `objectid`.)
   static let keyNames: Set<String> = [
-    "key", "id", "objid", "objectid", "obj", "object", "objectkey", "lbn", "lba", "block", "blockid", "page", "address", "item",
+    "key", "id", "objid", "objectid", "obj", "object", "objectkey", "lbn", "lba", "block", "blockid", "page", "address",
+    "item",
   ]
   static let sizeNames: Set<String> = ["size", "objsize", "objectsize", "bytes", "len", "length", "valuesize"]
   static let timeNames: Set<String> = ["time", "timestamp", "ts", "clocktime", "realtime"]

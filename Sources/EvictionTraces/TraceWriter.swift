@@ -1,9 +1,10 @@
+import CCompression
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
   import Darwin
 #endif
-import CCompression
 
 /// Writes records as a trace file: oracleGeneral, csv (`time,key,size`) or txt
 /// (one key per line), zstd-compressed when the path ends in `.zst`. Data goes

@@ -40,7 +40,8 @@ public struct SyntheticWorkload: Sendable {
     /// Parses `fixed`, `uniform:A-B`, `lognormal:MU,SIGMA` or `pareto:ALPHA,MIN`.
     public init(_ text: String) throws(TraceError) {
       let parts = text.lowercased().split(separator: ":", maxSplits: 1).map(String.init)
-      let numbers = parts.count == 2 ? parts[1].split(whereSeparator: { $0 == "," || $0 == "-" }).compactMap { Double($0) } : []
+      let numbers =
+        parts.count == 2 ? parts[1].split(whereSeparator: { $0 == "," || $0 == "-" }).compactMap { Double($0) } : []
       switch (parts[0], numbers.count) {
       case ("fixed", _) where parts.count == 1: self = .fixed
       case ("uniform", 2) where numbers[0] >= 1 && numbers[1] >= numbers[0]:
@@ -49,7 +50,8 @@ public struct SyntheticWorkload: Sendable {
       case ("pareto", 2) where numbers[0] > 0 && numbers[1] >= 1: self = .pareto(alpha: numbers[0], minimum: numbers[1])
       default:
         throw .invalidOption(
-          "size distribution '\(text)': use fixed, uniform:LOW-HIGH, lognormal:MU,SIGMA (sigma > 0) or pareto:ALPHA,MIN")
+          "size distribution '\(text)': use fixed, uniform:LOW-HIGH, lognormal:MU,SIGMA (sigma > 0) or pareto:ALPHA,MIN"
+        )
       }
     }
   }
@@ -71,7 +73,9 @@ public struct SyntheticWorkload: Sendable {
         guard kv.count == 2, let kind = Kind(rawValue: String(kv[0]).lowercased()), kind != .mix,
           let weight = Double(kv[1]), weight > 0
         else {
-          throw .invalidOption("mix component '\(piece)': write KIND:WEIGHT with a kind other than mix and a positive weight, e.g. zipf:0.8,scan:0.2")
+          throw .invalidOption(
+            "mix component '\(piece)': write KIND:WEIGHT with a kind other than mix and a positive weight, e.g. zipf:0.8,scan:0.2"
+          )
         }
         components.append(Component(kind: kind, weight: weight))
       }
@@ -115,7 +119,8 @@ public struct SyntheticWorkload: Sendable {
       case .fixed: drawn = objectSize
       case .uniform(let low, let high): drawn = low + Int64(rng.integer(below: UInt64(high - low + 1)))
       case .lognormal(let mu, let sigma): drawn = max(1, Int64(rng.lognormal(mu: mu, sigma: sigma).rounded()))
-      case .pareto(let alpha, let minimum): drawn = max(1, Int64(min(rng.pareto(alpha: alpha, minimum: minimum), 4e9).rounded()))
+      case .pareto(let alpha, let minimum):
+        drawn = max(1, Int64(min(rng.pareto(alpha: alpha, minimum: minimum), 4e9).rounded()))
       }
       objectSizes[key] = drawn
       return drawn
@@ -124,8 +129,10 @@ public struct SyntheticWorkload: Sendable {
       records.append(TraceRecord(key: key, size: size(of: key), time: Int64(records.count / 1000)))
     }
     if kind == .mix {
-      let parts = components.isEmpty ? [Component(kind: .zipf, weight: 0.8), Component(kind: .scan, weight: 0.2)] : components
-      var streams = parts.enumerated().map { i, part in Stream(kind: part.kind, workload: self, offset: UInt64(i) << 40) }
+      let parts =
+        components.isEmpty ? [Component(kind: .zipf, weight: 0.8), Component(kind: .scan, weight: 0.2)] : components
+      var streams = parts.enumerated().map { i, part in Stream(kind: part.kind, workload: self, offset: UInt64(i) << 40)
+      }
       let chooser = DiscreteDistribution(weights: parts.map(\.weight))
       while records.count < requests {
         let i = chooser.draw(rng)

@@ -19,7 +19,8 @@ final class DepartureLog: @unchecked Sendable {
   func count(_ reason: EvictionReason) -> Int { entries.filter { $0.reason == reason }.count }
 }
 
-let cachePolicies = PolicyCatalog.entries.filter { !PolicyCatalog.offline.contains($0.name) && !$0.trimsOnATimer }.map(\.name)
+let cachePolicies = PolicyCatalog.entries.filter { !PolicyCatalog.offline.contains($0.name) && !$0.trimsOnATimer }.map(
+  \.name)
 /// Every lock strategy; under ThreadSanitizer (`EVICTIONLAB_TSAN=1`, set by
 /// `.ci/run`) only those built on pthread and Dispatch: `Synchronization.Mutex`
 /// locks with raw futex calls on Linux, which ThreadSanitizer does not model,
@@ -75,14 +76,16 @@ let lockNames =
     #expect(model.count == cache.count, "\(policy)")
     for key in model.keys { #expect(cache.contains(key), "\(key)") }
     let stats = cache.statistics
-    let capacityOrTrim = stats.evictions[.capacity, default: 0] + stats.evictions[.count, default: 0] + stats.evictions[.cost, default: 0]
+    let capacityOrTrim =
+      stats.evictions[.capacity, default: 0] + stats.evictions[.count, default: 0] + stats.evictions[.cost, default: 0]
     #expect(capacityOrTrim == log.count(.capacity) + log.count(.count) + log.count(.cost))
     #expect(stats.evictions[.removed, default: 0] == log.count(.removed))
   }
 
   @Test func evictionReasonsAreTheRightOnes() throws {
     let log = DepartureLog()
-    let cache = try MemoryCache<Int, Int>(policy: "lru", countLimit: 3, costLimit: 100, onEvict: { log.record($0, $1, $2) })
+    let cache = try MemoryCache<Int, Int>(
+      policy: "lru", countLimit: 3, costLimit: 100, onEvict: { log.record($0, $1, $2) })
     for key in 1...3 { try cache.setValue(key * 10, forKey: key, cost: 10) }
     try cache.setValue(99, forKey: 2, cost: 10)  // same cost: replaced in place
     #expect(log.entries.map(\.reason) == [.replaced] && log.entries[0].value == 20)
@@ -163,7 +166,12 @@ let lockNames =
     final class Reentrant: @unchecked Sendable {
       weak var cache: MemoryCache<Int, Reentrant>?
       let seen = Atomic<Int>(0)
-      deinit { if let cache { _ = cache.count; _ = cache.contains(0) } }
+      deinit {
+        if let cache {
+          _ = cache.count
+          _ = cache.contains(0)
+        }
+      }
     }
     let cache = try MemoryCache<Int, Reentrant>(
       policy: "lru", countLimit: 4, lock: LockStrategy(lock),
@@ -188,8 +196,12 @@ let lockNames =
     }
     #expect(throws: CacheError.unknownLock("spinlock")) { _ = try LockStrategy("spinlock") }
     #expect(throws: CacheError.invalidShardCount(0)) { _ = try LockStrategy("striped:0") }
-    #expect(throws: CacheError.offlinePolicy("belady")) { _ = try MemoryCache<Int, Int>(policy: "belady", countLimit: 5) }
-    #expect(throws: CacheError.trimsOnATimer("yy-disk")) { _ = try MemoryCache<Int, Int>(policy: "yy-disk", countLimit: 5) }
+    #expect(throws: CacheError.offlinePolicy("belady")) {
+      _ = try MemoryCache<Int, Int>(policy: "belady", countLimit: 5)
+    }
+    #expect(throws: CacheError.trimsOnATimer("yy-disk")) {
+      _ = try MemoryCache<Int, Int>(policy: "yy-disk", countLimit: 5)
+    }
     do {
       _ = try MemoryCache<Int, Int>(policy: "lruu", countLimit: 5)
       Issue.record("an unknown policy was accepted")
@@ -202,7 +214,14 @@ let lockNames =
   @Test func aHandBuiltPolicyDrivesTheCache() throws {
     let cache = try MemoryCache<String, Int>(
       policy: SIEVEPolicyFactory.make(capacity: 3), weighsCost: false, lock: .pthread)
-    for (i, key) in ["a", "b", "c", "a", "d"].enumerated() { _ = cache.value(forKey: key) ?? { try? cache.setValue(i, forKey: key); return i }() }
+    for (i, key) in ["a", "b", "c", "a", "d"].enumerated() {
+      _ =
+        cache.value(forKey: key)
+        ?? {
+          try? cache.setValue(i, forKey: key)
+          return i
+        }()
+    }
     // SIEVE keeps the visited "a" and evicts "b" for "d".
     #expect(cache.contains("a") && !cache.contains("b") && cache.contains("d"))
     #expect(cache.policyName.lowercased().contains("sieve"))
@@ -215,7 +234,8 @@ let lockNames =
     let departures = Atomic<Int>(0)
     let cache = try MemoryCache<Int, Int>(
       policy: "arc", countLimit: 200, costLimit: 5_000, lock: LockStrategy(lock), instrumentLocks: true,
-      onEvict: { _, _, reason in if reason != .rejected && reason != .replaced { departures.add(1, ordering: .relaxed) } })
+      onEvict: { _, _, reason in if reason != .rejected && reason != .replaced { departures.add(1, ordering: .relaxed) }
+      })
     let threads = 8
     let perThread = 4_000
     // Plain threads (not tasks), so ThreadSanitizer sees every happens-before edge.
@@ -226,7 +246,9 @@ let lockNames =
           let key = generator.below(500)
           switch generator.below(10) {
           case 0...6:
-            if cache.value(forKey: key) == nil { try? cache.setValue(key, forKey: key, cost: Int64(generator.below(50))) }
+            if cache.value(forKey: key) == nil {
+              try? cache.setValue(key, forKey: key, cost: Int64(generator.below(50)))
+            }
           case 7, 8: _ = cache.contains(key)
           default: cache.removeValue(forKey: key)
           }
@@ -241,7 +263,8 @@ let lockNames =
     #expect(stats.count <= 200 && stats.cost <= 5_000 && stats.count == cache.count)
     #expect(stats.hits + stats.misses >= threads * perThread * 6 / 10)
     let admitted = stats.sets - stats.evictions[.rejected, default: 0] - stats.evictions[.replaced, default: 0]
-    #expect(admitted - departures.load(ordering: .relaxed) == stats.count, "admissions minus departures is what is cached")
+    #expect(
+      admitted - departures.load(ordering: .relaxed) == stats.count, "admissions minus departures is what is cached")
     let locks = cache.lockStatistics
     #expect(locks.acquisitions > UInt64(threads * perThread))
     #expect(locks.contended <= locks.acquisitions)

@@ -122,7 +122,8 @@ func conformanceRequests(seed: UInt64, weighted: Bool, count: Int = 6_000) -> [R
   func countCapacity(spec: String) throws {
     let policy = try PolicySpec(spec)
     for capacity: Int64 in [1, 2, 7, 64] {
-      var driver = ConformanceDriver(requests: conformanceRequests(seed: 11, weighted: false), checkEvery: 1, policy: policy)
+      var driver = ConformanceDriver(
+        requests: conformanceRequests(seed: 11, weighted: false), checkEvery: 1, policy: policy)
       let outcome = policy.withPolicy(capacity: capacity, index: IntegerSlotIndex<UInt64>.self, visitor: &driver)
       // The hot set of 40 keys yields hits at any size that admits anything.
       // Some policies admit nothing when a share of a tiny capacity rounds
@@ -138,7 +139,8 @@ func conformanceRequests(seed: UInt64, weighted: Bool, count: Int = 6_000) -> [R
     let policy = try PolicySpec(spec)
     // 40 is below some objects' weight: they must be refused without evicting.
     for capacity: Int64 in [40, 300, 2_000] {
-      var driver = ConformanceDriver(requests: conformanceRequests(seed: 5, weighted: true), checkEvery: 7, policy: policy)
+      var driver = ConformanceDriver(
+        requests: conformanceRequests(seed: 5, weighted: true), checkEvery: 7, policy: policy)
       _ = policy.withPolicy(capacity: capacity, index: IntegerSlotIndex<UInt64>.self, visitor: &driver)
     }
   }
@@ -171,7 +173,9 @@ func conformanceRequests(seed: UInt64, weighted: Bool, count: Int = 6_000) -> [R
     var runs: [[Bool]] = []
     for spec in ["random:seed=1", "random:seed=1", "random:seed=2"] {
       var driver = ConformanceDriver(requests: requests, checkEvery: 1_000)
-      runs.append(try PolicySpec(spec).withPolicy(capacity: 64, index: IntegerSlotIndex<UInt64>.self, visitor: &driver).hitSequence)
+      runs.append(
+        try PolicySpec(spec).withPolicy(capacity: 64, index: IntegerSlotIndex<UInt64>.self, visitor: &driver)
+          .hitSequence)
     }
     #expect(runs[0] == runs[1])
     #expect(runs[0] != runs[2])
@@ -210,7 +214,8 @@ struct HashedDriver: PolicyVisitor {
   /// of equal costs; AFAutoPurgingImageCache purges to 60% after inserting).
   @Test(
     arguments: ConformanceTests.specs.filter {
-      !PolicyCatalog.offline.contains($0) && PolicyCatalog.entry(named: $0.split(separator: ":")[0].lowercased())?.isModel != true
+      !PolicyCatalog.offline.contains($0)
+        && PolicyCatalog.entry(named: $0.split(separator: ":")[0].lowercased())?.isModel != true
     })
   func aKeyRequestedTwiceInARowHitsTheSecondTime(spec: String) throws {
     let policy = try PolicySpec(spec)

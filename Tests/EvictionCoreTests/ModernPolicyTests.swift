@@ -73,12 +73,18 @@ import Testing
     var policy = BeladySizePolicy<IntegerSlotIndex<UInt64>>(capacity: 6)
     var evicted: [UInt64] = []
     func note(_ slot: Slot, _ key: UInt64) { evicted.append(key) }
-    if policy.lookup(request(1, 4, 1, 10), onEvict: note) == nil { _ = policy.admit(request(1, 4, 1, 10), onEvict: note) }
-    if policy.lookup(request(2, 1, 2, 20), onEvict: note) == nil { _ = policy.admit(request(2, 1, 2, 20), onEvict: note) }
+    if policy.lookup(request(1, 4, 1, 10), onEvict: note) == nil {
+      _ = policy.admit(request(1, 4, 1, 10), onEvict: note)
+    }
+    if policy.lookup(request(2, 1, 2, 20), onEvict: note) == nil {
+      _ = policy.admit(request(2, 1, 2, 20), onEvict: note)
+    }
     if policy.lookup(request(3, 2, 3, 4), onEvict: note) == nil { _ = policy.admit(request(3, 2, 3, 4), onEvict: note) }
     #expect(evicted == [1])
     // Object 3's last request marks it dead; it goes before 2, whatever the sample.
-    if policy.lookup(request(3, 2, 4, Request<UInt64>.never), onEvict: note) == nil { _ = policy.admit(request(3, 2, 4, Request<UInt64>.never), onEvict: note) }
+    if policy.lookup(request(3, 2, 4, Request<UInt64>.never), onEvict: note) == nil {
+      _ = policy.admit(request(3, 2, 4, Request<UInt64>.never), onEvict: note)
+    }
     if policy.lookup(request(4, 4, 5, 6), onEvict: note) == nil { _ = policy.admit(request(4, 4, 5, 6), onEvict: note) }
     #expect(evicted == [1, 3])
     // An object never requested again is not admitted.

@@ -38,9 +38,11 @@ func withNextAccess(_ requests: [Request<UInt64>]) -> [Request<UInt64>] {
 func scenario(_ spec: String, capacity: Int64, _ keys: [UInt64], weights: [UInt64: Int64] = [:]) throws -> (
   hits: [Bool], lists: [String: [UInt64]], evicted: [UInt64]
 ) {
-  let requests = withNextAccess(keys.enumerated().map { Request(key: $1, weight: weights[$1] ?? 1, time: Int64($0 + 1)) })
+  let requests = withNextAccess(
+    keys.enumerated().map { Request(key: $1, weight: weights[$1] ?? 1, time: Int64($0 + 1)) })
   var driver = ScenarioDriver(requests: requests)
-  let result = try PolicySpec(spec).withPolicy(capacity: capacity, index: IntegerSlotIndex<UInt64>.self, visitor: &driver)
+  let result = try PolicySpec(spec).withPolicy(
+    capacity: capacity, index: IntegerSlotIndex<UInt64>.self, visitor: &driver)
   return (result.hits, result.lists, driver.evicted)
 }
 

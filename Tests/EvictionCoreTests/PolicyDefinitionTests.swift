@@ -54,7 +54,10 @@ struct HitRecorder: PolicyVisitor {
     #expect(spec.fraction("small") == 0.2)
     #expect(spec.fraction("ghost") == 0.9)
     #expect(spec.integer("threshold") == 2)
-    #expect(throws: PolicyError.invalidValue(policy: "slru", parameter: "segments", value: "65", expected: "an integer in 1...64")) {
+    #expect(
+      throws: PolicyError.invalidValue(
+        policy: "slru", parameter: "segments", value: "65", expected: "an integer in 1...64")
+    ) {
       try PolicySpec("slru:segments=65")
     }
     #expect(try PolicySpec("slru:segments=5").minimumCapacity == 5)
@@ -71,7 +74,10 @@ struct HitRecorder: PolicyVisitor {
     let keys: [UInt64] = [1, 2, 1, 3, 1, 2]
     // Through the simulator's index: the boxed, specialised path.
     var recorder = HitRecorder(keys: keys)
-    #expect(spec.withPolicy(capacity: 2, index: IntegerSlotIndex<UInt64>.self, visitor: &recorder) == [false, false, true, false, false, true])
+    #expect(
+      spec.withPolicy(capacity: 2, index: IntegerSlotIndex<UInt64>.self, visitor: &recorder) == [
+        false, false, true, false, false, true,
+      ])
     #expect(throws: PolicyError.alreadyRegistered("lru")) { try PolicyCatalog.register([LRU.self]) }
     #expect(throws: PolicyError.alreadyRegistered("test-mru")) { try PolicyCatalog.register([RegisteredMRU.self]) }
   }
@@ -80,13 +86,17 @@ struct HitRecorder: PolicyVisitor {
     _ = registeredForTests
     struct StringRecorder: PolicyVisitor {
       typealias Key = String
-      func visit<Policy: ReplacementPolicy & ~Copyable>(_ policy: consuming Policy) -> [Bool] where Policy.Key == String {
+      func visit<Policy: ReplacementPolicy & ~Copyable>(_ policy: consuming Policy) -> [Bool]
+      where Policy.Key == String {
         var policy = policy
-        return ["a", "b", "a", "c", "a", "b"].enumerated().map { policy.access(Request(key: $0.element, weight: 1, time: Int64($0.offset))) }
+        return ["a", "b", "a", "c", "a", "b"].enumerated().map {
+          policy.access(Request(key: $0.element, weight: 1, time: Int64($0.offset)))
+        }
       }
     }
     var recorder = StringRecorder()
-    let hits = try PolicySpec("test-mru").withPolicy(capacity: 2, index: HashedSlotIndex<String>.self, visitor: &recorder)
+    let hits = try PolicySpec("test-mru").withPolicy(
+      capacity: 2, index: HashedSlotIndex<String>.self, visitor: &recorder)
     #expect(hits == [false, false, true, false, false, true])
   }
 }

@@ -21,10 +21,14 @@ import Testing
 
   func modelHits(_ spec: String, _ requests: [Request<UInt64>], capacity: Int64) throws -> [Bool] {
     var driver = ScenarioDriver(requests: requests)
-    return try PolicySpec(spec).withPolicy(capacity: capacity, index: IntegerSlotIndex<UInt64>.self, visitor: &driver).hits
+    return try PolicySpec(spec).withPolicy(capacity: capacity, index: IntegerSlotIndex<UInt64>.self, visitor: &driver)
+      .hits
   }
 
-  @Test(arguments: [(weighted: true, capacity: 2_000, count: 0), (weighted: false, capacity: 300, count: 0), (weighted: true, capacity: 5_000, count: 90)])
+  @Test(arguments: [
+    (weighted: true, capacity: 2_000, count: 0), (weighted: false, capacity: 300, count: 0),
+    (weighted: true, capacity: 5_000, count: 90),
+  ])
   func nscacheModelMatchesTheRealNSCache(weighted: Bool, capacity: Int, count: Int) throws {
     let requests = conformanceRequests(seed: 21, weighted: weighted, count: 8_000)
     let real = realNSCacheHits(requests, totalCostLimit: capacity, countLimit: count)
@@ -69,7 +73,8 @@ import Testing
       Request(key: step.0, weight: weights[step.0] ?? 1, time: Int64(i + 1), timestamp: step.1)
     }
     var driver = ScenarioDriver(requests: requests)
-    let result = try PolicySpec(spec).withPolicy(capacity: capacity, index: IntegerSlotIndex<UInt64>.self, visitor: &driver)
+    let result = try PolicySpec(spec).withPolicy(
+      capacity: capacity, index: IntegerSlotIndex<UInt64>.self, visitor: &driver)
     return (result.hits, driver.evicted, result.lists)
   }
 
@@ -86,7 +91,9 @@ import Testing
   }
 
   @Test func yyDiskCountLimitTrimsAfterCost() throws {
-    let r = try timed("yy-disk:count=2,interval=10", capacity: 100, [(1, 0), (2, 1), (3, 2), (4, 3), (5, 10)], weights: [1: 40, 2: 40, 3: 40, 4: 1])
+    let r = try timed(
+      "yy-disk:count=2,interval=10", capacity: 100, [(1, 0), (2, 1), (3, 2), (4, 3), (5, 10)],
+      weights: [1: 40, 2: 40, 3: 40, 4: 1])
     // At 10: cost 121 > 100 drops 1 (81 left), then count 3 > 2 drops 2.
     #expect(r.evicted == [1, 2])
     #expect(r.lists["oldest first"] == [3, 4, 5])

@@ -99,7 +99,8 @@ import Testing
   @Test func aRowNamingADirectoryInsideDataIsCorruptionNotAPath() throws {
     let world = try World()
     let name = "0123456789abcdef0123456789abcdef-0123456789abcdef"
-    try FileManager.default.createDirectory(atPath: world.store + "/data/" + name + "/inner", withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(
+      atPath: world.store + "/data/" + name + "/inner", withIntermediateDirectories: true)
     try Data("keep".utf8).write(to: URL(fileURLWithPath: world.store + "/data/" + name + "/inner/f"))
     try world.pointRow("k1", at: name)
     let report = try DiskStore.check(directory: world.store)
@@ -109,7 +110,8 @@ import Testing
     #expect(try store.value(forKey: "k1") == nil, "the damaged entry was dropped")
     store.close()
     _ = try DiskStore.check(directory: world.store, repair: true)
-    #expect(FileManager.default.fileExists(atPath: world.store + "/data/" + name + "/inner/f"), "a folder is never removed")
+    #expect(
+      FileManager.default.fileExists(atPath: world.store + "/data/" + name + "/inner/f"), "a folder is never removed")
   }
 
   @Test func aValueFileReplacedByALinkToAFileOutsideIsNeverFollowed() throws {
@@ -189,7 +191,9 @@ import Testing
       "0123456789abcdef0123456789abcdef-0123456789abcdef",  // a value file's name, not its header
       ".tmp-0123456789abcdef0123456789abcdef-0123456789abcdef",
     ]
-    for name in foreign { try Data("user data, not a value".utf8).write(to: URL(fileURLWithPath: world.store + "/data/" + name)) }
+    for name in foreign {
+      try Data("user data, not a value".utf8).write(to: URL(fileURLWithPath: world.store + "/data/" + name))
+    }
     // And one orphan the store did write: a value file whose row is gone.
     let orphan = try world.fileName(of: "k1")
     let db = try SQLiteDatabase(path: world.store + "/manifest.sqlite")
@@ -267,12 +271,17 @@ import Testing
     let key = damage == "inline" ? "k0" : "k1"
     if damage == "inline" {
       let db = try SQLiteDatabase(path: world.store + "/manifest.sqlite")
-      try db.execute("UPDATE inline_values SET data = zeroblob(length(data)) WHERE id = (SELECT id FROM entries WHERE key = 'k0')")
+      try db.execute(
+        "UPDATE inline_values SET data = zeroblob(length(data)) WHERE id = (SELECT id FROM entries WHERE key = 'k0')")
       db.close()
     } else {
       let path = world.store + "/data/" + (try world.fileName(of: key))
       var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-      if damage == "flip" { bytes[bytes.count - 7] ^= 0x10 } else { bytes.replaceSubrange(0..<4, with: Array("JUNK".utf8)) }
+      if damage == "flip" {
+        bytes[bytes.count - 7] ^= 0x10
+      } else {
+        bytes.replaceSubrange(0..<4, with: Array("JUNK".utf8))
+      }
       try Data(bytes).write(to: URL(fileURLWithPath: path))
     }
     let report = try DiskStore.check(directory: world.store)
@@ -322,7 +331,9 @@ import Testing
   @Test func checkingAMissingOrEmptyFolderCreatesNothing() throws {
     let root = try Scratch.directory("missing").path
     let missing = root + "/no/such/dir"
-    #expect(throws: DiskError.notAStore(path: missing, reason: "no such folder")) { try DiskStore.check(directory: missing) }
+    #expect(throws: DiskError.notAStore(path: missing, reason: "no such folder")) {
+      try DiskStore.check(directory: missing)
+    }
     #expect(!FileManager.default.fileExists(atPath: root + "/no"))
     try FileManager.default.createDirectory(atPath: root + "/empty", withIntermediateDirectories: true)
     #expect(throws: DiskError.self) { try DiskStore.check(directory: root + "/empty", repair: true) }

@@ -74,7 +74,9 @@ import Testing
     let dir = try scratchStore()
     let cache = try DiskCache(directory: dir, countLimit: 100, inlineThreshold: 1000)
     let threads = 8
-    let written = (0..<threads).flatMap { t in (0..<40).map { i in bytes((t * 40 + i) % 3 == 0 ? 5000 : 200, seed: t * 100 + i) } }
+    let written = (0..<threads).flatMap { t in
+      (0..<40).map { i in bytes((t * 40 + i) % 3 == 0 ? 5000 : 200, seed: t * 100 + i) }
+    }
     DispatchQueue.concurrentPerform(iterations: threads) { t in
       for i in 0..<40 { try! cache.set(written[t * 40 + i], forKey: "shared") }
     }

@@ -15,7 +15,9 @@ func dataFiles(_ directory: String) throws -> [String] {
 
 @Suite struct DiskStoreTests {
   static let sizes = [0, 1, 100, 4096, 20 * 1024, 20 * 1024 + 1, 100 * 1024, 1 << 20]
-  static let modes: [(String, Int)] = [("files", DiskStore.filesOnly), ("sqlite", DiskStore.sqliteOnly), ("mixed", DiskStore.defaultInlineThreshold)]
+  static let modes: [(String, Int)] = [
+    ("files", DiskStore.filesOnly), ("sqlite", DiskStore.sqliteOnly), ("mixed", DiskStore.defaultInlineThreshold),
+  ]
 
   @Test(arguments: modes.indices)
   func everySizeRoundTripsAndPersistsAcrossReopen(mode: Int) throws {
@@ -26,7 +28,9 @@ func dataFiles(_ directory: String) throws -> [String] {
       for (i, size) in Self.sizes.enumerated() {
         try store.set(bytes(size, seed: i), forKey: "k\(i)", extendedData: [UInt8(i)])
       }
-      for (i, size) in Self.sizes.enumerated() { #expect(try store.value(forKey: "k\(i)") == bytes(size, seed: i), "\(name) \(size)") }
+      for (i, size) in Self.sizes.enumerated() {
+        #expect(try store.value(forKey: "k\(i)") == bytes(size, seed: i), "\(name) \(size)")
+      }
       let expectedFiles = Self.sizes.filter { threshold == DiskStore.filesOnly ? $0 > 0 : $0 > threshold }.count
       #expect(try dataFiles(dir).count == expectedFiles, "\(name): values above the threshold have a file each")
       #expect(try store.totals() == (Self.sizes.count, Int64(Self.sizes.reduce(0, +))))
@@ -146,7 +150,8 @@ func dataFiles(_ directory: String) throws -> [String] {
     let repaired = try DiskStore.check(directory: dir, repair: true)
     #expect(repaired.actions.contains { $0.contains("rebuilt the manifest from 8 verified value files") })
     #expect(repaired.lostKeys.contains { $0.contains("inline") })
-    #expect(try FileManager.default.contentsOfDirectory(atPath: dir).contains { $0.hasPrefix("manifest.sqlite.corrupt-") })
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: dir).contains { $0.hasPrefix("manifest.sqlite.corrupt-") })
     #expect(try DiskStore.check(directory: dir).isConsistent)
     let reopened = try DiskStore(directory: dir, inlineThreshold: 100)
     for i in 0..<8 { #expect(try reopened.value(forKey: "key \(i)") == bytes(500 + i, seed: i)) }

@@ -36,14 +36,17 @@ import Testing
     }
     #expect(rows.count == 2)
     #expect(rows[0].0 == "large" && rows[0].1 != nil && rows[0].2 == 500 && rows[0].3 == nil)
-    #expect(rows[1].0 == "small" && rows[1].1 == nil && rows[1].2 == 50 && rows[1].3 == bytes(50, seed: 1) && rows[1].4 == [9])
+    #expect(
+      rows[1].0 == "small" && rows[1].1 == nil && rows[1].2 == 50 && rows[1].3 == bytes(50, seed: 1) && rows[1].4 == [9]
+    )
     // Removing a row takes its inline bytes with it (the trigger), so nothing is left over.
     let reopened = try DiskStore(directory: dir, inlineThreshold: 100)
     #expect(try reopened.removeValue(forKey: "small"))
-    #expect(try reopened.database.with("SELECT count(*) FROM inline_values") { (s) throws(DiskError) in
-      _ = try s.step()
-      return s.int64(0)
-    } == 0)
+    #expect(
+      try reopened.database.with("SELECT count(*) FROM inline_values") { (s) throws(DiskError) in
+        _ = try s.step()
+        return s.int64(0)
+      } == 0)
   }
 
   @Test func aVersionOneStoreIsMigratedWithEveryValue() throws {
@@ -52,7 +55,8 @@ import Testing
     FileManager.default.createFile(atPath: dir + "/lock", contents: Data())  // version 1 left it empty
     let fileValue = bytes(3000, seed: 5)
     let fileName = "0123456789abcdef0123456789abcdef-0000000000000001"
-    try Data(Self.versionOneFile(key: "in-a-file", value: fileValue)).write(to: URL(fileURLWithPath: dir + "/data/" + fileName))
+    try Data(Self.versionOneFile(key: "in-a-file", value: fileValue)).write(
+      to: URL(fileURLWithPath: dir + "/data/" + fileName))
     do {
       let db = try SQLiteDatabase(path: dir + "/manifest.sqlite")
       defer { db.close() }
@@ -77,7 +81,8 @@ import Testing
     #expect(try store.value(forKey: "in-a-file") == fileValue, "version 1 value files are still read")
     store.close()
     let reopened = try DiskStore(directory: dir)
-    #expect(try reopened.entriesByAccessTime().map(\.key) == ["inline", "empty", "in-a-file"], "in the order just read")
+    #expect(
+      try reopened.entriesByAccessTime().map(\.key) == ["inline", "empty", "in-a-file"], "in the order just read")
     let version = try reopened.database.with("PRAGMA user_version") { (s) throws(DiskError) in
       _ = try s.step()
       return s.int64(0)

@@ -29,9 +29,11 @@ import Testing
     let ranking = try #require(CompareReport.rankings(rows, trace: rows[0].trace, config: config).first)
     #expect(ranking.winner?.policy == "lru")
     #expect(Set(ranking.models.map(\.policy)) == ["sd-disk", "yy-disk"] && ranking.anomalies.isEmpty)
-    let markdown = CompareReport.markdown(CompareOutcome(rows: rows, timings: [], infos: infos, stress: []), config: config)
+    let markdown = CompareReport.markdown(
+      CompareOutcome(rows: rows, timings: [], infos: infos, stress: []), config: config)
     #expect(markdown.contains("Best: **lru**") && markdown.contains("Models of shipped caches, not ranked"))
-    #expect(markdown.contains("sd-disk") && markdown.contains("held up to \(sd.maxOccupancy), above the capacity of 1000"))
+    #expect(
+      markdown.contains("sd-disk") && markdown.contains("held up to \(sd.maxOccupancy), above the capacity of 1000"))
     // The ranking table lists no model.
     let table = markdown.components(separatedBy: "| rank |")[1].components(separatedBy: "Best:")[0]
     #expect(!table.contains("sd-disk") && !table.contains("yy-disk"))

@@ -52,9 +52,10 @@ let sharedTraces = URL(fileURLWithPath: #filePath).deletingLastPathComponent().d
     #expect(doc["multi"] == .string("two\nlines"))
     #expect(doc["table"] == .table(["key": .integer(-7), "sub": .table(["deep": .bool(false)])]))
     #expect(
-      doc["traces"] == .array([
-        .table(["path": .string("one")]), .table(["path": .string("two"), "extra": .table(["n": .integer(3)])]),
-      ]))
+      doc["traces"]
+        == .array([
+          .table(["path": .string("one")]), .table(["path": .string("two"), "extra": .table(["n": .integer(3)])]),
+        ]))
   }
 
   @Test(arguments: [
@@ -90,14 +91,23 @@ let sharedTraces = URL(fileURLWithPath: #filePath).deletingLastPathComponent().d
       ("policies = [\"lruu\"]\nsizes = [10]\n[[traces]]\npath = \"\(trace)\"\n", "unknown policy 'lruu'"),
       ("policies = [\"lru\"]\nsizes = []\n[[traces]]\npath = \"\(trace)\"\n", "sizes is empty"),
       ("policies = [\"lru\"]\nsizes = [10]\ncolour = 1\n[[traces]]\npath = \"\(trace)\"\n", "unknown key 'colour'"),
-      ("policies = [\"lru\"]\nsizes = [10]\n[[traces]]\npath = \"\(trace)\"\nfromat = \"csv\"\n", "traces[1]: unknown key 'fromat'"),
+      (
+        "policies = [\"lru\"]\nsizes = [10]\n[[traces]]\npath = \"\(trace)\"\nfromat = \"csv\"\n",
+        "traces[1]: unknown key 'fromat'"
+      ),
       ("policies = [\"lru\"]\nsizes = [\"150%\"]\n[[traces]]\npath = \"\(trace)\"\n", "share of the footprint"),
       ("policies = [\"lru\"]\nsizes = [10]\n", "no traces"),
       ("policies = []\nsizes = [10]\n[[traces]]\npath = \"\(trace)\"\n", "policies is empty"),
       ("policies = [\"lru\"]\nsizes = [10]\n[[traces]]\ngenerate = \"zipff\"\n", "generate 'zipff'"),
-      ("policies = [\"lru\"]\nsizes = [10]\n[[traces]]\npath = \"\(trace)\"\n[stress]\nlocks = [\"spin\"]\n", "[stress]"),
+      (
+        "policies = [\"lru\"]\nsizes = [10]\n[[traces]]\npath = \"\(trace)\"\n[stress]\nlocks = [\"spin\"]\n",
+        "[stress]"
+      ),
       ("policies = [\"lru\"]\nsizes = [10]\n[[traces]]\npath = \"\(trace)\"\n[disk]\nmode = \"mixed\"\n", "[disk]"),
-      ("policies = [\"lru\"]\nsizes = [10]\n[[traces]]\npath = \"\(trace)\"\n[disk]\ninline_threshold = \"5%\"\n", "inline_threshold is a byte count"),
+      (
+        "policies = [\"lru\"]\nsizes = [10]\n[[traces]]\npath = \"\(trace)\"\n[disk]\ninline_threshold = \"5%\"\n",
+        "inline_threshold is a byte count"
+      ),
       ("policies = [\"lru\"]\nsizes = [10]\n[[traces]]\npath = \"\(trace)\"\n[disk]\nrounds = 0\n", "rounds"),
     ]
     for (text, words) in cases {
@@ -112,7 +122,8 @@ let sharedTraces = URL(fileURLWithPath: #filePath).deletingLastPathComponent().d
   @Test func theDiskSectionTakesRoundsAndAThreshold() throws {
     let base = "policies = [\"lru\"]\nsizes = [10]\n[[traces]]\npath = \"\(trace)\"\n[disk]\n"
     let defaults = try #require(try config(base).disk)
-    #expect(defaults.rounds == 1 && defaults.inlineThreshold == 20 * 1024 && defaults.modes == [.file, .sqlite, .mixed])
+    #expect(
+      defaults.rounds == 1 && defaults.inlineThreshold == 20 * 1024 && defaults.modes == [.file, .sqlite, .mixed])
     let set = try #require(try config(base + "rounds = 3\ninline_threshold = \"64k\"\nvalue_sizes = [100]\n").disk)
     #expect(set.rounds == 3 && set.inlineThreshold == 65536 && set.valueSizes == [100])
   }
@@ -165,7 +176,8 @@ let sharedTraces = URL(fileURLWithPath: #filePath).deletingLastPathComponent().d
     let workspace = try CompareWorkspace(config)
     let infos = try ComparePlan.measure(config, sources: workspace.sources)
     let plan = ComparePlan(config: config, infos: infos, sources: workspace.sources)
-    let (rows, timings) = replay ? CompareRun.rows(plan, results: try TraceReplay.runAll(plan.cells, parallelism: 2)) : ([], [])
+    let (rows, timings) =
+      replay ? CompareRun.rows(plan, results: try TraceReplay.runAll(plan.cells, parallelism: 2)) : ([], [])
     return Sweep(
       config: config, workspace: workspace, plan: plan,
       outcome: CompareOutcome(rows: rows, timings: timings, infos: infos, stress: []))
@@ -227,9 +239,14 @@ let sharedTraces = URL(fileURLWithPath: #filePath).deletingLastPathComponent().d
     final class Collector: NSObject, XMLParserDelegate {
       var charts: [[String: Int]] = []
       var inChart = false
-      func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
+      func parser(
+        _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+        attributes: [String: String] = [:]
+      ) {
         if name == "svg" { charts.append([:]) }
-        if let cls = attributes["class"], cls == "series" || cls == "bar" { charts[charts.count - 1][cls, default: 0] += 1 }
+        if let cls = attributes["class"], cls == "series" || cls == "bar" {
+          charts[charts.count - 1][cls, default: 0] += 1
+        }
         for (key, value) in attributes where key == "src" || (key == "href" && value.hasPrefix("http")) {
           charts.append(["external": 1])
         }
@@ -254,13 +271,18 @@ let sharedTraces = URL(fileURLWithPath: #filePath).deletingLastPathComponent().d
     let (config, outcome, rows) = (sweep.config, sweep.outcome, sweep.outcome.rows)
     let md = CompareReport.markdown(outcome, config: config)
     for row in rows {
-      #expect(md.contains("| \(row.offline ? "\(row.policy) (offline bound)" : row.policy) | \(String(format: "%.4f", row.missRatio)) |"))
+      #expect(
+        md.contains(
+          "| \(row.offline ? "\(row.policy) (offline bound)" : row.policy) | \(String(format: "%.4f", row.missRatio)) |"
+        ))
     }
     for ranking in CompareReport.rankings(rows, trace: "zipf-small", config: config) {
       let winner = try #require(ranking.winner)
       #expect(!winner.offline && ranking.rows.filter { !$0.offline }.allSatisfy { $0.missRatio >= winner.missRatio })
       for tied in ranking.tiedWithWinner { #expect(!tied.differs(from: winner)) }
-      let others = ranking.rows.filter { !$0.offline && $0.policy != winner.policy && !ranking.tiedWithWinner.contains($0) }
+      let others = ranking.rows.filter {
+        !$0.offline && $0.policy != winner.policy && !ranking.tiedWithWinner.contains($0)
+      }
       for other in others { #expect(other.differs(from: winner)) }
     }
     // The CSV holds exactly the rows, in order.

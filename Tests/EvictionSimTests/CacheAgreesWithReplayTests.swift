@@ -13,13 +13,16 @@ import Testing
   static let trace = TraceSource(
     path: SharedData.path("traces/libcachesim/cloudPhysicsIO.oracleGeneral.bin"), format: .oracleGeneral)
 
-  @Test(arguments: PolicyCatalog.entries.filter { !PolicyCatalog.offline.contains($0.name) && !$0.trimsOnATimer }.map(\.name))
+  @Test(
+    arguments: PolicyCatalog.entries.filter { !PolicyCatalog.offline.contains($0.name) && !$0.trimsOnATimer }.map(
+      \.name))
   func readThroughCacheHitsWhereTheReplayHits(policy: String) throws {
     let records = try openTrace(Self.trace.path, format: .oracleGeneral).readAll()
     for (mode, size) in [(SizeMode.count, Int64(2_500)), (.bytes, Int64(256 << 20))] {
       var recorder = HitRecorder(trace: Self.trace, sizeMode: mode)
       let replayHits = try PolicySpec(policy).withPolicy(
-        capacity: size, index: IntegerSlotIndex<UInt64>.self, visitor: &recorder).get()
+        capacity: size, index: IntegerSlotIndex<UInt64>.self, visitor: &recorder
+      ).get()
       // The cache's clock shows the trace's time (the disk models trim on it).
       let traceTime = Atomic<UInt64>(0)
       let cache = try MemoryCache<UInt64, UInt64>(

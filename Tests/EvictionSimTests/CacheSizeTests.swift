@@ -21,7 +21,8 @@ import Testing
   @Test func autoIsLibCacheSimsSet() throws {
     let shares: [Double] = [0.001, 0.003, 0.01, 0.03, 0.1, 0.2, 0.4, 0.8]
     #expect(try CacheSize.list("auto") == shares.map { .fraction($0) })
-    #expect(try CacheSize.list("AUTO").map { $0.resolve(footprint: 10_000) } == [10, 30, 100, 300, 1000, 2000, 4000, 8000])
+    #expect(
+      try CacheSize.list("AUTO").map { $0.resolve(footprint: 10_000) } == [10, 30, 100, 300, 1000, 2000, 4000, 8000])
   }
 
   @Test func rangesOfEitherKind() throws {

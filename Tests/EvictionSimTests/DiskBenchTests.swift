@@ -33,7 +33,8 @@ import Testing
         out.append(cell("sqlite", size, phase, write ? r.sqliteWrite : r.sqlite))
         if let mixedThreshold {
           let inline = size <= mixedThreshold
-          out.append(cell("mixed", size, phase, write ? (inline ? r.sqliteWrite : r.fileWrite) : (inline ? r.sqlite : r.file)))
+          out.append(
+            cell("mixed", size, phase, write ? (inline ? r.sqliteWrite : r.fileWrite) : (inline ? r.sqlite : r.file)))
         }
       }
     }
@@ -88,9 +89,13 @@ import Testing
     let results = try DiskBench.sweep(
       modes: [.file, .sqlite, .mixed], valueSizes: [100], ops: 20, rounds: 3, directory: dir, mixedThreshold: 50
     ) { round, mode, _, _ in seen.append((round, mode)) }
-    #expect(seen.map(\.1) == [.file, .sqlite, .mixed, .sqlite, .mixed, .file, .mixed, .file, .sqlite], "the order rotates")
+    #expect(
+      seen.map(\.1) == [.file, .sqlite, .mixed, .sqlite, .mixed, .file, .mixed, .file, .sqlite], "the order rotates")
     #expect(results.count == 3 * DiskBench.phases.count && results.allSatisfy { $0.rounds == 3 && $0.ops == 20 })
-    #expect(results.map(\.mode) == ["file", "file", "file", "file", "sqlite", "sqlite", "sqlite", "sqlite", "mixed", "mixed", "mixed", "mixed"])
+    #expect(
+      results.map(\.mode) == [
+        "file", "file", "file", "file", "sqlite", "sqlite", "sqlite", "sqlite", "mixed", "mixed", "mixed", "mixed",
+      ])
     #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
   }
 }

@@ -1,5 +1,5 @@
-import EvictionTestSupport
 import EvictionCore
+import EvictionTestSupport
 import Foundation
 import Testing
 
@@ -16,7 +16,9 @@ import Testing
     let cacheSizes = try CacheSize.list(sizes).map { $0.resolve(footprint: 0) }
     let curve = try MissRatioCurves.exactLRU(Self.cloudPhysics, sizes: cacheSizes, sizeMode: mode)
     #expect(curve.points.count == cacheSizes.count && curve.simulatedSizes.isEmpty)
-    let cells = cacheSizes.map { ReplayCell(trace: Self.cloudPhysics, policy: try! PolicySpec("lru"), cacheSize: $0, sizeMode: mode) }
+    let cells = cacheSizes.map {
+      ReplayCell(trace: Self.cloudPhysics, policy: try! PolicySpec("lru"), cacheSize: $0, sizeMode: mode)
+    }
     let replays = try TraceReplay.runAll(cells, parallelism: 2)
     for (point, replay) in zip(curve.points, replays) {
       #expect(point.cacheSize == replay.cacheSize)
@@ -26,7 +28,6 @@ import Testing
     // The curve never rises with the size (LRU is a stack algorithm).
     for (a, b) in zip(curve.points, curve.points.dropFirst()) { #expect(b.misses <= a.misses) }
   }
-
 
   /// Objects heavier than a size, or whose size changes, break the
   /// stack-distance rule in byte mode: those sizes are simulated, and the

@@ -1,6 +1,6 @@
-import EvictionTestSupport
 import EvictionCore
 import EvictionSim
+import EvictionTestSupport
 import EvictionTraces
 import EvictionWorkloads
 import Foundation
@@ -12,7 +12,8 @@ import Testing
   /// The reference's algorithm names for the catalog policies compared with it.
   static let policies = [
     "lru": "lru", "fifo": "fifo", "lfu": "lfu", "mru": "mru", "arc": "arc", "slru": "slru",
-    "slru(n-seg=5)": "slru:segments=5", "random": "random", "clock": "clock", "sieve": "sieve", "s3fifo": "s3fifo", "2q": "2q", "lfuda": "lfuda", "belady": "belady", "gdsf": "gdsf",
+    "slru(n-seg=5)": "slru:segments=5", "random": "random", "clock": "clock", "sieve": "sieve", "s3fifo": "s3fifo",
+    "2q": "2q", "lfuda": "lfuda", "belady": "belady", "gdsf": "gdsf",
     "wtinylfu": "wtinylfu", "beladysize": "belady-size",
   ]
   /// Policies that sample with their own generator: libCacheSim's figures are
@@ -52,13 +53,17 @@ import Testing
   }
 
   @Test func arcPaperOLTPFiguresExactly() throws {
-    let rows = try SharedData.table("traces/arc/REFERENCE_hit_ratios.csv", separator: ",").filter { $0["trace"] == "OLTP" }
+    let rows = try SharedData.table("traces/arc/REFERENCE_hit_ratios.csv", separator: ",").filter {
+      $0["trace"] == "OLTP"
+    }
     #expect(rows.count == 5)
     let trace = TraceSource(path: SharedData.path("traces/arc/OLTP.lis.zst"), format: .arc)
     var cells: [ReplayCell] = []
     for row in rows {
       for policy in ["lru", "arc"] {
-        cells.append(ReplayCell(trace: trace, policy: try PolicySpec(policy), cacheSize: Int64(row["cache_pages"]!)!, sizeMode: .count))
+        cells.append(
+          ReplayCell(
+            trace: trace, policy: try PolicySpec(policy), cacheSize: Int64(row["cache_pages"]!)!, sizeMode: .count))
       }
     }
     let results = try TraceReplay.runAll(cells, parallelism: 2)
@@ -70,7 +75,8 @@ import Testing
   }
 
   @Test func randomIsReproducibleRunToRun() throws {
-    let trace = TraceSource(path: SharedData.path("traces/libcachesim/cloudPhysicsIO.oracleGeneral.bin"), format: .oracleGeneral)
+    let trace = TraceSource(
+      path: SharedData.path("traces/libcachesim/cloudPhysicsIO.oracleGeneral.bin"), format: .oracleGeneral)
     let a = try TraceReplay.run(trace, policy: PolicySpec("random:seed=7"), cacheSize: 2500, sizeMode: .count)
     let b = try TraceReplay.run(trace, policy: PolicySpec("random:seed=7"), cacheSize: 2500, sizeMode: .count)
     let c = try TraceReplay.run(trace, policy: PolicySpec("random:seed=8"), cacheSize: 2500, sizeMode: .count)
@@ -82,9 +88,11 @@ import Testing
   /// no object and every copy after the first starts cold except for what fits.
   @Test func tiledCopiesShareNoObject() throws {
     let path = SharedData.path("traces/libcachesim/cloudPhysicsIO.oracleGeneral.bin")
-    let one = try TraceReplay.run(TraceSource(path: path, format: .oracleGeneral), policy: PolicySpec("lru"), cacheSize: 500, sizeMode: .count)
+    let one = try TraceReplay.run(
+      TraceSource(path: path, format: .oracleGeneral), policy: PolicySpec("lru"), cacheSize: 500, sizeMode: .count)
     let three = try TraceReplay.run(
-      TraceSource(path: path, format: .oracleGeneral, copies: 3), policy: PolicySpec("lru"), cacheSize: 500, sizeMode: .count)
+      TraceSource(path: path, format: .oracleGeneral, copies: 3), policy: PolicySpec("lru"), cacheSize: 500,
+      sizeMode: .count)
     #expect(three.requests == 3 * one.requests)
     // At 500 objects the cache forgets the previous copy long before its end.
     #expect(three.misses == 3 * one.misses)
@@ -99,9 +107,12 @@ import Testing
     let writer = try TraceWriter(path: path, format: .oracleGeneral)
     try writer.write(workload.generate())
     try writer.finish()
-    let one = try TraceReplay.run(TraceSource(path: path, format: .oracleGeneral), policy: PolicySpec("lru"), cacheSize: 1_000_000, sizeMode: .count)
+    let one = try TraceReplay.run(
+      TraceSource(path: path, format: .oracleGeneral), policy: PolicySpec("lru"), cacheSize: 1_000_000, sizeMode: .count
+    )
     let two = try TraceReplay.run(
-      TraceSource(path: path, format: .oracleGeneral, copies: 2), policy: PolicySpec("lru"), cacheSize: 1_000_000, sizeMode: .count)
+      TraceSource(path: path, format: .oracleGeneral, copies: 2), policy: PolicySpec("lru"), cacheSize: 1_000_000,
+      sizeMode: .count)
     // A cache that holds everything misses once per object of each copy.
     #expect(two.misses == 2 * one.misses, "copies shared objects: \(two.misses) misses, \(2 * one.misses) expected")
   }
@@ -143,7 +154,9 @@ import Testing
     var cells: [ReplayCell] = []
     for trace in traces {
       for size: Int64 in [100, 1000, 5000] {
-        for policy in policies { cells.append(ReplayCell(trace: trace, policy: policy, cacheSize: size, sizeMode: .count)) }
+        for policy in policies {
+          cells.append(ReplayCell(trace: trace, policy: policy, cacheSize: size, sizeMode: .count))
+        }
       }
     }
     let results = try TraceReplay.runAll(cells, parallelism: 2)
@@ -151,7 +164,8 @@ import Testing
       let slice = Array(results[group..<(group + policies.count)])
       let optimum = slice.first { $0.policy == "belady" }!
       for result in slice {
-        #expect(result.misses >= optimum.misses, "\(result.policy) beats Belady on \(result.trace) at \(result.cacheSize)")
+        #expect(
+          result.misses >= optimum.misses, "\(result.policy) beats Belady on \(result.trace) at \(result.cacheSize)")
       }
     }
   }
@@ -167,7 +181,9 @@ import Testing
     for row in rows {
       let trace = TraceSource(path: SharedData.path("traces/caffeine/lirs/\(row["trace"]!).trace.gz"), format: .txt)
       for (policy, _) in columns {
-        cells.append(ReplayCell(trace: trace, policy: try PolicySpec(policy), cacheSize: Int64(row["cache_size"]!)!, sizeMode: .count))
+        cells.append(
+          ReplayCell(
+            trace: trace, policy: try PolicySpec(policy), cacheSize: Int64(row["cache_size"]!)!, sizeMode: .count))
       }
     }
     let results = try TraceReplay.runAll(cells, parallelism: 2)
@@ -189,7 +205,9 @@ import Testing
   @Test func scarabLRUFiguresFromItsReadme() throws {
     let trace = TraceSource(path: SharedData.path("traces/caffeine/scarab/scarab-recs.trace.xz"), format: .scarab)
     let expected: [(Int64, Double)] = [(25_000, 60.13), (50_000, 69.15), (75_000, 73.51), (100_000, 75.91)]
-    let cells = expected.map { ReplayCell(trace: trace, policy: try! PolicySpec("lru"), cacheSize: $0.0, sizeMode: .count) }
+    let cells = expected.map {
+      ReplayCell(trace: trace, policy: try! PolicySpec("lru"), cacheSize: $0.0, sizeMode: .count)
+    }
     let results = try TraceReplay.runAll(cells, parallelism: 2)
     for (result, (size, percent)) in zip(results, expected) {
       let hitPercent = (Double(result.hits) / Double(result.requests) * 10_000).rounded() / 100
@@ -217,13 +235,16 @@ import Testing
   }
 
   static func source(_ row: [String: String]) throws -> TraceSource {
-    var source = TraceSource(path: SharedData.path("traces/" + row["trace"]!), format: try TraceFormat(name: row["format"]!))
+    var source = TraceSource(
+      path: SharedData.path("traces/" + row["trace"]!), format: try TraceFormat(name: row["format"]!))
     source.renumberIDs = true
     return source
   }
 
   @Test func everyRowOfACatalogPolicyAgrees() throws {
-    let rows = try SharedData.table("reference/libcachesim_more_traces.tsv", separator: "\t").filter { Self.spec($0) != nil }
+    let rows = try SharedData.table("reference/libcachesim_more_traces.tsv", separator: "\t").filter {
+      Self.spec($0) != nil
+    }
     #expect(rows.count >= 250, "the reference lost rows (\(rows.count))")
     #expect(rows.contains { $0["algorithm"] == "wtinylfu" })
     let cells = try rows.map { row in
@@ -237,7 +258,9 @@ import Testing
     for (row, result) in zip(rows, results) {
       #expect(result.requests == Int64(row["n_req"]!)!, "\(row["trace"]!): requests")
       if result.misses != Int64(row["n_miss"]!)! {
-        wrong.append("\(Self.spec(row)!) on \(row["trace"]!) at \(row["cache_size"]!): \(result.misses) misses, libCacheSim \(row["n_miss"]!)")
+        wrong.append(
+          "\(Self.spec(row)!) on \(row["trace"]!) at \(row["cache_size"]!): \(result.misses) misses, libCacheSim \(row["n_miss"]!)"
+        )
       }
     }
     #expect(wrong.isEmpty, "\(wrong.count) rows differ:\n\(wrong.joined(separator: "\n"))")

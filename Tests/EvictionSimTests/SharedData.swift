@@ -14,7 +14,9 @@ enum SharedData {
   /// Rows of a tab- or comma-separated file with a header, as dictionaries.
   static func table(_ relative: String, separator: Character) throws -> [[String: String]] {
     let text = try String(contentsOfFile: path(relative), encoding: .utf8)
-    var lines = text.split(separator: "\n").map { $0.split(separator: separator, omittingEmptySubsequences: false).map(String.init) }
+    var lines = text.split(separator: "\n").map {
+      $0.split(separator: separator, omittingEmptySubsequences: false).map(String.init)
+    }
     let header = lines.removeFirst()
     return lines.map { Dictionary(uniqueKeysWithValues: zip(header, $0)) }
   }

@@ -10,7 +10,8 @@ import Testing
     #expect(abs(w.t - -10.609453782082293) < 1e-9)
     #expect(abs(w.df - 7.441769190127557) < 1e-9)
     #expect(abs(w.p - 9.320503881903508e-06) / 9.320503881903508e-06 < 1e-6)
-    let noise = ThroughputComparison.welch([10.1, 9.7, 10.4, 10.0, 9.9, 10.2, 9.8], [10.0, 10.3, 9.6, 10.1, 10.2, 9.9, 10.05])
+    let noise = ThroughputComparison.welch(
+      [10.1, 9.7, 10.4, 10.0, 9.9, 10.2, 9.8], [10.0, 10.3, 9.6, 10.1, 10.2, 9.9, 10.05])
     #expect(abs(noise.t - 0.05707301455354184) < 1e-9 && abs(noise.p - 0.9554296655543159) < 1e-9)
   }
 

@@ -13,7 +13,8 @@ import Testing
     ("address/mcf.trace.gz", .address, 727_230, 719_685), ("address/swim.trace.gz", .address, 303_193, 22_605),
     ("address/twolf.trace.gz", .address, 482_824, 7_354),
     ("adapt_size/request.trace.xz", .adaptSize, 66_987, 40_240),
-    ("cache2k/orm-busy.trace.xz", .cache2k, 5_000_000, 76_349), ("cache2k/orm-night.trace.xz", .cache2k, 5_000_000, 86_466),
+    ("cache2k/orm-busy.trace.xz", .cache2k, 5_000_000, 76_349),
+    ("cache2k/orm-night.trace.xz", .cache2k, 5_000_000, 86_466),
     ("cache2k/web07.trace.xz", .cache2k, 76_118, 20_484), ("cache2k/web12.trace.xz", .cache2k, 95_607, 13_756),
     ("cloud_physics/w106.trace.xz", .cloudPhysics, 5_292_456, 275_171),
     ("corda/trace_vaultservice.gz", .corda, 135_702, 90_468),
@@ -65,7 +66,9 @@ import Testing
     #expect(records.map(\.size) == [100, 200, 100] && records.map(\.time) == [1, 2, 3])
     #expect(records[0].key == records[2].key && records[0].key != records[1].key, "the key is the (id, size) pair")
     let badSize = try scratch.file("req2.trace", "1 7 big\n")
-    #expect { _ = try readAll(badSize, format: try TraceFormat(name: "lrb")) } throws: { "\($0)".contains("req2.trace:1:") && "\($0)".contains("size 'big'") }
+    #expect { _ = try readAll(badSize, format: try TraceFormat(name: "lrb")) } throws: {
+      "\($0)".contains("req2.trace:1:") && "\($0)".contains("size 'big'")
+    }
   }
 
   @Test func twitterKeepsGetsWeighingKeyPlusValue() throws {
@@ -87,7 +90,8 @@ import Testing
     let scratch = try Scratch()
     let trace = try scratch.file(
       "wdev_0.csv",
-      "128166372003061629,wdev,0,Read,8192,8192,100\n128166372013061629,wdev,0,Write,0,4096,100\n128166372023061629,wdev,1,Read,4095,2,100\n")
+      "128166372003061629,wdev,0,Read,8192,8192,100\n128166372013061629,wdev,0,Write,0,4096,100\n128166372023061629,wdev,1,Read,4095,2,100\n"
+    )
     let records = try readAll(trace, format: .msr, batch: 2)
     // 8192+8192 covers blocks 2 and 3; the write is skipped; 4095..4096 straddles blocks 0 and 1 of disk 1.
     #expect(records.map(\.key) == [2, 3, 1 << 48, 1 << 48 | 1])

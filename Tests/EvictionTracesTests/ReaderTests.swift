@@ -19,7 +19,9 @@ final class Scratch {
   }
 }
 
-func readAll(_ path: String, format: TraceFormat? = nil, csv: CSVOptions = CSVOptions(), batch: Int = 3) throws -> [TraceRecord] {
+func readAll(_ path: String, format: TraceFormat? = nil, csv: CSVOptions = CSVOptions(), batch: Int = 3) throws
+  -> [TraceRecord]
+{
   let reader = try openTrace(path, format: format, csv: csv)
   let buffer = UnsafeMutableBufferPointer<TraceRecord>.allocate(capacity: batch)
   defer { buffer.deallocate() }
@@ -64,7 +66,11 @@ func runTool(_ tool: String, _ arguments: [String]) throws {
   @Test func aLineWithSeveralFieldsNamesFileAndLine() throws {
     let scratch = try Scratch()
     let path = try scratch.file("b.txt", "1\n2\n3 4\n")
-    #expect(throws: TraceError.malformedLine(file: path, line: 3, reason: "expected one key per line, found several fields (for delimited traces use --format csv)")) {
+    #expect(
+      throws: TraceError.malformedLine(
+        file: path, line: 3,
+        reason: "expected one key per line, found several fields (for delimited traces use --format csv)")
+    ) {
       try readAll(path)
     }
   }
@@ -103,7 +109,10 @@ func runTool(_ tool: String, _ arguments: [String]) throws {
   @Test func malformedLinesNameFileLineAndField() throws {
     let scratch = try Scratch()
     let badSize = try scratch.file("e.csv", "time,id,size\n1,5,10\n2,6,ten\n")
-    #expect(throws: TraceError.malformedLine(file: badSize, line: 3, reason: "size 'ten' in column 3 is not a non-negative integer")) {
+    #expect(
+      throws: TraceError.malformedLine(
+        file: badSize, line: 3, reason: "size 'ten' in column 3 is not a non-negative integer")
+    ) {
       try readAll(badSize)
     }
     let short = try scratch.file("f.csv", "time,id,size\n1,5\n")
@@ -133,30 +142,39 @@ func runTool(_ tool: String, _ arguments: [String]) throws {
     data += oracleRecord(time: 7, id: 1 << 40, size: 4096, next: -1)
     let path = try scratch.file("t.oracleGeneral.bin", data)
     let records = try readAll(path, batch: 1)
-    #expect(records == [
-      TraceRecord(key: 1 << 40, size: 4096, time: 5, nextAccess: 3),
-      TraceRecord(key: 1 << 40, size: 4096, time: 7, nextAccess: TraceRecord.never),
-    ])
+    #expect(
+      records == [
+        TraceRecord(key: 1 << 40, size: 4096, time: 5, nextAccess: 3),
+        TraceRecord(key: 1 << 40, size: 4096, time: 7, nextAccess: TraceRecord.never),
+      ])
   }
 
   @Test func truncatedRecordGivesItsByteOffset() throws {
     let scratch = try Scratch()
-    let data = oracleRecord(time: 5, id: 1, size: 1, next: -1) + oracleRecord(time: 5, id: 2, size: 1, next: -1).prefix(10)
+    let data =
+      oracleRecord(time: 5, id: 1, size: 1, next: -1) + oracleRecord(time: 5, id: 2, size: 1, next: -1).prefix(10)
     let path = try scratch.file("u.oracleGeneral", data)
-    #expect(throws: TraceError.truncatedRecord(file: path, offset: 24, recordSize: 24, remaining: 10)) { try readAll(path) }
+    #expect(throws: TraceError.truncatedRecord(file: path, offset: 24, recordSize: 24, remaining: 10)) {
+      try readAll(path)
+    }
   }
 
   @Test func vscsiNeedsItsVersionMarker() throws {
     let scratch = try Scratch()
     let path = try scratch.file("v.vscsi", Data(repeating: 0, count: 64))
-    #expect(throws: TraceError.notOfFormat(file: path, format: "vscsi", reason: "the first record has no version 1 or 2 marker")) {
+    #expect(
+      throws: TraceError.notOfFormat(
+        file: path, format: "vscsi", reason: "the first record has no version 1 or 2 marker")
+    ) {
       try readAll(path)
     }
   }
 
   /// All four encodings of cloudPhysicsIO hold the same 113,872 requests for the same keys.
   @Test func cloudPhysicsEncodingsAgree() throws {
-    let names = ["cloudPhysicsIO.oracleGeneral.bin", "cloudPhysicsIO.vscsi", "cloudPhysicsIO.csv", "cloudPhysicsIO.txt"]
+    let names = [
+      "cloudPhysicsIO.oracleGeneral.bin", "cloudPhysicsIO.vscsi", "cloudPhysicsIO.csv", "cloudPhysicsIO.txt",
+    ]
     let traces = try names.map { try readAll(sharedTrace("libcachesim/" + $0), batch: 5000) }
     for records in traces { #expect(records.count == 113_872) }
     for records in traces.dropFirst() { #expect(records.map(\.key) == traces[0].map(\.key)) }

@@ -62,7 +62,8 @@ import Testing
     }
     let (records, skipped) = try readSkipping(path, format: .cache2k)
     #expect(records.map(\.key) == [7, 8, 9])
-    #expect(skipped.count == 1 && skipped.first == .truncatedRecord(file: path, offset: 12, recordSize: 4, remaining: 2))
+    #expect(
+      skipped.count == 1 && skipped.first == .truncatedRecord(file: path, offset: 12, recordSize: 4, remaining: 2))
   }
 
   @Test func aCorruptCompressedStreamIsNeverSkipped() throws {
@@ -95,7 +96,11 @@ import Testing
       let fromMemory = try openTrace(contents: bytes, name: path, format: .txt).readAll()
       #expect(fromMemory == fromFile && fromFile.count == 5_000, "\(path)")
     }
-    #expect(throws: TraceError.malformedLine(file: "inline", line: 2, reason: "expected one key per line, found several fields (for delimited traces use --format csv)")) {
+    #expect(
+      throws: TraceError.malformedLine(
+        file: "inline", line: 2,
+        reason: "expected one key per line, found several fields (for delimited traces use --format csv)")
+    ) {
       _ = try openTrace(contents: Array("1\n2 3\n".utf8), name: "inline", format: .txt).readAll()
     }
   }

@@ -32,7 +32,8 @@ import Testing
     #expect(run.stdout.contains("1 of \(cells.count) cells differ"), "\(run.stdout)")
     #expect(
       run.stdout.contains(
-        "lru on traces/zipf-0.9.oracleGeneral.zst at 100 (count): hits \(hits - 1) → \(hits), misses \(misses + 1) → \(misses)"),
+        "lru on traces/zipf-0.9.oracleGeneral.zst at 100 (count): hits \(hits - 1) → \(hits), misses \(misses + 1) → \(misses)"
+      ),
       "\(run.stdout)")
   }
 

@@ -71,13 +71,16 @@ func scratchDirectory() throws -> URL { try Scratch.directory("cli") }
   @Test func malformedTextLine() throws {
     let dir = try scratchDirectory()
     try "1\n2\n3 4\n".write(to: dir.appendingPathComponent("bad.txt"), atomically: true, encoding: .utf8)
-    try expectOneLineError(["replay", "bad.txt", "--policy", "lru", "--size", "2"], mentions: ["bad.txt:3:", "one key per line"], in: dir)
+    try expectOneLineError(
+      ["replay", "bad.txt", "--policy", "lru", "--size", "2"], mentions: ["bad.txt:3:", "one key per line"], in: dir)
   }
 
   @Test func malformedCSVLine() throws {
     let dir = try scratchDirectory()
-    try "time,id,size\n1,2,3\n2,3,x\n".write(to: dir.appendingPathComponent("bad.csv"), atomically: true, encoding: .utf8)
-    try expectOneLineError(["replay", "bad.csv", "--policy", "lru", "--size", "2"], mentions: ["bad.csv:3:", "size 'x'"], in: dir)
+    try "time,id,size\n1,2,3\n2,3,x\n".write(
+      to: dir.appendingPathComponent("bad.csv"), atomically: true, encoding: .utf8)
+    try expectOneLineError(
+      ["replay", "bad.csv", "--policy", "lru", "--size", "2"], mentions: ["bad.csv:3:", "size 'x'"], in: dir)
   }
 
   @Test func skipBadLinesReplaysTheRestAndWarnsOncePerTrace() throws {
@@ -101,26 +104,35 @@ func scratchDirectory() throws -> URL { try Scratch.directory("cli") }
     let dir = try scratchDirectory()
     try Data(repeating: 1, count: 30).write(to: dir.appendingPathComponent("cut.oracleGeneral.bin"))
     try expectOneLineError(
-      ["replay", "cut.oracleGeneral.bin", "--policy", "lru", "--size", "2"], mentions: ["cut.oracleGeneral.bin", "byte offset 24"],
+      ["replay", "cut.oracleGeneral.bin", "--policy", "lru", "--size", "2"],
+      mentions: ["cut.oracleGeneral.bin", "byte offset 24"],
       in: dir)
   }
 
   @Test func unknownFormatEmptyTraceMissingFile() throws {
     let dir = try scratchDirectory()
     try "".write(to: dir.appendingPathComponent("empty.txt"), atomically: true, encoding: .utf8)
-    try expectOneLineError(["replay", "empty.txt", "--format", "parquet", "--policy", "lru", "--size", "2"], mentions: ["parquet", "known formats"], in: dir)
-    try expectOneLineError(["replay", "empty.txt", "--policy", "lru", "--size", "2"], mentions: ["empty.txt", "no requests"], in: dir)
-    try expectOneLineError(["replay", "nope.txt", "--policy", "lru", "--size", "2"], mentions: ["nope.txt", "no such file"], in: dir)
-    try expectOneLineError(["replay", "empty.weird", "--policy", "lru", "--size", "2"], mentions: ["empty.weird"], in: dir)
+    try expectOneLineError(
+      ["replay", "empty.txt", "--format", "parquet", "--policy", "lru", "--size", "2"],
+      mentions: ["parquet", "known formats"], in: dir)
+    try expectOneLineError(
+      ["replay", "empty.txt", "--policy", "lru", "--size", "2"], mentions: ["empty.txt", "no requests"], in: dir)
+    try expectOneLineError(
+      ["replay", "nope.txt", "--policy", "lru", "--size", "2"], mentions: ["nope.txt", "no such file"], in: dir)
+    try expectOneLineError(
+      ["replay", "empty.weird", "--policy", "lru", "--size", "2"], mentions: ["empty.weird"], in: dir)
   }
 
   @Test func zeroSizeAndUnknownPolicy() throws {
     let dir = try scratchDirectory()
     try "1\n".write(to: dir.appendingPathComponent("a.txt"), atomically: true, encoding: .utf8)
-    try expectOneLineError(["replay", "a.txt", "--policy", "lru", "--size", "0"], mentions: ["'0'", "positive"], in: dir)
+    try expectOneLineError(
+      ["replay", "a.txt", "--policy", "lru", "--size", "0"], mentions: ["'0'", "positive"], in: dir)
     try expectOneLineError(["replay", "a.txt", "--policy", "lru", "--size", "12q"], mentions: ["12q"], in: dir)
-    try expectOneLineError(["replay", "a.txt", "--policy", "lruu", "--size", "5"], mentions: ["lruu", "known policies"], in: dir)
-    try expectOneLineError(["replay", "a.txt", "--policy", "slru:segments=0", "--size", "5"], mentions: ["segments=0"], in: dir)
+    try expectOneLineError(
+      ["replay", "a.txt", "--policy", "lruu", "--size", "5"], mentions: ["lruu", "known policies"], in: dir)
+    try expectOneLineError(
+      ["replay", "a.txt", "--policy", "slru:segments=0", "--size", "5"], mentions: ["segments=0"], in: dir)
     try expectOneLineError(["replay", "a.txt", "--size", "5"], mentions: ["--policy"], in: dir)
   }
 }
@@ -136,14 +148,21 @@ func scratchDirectory() throws -> URL { try Scratch.directory("cli") }
   @Test func csvAndJsonCarryTheContractKeysAndAgree() throws {
     let trace = sharedTraces + "/libcachesim/cloudPhysicsIO.oracleGeneral.bin"
     let dir = try scratchDirectory()
-    let args = ["replay", trace, "--policy", "LRU,slru:segments=5,random:seed=3", "--size", "1k,5000", "--size-mode", "count"]
+    let args = [
+      "replay", trace, "--policy", "LRU,slru:segments=5,random:seed=3", "--size", "1k,5000", "--size-mode", "count",
+    ]
     let csvRun = try evlab(args + ["--csv", "-"])
     #expect(csvRun.status == 0, "\(csvRun.stderr)")
     let lines = csvRun.stdout.split(separator: "\n")
     #expect(lines.first == Substring(Self.columns.joined(separator: ",")))
     #expect(lines.count == 1 + 3 * 2)
-    let rows = lines.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(Self.columns, $0.split(separator: ",").map(String.init))) }
-    #expect(rows.map { $0["policy"]! } == ["lru", "lru", "slru:segments=5", "slru:segments=5", "random:seed=3", "random:seed=3"])
+    let rows = lines.dropFirst().map {
+      Dictionary(uniqueKeysWithValues: zip(Self.columns, $0.split(separator: ",").map(String.init)))
+    }
+    #expect(
+      rows.map { $0["policy"]! } == [
+        "lru", "lru", "slru:segments=5", "slru:segments=5", "random:seed=3", "random:seed=3",
+      ])
     #expect(rows.map { $0["cache_size"]! } == ["1024", "5000", "1024", "5000", "1024", "5000"])
     // libCacheSim: LRU at 5000 objects misses 91,527 of 113,872.
     #expect(rows[1]["misses"] == "91527" && rows[1]["requests"] == "113872")
@@ -153,7 +172,8 @@ func scratchDirectory() throws -> URL { try Scratch.directory("cli") }
     let jsonRun = try evlab(args + ["--json", jsonPath])
     #expect(jsonRun.status == 0)
     #expect(jsonRun.stdout.contains("miss ratio"), "the table goes to standard output when no output is -")
-    let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: jsonPath))) as! [String: Any]
+    let object =
+      try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: jsonPath))) as! [String: Any]
     let results = object["results"] as! [[String: Any]]
     #expect(results.count == 6)
     #expect(Set(results[0].keys) == Set(Self.columns))
@@ -167,7 +187,8 @@ func scratchDirectory() throws -> URL { try Scratch.directory("cli") }
     let dir = try scratchDirectory()
     let traces = dir.appendingPathComponent("traces")
     try FileManager.default.createDirectory(at: traces, withIntermediateDirectories: true)
-    for name in try FileManager.default.contentsOfDirectory(atPath: repositoryRoot.appendingPathComponent("traces").path)
+    for name in try FileManager.default.contentsOfDirectory(
+      atPath: repositoryRoot.appendingPathComponent("traces").path)
     where name.hasSuffix(".zst") {
       try FileManager.default.copyItem(
         at: repositoryRoot.appendingPathComponent("traces/" + name), to: traces.appendingPathComponent(name))

@@ -40,7 +40,9 @@ import Testing
     let runs = try (1...shards).map { i -> Process in
       let process = Process()
       process.executableURL = URL(fileURLWithPath: evlabPath)
-      process.arguments = ["compare", "--config", config, "--shard", "\(i)/\(shards)", "--output", "parts/\(i)", "--jobs", "1"]
+      process.arguments = [
+        "compare", "--config", config, "--shard", "\(i)/\(shards)", "--output", "parts/\(i)", "--jobs", "1",
+      ]
       process.currentDirectoryURL = dir
       process.standardError = FileHandle.nullDevice
       try process.run()
@@ -59,12 +61,16 @@ import Testing
       text.components(separatedBy: "\n## Provenance")[0].split(separator: "\n", omittingEmptySubsequences: false)
         .filter { !$0.hasPrefix("  \"provenance\": ") }.joined(separator: "\n")
     }
-    #expect(try withoutProvenance(read(dir, "merged/results.json")) == withoutProvenance(read(dir, "single/results.json")))
+    #expect(
+      try withoutProvenance(read(dir, "merged/results.json")) == withoutProvenance(read(dir, "single/results.json")))
     #expect(try withoutProvenance(read(dir, "merged/report.md")) == withoutProvenance(read(dir, "single/report.md")))
     let provenance = try read(dir, "merged/provenance.json")
-    #expect(provenance.contains("\"command\": ") && provenance.contains(" merge ") && provenance.contains("\"seeds\": ["))
+    #expect(
+      provenance.contains("\"command\": ") && provenance.contains(" merge ") && provenance.contains("\"seeds\": ["))
     #expect(try read(dir, "single/results.json").contains("\"provenance\": {\"tool\": \"evlab\", \"version\": "))
-    #expect(try read(dir, "single/report.md").contains("## Provenance") && read(dir, "single/report.html").contains("<footer class=\"provenance\">"))
+    #expect(
+      try read(dir, "single/report.md").contains("## Provenance")
+        && read(dir, "single/report.html").contains("<footer class=\"provenance\">"))
     // 3 traces × 6 policies × 3 sizes; random and the generated trace ran per seed.
     let lines = singleCSV.split(separator: "\n")
     #expect(lines.count == 1 + 3 * 6 * 3)
@@ -80,7 +86,8 @@ import Testing
     let a = try writeConfig(in: dir, name: "a")
     let b = try writeConfig(in: dir, name: "b", extra: "skip_bad_lines = true")
     for (config, shard, output) in [(a, "1/2", "a1"), (a, "2/2", "a2"), (b, "2/2", "b2"), (a, "1/3", "a13")] {
-      let run = try evlab(["compare", "--config", config, "--shard", shard, "--output", output, "--jobs", "1"], in: dir)
+      let run = try evlab(
+        ["compare", "--config", config, "--shard", shard, "--output", output, "--jobs", "1"], in: dir)
       #expect(run.status == 0, "\(run.stderr)")
     }
     let cases: [([String], String)] = [
@@ -101,10 +108,22 @@ import Testing
   @Test func badConfigurationsFailInOneLineBeforeAnyWork() throws {
     let dir = try scratchDirectory()
     let cases: [(String, String)] = [
-      ("policies = [\"lru\"]\nsizes = [10]\n[[traces]]\npath = \"missing.oracleGeneral\"\n", "missing.oracleGeneral does not exist"),
-      ("policies = [\"lru\", \"nope\"]\nsizes = [10]\n[[traces]]\npath = \"\(repositoryRoot.path)/traces/loop-3000.oracleGeneral.zst\"\n", "unknown policy 'nope'"),
-      ("policies = [\"lru\"]\nsizes = []\n[[traces]]\npath = \"\(repositoryRoot.path)/traces/loop-3000.oracleGeneral.zst\"\n", "sizes is empty"),
-      ("policies = [\"lru\"]\nsize = [10]\n[[traces]]\npath = \"\(repositoryRoot.path)/traces/loop-3000.oracleGeneral.zst\"\n", "unknown key 'size'"),
+      (
+        "policies = [\"lru\"]\nsizes = [10]\n[[traces]]\npath = \"missing.oracleGeneral\"\n",
+        "missing.oracleGeneral does not exist"
+      ),
+      (
+        "policies = [\"lru\", \"nope\"]\nsizes = [10]\n[[traces]]\npath = \"\(repositoryRoot.path)/traces/loop-3000.oracleGeneral.zst\"\n",
+        "unknown policy 'nope'"
+      ),
+      (
+        "policies = [\"lru\"]\nsizes = []\n[[traces]]\npath = \"\(repositoryRoot.path)/traces/loop-3000.oracleGeneral.zst\"\n",
+        "sizes is empty"
+      ),
+      (
+        "policies = [\"lru\"]\nsize = [10]\n[[traces]]\npath = \"\(repositoryRoot.path)/traces/loop-3000.oracleGeneral.zst\"\n",
+        "unknown key 'size'"
+      ),
       ("policies = [\"lru\"\n", "not closed"),
     ]
     for (i, (text, words)) in cases.enumerated() {
@@ -112,7 +131,9 @@ import Testing
       try text.write(toFile: path, atomically: true, encoding: .utf8)
       let run = try evlab(["compare", "--config", path, "--output", "out\(i)"], in: dir)
       #expect(run.status == 1, "\(text)")
-      #expect(run.stderr.hasPrefix("evlab: error: ") && run.stderr.contains(words) && run.stderr.contains("bad\(i).toml"), "\(run.stderr)")
+      #expect(
+        run.stderr.hasPrefix("evlab: error: ") && run.stderr.contains(words) && run.stderr.contains("bad\(i).toml"),
+        "\(run.stderr)")
       #expect(run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
       #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("out\(i)").path))
     }
@@ -136,7 +157,9 @@ import Testing
     // And the rows are the replay's numbers.
     let replay = try evlab(["replay", trace, "--policy", "lru,arc", "--size", "100", "--csv", "-"], in: dir)
     let replayRows = replay.stdout.split(separator: "\n").dropFirst().map { $0.split(separator: ",") }
-    let compareRows = try read(dir, "file/results.csv").split(separator: "\n").dropFirst().map { $0.split(separator: ",") }
+    let compareRows = try read(dir, "file/results.csv").split(separator: "\n").dropFirst().map {
+      $0.split(separator: ",")
+    }
     for r in replayRows {
       let match = compareRows.first { $0[2] == r[2] && $0[4] == r[3] }
       // hits, misses, miss_ratio, bytes_requested, bytes_missed agree.
@@ -148,7 +171,8 @@ import Testing
     let dir = try scratchDirectory()
     let path = try writeConfig(in: dir, name: "withdisk", extra: "")
     var text = try String(contentsOfFile: path, encoding: .utf8)
-    text += "\n[disk]\nmodes = [\"file\", \"sqlite\"]\nvalue_sizes = [256, \"64k\"]\nops = 20\nrounds = 2\ninline_threshold = \"32k\"\n"
+    text +=
+      "\n[disk]\nmodes = [\"file\", \"sqlite\"]\nvalue_sizes = [256, \"64k\"]\nops = 20\nrounds = 2\ninline_threshold = \"32k\"\n"
     try text.write(toFile: path, atomically: true, encoding: .utf8)
     let run = try evlab(["compare", "--config", path, "--output", "out"], in: dir)
     #expect(run.status == 0, "\(run.stderr)")

@@ -20,7 +20,9 @@ import Testing
       kill(process.processIdentifier, SIGKILL)
       process.waitUntilExit()
       acknowledged.append(output.readDataToEndOfFile())
-      let acks = String(decoding: acknowledged, as: UTF8.self).split(separator: "\n").compactMap { Int($0.dropFirst(4)) }
+      let acks = String(decoding: acknowledged, as: UTF8.self).split(separator: "\n").compactMap {
+        Int($0.dropFirst(4))
+      }
       #expect(process.terminationReason == .uncaughtSignal, "round \(round)")
       // Reopen (the new owner sweeps what the writer left), then check.
       let store = try DiskStore(directory: dir, inlineThreshold: 2048)
@@ -30,7 +32,9 @@ import Testing
       }
       store.close()
       let check = try evlab(["disk", "check", dir])
-      #expect(check.status == 0 && check.stdout.contains("consistent"), "round \(round) after \(acks.count) acks: \(check.stdout)\(check.stderr)")
+      #expect(
+        check.status == 0 && check.stdout.contains("consistent"),
+        "round \(round) after \(acks.count) acks: \(check.stdout)\(check.stderr)")
     }
   }
 
@@ -56,13 +60,17 @@ import Testing
       var (writer, output, acknowledged) = try startWriter(dir)
       usleep(UInt32(20_000 * (round + 1)))
       let repair = try evlab(["disk", "check", dir, "--repair"])
-      #expect(repair.status == 1 && repair.stderr.contains("in use by process \(writer.processIdentifier)"), "\(repair.stderr)")
+      #expect(
+        repair.status == 1 && repair.stderr.contains("in use by process \(writer.processIdentifier)"),
+        "\(repair.stderr)")
       let check = try evlab(["disk", "check", dir, "--quick"])
       #expect(check.status == 0, "a check beside a writer sees a consistent store: \(check.stdout)\(check.stderr)")
       kill(writer.processIdentifier, SIGKILL)
       writer.waitUntilExit()
       acknowledged.append(output.readDataToEndOfFile())
-      let acks = String(decoding: acknowledged, as: UTF8.self).split(separator: "\n").compactMap { Int($0.dropFirst(4)) }
+      let acks = String(decoding: acknowledged, as: UTF8.self).split(separator: "\n").compactMap {
+        Int($0.dropFirst(4))
+      }
       let store = try DiskStore(directory: dir, inlineThreshold: 2048)
       for i in acks {
         #expect(try store.value(forKey: "key-\(i)") == Self.value(i), "round \(round): key-\(i) acknowledged but lost")
@@ -82,7 +90,13 @@ import Testing
       #expect(run.status == 1 && run.stderr.contains("is not an EvictionLab store"), "\(arguments): \(run.stderr)")
     }
     #expect(treeDigest(root.path) == before)
-    for arguments in [["disk", "check", ""], ["disk-bench", "--dir", ""], ["replay", "x.txt", "--policy", "lru", "--size", "2", "--tier", "memory+disk", "--disk-size", "4", "--disk-dir", ""]] {
+    for arguments in [
+      ["disk", "check", ""], ["disk-bench", "--dir", ""],
+      [
+        "replay", "x.txt", "--policy", "lru", "--size", "2", "--tier", "memory+disk", "--disk-size", "4", "--disk-dir",
+        "",
+      ],
+    ] {
       let run = try evlab(arguments, in: root)
       #expect(run.status != 0 && run.stderr.contains("empty path"), "\(arguments): \(run.stderr)")
     }
@@ -102,20 +116,22 @@ import Testing
     case "disk-bench": arguments = ["disk-bench", "--dir", temporary, "--ops", "4000", "--value-size", "64k,1m"]
     case "compare":
       try """
-        policies = ["lru", "fifo"]
-        sizes = [100, 1000]
-        seeds = [1, 2, 3]
-        [[traces]]
-        generate = "zipf"
-        objects = 200000
-        requests = 3000000
-        [disk]
-        value_sizes = ["1m"]
-        ops = 2000
-        """.write(to: root.appendingPathComponent("c.toml"), atomically: true, encoding: .utf8)
+      policies = ["lru", "fifo"]
+      sizes = [100, 1000]
+      seeds = [1, 2, 3]
+      [[traces]]
+      generate = "zipf"
+      objects = 200000
+      requests = 3000000
+      [disk]
+      value_sizes = ["1m"]
+      ops = 2000
+      """.write(to: root.appendingPathComponent("c.toml"), atomically: true, encoding: .utf8)
       arguments = ["compare", "--config", "c.toml", "--output", "out"]
     default:
-      arguments = ["replay", "loop.txt", "--tier", "memory+disk", "--policy", "lru", "--size", "100", "--disk-size", "10000"]
+      arguments = [
+        "replay", "loop.txt", "--tier", "memory+disk", "--policy", "lru", "--size", "100", "--disk-size", "10000",
+      ]
     }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: evlabPath)
@@ -128,7 +144,9 @@ import Testing
     try process.run()
     // Until the run has made its scratch folder (and a little more), then interrupt.
     let deadline = Date().addingTimeInterval(30)
-    while (try FileManager.default.contentsOfDirectory(atPath: temporary)).isEmpty && Date() < deadline { usleep(10_000) }
+    while (try FileManager.default.contentsOfDirectory(atPath: temporary)).isEmpty && Date() < deadline {
+      usleep(10_000)
+    }
     usleep(300_000)
     #expect(process.isRunning, "the run was still going when interrupted")
     kill(process.processIdentifier, signal)
@@ -153,7 +171,9 @@ import Testing
     holder.standardOutput = out
     try holder.run()
     var seen = Data()
-    while !String(decoding: seen, as: UTF8.self).contains("held") { seen.append(out.fileHandleForReading.availableData) }
+    while !String(decoding: seen, as: UTF8.self).contains("held") {
+      seen.append(out.fileHandleForReading.availableData)
+    }
     let store = try DiskStore(directory: dir)
     let start = ContinuousClock.now
     for i in 0..<5 { try store.set([UInt8(i)], forKey: "during-\(i)") }
@@ -180,7 +200,8 @@ import Testing
     #expect(broken.status == 1 && broken.stdout.contains("1 rows name a missing file"))
     #expect(broken.stderr.contains("evlab disk check --repair"))
     let repaired = try evlab(["disk", "check", dir, "--repair"])
-    #expect(repaired.status == 0 && repaired.stdout.contains("lost 1 values") && repaired.stdout.contains("consistent now"))
+    #expect(
+      repaired.status == 0 && repaired.stdout.contains("lost 1 values") && repaired.stdout.contains("consistent now"))
     let file = try scratchDirectory().appendingPathComponent("plain").path
     FileManager.default.createFile(atPath: file, contents: Data([1]))
     let notDir = try evlab(["disk", "check", file])
@@ -196,7 +217,11 @@ import Testing
     #expect(rows.count == 3 * 2 * 4)
     for mode in ["file", "sqlite", "mixed"] {
       for phase in ["write", "read-hit", "read-miss", "delete"] {
-        #expect(rows.contains { $0["mode"] as? String == mode && $0["phase"] as? String == phase && ($0["ops_per_second"] as? Double ?? 0) > 0 })
+        #expect(
+          rows.contains {
+            $0["mode"] as? String == mode && $0["phase"] as? String == phase
+              && ($0["ops_per_second"] as? Double ?? 0) > 0
+          })
       }
     }
     #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty, "scratch stores are removed")
@@ -215,7 +240,8 @@ import Testing
     let run: Run
     if geteuid() == 0 {
       let setpriv = "/usr/bin/setpriv"
-      try #require(FileManager.default.isExecutableFile(atPath: setpriv), "util-linux's setpriv runs the command as nobody")
+      try #require(
+        FileManager.default.isExecutableFile(atPath: setpriv), "util-linux's setpriv runs the command as nobody")
       let process = Process()
       process.executableURL = URL(fileURLWithPath: setpriv)
       process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", evlabPath, "disk", "check", store]
@@ -240,11 +266,17 @@ import Testing
     try (0..<120).map { String($0 % 30) }.joined(separator: "\n").write(
       to: dir.appendingPathComponent("loop.txt"), atomically: true, encoding: .utf8)
     let run = try evlab(
-      ["replay", "loop.txt", "--tier", "memory+disk", "--policy", "lru", "--size", "5", "--disk-size", "50", "--disk-dir", dir.path, "--csv", "-"],
+      [
+        "replay", "loop.txt", "--tier", "memory+disk", "--policy", "lru", "--size", "5", "--disk-size", "50",
+        "--disk-dir", dir.path, "--csv", "-",
+      ],
       in: dir)
     #expect(run.status == 0, "\(run.stderr)")
     let lines = run.stdout.split(separator: "\n")
-    #expect(lines.first?.hasPrefix("trace,policy,memory_size,disk_size,size_mode,requests,memory_hits,disk_hits,misses,bytes_read_from_disk") == true)
+    #expect(
+      lines.first?.hasPrefix(
+        "trace,policy,memory_size,disk_size,size_mode,requests,memory_hits,disk_hits,misses,bytes_read_from_disk")
+        == true)
     try #require(lines.count == 2)
     let fields = lines[1].split(separator: ",")
     #expect(fields[5] == "120" && fields[6] == "0" && fields[7] == "90" && fields[8] == "30")

@@ -8,7 +8,9 @@ import Testing
 /// failed on the main before it.
 @Suite struct HonestyTests {
   func rows(_ csv: String) -> [[String: String]] {
-    let lines = csv.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+    let lines = csv.split(separator: "\n").map {
+      $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+    }
     guard let header = lines.first else { return [] }
     return lines.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(header, $0)) }
   }
@@ -24,7 +26,10 @@ import Testing
       #expect(Set(rows(run.stdout).map { $0["policy"]! }) == ["lru", "arc"], "\(arguments)")
     }
     let stress = try evlab(
-      ["stress", "t.txt", "--policy", "lru", "--policy", "fifo", "--size", "50", "--threads", "1", "--lock", "mutex", "--csv", "-"],
+      [
+        "stress", "t.txt", "--policy", "lru", "--policy", "fifo", "--size", "50", "--threads", "1", "--lock", "mutex",
+        "--csv", "-",
+      ],
       in: dir)
     #expect(stress.status == 0, "\(stress.stderr)")
     #expect(Set(rows(stress.stdout).filter { $0["lock"] == "mutex" }.map { $0["policy"]! }) == ["lru", "fifo"])
@@ -36,7 +41,8 @@ import Testing
     for arguments in [
       ["replay", "t.txt", "--policy", "lru", "--size", ""], ["replay", "t.txt", "--policy", "lru", "--size", ",,"],
       ["replay", "t.txt", "--policy", "lru,,arc", "--size", "2"], ["mrc", "t.txt", "--sizes", ""],
-      ["stress", "t.txt", "--size", "2", "--threads", ""], ["replay", "t.txt", "--policy", "slru:segments=4,segments=8", "--size", "8"],
+      ["stress", "t.txt", "--size", "2", "--threads", ""],
+      ["replay", "t.txt", "--policy", "slru:segments=4,segments=8", "--size", "8"],
     ] {
       let run = try evlab(arguments, in: dir)
       #expect(run.status != 0 && !run.stderr.isEmpty && run.stdout.isEmpty, "\(arguments): \(run.status) \(run.stdout)")
@@ -80,8 +86,10 @@ import Testing
 
   @Test func aHeaderIsToldFromDataByItsColumnsOfNumbers() throws {
     let dir = try scratchDirectory()
-    try "when|item|bytes\n1|5|10\n2|5|10\n".write(to: dir.appendingPathComponent("pipe.csv"), atomically: true, encoding: .utf8)
-    let run = try evlab(["replay", "pipe.csv", "--policy", "lru", "--size", "100", "--size-mode", "bytes", "--csv", "-"], in: dir)
+    try "when|item|bytes\n1|5|10\n2|5|10\n".write(
+      to: dir.appendingPathComponent("pipe.csv"), atomically: true, encoding: .utf8)
+    let run = try evlab(
+      ["replay", "pipe.csv", "--policy", "lru", "--size", "100", "--size-mode", "bytes", "--csv", "-"], in: dir)
     let row = try #require(rows(run.stdout).first, "\(run.stderr)")
     #expect(row["requests"] == "2" && row["hits"] == "1" && row["bytes_requested"] == "20", "\(row)")
   }
@@ -91,9 +99,13 @@ import Testing
     let dir = try scratchDirectory()
     try "time,key,size\n1,1,4611686018427387904\n2,2,4611686018427387904\n".write(
       to: dir.appendingPathComponent("big.csv"), atomically: true, encoding: .utf8)
-    for command in [["replay", "big.csv", "--policy", "lru", "--size", "1g", "--size-mode", "bytes"], ["trace-info", "big.csv"]] {
+    for command in [
+      ["replay", "big.csv", "--policy", "lru", "--size", "1g", "--size-mode", "bytes"], ["trace-info", "big.csv"],
+    ] {
       let run = try evlab(command, in: dir)
-      #expect(run.status == 1 && run.stderr.contains("big.csv:2:") && run.stderr.contains("above 1 TiB"), "\(command): \(run.stderr)")
+      #expect(
+        run.status == 1 && run.stderr.contains("big.csv:2:") && run.stderr.contains("above 1 TiB"),
+        "\(command): \(run.stderr)")
     }
   }
 
@@ -104,7 +116,9 @@ import Testing
     #expect(run.status == 0, "\(run.stderr)")
     let byPolicy = Dictionary(uniqueKeysWithValues: rows(run.stdout).map { ($0["policy"]!, $0) })
     #expect(byPolicy["lru"]?["max_occupancy"] == "1000" && byPolicy["lru"]?["exceeds_capacity"] == "false")
-    #expect(Int(byPolicy["sd-disk"]?["max_occupancy"] ?? "") ?? 0 > 1000 && byPolicy["sd-disk"]?["exceeds_capacity"] == "true")
+    #expect(
+      Int(byPolicy["sd-disk"]?["max_occupancy"] ?? "") ?? 0 > 1000 && byPolicy["sd-disk"]?["exceeds_capacity"] == "true"
+    )
   }
 
   // Item 5: below its minimum a policy is refused, never a row of misses.
@@ -115,10 +129,13 @@ import Testing
     #expect(try PolicySpec("lru").minimumCapacity == 1)
     let dir = try scratchDirectory()
     try "1\n2\n1\n".write(to: dir.appendingPathComponent("t.txt"), atomically: true, encoding: .utf8)
-    for (policy, size, minimum) in [("s3fifo", "9", "10"), ("s3fifo:small=0.001", "100", "1000"), ("slru", "3", "4"), ("2q", "3", "4")] {
+    for (policy, size, minimum) in [
+      ("s3fifo", "9", "10"), ("s3fifo:small=0.001", "100", "1000"), ("slru", "3", "4"), ("2q", "3", "4"),
+    ] {
       for command in [["replay", "t.txt", "--size", size], ["mrc", "t.txt", "--sizes", size]] {
         let run = try evlab(command + ["--policy", policy], in: dir)
-        #expect(run.status == 1 && run.stderr.contains("needs at least \(minimum)"), "\(command) \(policy): \(run.stderr)")
+        #expect(
+          run.status == 1 && run.stderr.contains("needs at least \(minimum)"), "\(command) \(policy): \(run.stderr)")
       }
     }
     for countLimit in [3, 9] {
@@ -135,18 +152,25 @@ import Testing
     let dir = try scratchDirectory()
     try "1\n2\n1\n".write(to: dir.appendingPathComponent("t.txt"), atomically: true, encoding: .utf8)
     let run = try evlab(
-      ["replay", "t.txt", "--policy", "lru,random:seed=7", "--size", "2", "--json", "out/r.json", "--csv", "out/r.csv"], in: dir)
+      [
+        "replay", "t.txt", "--policy", "lru,random:seed=7", "--size", "2", "--json", "out/r.json", "--csv", "out/r.csv",
+      ], in: dir)
     #expect(run.status == 0, "\(run.stderr)")
-    let json = try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("out/r.json"))) as! [String: Any]
+    let json =
+      try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("out/r.json")))
+      as! [String: Any]
     let provenance = try #require(json["provenance"] as? [String: Any])
     #expect(provenance["tool"] as? String == "evlab" && (provenance["cores"] as? Int ?? 0) >= 1)
-    #expect((provenance["command"] as? String)?.contains("random:seed=7") == true && provenance["seeds"] as? [Int] == [7])
+    #expect(
+      (provenance["command"] as? String)?.contains("random:seed=7") == true && provenance["seeds"] as? [Int] == [7])
     #expect((provenance["os"] as? String)?.hasPrefix("Linux") == true && provenance["date"] is String)
     #expect((json["results"] as? [Any])?.count == 2)
     // The CSV stays plain; its provenance stands beside it.
     let csv = try String(contentsOf: dir.appendingPathComponent("out/r.csv"), encoding: .utf8)
     #expect(csv.hasPrefix("trace,format,policy"))
-    let beside = try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("out/r.csv.provenance.json"))) as! [String: Any]
+    let beside =
+      try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("out/r.csv.provenance.json")))
+      as! [String: Any]
     #expect((beside["provenance"] as? [String: Any])?["version"] as? String == provenance["version"] as? String)
   }
 
@@ -185,16 +209,23 @@ import Testing
   @Test func repeatedListOptionsRunEveryValue() throws {
     let dir = try scratchDirectory()
     let bench = try evlab(
-      ["disk-bench", "--dir", dir.path, "--ops", "10", "--rounds", "1", "--mode", "file", "--mode", "sqlite", "--value-size", "256",
-       "--value-size", "1k", "--csv", "-"])
+      [
+        "disk-bench", "--dir", dir.path, "--ops", "10", "--rounds", "1", "--mode", "file", "--mode", "sqlite",
+        "--value-size", "256",
+        "--value-size", "1k", "--csv", "-",
+      ])
     #expect(bench.status == 0, "\(bench.stderr)")
     let modes = Set(bench.stdout.split(separator: "\n").dropFirst().map { $0.split(separator: ",")[0] })
     let sizes = Set(bench.stdout.split(separator: "\n").dropFirst().map { $0.split(separator: ",")[1] })
     #expect(modes == ["file", "sqlite"] && sizes == ["256", "1024"], "\(modes) \(sizes)")
     let generate = try evlab(
-      ["generate", "mix", "--objects", "100", "--requests", "1000", "--mix", "zipf:0.5", "--mix", "loop:0.5", "-o", "m.csv"], in: dir)
+      [
+        "generate", "mix", "--objects", "100", "--requests", "1000", "--mix", "zipf:0.5", "--mix", "loop:0.5", "-o",
+        "m.csv",
+      ], in: dir)
     #expect(generate.status == 0, "\(generate.stderr)")
-    let keys = try String(contentsOf: dir.appendingPathComponent("m.csv"), encoding: .utf8).split(separator: "\n").dropFirst()
+    let keys = try String(contentsOf: dir.appendingPathComponent("m.csv"), encoding: .utf8).split(separator: "\n")
+      .dropFirst()
       .compactMap { UInt64($0.split(separator: ",")[1]) }
     #expect(Set(keys.map { $0 >> 40 }) == [0, 1], "both components ran")
   }

@@ -11,7 +11,8 @@ import Testing
     let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
     #expect(
       readme.contains(run.stdout),
-      "README.md's policy tables differ from `evlab policies --markdown`: paste its output between the policies markers")
+      "README.md's policy tables differ from `evlab policies --markdown`: paste its output between the policies markers"
+    )
   }
 
   @Test func everyPolicyIsListedWithItsCitation() throws {
@@ -25,8 +26,12 @@ import Testing
   @Test func theVersionIsTheChangelogsNewest() throws {
     let run = try evlab(["--version"])
     let changelog = try String(contentsOf: repositoryRoot.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
-    let newest = changelog.split(separator: "\n").first { $0.hasPrefix("## ") }.map { $0.dropFirst(3).split(separator: " ")[0] }
-    #expect(newest.map { run.stdout.hasPrefix(String($0)) } == true, "evlab --version says \(run.stdout); CHANGELOG.md's newest is \(String(describing: newest))")
+    let newest = changelog.split(separator: "\n").first { $0.hasPrefix("## ") }.map {
+      $0.dropFirst(3).split(separator: " ")[0]
+    }
+    #expect(
+      newest.map { run.stdout.hasPrefix(String($0)) } == true,
+      "evlab --version says \(run.stdout); CHANGELOG.md's newest is \(String(describing: newest))")
     let citation = try String(contentsOf: repositoryRoot.appendingPathComponent("CITATION.cff"), encoding: .utf8)
     #expect(newest.map { citation.contains("version: \($0)\n") } == true)
   }

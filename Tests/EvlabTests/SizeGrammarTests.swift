@@ -12,7 +12,9 @@ import Testing
 
   /// The integer column `column` of a CSV's data rows.
   func column(_ csv: String, _ name: String) -> [Int64] {
-    let lines = csv.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+    let lines = csv.split(separator: "\n").map {
+      $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+    }
     guard let header = lines.first, let index = header.firstIndex(of: name) else { return [] }
     return lines.dropFirst().compactMap { Int64($0[index]) }
   }

@@ -25,7 +25,9 @@ import Testing
     let results = object["results"] as! [[String: Any]]
     #expect(results.count == 2 * 4)
     for row in results { #expect(Set(row.keys) == Set(Self.columns)) }
-    #expect(results.map { $0["lock"] as! String } == Array(repeating: ["mutex", "striped:4", "nscache", "dictionary"], count: 2).flatMap { $0 })
+    #expect(
+      results.map { $0["lock"] as! String }
+        == Array(repeating: ["mutex", "striped:4", "nscache", "dictionary"], count: 2).flatMap { $0 })
     // libCacheSim: LRU at 5000 objects misses 91,527 of 113,872 requests.
     let single = results[0]
     #expect(single["threads"] as? Int == 1 && single["gets"] as? Int == 113_872 && single["sets"] as? Int == 91_527)
@@ -76,10 +78,16 @@ import Testing
     // libCacheSim: LRU misses 95,398, 91,527 and 70,832 of 113,872 at these sizes.
     #expect(points.map { $0["misses"] as! Int } == [95_398, 91_527, 70_832])
     for point in points { #expect(point["miss_ratio"] is Double && point["byte_miss_ratio"] is Double) }
-    let shards = try evlab(["mrc", trace, "--policy", "s3fifo", "--method", "shards", "--rate", "0.1", "--sizes", "1000..20000:log5", "--csv", "-"])
+    let shards = try evlab([
+      "mrc", trace, "--policy", "s3fifo", "--method", "shards", "--rate", "0.1", "--sizes", "1000..20000:log5", "--csv",
+      "-",
+    ])
     #expect(shards.status == 0, "\(shards.stderr)")
     let lines = shards.stdout.split(separator: "\n")
-    #expect(lines.first == "trace,policy,method,rate,size_mode,cache_size,requests,misses,miss_ratio,bytes_requested,bytes_missed,byte_miss_ratio")
+    #expect(
+      lines.first
+        == "trace,policy,method,rate,size_mode,cache_size,requests,misses,miss_ratio,bytes_requested,bytes_missed,byte_miss_ratio"
+    )
     #expect(lines.count == 6 && lines[1].contains(",s3fifo,shards,0.1,count,1000,"))
   }
 
@@ -93,7 +101,9 @@ import Testing
       (["--policy", "belady", "--sizes", "100"], "offline"),
     ] {
       let run = try evlab(["mrc", trace] + arguments)
-      #expect(run.status == 1 && run.stderr.hasPrefix("evlab: error: ") && run.stderr.split(separator: "\n").count == 1, "\(arguments): \(run.stderr)")
+      #expect(
+        run.status == 1 && run.stderr.hasPrefix("evlab: error: ") && run.stderr.split(separator: "\n").count == 1,
+        "\(arguments): \(run.stderr)")
       #expect(run.stderr.contains(word), "\(arguments): \(run.stderr)")
     }
   }

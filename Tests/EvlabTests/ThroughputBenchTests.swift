@@ -26,7 +26,8 @@ import Testing
     let data = try Data(contentsOf: dir.appendingPathComponent("base.json"))
     let samples = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
     let values = try #require(samples["samples"] as? [String: [Double]])
-    #expect(values.keys.sorted() == ["fifo", "lru"] && values.values.allSatisfy { $0.count == 5 && $0.allSatisfy { $0 > 0 } })
+    #expect(
+      values.keys.sorted() == ["fifo", "lru"] && values.values.allSatisfy { $0.count == 5 && $0.allSatisfy { $0 > 0 } })
 
     // A baseline ten times faster than this build: both policies regressed.
     try scaled(samples, by: 10).write(to: dir.appendingPathComponent("fast.json"))
@@ -45,7 +46,10 @@ import Testing
 
     // A baseline of another workload is refused.
     let other = try evlab(
-      ["bench", "throughput", trace, "--policy", "lru,fifo", "--size", "600", "--repeat", "1", "--runs", "2", "--baseline", "base.json"],
+      [
+        "bench", "throughput", trace, "--policy", "lru,fifo", "--size", "600", "--repeat", "1", "--runs", "2",
+        "--baseline", "base.json",
+      ],
       in: dir)
     #expect(other.status == 1 && other.stderr.contains("measure the same workload"))
   }
@@ -55,12 +59,12 @@ import Testing
     // A stand-in "baseline build": absurdly fast, and it logs each call.
     let script = dir.appendingPathComponent("evlab-before").path
     try """
-      #!/bin/sh
-      echo "$@" >> "\(dir.path)/calls.log"
-      while [ $# -gt 0 ]; do [ "$1" = "--json" ] && out="$2"; shift; done
-      r=$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')
-      printf '{"trace":"zipf-0.9.oracleGeneral.zst","cache_size":500,"size_mode":"count","copies":2,"policies":["lru","fifo"],"samples":{"lru":[10000%05d],"fifo":[10000%05d]}}' "$r" "$r" > "$out"
-      """.write(toFile: script, atomically: true, encoding: .utf8)
+    #!/bin/sh
+    echo "$@" >> "\(dir.path)/calls.log"
+    while [ $# -gt 0 ]; do [ "$1" = "--json" ] && out="$2"; shift; done
+    r=$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')
+    printf '{"trace":"zipf-0.9.oracleGeneral.zst","cache_size":500,"size_mode":"count","copies":2,"policies":["lru","fifo"],"samples":{"lru":[10000%05d],"fifo":[10000%05d]}}' "$r" "$r" > "$out"
+    """.write(toFile: script, atomically: true, encoding: .utf8)
     try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script)
     let run = try evlab(common + ["--runs", "4", "--baseline", script], in: dir)
     let calls = try String(contentsOf: dir.appendingPathComponent("calls.log"), encoding: .utf8).split(separator: "\n")

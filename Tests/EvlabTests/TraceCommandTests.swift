@@ -20,7 +20,10 @@ import Testing
       return value
     }
     var differing = 0
-    for r in 0..<(original.count / 24) where field(converted, r, 4, 8) != field(original, r, 4, 8) || field(converted, r, 16, 8) != field(original, r, 16, 8) {
+    for r in 0..<(original.count / 24)
+    where field(converted, r, 4, 8) != field(original, r, 4, 8)
+      || field(converted, r, 16, 8) != field(original, r, 16, 8)
+    {
       differing += 1
     }
     #expect(differing == 0, "\(differing) records differ in key or next access")
@@ -43,7 +46,10 @@ import Testing
     // The footprint is what Belady must miss with an unbounded cache: libCacheSim's 2,029,769,728 bytes.
     #expect(info["footprint_bytes"] as? Int == 2_029_769_728 && info["bytes_requested"] as? Int == 4_368_040_448)
     #expect((info["one_hit_wonder_share"] as! Double) > 0.4 && (info["one_hit_wonder_share"] as! Double) < 0.45)
-    for key in ["zipf_alpha", "zipf_r2", "reuse_distance_log2_buckets", "stack_distance_log2_buckets", "size_percentiles", "suggested_sizes", "time_span"] {
+    for key in [
+      "zipf_alpha", "zipf_r2", "reuse_distance_log2_buckets", "stack_distance_log2_buckets", "size_percentiles",
+      "suggested_sizes", "time_span",
+    ] {
       #expect(info[key] != nil, "\(key)")
     }
     let stack = info["stack_distance_log2_buckets"] as! [Int]
@@ -54,10 +60,14 @@ import Testing
   @Test func generatedZipfFitsItsExponent() throws {
     let dir = try scratchDirectory()
     let path = dir.appendingPathComponent("z.oracleGeneral.zst").path
-    let gen = try evlab(["generate", "zipf", "--alpha", "0.9", "--objects", "100000", "--requests", "1000000", "--seed", "3", "-o", path])
+    let gen = try evlab([
+      "generate", "zipf", "--alpha", "0.9", "--objects", "100000", "--requests", "1000000", "--seed", "3", "-o", path,
+    ])
     #expect(gen.status == 0, "\(gen.stderr)")
     let run = try evlab(["trace-info", path, "--json", "-"])
-    let info = ((try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as! [String: Any])["traces"] as! [[String: Any]])[0]
+    let info =
+      ((try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as! [String: Any])["traces"] as! [[String: Any]])[
+        0]
     let alpha = info["zipf_alpha"] as! Double
     #expect(abs(alpha - 0.9) < 0.05, "fitted \(alpha)")
   }

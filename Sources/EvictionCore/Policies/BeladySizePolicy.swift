@@ -159,6 +159,8 @@ public enum BeladySize: PolicyDefinition {
   public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
     _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
   ) -> Visitor.Output where Index.Key == Visitor.Key {
-    visitor.visit(BeladySizePolicy<Index>(capacity: capacity, samples: Int(spec.integer("samples")), seed: UInt64(spec.integer("seed"))))
+    visitor.visit(
+      BeladySizePolicy<Index>(
+        capacity: capacity, samples: Int(spec.integer("samples")), seed: UInt64(spec.integer("seed"))))
   }
 }

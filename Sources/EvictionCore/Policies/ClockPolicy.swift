@@ -80,6 +80,7 @@ public enum CLOCK: PolicyDefinition {
   public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
     _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
   ) -> Visitor.Output where Index.Key == Visitor.Key {
-    visitor.visit(ClockPolicy<Index>(capacity: capacity, bits: Int(spec.integer("bits")), initial: Int(spec.integer("init"))))
+    visitor.visit(
+      ClockPolicy<Index>(capacity: capacity, bits: Int(spec.integer("bits")), initial: Int(spec.integer("init"))))
   }
 }

@@ -282,7 +282,7 @@ public enum LIRS: PolicyDefinition {
   public static let descriptor = PolicyDescriptor(
     name: "lirs", summary: "LIRS, as its authors' code", citation: "Jiang and Zhang, SIGMETRICS'02",
     parameters: [
-      PolicyParameter("hir", default: 1, range: 1...99, help: "HIR share of the capacity, percent (at least 2 objects)"),
+      PolicyParameter("hir", default: 1, range: 1...99, help: "HIR share of the capacity, percent (at least 2 objects)")
     ],
     checkedAgainst: "the LIRS authors' own code (`lirs.c`), on the LIRS paper's traces")
 

@@ -96,7 +96,7 @@ public enum NSCacheLinux: PolicyDefinition {
   public static let descriptor = PolicyDescriptor(
     name: "nscache-linux", summary: "model of Foundation's NSCache on Linux (cheapest first, newest among equals)",
     parameters: [
-      PolicyParameter("count", default: 0, range: 0...Int64(Int32.max), help: "countLimit, 0 for none"),
+      PolicyParameter("count", default: 0, range: 0...Int64(Int32.max), help: "countLimit, 0 for none")
     ],
     traits: .model,
     checkedAgainst: "the real `NSCache`, hit for hit, as a test")

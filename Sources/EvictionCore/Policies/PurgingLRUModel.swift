@@ -98,7 +98,7 @@ public enum YYMemory: PolicyDefinition {
   public static let descriptor = PolicyDescriptor(
     name: "yy-memory", summary: "model of YYMemoryCache (LRU, trims after insertion)",
     parameters: [
-      PolicyParameter("count", default: 0, range: 0...Int64(Int32.max), help: "countLimit, 0 for none"),
+      PolicyParameter("count", default: 0, range: 0...Int64(Int32.max), help: "countLimit, 0 for none")
     ],
     traits: .model,
     checkedAgainst: "hand-worked scenarios")
@@ -114,9 +114,10 @@ public enum YYMemory: PolicyDefinition {
 /// The AFAutoPurgingImageCache model in the catalog.
 public enum AFAutoPurging: PolicyDefinition {
   public static let descriptor = PolicyDescriptor(
-    name: "af-autopurging", summary: "model of AFNetworking's AFAutoPurgingImageCache (LRU, purges to a preferred usage)",
+    name: "af-autopurging",
+    summary: "model of AFNetworking's AFAutoPurgingImageCache (LRU, purges to a preferred usage)",
     parameters: [
-      PolicyParameter(fraction: "after", default: 0.6, help: "usage to purge down to, share of the capacity"),
+      PolicyParameter(fraction: "after", default: 0.6, help: "usage to purge down to, share of the capacity")
     ],
     traits: .model,
     checkedAgainst: "hand-worked scenarios")

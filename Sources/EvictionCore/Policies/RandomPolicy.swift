@@ -86,7 +86,7 @@ public enum RandomEviction: PolicyDefinition {
   public static let descriptor = PolicyDescriptor(
     name: "random", summary: "uniformly random victim",
     parameters: [
-      PolicyParameter("seed", default: 1, range: 0...Int64.max, help: "random stream seed"),
+      PolicyParameter("seed", default: 1, range: 0...Int64.max, help: "random stream seed")
     ],
     traits: .randomized,
     checkedAgainst: "libCacheSim's miss ratio within 1% (its generator differs)")

@@ -183,7 +183,8 @@ public enum S3FIFO: PolicyDefinition {
   public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
     _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
   ) -> Visitor.Output where Index.Key == Visitor.Key {
-    visitor.visit(S3FIFOPolicy<Index>(
+    visitor.visit(
+      S3FIFOPolicy<Index>(
         capacity: capacity, small: spec.fraction("small"), ghost: spec.fraction("ghost"),
         threshold: Int(spec.integer("threshold"))))
   }

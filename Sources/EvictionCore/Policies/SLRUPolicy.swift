@@ -109,9 +109,10 @@ public struct SLRUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable 
 /// SLRU in the catalog.
 public enum SLRU: PolicyDefinition {
   public static let descriptor = PolicyDescriptor(
-    name: "slru", summary: "segmented LRU with equal segments", citation: "Karedla, Love and Wherry, IEEE Computer 1994",
+    name: "slru", summary: "segmented LRU with equal segments",
+    citation: "Karedla, Love and Wherry, IEEE Computer 1994",
     parameters: [
-      PolicyParameter("segments", default: 4, range: 1...64, help: "number of segments"),
+      PolicyParameter("segments", default: 4, range: 1...64, help: "number of segments")
     ],
     checkedAgainst: "libCacheSim (4 and 5 segments)")
 

@@ -163,8 +163,10 @@ public enum YYDisk: PolicyDefinition {
   public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
     _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
   ) -> Visitor.Output where Index.Key == Visitor.Key {
-    visitor.visit(TimedTrimModel<Index>(
-        capacity: capacity, flavor: .yyDisk(countLimit: Int(spec.integer("count")), interval: spec.integer("interval"))))
+    visitor.visit(
+      TimedTrimModel<Index>(
+        capacity: capacity, flavor: .yyDisk(countLimit: Int(spec.integer("count")), interval: spec.integer("interval")))
+    )
   }
 }
 
@@ -183,6 +185,8 @@ public enum SDDisk: PolicyDefinition {
   public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
     _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
   ) -> Visitor.Output where Index.Key == Visitor.Key {
-    visitor.visit(TimedTrimModel<Index>(capacity: capacity, flavor: .sdDisk(maxAge: spec.integer("age"), interval: spec.integer("interval"))))
+    visitor.visit(
+      TimedTrimModel<Index>(
+        capacity: capacity, flavor: .sdDisk(maxAge: spec.integer("age"), interval: spec.integer("interval"))))
   }
 }

@@ -147,7 +147,8 @@ public enum TwoQ: PolicyDefinition {
   public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
     _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
   ) -> Visitor.Output where Index.Key == Visitor.Key {
-    visitor.visit(TwoQueuePolicy<Index>(capacity: capacity, inShare: spec.fraction("in"), outShare: spec.fraction("out")))
+    visitor.visit(
+      TwoQueuePolicy<Index>(capacity: capacity, inShare: spec.fraction("in"), outShare: spec.fraction("out")))
   }
 
   public static func cachesAnything(at capacity: Int64, _ spec: PolicySpec) -> Bool {

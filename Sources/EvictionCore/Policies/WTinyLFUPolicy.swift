@@ -197,9 +197,10 @@ public struct WTinyLFUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
 /// W-TinyLFU in the catalog.
 public enum WTinyLFU: PolicyDefinition {
   public static let descriptor = PolicyDescriptor(
-    name: "wtinylfu", summary: "W-TinyLFU: LRU window, frequency-filtered SLRU main", citation: "Einziger et al., TOS'17",
+    name: "wtinylfu", summary: "W-TinyLFU: LRU window, frequency-filtered SLRU main",
+    citation: "Einziger et al., TOS'17",
     parameters: [
-      PolicyParameter(fraction: "window", default: 0.01, help: "window LRU's share of the capacity"),
+      PolicyParameter(fraction: "window", default: 0.01, help: "window LRU's share of the capacity")
     ],
     checkedAgainst: "libCacheSim, both size modes")
 

@@ -92,7 +92,9 @@ public struct CompareConfig: Sendable {
     guard let data = FileManager.default.contents(atPath: path) else {
       var isDirectory: ObjCBool = false
       if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-        throw ConfigError(file: path, isDirectory.boolValue ? "is a folder; name the configuration file" : "cannot be read; check its permissions")
+        throw ConfigError(
+          file: path,
+          isDirectory.boolValue ? "is a folder; name the configuration file" : "cannot be read; check its permissions")
       }
       throw ConfigError(file: path, "no such configuration file; see configs/default.toml for an example")
     }
@@ -105,7 +107,8 @@ public struct CompareConfig: Sendable {
   public static func parse(_ text: String, format: String, file: String, checkFiles: Bool = true) throws(ConfigError)
     -> CompareConfig
   {
-    let table = format == "json"
+    let table =
+      format == "json"
       ? try ConfigValue.fromJSON(Data(text.utf8), file: file) : try TOMLParser.parse(text, file: file)
     let reader = TableReader(table: table, file: file, context: "the configuration", known: topKeys)
     try reader.rejectUnknown()
@@ -119,7 +122,8 @@ public struct CompareConfig: Sendable {
     }
     let policyTexts = try reader.strings("policies") ?? []
     guard !policyTexts.isEmpty else {
-      throw ConfigError(file: file, "policies is empty; name at least one of \(PolicyCatalog.names.joined(separator: ", "))")
+      throw ConfigError(
+        file: file, "policies is empty; name at least one of \(PolicyCatalog.names.joined(separator: ", "))")
     }
     var policies: [PolicySpec] = []
     for text in policyTexts.flatMap({ $0.lowercased() == "all" ? PolicyCatalog.names : [$0] }) {
@@ -132,7 +136,9 @@ public struct CompareConfig: Sendable {
     }
     let sizes = try reader.sizes("sizes") ?? []
     guard !sizes.isEmpty else {
-      throw ConfigError(file: file, "sizes is empty; give cache sizes such as [100, 1000] or shares of the footprint such as [\"0.1%\", \"1%\"]")
+      throw ConfigError(
+        file: file,
+        "sizes is empty; give cache sizes such as [100, 1000] or shares of the footprint such as [\"0.1%\", \"1%\"]")
     }
     guard Set(sizes).count == sizes.count else { throw ConfigError(file: file, "sizes lists a size twice") }
     let seedValues = try reader.integers("seeds") ?? [1]
@@ -172,7 +178,8 @@ public struct CompareConfig: Sendable {
     }
     return CompareConfig(
       name: name, sizeMode: sizeMode, policies: policies, sizes: sizes, seeds: seedValues.map { UInt64($0) },
-      traces: traces, chartSize: chartSize, stress: stress, disk: disk, jobs: jobs, skipBadLines: skipBadLines, source: text,
+      traces: traces, chartSize: chartSize, stress: stress, disk: disk, jobs: jobs, skipBadLines: skipBadLines,
+      source: text,
       sourceFormat: format)
   }
 
@@ -185,7 +192,10 @@ public struct CompareConfig: Sendable {
       try r.rejectUnknown()
       let kindText = try r.string("generate")!
       guard let kind = SyntheticWorkload.Kind(rawValue: kindText.lowercased()) else {
-        throw ConfigError(file: file, "\(context): generate '\(kindText)': known kinds are \(SyntheticWorkload.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
+        throw ConfigError(
+          file: file,
+          "\(context): generate '\(kindText)': known kinds are \(SyntheticWorkload.Kind.allCases.map(\.rawValue).joined(separator: ", "))"
+        )
       }
       let objects = try r.positive("objects") ?? 10_000
       let requests = try r.positive("requests") ?? 100_000
@@ -225,7 +235,8 @@ public struct CompareConfig: Sendable {
     } else if let inferred = TraceFormat.infer(fromPath: path) {
       format = inferred
     } else {
-      throw ConfigError(file: file, "\(context): cannot tell the format of \(given) from its name; add format = \"...\"")
+      throw ConfigError(
+        file: file, "\(context): cannot tell the format of \(given) from its name; add format = \"...\"")
     }
     var csv = CSVOptions()
     if let c = try r.positive("key_column") { csv.keyColumn = c }
@@ -275,7 +286,9 @@ public struct CompareConfig: Sendable {
     try r.rejectUnknown()
     let traceName = try r.string("trace") ?? traces[0].name
     guard traces.contains(where: { $0.name == traceName }) else {
-      throw ConfigError(file: file, "[stress]: trace '\(traceName)' is not one of the traces (\(traces.map(\.name).joined(separator: ", ")))")
+      throw ConfigError(
+        file: file,
+        "[stress]: trace '\(traceName)' is not one of the traces (\(traces.map(\.name).joined(separator: ", ")))")
     }
     var policy = policies[0]
     if let text = try r.string("policy") {
@@ -284,7 +297,8 @@ public struct CompareConfig: Sendable {
       }
     }
     if let entry = PolicyCatalog.entry(named: policy.name), entry.trimsOnATimer || entry.isOffline {
-      throw ConfigError(file: file, "[stress]: policy \(policy.name) cannot run inside a memory cache; choose an online policy")
+      throw ConfigError(
+        file: file, "[stress]: policy \(policy.name) cannot run inside a memory cache; choose an online policy")
     }
     let size = try r.sizes("size", single: true)?.first ?? sizes[sizes.count / 2]
     let threads = (try r.integers("threads") ?? [1, 2]).map(Int.init)
@@ -292,7 +306,9 @@ public struct CompareConfig: Sendable {
       throw ConfigError(file: file, "[stress]: threads must list thread counts from 1 to 256, e.g. [1, 2, 4]")
     }
     let lockTexts = try r.strings("locks") ?? ["mutex", "striped:8"]
-    guard !lockTexts.isEmpty else { throw ConfigError(file: file, "[stress]: locks is empty; e.g. [\"mutex\", \"striped:8\"]") }
+    guard !lockTexts.isEmpty else {
+      throw ConfigError(file: file, "[stress]: locks is empty; e.g. [\"mutex\", \"striped:8\"]")
+    }
     var locks: [LockStrategy] = []
     for text in lockTexts {
       do throws(CacheError) { locks.append(try LockStrategy(text)) } catch {
@@ -354,7 +370,8 @@ struct TableReader {
 
   func rejectUnknown() throws(ConfigError) {
     for key in table.keys.sorted() where !known.contains(key) {
-      throw ConfigError(file: file, "\(context): unknown key '\(key)'; known keys: \(known.sorted().joined(separator: ", "))")
+      throw ConfigError(
+        file: file, "\(context): unknown key '\(key)'; known keys: \(known.sorted().joined(separator: ", "))")
     }
   }
 

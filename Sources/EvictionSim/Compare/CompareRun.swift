@@ -210,7 +210,9 @@ public struct CompareOutcome: Sendable {
 
 public enum CompareRun {
   /// Folds the runs (all of them, indexed like `plan.cells`) into rows.
-  public static func rows(_ plan: ComparePlan, results: [ReplayResult]) -> (rows: [CompareRow], timings: [CompareTiming]) {
+  public static func rows(_ plan: ComparePlan, results: [ReplayResult]) -> (
+    rows: [CompareRow], timings: [CompareTiming]
+  ) {
     precondition(results.count == plan.cells.count)
     var rows: [CompareRow] = []
     var timings: [CompareTiming] = []
@@ -250,7 +252,9 @@ public enum CompareRun {
   }
 
   /// The `[disk]` experiment: every mode at every value size, in scratch stores under `directory`.
-  public static func disk(_ section: CompareConfig.DiskSection, directory: String) throws(CompareError) -> [DiskBench.Result] {
+  public static func disk(_ section: CompareConfig.DiskSection, directory: String) throws(CompareError) -> [DiskBench
+    .Result]
+  {
     do throws(DiskError) {
       return try DiskBench.sweep(
         modes: section.modes, valueSizes: section.valueSizes, ops: section.ops, rounds: section.rounds,

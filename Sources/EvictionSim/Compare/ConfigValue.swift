@@ -140,7 +140,9 @@ public struct TOMLParser {
       } else {
         let key = try self.key()
         skipBlanks()
-        guard current == UInt8(ascii: "=") else { throw error("expected '=' after the key '\(key.joined(separator: "."))'") }
+        guard current == UInt8(ascii: "=") else {
+          throw error("expected '=' after the key '\(key.joined(separator: "."))'")
+        }
         advance()
         skipBlanks()
         let value = try self.value()
@@ -186,8 +188,14 @@ public struct TOMLParser {
     case UInt8(ascii: "["): return try array()
     case UInt8(ascii: "{"): return try inlineTable()
     case UInt8(ascii: "t"), UInt8(ascii: "f"):
-      if matches("true") { position += 4; return .bool(true) }
-      if matches("false") { position += 5; return .bool(false) }
+      if matches("true") {
+        position += 4
+        return .bool(true)
+      }
+      if matches("false") {
+        position += 5
+        return .bool(false)
+      }
       throw error("expected a value; strings need quotes")
     default: return try number()
     }
@@ -284,7 +292,9 @@ public struct TOMLParser {
           guard position + digits <= bytes.count,
             let scalar = UInt32(String(decoding: bytes[position..<position + digits], as: UTF8.self), radix: 16)
               .flatMap(Unicode.Scalar.init)
-          else { throw error("a \\\(Character(Unicode.Scalar(e))) escape needs \(digits) hexadecimal digits of a character") }
+          else {
+            throw error("a \\\(Character(Unicode.Scalar(e))) escape needs \(digits) hexadecimal digits of a character")
+          }
           out.append(contentsOf: Array(String(Character(scalar)).utf8))
           position += digits
         case 10 where multiline, 32 where multiline, 9 where multiline, 13 where multiline:
@@ -320,7 +330,8 @@ public struct TOMLParser {
 
   mutating func number() throws(ConfigError) -> ConfigValue {
     let start = position
-    while let c = current, Self.isBare(c) || c == UInt8(ascii: "+") || c == UInt8(ascii: ".") || c == UInt8(ascii: ":") {
+    while let c = current, Self.isBare(c) || c == UInt8(ascii: "+") || c == UInt8(ascii: ".") || c == UInt8(ascii: ":")
+    {
       advance()
     }
     let text = String(decoding: bytes[start..<position], as: UTF8.self)

@@ -55,7 +55,9 @@ func bruteForceHits(_ trace: [(key: UInt64, size: Int64)], capacity: Int64, byte
 let registered: Void = { try! PolicyCatalog.register([LRU2.self]) }()
 
 @Suite struct LRU2Tests {
-  @Test(arguments: [(1, false), (2, false), (10, false), (100, false), (500, false), (40_000, true), (1_000_000, true)] as [(Int64, Bool)])
+  @Test(
+    arguments: [(1, false), (2, false), (10, false), (100, false), (500, false), (40_000, true), (1_000_000, true)]
+      as [(Int64, Bool)])
   func agreesWithTheDefinition(capacity: Int64, bytes: Bool) throws {
     let trace = try requests(limit: 20_000)
     var policy = LRU2Policy<IntegerSlotIndex<UInt64>>(capacity: capacity)
@@ -85,7 +87,9 @@ let registered: Void = { try! PolicyCatalog.register([LRU2.self]) }()
     _ = registered
     #expect(try PolicySpec("LRU2").name == "lru2")
     #expect(PolicyCatalog.names.last == "lru2")
-    #expect(throws: PolicyError.unknownParameter(policy: "lru2", parameter: "k", known: [])) { try PolicySpec("lru2:k=3") }
+    #expect(throws: PolicyError.unknownParameter(policy: "lru2", parameter: "k", known: [])) {
+      try PolicySpec("lru2:k=3")
+    }
     #expect(throws: PolicyError.alreadyRegistered("lru2")) { try PolicyCatalog.register([LRU2.self]) }
   }
 
