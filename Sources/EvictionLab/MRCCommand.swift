@@ -101,7 +101,7 @@ struct MRC: ParsableCommand {
     }
     let source: TraceSource
     do throws(TraceError) { source = try traceOptions.source(trace, copies: 1) } catch { throw fail(error) }
-    let cacheSizes = try resolveSizes(requested, for: source, sizeMode: sizeMode)
+    let cacheSizes = try resolveSizes(requested, for: source, sizeMode: sizeMode).sorted()
     let progress = ReplayProgress()
     let display = ProgressLine(progress, total: specs.count, label: "mrc")
     display.begin()

@@ -33,7 +33,7 @@ func parseCacheSizes(_ values: [String], option: String) throws -> [CacheSize] {
   return sizes
 }
 
-/// `sizes` for `source`: shares resolved against its footprint, ascending.
+/// `sizes` for `source`: shares resolved against its footprint, each size once, in the order given.
 func resolveSizes(_ sizes: [CacheSize], for source: TraceSource, sizeMode: SizeMode) throws -> [Int64] {
   do throws(TraceError) {
     return try CacheSize.resolve(sizes, for: source, sizeMode: sizeMode)

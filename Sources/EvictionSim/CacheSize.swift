@@ -151,14 +151,14 @@ public enum CacheSize: Sendable, Hashable, CustomStringConvertible {
 
   /// `sizes` resolved against `trace` in `sizeMode`: absolute sizes as they
   /// are; shares measured against the trace's footprint (one pass over it,
-  /// only if a share is given), each resulting size once, ascending.
+  /// only if a share is given), each resulting size once, in the order given.
   public static func resolve(
     _ sizes: [CacheSize], for trace: TraceSource, sizeMode: SizeMode
   ) throws(TraceError) -> [Int64] {
     var info: TraceInfo?
     if sizes.contains(where: \.isShare) { info = try TraceInfo.measure(trace) }
     let resolved = sizes.map { size in info.map { size.resolve($0, sizeMode: sizeMode) } ?? size.resolve(footprint: 0) }
-    return Array(Set(resolved)).sorted()
+    return resolved.uniqued()
   }
 }
 
