@@ -64,13 +64,14 @@ let package = Package(
     // The disk tier: a SQLite manifest over value files (libsqlite3 only; never GSL).
     .target(name: "EvictionDisk", dependencies: ["EvictionCore", "CSQLite"]),
     // Results as CSV, JSON, tables, Markdown and HTML with SVG charts.
-    .target(name: "EvictionReports", dependencies: ["EvictionSim"]),
+    .target(name: "EvictionReports", dependencies: ["EvictionSim", "EvictionStats"]),
     // The whole command line as a library: `EvictionLab.main(extraPolicies:)`
     // runs it with a depending package's policies in the catalog.
     .target(
       name: "EvictionLab",
       dependencies: [
-        "EvictionCore", "EvictionCache", "EvictionTraces", "EvictionWorkloads", "EvictionSim", "EvictionStats", "EvictionReports",
+        "EvictionCore", "EvictionCache", "EvictionTraces", "EvictionWorkloads", "EvictionSim", "EvictionStats",
+        "EvictionReports",
         "EvictionDisk", .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
     // `evlab`: EvictionLab.main() and nothing else.
@@ -80,8 +81,9 @@ let package = Package(
     .target(name: "EvictionTestSupport", path: "Tests/EvictionTestSupport"),
     .testTarget(name: "EvictionCoreTests", dependencies: ["EvictionCore"]),
     .testTarget(name: "EvictionCacheTests", dependencies: ["EvictionCache", "EvictionCore"]),
-    .testTarget(name: "EvictionTracesTests", dependencies: ["EvictionTraces"]),
-    .testTarget(name: "EvictionWorkloadsTests", dependencies: ["EvictionWorkloads", "EvictionTraces", "EvictionTestSupport"]),
+    .testTarget(name: "EvictionTracesTests", dependencies: ["EvictionTraces", "EvictionTestSupport"]),
+    .testTarget(
+      name: "EvictionWorkloadsTests", dependencies: ["EvictionWorkloads", "EvictionTraces", "EvictionTestSupport"]),
     .testTarget(
       name: "EvictionSimTests",
       dependencies: [
@@ -89,8 +91,19 @@ let package = Package(
         "EvictionTestSupport",
       ]),
     .testTarget(name: "EvictionStatsTests", dependencies: ["EvictionStats"]),
-    .testTarget(name: "EvictionReportsTests", dependencies: ["EvictionReports", "EvictionSim", "EvictionTraces", "EvictionCore"]),
-    .testTarget(name: "EvictionDiskTests", dependencies: ["EvictionDisk", "EvictionCore", "EvictionCache", "EvictionTestSupport"]),
-    .testTarget(name: "EvlabTests", dependencies: ["EvictionLab", "evlab", "EvictionDisk", "EvictionTestSupport"]),
+    .testTarget(
+      name: "EvictionReportsTests",
+      dependencies: ["EvictionReports", "EvictionSim", "EvictionTraces", "EvictionCore", "EvictionTestSupport"]),
+    .testTarget(
+      name: "EvictionDiskTests", dependencies: ["EvictionDisk", "EvictionCore", "EvictionCache", "EvictionTestSupport"]),
+    // The disk tests' second process: a writer to kill, a holder of the write lock.
+    .executableTarget(name: "disk-helper", dependencies: ["EvictionDisk"], path: "Tests/DiskHelper"),
+    .testTarget(
+      name: "EvlabTests",
+      dependencies: [
+        "EvictionLab", "evlab", "disk-helper", "EvictionDisk", "EvictionSim", "EvictionCore", "EvictionTraces",
+        "EvictionTestSupport",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]),
   ]
 )

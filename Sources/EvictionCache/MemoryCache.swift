@@ -385,11 +385,15 @@ public final class MemoryCache<Key: Hashable, Value> {
   @usableFromInline func scheduleTrim(every interval: Duration) {
     let nanos = Int(nanoseconds(max(interval, .milliseconds(1))))
     let weak = WeakReference(self)
-    DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .nanoseconds(nanos)) {
+    // The tick is built outside the @Sendable closure: capturing the
+    // generic context there would capture `Key.Type`, which Swift cannot
+    // prove Sendable. The cache is Sendable and only held weakly.
+    nonisolated(unsafe) let tick = {
       guard let cache = weak.object else { return }
       cache.trimToLimits()
       cache.scheduleTrim(every: interval)
     }
+    DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .nanoseconds(nanos)) { tick() }
   }
 
   // MARK: Observation

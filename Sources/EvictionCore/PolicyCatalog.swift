@@ -130,7 +130,8 @@ public enum PolicyCatalog {
   }
 
   /// The built-in definitions, listed once.
-  static let builtin: [any PolicyDefinition.Type] = BuiltinPolicies.definitions
+  /// (Immutable metatypes of caseless enums: safe to share, though Swift cannot prove it.)
+  nonisolated(unsafe) static let builtin: [any PolicyDefinition.Type] = BuiltinPolicies.definitions
 
   /// Every definition: the built-in ones, then the registered ones.
   public static var definitions: [any PolicyDefinition.Type] { builtin + extra.withLock { $0 } }

@@ -107,6 +107,8 @@ public struct PolicyDescriptor: Sendable {
   public var isModel: Bool { traits.contains(.model) }
   /// Whether it trims only on a timer (see ``PolicyTraits/mayExceedCapacity``).
   public var trimsOnATimer: Bool { traits.contains(.mayExceedCapacity) }
+  /// Whether the policy can run a real cache: online, and bound by its capacity.
+  public var canDriveACache: Bool { !isOffline && !trimsOnATimer }
   /// Whether it reads next-access times (see ``PolicyTraits/offline``).
   public var isOffline: Bool { traits.contains(.offline) }
 }

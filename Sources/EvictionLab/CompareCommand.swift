@@ -48,17 +48,21 @@ struct Compare: ParsableCommand {
   var output: String?
 
   @Option(help: "Run only part I of N of the sweep (1-based), writing a partial result for evlab merge into --output.")
-  var shard: String?
+  var shard: Checked<ShardSpec>?
 
   @Option(help: "Replays run at once (default: the configuration's jobs, else the number of cores).")
   var jobs: Int?
 
-  func run() throws {
-    let shardSpec = try oneLineValue { () throws -> (Int, Int)? in try shard.map(Self.parseShard) }
-    if shardSpec != nil && output == nil {
-      throw fail("--shard needs --output DIR: each shard writes its partial result into its own folder")
+  func validate() throws {
+    try shard?.check()
+    if shard != nil && output == nil {
+      throw ArgumentError("--shard needs --output DIR: each shard writes its partial result into its own folder")
     }
-    if let jobs, jobs < 1 { throw fail("--jobs \(jobs): at least one job is needed") }
+    if let jobs, jobs < 1 { throw ArgumentError("--jobs \(jobs): at least one job is needed") }
+  }
+
+  func run() throws {
+    let shardSpec = shard.map { ($0.value.index, $0.value.count) }
     let configuration: CompareConfig
     do throws(ConfigError) {
       if let path = self.config ?? (traces.isEmpty ? Self.defaultConfig : nil) {
@@ -76,86 +80,36 @@ struct Compare: ParsableCommand {
     let directory = output ?? "results/\(config.name)"
 
     // Traces: generate the synthetic ones, read each once for its statistics.
-    let workspace: CompareWorkspace
-    let plan: ComparePlan
-    let progress = ReplayProgress()
-    do throws(TraceError) {
+    let (workspace, plan) = try failing { () throws(TraceError) in
       if isatty(2) == 1 { printError("compare: reading \(config.traces.count) traces for their statistics") }
-      workspace = try CompareWorkspace(config)
+      let workspace = try CompareWorkspace(config)
       let infos = try ComparePlan.measure(config, sources: workspace.sources)
       for (t, info) in infos.enumerated() { warnSkipped(info.skipped, path: config.traces[t].name) }
-      plan = ComparePlan(config: config, infos: infos, sources: workspace.sources)
-    } catch {
-      throw fail(error)
+      return (workspace, ComparePlan(config: config, infos: infos, sources: workspace.sources))
     }
     let (index, count) = shardSpec ?? (1, 1)
-    let runs = plan.runs(ofShard: index, of: count)
-    let cells = runs.map { plan.cells[$0] }
-    let parallelism = jobs ?? config.jobs ?? ProcessInfo.processInfo.activeProcessorCount
+    let shard = CompareShard(
+      plan: plan, index: index, of: count,
+      parallelism: jobs ?? config.jobs ?? ProcessInfo.processInfo.activeProcessorCount)
+    let progress = ReplayProgress(expectedRequests: shard.expectedRequests)
     let display = ProgressLine(
-      progress, total: cells.count, label: shardSpec == nil ? "compare" : "compare \(index)/\(count)")
+      progress, total: shard.runs.count, label: shardSpec == nil ? "compare" : "compare \(index)/\(count)")
     display.begin()
-    let results: [ReplayResult]
-    do throws(TraceError) {
-      results = try TraceReplay.runAll(cells, parallelism: parallelism, progress: progress)
-      display.end()
-    } catch {
-      display.end()
-      throw fail(error)
-    }
-    // The stress experiment runs once per sweep: in the first shard.
-    var stress: [StressResult] = []
-    if let section = config.stress, index == 1 {
-      if isatty(2) == 1 {
-        printError("compare: memory cache under \(section.threads.map(String.init).joined(separator: ", ")) threads")
-      }
-      do throws(CompareError) { stress = try CompareRun.stress(section, plan: plan, sources: workspace.sources) } catch
-      {
-        throw fail(error)
+    defer { display.end() }
+    let partial = try failing { () throws(CompareError) in
+      try shard.run(
+        sources: workspace.sources, scratch: FileManager.default.temporaryDirectory.path, progress: progress
+      ) { message in
+        display.end()
+        if isatty(2) == 1 { printError("compare: \(message)") }
       }
     }
-
-    // So does the disk experiment, in the last shard (balancing the first's stress run).
-    var disk: [DiskBench.Result] = []
-    if let section = config.disk, index == count {
-      if isatty(2) == 1 {
-        printError("compare: the disk store, \(section.modes.count) modes × \(section.valueSizes.count) value sizes")
-      }
-      do throws(CompareError) {
-        disk = try CompareRun.disk(section, directory: FileManager.default.temporaryDirectory.path)
-      } catch { throw fail(error) }
+    display.end()
+    guard shardSpec == nil else {
+      let path = try failing { () throws(CompareError) in try partial.write(into: directory) }
+      return printError("shard \(index)/\(count): \(partial.runs.count) of \(plan.cells.count) runs written to \(path)")
     }
-
-    if shardSpec != nil {
-      let partial = ComparePartial(
-        config: config, shard: index, shards: count, plan: plan, runs: runs, results: results, stress: stress,
-        disk: disk)
-      let path = (directory as NSString).appendingPathComponent(ComparePartial.fileName(shard: index, of: count))
-      do {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        try encoder.encode(partial).write(to: URL(fileURLWithPath: path), options: .atomic)
-      } catch {
-        throw fail("cannot write \(path): \(error.localizedDescription)")
-      }
-      printError("shard \(index)/\(count): \(runs.count) of \(plan.cells.count) runs written to \(path)")
-      return
-    }
-    var all = Array(repeating: results[0], count: plan.cells.count)
-    for (run, result) in zip(runs, results) { all[run] = result }
-    let (rows, timings) = CompareRun.rows(plan, results: all)
-    let outcome = CompareOutcome(rows: rows, timings: timings, infos: plan.infos, stress: stress, disk: disk)
-    try writeReport(outcome, config: config, to: directory)
-  }
-
-  /// `I/N` with 1 ≤ I ≤ N.
-  static func parseShard(_ text: String) throws -> (Int, Int) {
-    let parts = text.split(separator: "/")
-    guard parts.count == 2, let i = Int(parts[0]), let n = Int(parts[1]), n >= 1, i >= 1, i <= n else {
-      throw ValidationError("--shard '\(text)': write I/N with 1 ≤ I ≤ N, e.g. 3/8")
-    }
-    return (i, n)
+    try writeReport(shard.outcome(partial), config: config, to: directory)
   }
 
   /// The flags as a JSON configuration (so flags and files go through one parser).
@@ -163,7 +117,7 @@ struct Compare: ParsableCommand {
     func items(_ values: [String], _ option: String) throws(ConfigError) -> [String] {
       guard !values.isEmpty else { return [] }
       do { return try listItems(values, option: option) } catch {
-        throw ConfigError(file: "the command line", (error as? ValidationError)?.message ?? "\(error)")
+        throw ConfigError(file: "the command line", error.description)
       }
     }
     var document: [String: Any] = [
@@ -204,9 +158,17 @@ func writeReport(_ outcome: CompareOutcome, config: CompareConfig, to directory:
   }
 }
 
-/// Runs a parse whose `ValidationError` becomes the one-line error.
-func oneLineValue<T>(_ body: () throws -> T) throws -> T {
-  do { return try body() } catch let error as ValidationError { throw fail(error.message) }
+/// `I/N` with 1 ≤ I ≤ N: part I of a sweep cut into N.
+struct ShardSpec: ArgumentValue {
+  var index: Int
+  var count: Int
+  init(parsing text: String) throws(ArgumentError) {
+    let parts = text.split(separator: "/")
+    guard parts.count == 2, let i = Int(parts[0]), let n = Int(parts[1]), n >= 1, i >= 1, i <= n else {
+      throw ArgumentError("--shard '\(text)': write I/N with 1 ≤ I ≤ N, e.g. 3/8")
+    }
+    (index, count) = (i, n)
+  }
 }
 
 /// `evlab merge`: joins the shards of a sweep into the outputs of a single run.

@@ -1,16 +1,11 @@
 import ArgumentParser
 import EvictionDisk
-import Foundation
-
-#if canImport(Glibc)
-  import Glibc
-#endif
 
 /// `evlab disk`: the disk tier's tools.
 struct Disk: ParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "The SQLite/file disk store: check and repair.",
-    subcommands: [DiskCheckCommand.self, DiskWriteStream.self, DiskHold.self])
+    subcommands: [DiskCheckCommand.self])
 }
 
 /// `evlab disk check DIR [--repair]`.
@@ -39,8 +34,8 @@ struct DiskCheckCommand: ParsableCommand {
   var wait: Double = 0
 
   func validate() throws {
-    guard !directory.isEmpty else { throw ValidationError("the store's folder is an empty path; name a folder") }
-    guard wait >= 0 && wait.isFinite else { throw ValidationError("--wait \(wait): give seconds, 0 or more") }
+    guard !directory.isEmpty else { throw ArgumentError("the store's folder is an empty path; name a folder") }
+    guard wait >= 0 && wait.isFinite else { throw ArgumentError("--wait \(wait): give seconds, 0 or more") }
   }
 
   func run() throws {
@@ -64,57 +59,5 @@ struct DiskCheckCommand: ParsableCommand {
       return
     }
     throw fail("\(directory) is inconsistent; run evlab disk check --repair \(directory)")
-  }
-}
-
-/// A writer for the crash tests: sets key-0, key-1, … with values derived
-/// from the key (see ``DiskWriteStream/value(_:)``), printing `ack N` after
-/// each `set` returns. Killed at random points by the tests.
-struct DiskWriteStream: ParsableCommand {
-  static let configuration = CommandConfiguration(commandName: "write-stream", shouldDisplay: false)
-
-  @Argument var directory: String
-  @Option var count: Int = 1_000_000
-  @Option var inlineThreshold: Int = 2048
-
-  /// Key i's value: sizes cycle through inline and file sizes; bytes from i.
-  static func value(_ i: Int) -> [UInt8] {
-    let sizes = [0, 10, 700, 2048, 2049, 9000, 40_000]
-    let size = sizes[i % sizes.count]
-    return (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ i) }
-  }
-
-  func run() throws {
-    let store: DiskStore
-    do throws(DiskError) { store = try DiskStore(directory: directory, inlineThreshold: inlineThreshold) } catch {
-      throw fail(error)
-    }
-    for i in 0..<count {
-      do throws(DiskError) {
-        try store.set(Self.value(i), forKey: "key-\(i)")
-        // Some keys are written again, so replacements are killed too.
-        if i % 5 == 4 { try store.set(Self.value(i - 2), forKey: "key-\(i - 2)") }
-      } catch { throw fail(error) }
-      writeStandardOutput("ack \(i)\n")  // unbuffered: what is printed was acknowledged
-    }
-  }
-}
-
-/// Holds the manifest's write lock for a while (a second process keeping
-/// the database busy, for the tests).
-struct DiskHold: ParsableCommand {
-  static let configuration = CommandConfiguration(commandName: "hold", shouldDisplay: false)
-
-  @Argument var directory: String
-  @Option var milliseconds: Int = 500
-
-  func run() throws {
-    do throws(DiskError) {
-      try DiskStore.holdWriteLock(directory: directory, milliseconds: milliseconds) {
-        writeStandardOutput("held\n")
-      }
-    } catch {
-      throw fail(error)
-    }
   }
 }

@@ -26,8 +26,31 @@ public enum EvictionLab {
       exit(1)
     }
     Interruption.install()
-    Evlab.main(nil)
-    exit(0)
+    do {
+      var command = try Evlab.parseAsRoot(nil)
+      try command.run()
+      exit(0)
+    } catch {
+      exit(report(error))
+    }
+  }
+
+  /// The one error formatter: a bad value or a failed run is one line,
+  /// `evlab: error: …`, and status 1; help, version and usage errors (an
+  /// unknown option, a missing argument) are ArgumentParser's.
+  static func report(_ error: Error) -> Int32 {
+    if let code = error as? ExitCode { return code.rawValue }
+    if let failure = error as? ArgumentError {
+      printError("evlab: error: \(failure)")
+      return 1
+    }
+    let code = Evlab.exitCode(for: error)
+    let message = Evlab.message(for: error)
+    if code == .failure && !message.isEmpty {
+      printError("evlab: error: \(message)")
+      return code.rawValue
+    }
+    Evlab.exit(withError: error)
   }
 }
 
@@ -42,11 +65,8 @@ struct Evlab: ParsableCommand {
     ])
 }
 
-/// Prints `message` as the tool's one-line error and exits non-zero.
-func fail(_ message: CustomStringConvertible) -> ExitCode {
-  printError("evlab: error: \(message)")
-  return ExitCode(1)
-}
+/// A failed run: `main` prints it as the tool's one-line error and exits 1.
+func fail(_ message: CustomStringConvertible) -> ArgumentError { ArgumentError(message.description) }
 
 func printError(_ text: String) {
   // An interrupted run's later errors are consequences of its cleanup, not news.

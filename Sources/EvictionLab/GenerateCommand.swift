@@ -58,35 +58,33 @@ struct Generate: ParsableCommand {
   @Option(name: .shortAndLong, help: "Output path.")
   var output: String
 
-  /// Checks the arguments; a bad one is reported in one line by `oneLineErrors`.
-  func checkArguments() throws {
-    guard objects >= 1 else { throw ValidationError("--objects \(objects): need at least one object") }
-    guard requests >= 1 else { throw ValidationError("--requests \(requests): need at least one request") }
+  func validate() throws {
+    guard objects >= 1 else { throw ArgumentError("--objects \(objects): need at least one object") }
+    guard requests >= 1 else { throw ArgumentError("--requests \(requests): need at least one request") }
     guard objectSize >= 1 && objectSize <= Int64(UInt32.max) else {
-      throw ValidationError("--object-size \(objectSize): must be 1 ... \(UInt32.max) bytes")
+      throw ArgumentError("--object-size \(objectSize): must be 1 ... \(UInt32.max) bytes")
     }
-    guard alpha > 0 && alpha.isFinite else { throw ValidationError("--alpha \(alpha): must be positive") }
+    guard alpha > 0 && alpha.isFinite else { throw ArgumentError("--alpha \(alpha): must be positive") }
     guard scanEvery >= 1 && scanLength >= 1 else {
-      throw ValidationError("--scan-every and --scan-length must be positive")
+      throw ArgumentError("--scan-every and --scan-length must be positive")
     }
     guard hotObjects >= 0, shiftEvery >= 1, hotShare >= 0 && hotShare <= 1 else {
-      throw ValidationError("--hot-objects must be 0 or more, --shift-every positive, --hot-share in [0, 1]")
+      throw ArgumentError("--hot-objects must be 0 or more, --shift-every positive, --hot-share in [0, 1]")
     }
     if !mix.isEmpty { _ = try listItems(mix, option: "--mix") }
     do throws(TraceError) {
       _ = try SyntheticWorkload.Component.parse(mixText)
       _ = try SyntheticWorkload.SizeDistribution(sizeDistribution)
     } catch {
-      throw ValidationError(error.description)
+      throw ArgumentError(error.description)
     }
     guard TraceFormat.infer(fromPath: output) != nil else {
-      throw ValidationError(
+      throw ArgumentError(
         "cannot tell the format from '\(output)'; end it in .oracleGeneral, .csv or .txt (optionally .zst)")
     }
   }
 
   func run() throws {
-    try oneLineErrors { try checkArguments() }
     var workload = SyntheticWorkload(kind: kind, objects: objects, requests: requests)
     workload.alpha = alpha
     workload.seed = seed

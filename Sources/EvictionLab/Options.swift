@@ -1,4 +1,5 @@
 import ArgumentParser
+import EvictionCache
 import EvictionCore
 import EvictionSim
 import EvictionTraces
@@ -8,50 +9,57 @@ import Synchronization
   import Glibc
 #endif
 
-/// Parses a cache size: a positive integer with an optional binary suffix
-/// `k`, `m`, `g` or `t` (powers of 1024, as in libCacheSim: `16m` = 16777216).
-func parseSize(_ text: String) throws -> Int64 {
-  switch CompareConfig.SizeSpec.parseAbsolute(text) {
-  case .size(let value) where value > 0: return value
-  case .size: throw ValidationError("size '\(text)' is zero; a cache needs a positive size")
-  case .tooLarge: throw ValidationError("size '\(text)' is too large")
-  case .notANumber: throw ValidationError("size '\(text)' is not a number; write e.g. 5000, 64k, 16m or 1g")
+/// A bad argument: one line on standard error and exit status 1 (see
+/// ``EvictionLab/main(extraPolicies:)``), naming the value and what to write instead.
+struct ArgumentError: Error, CustomStringConvertible {
+  var description: String
+  init(_ message: String) { description = message }
+}
+
+/// A value an option parses into.
+protocol ArgumentValue: Sendable {
+  init(parsing text: String) throws(ArgumentError)
+}
+
+/// An option's value, parsed as the command line is read and checked in
+/// `validate()`: a bad one becomes the tool's one-line error rather than a
+/// usage screen. `value` is for `run()`, after validation.
+struct Checked<Value: ArgumentValue>: ExpressibleByArgument, ExpressibleByStringLiteral, Sendable {
+  let text: String
+  let parsed: Result<Value, ArgumentError>
+
+  init(argument: String) {
+    text = argument
+    parsed = Result { () throws(ArgumentError) in try Value(parsing: argument) }
+  }
+  init(stringLiteral text: String) { self.init(argument: text) }
+
+  var value: Value { try! parsed.get() }
+  func check() throws(ArgumentError) { _ = try parsed.get() }
+  var defaultValueDescription: String { text }
+}
+
+extension Array {
+  /// Every value of a repeated option, in order, after `check()`.
+  func values<Value>() -> [Value.Element] where Element == Checked<Value>, Value: Sequence {
+    flatMap(\.value)
+  }
+  func check<Value>() throws(ArgumentError) where Element == Checked<Value> {
+    for item in self { try item.check() }
   }
 }
 
-/// Parses cache sizes given once or repeated, in the one size grammar
-/// (``CacheSize``): `5000`, `64m`, `1%`, `0.01`, `A..B:logN`, `auto`.
-func parseCacheSizes(_ values: [String], option: String) throws -> [CacheSize] {
-  var sizes: [CacheSize] = []
-  for item in try listItems(values, option: option) {
-    do throws(SizeError) {
-      for size in try CacheSize.list(item) where !sizes.contains(size) { sizes.append(size) }
-    } catch {
-      throw ValidationError("\(option): \(error.message)")
-    }
-  }
-  return sizes
-}
-
-/// `sizes` for `source`: shares resolved against its footprint, each size once, in the order given.
-func resolveSizes(_ sizes: [CacheSize], for source: TraceSource, sizeMode: SizeMode) throws -> [Int64] {
-  do throws(TraceError) {
-    return try CacheSize.resolve(sizes, for: source, sizeMode: sizeMode)
-  } catch {
-    throw fail(error)
-  }
-}
-
-/// Splits `lru,slru:segments=4,random:seed=2` into policy specs; a piece with
-/// `=` but no `:` continues the previous policy's parameters.
-func parsePolicies(_ texts: [String]) throws -> [PolicySpec] {
-  var pieces: [String] = []
-  for text in texts {
+/// Policy specs: `lru,slru:segments=4,random:seed=2`; a piece with `=` but
+/// no `:` continues the previous policy's parameters; `all` is every catalog entry.
+struct PolicyList: ArgumentValue, Sequence {
+  var specs: [PolicySpec]
+  init(parsing text: String) throws(ArgumentError) {
     guard
       !text.split(separator: ",", omittingEmptySubsequences: false).contains(where: { $0.allSatisfy(\.isWhitespace) })
     else {
-      throw ValidationError("--policy '\(text)' has an empty item; e.g. --policy lru,arc")
+      throw ArgumentError("--policy '\(text)' has an empty item; e.g. --policy lru,arc")
     }
+    var pieces: [String] = []
     for piece in text.split(separator: ",").map(String.init) {
       if piece.contains("=") && !piece.contains(":"), let last = pieces.popLast() {
         pieces.append(last + "," + piece)
@@ -59,31 +67,113 @@ func parsePolicies(_ texts: [String]) throws -> [PolicySpec] {
         pieces.append(piece)
       }
     }
+    pieces = pieces.flatMap { $0.lowercased() == "all" ? PolicyCatalog.names : [$0] }
+    specs = []
+    for piece in pieces {
+      do throws(PolicyError) { specs.append(try PolicySpec(piece)) } catch { throw ArgumentError(error.description) }
+    }
   }
-  // `all`: every catalog entry, in catalog order.
-  pieces = pieces.flatMap { $0.lowercased() == "all" ? PolicyCatalog.names : [$0] }
-  guard !pieces.isEmpty else {
-    throw ValidationError("no policy given; name one of \(PolicyCatalog.names.joined(separator: ", "))")
+  func makeIterator() -> IndexingIterator<[PolicySpec]> { specs.makeIterator() }
+}
+
+extension [Checked<PolicyList>] {
+  /// The policies named, or `fallback` when none was; an error if one is named twice.
+  func specs(or fallback: [PolicySpec] = []) throws(ArgumentError) -> [PolicySpec] {
+    try check()
+    let specs: [PolicySpec] = isEmpty ? fallback : values()
+    guard Set(specs).count == specs.count else { throw ArgumentError("--policy names a policy twice; name each once") }
+    return specs
   }
-  return try pieces.map { piece in
-    do throws(PolicyError) { return try PolicySpec(piece) } catch { throw ValidationError(error.description) }
+  /// Whether `all` was among the names (filters then drop what a command cannot run).
+  var namesAll: Bool { contains { $0.text.split(separator: ",").contains { $0.lowercased() == "all" } } }
+}
+
+/// Cache sizes in the one size grammar (``CacheSize``): `5000`, `64m`,
+/// `1%`, `0.01`, `A..B:logN`, `auto`; comma-separated.
+struct SizeList: ArgumentValue, Sequence {
+  var sizes: [CacheSize]
+  init(parsing text: String) throws(ArgumentError) {
+    sizes = []
+    for item in try listItems([text], option: "size") {
+      do throws(SizeError) {
+        for size in try CacheSize.list(item) where !sizes.contains(size) { sizes.append(size) }
+      } catch { throw ArgumentError("size '\(text)': \(error.message)") }
+    }
   }
+  func makeIterator() -> IndexingIterator<[CacheSize]> { sizes.makeIterator() }
+}
+
+extension [Checked<SizeList>] {
+  /// Every size named, each once, in the order given.
+  var sizes: [CacheSize] {
+    var all: [CacheSize] = []
+    for size in values() where !all.contains(size) { all.append(size) }
+    return all
+  }
+}
+
+/// A positive size in bytes or objects: `5000`, `64k`, `16m`, `1g` (powers of 1024).
+struct AbsoluteSize: ArgumentValue {
+  var value: Int64
+  init(parsing text: String) throws(ArgumentError) {
+    switch CacheSize.parseAbsolute(text) {
+    case .size(let value) where value > 0: self.value = value
+    case .size: throw ArgumentError("size '\(text)' is zero; a cache needs a positive size")
+    case .tooLarge: throw ArgumentError("size '\(text)' is too large")
+    case .notANumber: throw ArgumentError("size '\(text)' is not a number; write e.g. 5000, 64k, 16m or 1g")
+    }
+  }
+}
+
+extension Checked where Value == AbsoluteSize {
+  var bytes: Int64 { value.value }
+}
+
+/// Lock strategies: mutex, pthread, rwlock, queue, striped, striped:N.
+struct LockList: ArgumentValue, Sequence {
+  var locks: [LockStrategy]
+  init(parsing text: String) throws(ArgumentError) {
+    locks = []
+    for item in try listItems([text], option: "--lock") {
+      do throws(CacheError) { locks.append(try LockStrategy(item)) } catch { throw ArgumentError(error.description) }
+    }
+  }
+  func makeIterator() -> IndexingIterator<[LockStrategy]> { locks.makeIterator() }
+}
+
+/// Thread counts from 1 to 256, comma-separated: `1,2,4,8`.
+struct ThreadCounts: ArgumentValue, Sequence {
+  var counts: [Int]
+  init(parsing text: String) throws(ArgumentError) {
+    counts = try listItems([text], option: "--threads").map { item throws(ArgumentError) in
+      guard let n = Int(item), (1...256).contains(n) else {
+        throw ArgumentError("--threads '\(item)': give thread counts from 1 to 256, e.g. 1,2,4,8")
+      }
+      return n
+    }
+  }
+  func makeIterator() -> IndexingIterator<[Int]> { counts.makeIterator() }
+}
+
+/// `sizes` for `source`: shares resolved against its footprint, each size once, in the order given.
+func resolveSizes(_ sizes: [CacheSize], for source: TraceSource, sizeMode: SizeMode) throws -> [Int64] {
+  try failing { () throws(TraceError) in try CacheSize.resolve(sizes, for: source, sizeMode: sizeMode) }
 }
 
 /// The comma-separated items of a list option given once or repeated:
 /// every item runs, and an empty list or an empty item is an error.
-func listItems(_ values: [String], option: String) throws -> [String] {
+func listItems(_ values: [String], option: String) throws(ArgumentError) -> [String] {
   var items: [String] = []
   for value in values {
     for piece in value.split(separator: ",", omittingEmptySubsequences: false) {
       let item = String(piece).trimmingCharacters(in: " ")
       guard !item.isEmpty else {
-        throw ValidationError("\(option) '\(value)' has an empty item; give a comma-separated list such as 1,2,4")
+        throw ArgumentError("\(option) '\(value)' has an empty item; give a comma-separated list such as 1,2,4")
       }
       items.append(item)
     }
   }
-  guard !items.isEmpty else { throw ValidationError("\(option) is empty; give at least one value") }
+  guard !items.isEmpty else { throw ArgumentError("\(option) is empty; give at least one value") }
   return items
 }
 
@@ -134,15 +224,13 @@ struct TraceOptions: ParsableArguments {
   )
   var skipBadLines = false
 
-  func checkArguments() throws {
-    if let format { _ = try formatValue(format) }
-    if let delimiter, delimiter.utf8.count != 1 {
-      throw ValidationError("--delimiter '\(delimiter)' must be exactly one character (use $'\\t' for tab)")
+  func validate() throws {
+    if let format {
+      do throws(TraceError) { _ = try TraceFormat(name: format) } catch { throw ArgumentError(error.description) }
     }
-  }
-
-  func formatValue(_ name: String) throws -> TraceFormat {
-    do { return try TraceFormat(name: name) } catch { throw ValidationError(error.description) }
+    if let delimiter, delimiter.utf8.count != 1 {
+      throw ArgumentError("--delimiter '\(delimiter)' must be exactly one character (use $'\\t' for tab)")
+    }
   }
 
   var csv: CSVOptions {
@@ -169,86 +257,18 @@ struct TraceOptions: ParsableArguments {
   }
 }
 
+/// The source for `path` read as `options` say, `copies` times tiled.
+func traceSource(_ path: String, _ options: TraceOptions, copies: Int = 1) throws -> TraceSource {
+  try failing { () throws(TraceError) in try options.source(path, copies: copies) }
+}
+
 /// Reports what `--skip-bad-lines` passed over in `path`, if anything.
 func warnSkipped(_ skipped: SkippedRecords, path: String) {
   if let warning = skipped.warning(path: path) { printError(warning) }
   if let note = skipped.zeroSizeNote(path: path) { printError(note) }
 }
 
-/// A one-line progress display on standard error, shown only on a terminal
-/// and only for runs longer than a second.
-final class ProgressLine: @unchecked Sendable {
-  let progress: ReplayProgress
-  let total: Int
-  let label: String
-  private var thread: pthread_t?
-  private let done = Atomic<Bool>(false)
-  private var shown = false
-  let start = ContinuousClock.now
-
-  init(_ progress: ReplayProgress, total: Int, label: String) {
-    self.progress = progress
-    self.total = total
-    self.label = label
-  }
-
-  func begin() {
-    guard isatty(2) == 1 else { return }
-    let box = Unmanaged.passRetained(self).toOpaque()
-    var handle = pthread_t()
-    pthread_create(
-      &handle, nil,
-      { raw in
-        let me = Unmanaged<ProgressLine>.fromOpaque(raw!).takeRetainedValue()
-        me.loop()
-        return nil
-      }, box)
-    thread = handle
-  }
-
-  private func loop() {
-    while !done.load(ordering: .acquiring) {
-      usleep(200_000)
-      let elapsed = ContinuousClock.now - start
-      guard elapsed > .seconds(1), !done.load(ordering: .acquiring) else { continue }
-      shown = true
-      let cells = progress.cellsDone.load(ordering: .relaxed)
-      let requests = Double(progress.requests.load(ordering: .relaxed))
-      let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-      var line = "\(label): \(cells)/\(total) cells, \(formatCount(requests)) requests, \(String(format1(seconds))) s"
-      if cells > 0 && cells < total {
-        line += ", about \(format1(seconds / Double(cells) * Double(total - cells))) s left"
-      }
-      writeStandardError("\r\u{1B}[K" + line)
-    }
-  }
-
-  func end() {
-    done.store(true, ordering: .releasing)
-    if let thread { pthread_join(thread, nil) }
-    if shown { writeStandardError("\r\u{1B}[K") }
-  }
-}
-
-func format1(_ x: Double) -> String {
-  let scaled = (x * 10).rounded() / 10
-  return String(scaled)
-}
-
-func formatCount(_ x: Double) -> String {
-  if x >= 1e9 { return format1(x / 1e9) + "G" }
-  if x >= 1e6 { return format1(x / 1e6) + "M" }
-  if x >= 1e3 { return format1(x / 1e3) + "k" }
-  return String(Int(x))
-}
-
-/// Runs argument checks so that a bad value is one line on standard error
-/// and exit code 1, not a usage screen: the message names the value and says
-/// what to write instead.
-func oneLineErrors(_ body: () throws -> Void) throws {
-  do {
-    try body()
-  } catch let error as ValidationError {
-    throw fail(error.message)
-  }
+/// Runs `body`, turning its typed error into the tool's one-line error.
+func failing<T, E: Error & CustomStringConvertible>(_ body: () throws(E) -> T) throws -> T {
+  do throws(E) { return try body() } catch { throw fail(error) }
 }

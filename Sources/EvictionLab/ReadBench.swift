@@ -1,8 +1,6 @@
 import ArgumentParser
-import EvictionCache
 import EvictionReports
-import EvictionStats
-import EvictionTraces
+import EvictionSim
 
 /// How fast a reader streams a trace from the page cache.
 struct ReadBench: ParsableCommand {
@@ -22,47 +20,15 @@ struct ReadBench: ParsableCommand {
   @Option(help: "Timed reads per trace.")
   var runs: Int = 7
 
+  func validate() throws {
+    guard runs >= 1 else { throw ArgumentError("--runs must be at least 1") }
+  }
+
   func run() throws {
-    try oneLineErrors {
-      try traceOptions.checkArguments()
-      guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
+    let rows = try traces.map { path in
+      let source = try traceSource(path, traceOptions)
+      return try failing { () throws(BenchError) in try ReadBenchmark.run(source, rounds: runs) }
     }
-    var rows: [[String]] = []
-    for path in traces {
-      var rates: [Double] = []
-      var records = 0
-      do throws(TraceError) {
-        let source = try traceOptions.source(path, copies: 1)
-        let buffer = UnsafeMutableBufferPointer<TraceRecord>.allocate(capacity: 1 << 14)
-        defer { buffer.deallocate() }
-        for round in 0...runs {
-          let reader = try source.open()
-          let start = monotonicNanoseconds()
-          var count = 0
-          var checksum: UInt64 = 0
-          while true {
-            let n = try reader.read(into: buffer)
-            if n == 0 { break }
-            count += n
-            checksum &+= buffer[n - 1].key
-          }
-          let seconds = Double(monotonicNanoseconds() - start) / 1e9
-          if round > 0 { rates.append(Double(count) / seconds) }  // round 0 warms the page cache
-          records = count
-          if checksum == 42 { printError("") }  // keeps the loop from being optimised away
-        }
-      } catch {
-        throw fail(error)
-      }
-      let summary = SampleSummary(rates)
-      rows.append([
-        path.split(separator: "/").last.map(String.init) ?? path, String(records),
-        ReplayTables.fixed(summary.median / 1e6, 1), ReplayTables.fixed(summary.minimum / 1e6, 1),
-        ReplayTables.fixed(summary.maximum / 1e6, 1),
-      ])
-    }
-    print(
-      ReplayTables.render(header: ["trace", "records", "median M rec/s", "min", "max"], rows: rows, leftColumns: 1),
-      terminator: "")
+    print(BenchTables.read(rows), terminator: "")
   }
 }

@@ -27,14 +27,14 @@ struct Replay: ParsableCommand {
     help:
       "Policies, comma-separated or repeated: \(PolicyCatalog.names.joined(separator: " ")), with parameters as name:key=value (e.g. slru:segments=4, random:seed=42); all for every one."
   )
-  var policies: [String] = []
+  var policies: [Checked<PolicyList>] = []
 
   @Option(
     name: .customLong("size"),
     help:
       "Cache sizes, comma-separated or repeated: objects in count mode, bytes in byte mode (k, m, g, t are powers of 1024: 16m = 16777216); shares of the footprint (1%, or 0.01 as libCacheSim writes it); ranges A..B:logN; auto (0.1%, 0.3%, 1%, 3%, 10%, 20%, 40%, 80%)."
   )
-  var sizes: [String] = []
+  var sizes: [Checked<SizeList>] = []
 
   @Option(help: "What capacity counts: count (every object weighs 1) or bytes (objects weigh their size).")
   var sizeMode: SizeMode = .count
@@ -56,7 +56,7 @@ struct Replay: ParsableCommand {
 
   @Option(
     help: "With --tier memory+disk: the disk tier's size (objects in count mode, bytes in byte mode; k/m/g suffixes).")
-  var diskSize: String?
+  var diskSize: Checked<AbsoluteSize>?
 
   @Option(
     help: "With --tier memory+disk: the folder for the disk tier's scratch store (default: the temporary folder).")
@@ -72,53 +72,62 @@ struct Replay: ParsableCommand {
   )
   var copies: Int = 1
 
-  /// Checks the arguments; a bad one is reported in one line by `oneLineErrors`.
-  func checkArguments() throws {
-    try traceOptions.checkArguments()
-    guard jobs >= 1 else { throw ValidationError("--jobs \(jobs): at least one job is needed") }
-    guard copies >= 1 else { throw ValidationError("--repeat \(copies): at least one copy is needed") }
+  func validate() throws {
+    _ = try policies.specs()
+    try sizes.check()
+    try diskSize?.check()
+    guard jobs >= 1 else { throw ArgumentError("--jobs \(jobs): at least one job is needed") }
+    guard copies >= 1 else { throw ArgumentError("--repeat \(copies): at least one copy is needed") }
     guard !diskDir.isEmpty else {
-      throw ValidationError("--disk-dir is an empty path; name a folder for the disk tier's scratch store")
+      throw ArgumentError("--disk-dir is an empty path; name a folder for the disk tier's scratch store")
     }
     if !traces.isEmpty {
-      guard !policies.isEmpty else { throw ValidationError("no --policy given; e.g. --policy lru,arc") }
+      guard !policies.isEmpty else { throw ArgumentError("no --policy given; e.g. --policy lru,arc") }
       guard !sizes.isEmpty else {
-        throw ValidationError("no --size given; e.g. --size 1000,5000 or --size 16m --size-mode bytes")
+        throw ArgumentError("no --size given; e.g. --size 1000,5000 or --size 16m --size-mode bytes")
       }
     }
-    _ = try parsePolicies(policies.isEmpty ? ["lru"] : policies)
-    if !sizes.isEmpty { _ = try parseCacheSizes(sizes, option: "--size") }
+    if let tier {
+      guard tier.lowercased() == "memory+disk" else {
+        throw ArgumentError("--tier '\(tier)': the one tier stack is memory+disk")
+      }
+      guard !traces.isEmpty else { throw ArgumentError("--tier memory+disk needs a trace") }
+      guard diskSize != nil else {
+        throw ArgumentError("--tier memory+disk needs --disk-size (the disk tier's capacity)")
+      }
+      if let limit, limit < 1 { throw ArgumentError("--limit \(limit): at least 1 request") }
+      for spec in try policies.specs() where !spec.descriptor.canDriveACache {
+        throw ArgumentError(
+          "--tier memory+disk runs real caches: \(spec.name) cannot drive one; choose an online policy")
+      }
+      for size in sizes.sizes {
+        guard case .absolute = size else {
+          throw ArgumentError("--tier memory+disk takes absolute memory sizes (5000, 64m), not shares of the footprint")
+        }
+      }
+    }
   }
 
   func run() throws {
-    try oneLineErrors { try checkArguments() }
-    if let tier { return try runTiered(tier) }
+    if tier != nil { return try runTiered() }
     let isDefaultJob = traces.isEmpty
     let job = isDefaultJob ? try DefaultJob.load() : nil
-    let specs = try parsePolicies(policies.isEmpty ? (job?.policies ?? []) : policies)
-    let cacheSizes =
-      try sizes.isEmpty
-      ? (job?.sizes ?? []).map { CacheSize.absolute($0) } : parseCacheSizes(sizes, option: "--size")
+    let specs = policies.isEmpty ? DefaultJob.policies : try policies.specs()
+    let cacheSizes = sizes.isEmpty ? (job?.sizes ?? []) : sizes.sizes
     let paths = job?.traces ?? traces
-    let mode = job != nil && sizeMode == .count ? job!.sizeMode : sizeMode
 
-    let sources: [TraceSource]
-    do throws(TraceError) {
-      sources = try paths.map { (path) throws(TraceError) in try traceOptions.source(path, copies: copies) }
-    } catch {
-      throw fail(error)
-    }
+    let sources = try paths.map { try traceSource($0, traceOptions, copies: copies) }
     var cells: [ReplayCell] = []
     for source in sources {
-      let resolved = try resolveSizes(cacheSizes, for: source, sizeMode: mode)
+      let resolved = try resolveSizes(cacheSizes, for: source, sizeMode: sizeMode)
       for spec in specs {
         for size in resolved {
-          cells.append(ReplayCell(trace: source, policy: spec, cacheSize: size, sizeMode: mode))
+          cells.append(ReplayCell(trace: source, policy: spec, cacheSize: size, sizeMode: sizeMode))
         }
       }
     }
 
-    let progress = ReplayProgress()
+    let progress = try expectedWork(cells)
     let display = ProgressLine(progress, total: cells.count, label: "replay")
     display.begin()
     let results: [ReplayResult]
@@ -152,29 +161,13 @@ struct Replay: ParsableCommand {
 
 extension Replay {
   /// `--tier memory+disk`: every trace × policy × memory size through a real tiered cache.
-  func runTiered(_ tier: String) throws {
-    let (specs, memorySizes, disk) = try oneLineValue { () throws -> ([PolicySpec], [Int64], Int64) in
-      guard tier.lowercased() == "memory+disk" else {
-        throw ValidationError("--tier '\(tier)': the one tier stack is memory+disk")
-      }
-      guard !traces.isEmpty else { throw ValidationError("--tier memory+disk needs a trace") }
-      guard let diskSize else {
-        throw ValidationError("--tier memory+disk needs --disk-size (the disk tier's capacity)")
-      }
-      if let limit, limit < 1 { throw ValidationError("--limit \(limit): at least 1 request") }
-      let specs = try parsePolicies(policies.isEmpty ? ["lru"] : policies)
-      for spec in specs where spec.descriptor.isOffline || PolicyCatalog.entry(named: spec.name)?.trimsOnATimer == true
-      {
-        throw ValidationError(
-          "--tier memory+disk runs real caches: \(spec.name) cannot drive one; choose an online policy")
-      }
-      let sizes = try self.sizes.flatMap { $0.split(separator: ",").map(String.init) }.map(parseSize)
-      return (specs, sizes, try parseSize(diskSize))
-    }
+  func runTiered() throws {
+    let specs = try policies.specs(or: DefaultJob.lru)
+    let disk = diskSize!.bytes
+    let memorySizes = sizes.sizes.compactMap { size -> Int64? in if case .absolute(let n) = size { n } else { nil } }
     var results: [TieredReplay.Result] = []
     for path in traces {
-      let source: TraceSource
-      do throws(TraceError) { source = try traceOptions.source(path, copies: 1) } catch { throw fail(error) }
+      let source = try traceSource(path, traceOptions)
       for spec in specs {
         for memory in memorySizes {
           printError("tiered replay: \(source.name), \(spec), memory \(memory), disk \(disk)")
@@ -198,38 +191,9 @@ extension Replay {
 /// Writes `text` to `path` (`-` for standard output), creating parent folders.
 func write(_ text: String, to path: String?) throws {
   guard let path else { return }
-  // JSON carries what made it; a CSV file gets it beside it, as NAME.provenance.json.
-  let isJSON = text.first == "{"
-  let content = isJSON ? runProvenance().stamped(text) : text
-  if path == "-" {
-    print(content, terminator: "")
-    return
-  }
-  do {
-    let url = URL(fileURLWithPath: path)
-    var info = stat()
-    if stat(path, &info) == 0 && (info.st_mode & S_IFMT) != S_IFREG {
-      // A device or a pipe (/dev/null, a FIFO): write into it. An atomic
-      // write renames a new file over its target, which would replace
-      // /dev/null itself.
-      guard let handle = FileHandle(forWritingAtPath: path) else {
-        throw fail("cannot write \(path): it is not a file and cannot be opened")
-      }
-      try handle.write(contentsOf: Data(content.utf8))
-      try handle.close()
-      return
-    }
-    try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-    try content.write(to: url, atomically: true, encoding: .utf8)
-    // Provenance stands beside a CSV file.
-    if !isJSON {
-      try runProvenance().file.write(
-        to: URL(fileURLWithPath: path + ".provenance.json"), atomically: true, encoding: .utf8)
-    }
-    printError("wrote \(path)")
-  } catch {
-    throw fail("cannot write \(path): \(error.localizedDescription); check that the folder is writable")
-  }
+  do throws(OutputFile.Failure) {
+    if let message = try OutputFile.write(text, to: path, provenance: runProvenance()) { printError(message) }
+  } catch { throw fail(error) }
 }
 
 /// The provenance of this run: version, command line, date, host; the
@@ -252,9 +216,9 @@ func runProvenance(configuration: String? = nil, seeds: [UInt64] = []) -> Proven
 struct DefaultJob {
   static let folder = "traces"
   var traces: [String]
-  var policies = ["lru", "fifo", "lfu", "mru", "random:seed=1", "arc", "slru:segments=4"]
-  var sizes: [Int64] = [100, 250, 500, 1000, 2500, 5000]
-  var sizeMode = SizeMode.count
+  static let policies = try! PolicyList(parsing: "lru,fifo,lfu,mru,random:seed=1,arc,slru:segments=4").specs
+  var sizes = [100, 250, 500, 1000, 2500, 5000].map { CacheSize.absolute($0) }
+  static let lru = try! PolicyList(parsing: "lru").specs
 
   static func load() throws -> DefaultJob {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
@@ -266,4 +230,15 @@ struct DefaultJob {
     }
     return DefaultJob(traces: traces)
   }
+}
+
+/// A progress counter that knows the whole run's requests (each trace
+/// counted once, however many cells read it), so the display's estimate of
+/// the time left counts requests, not cells.
+func expectedWork(_ cells: [ReplayCell]) throws -> ReplayProgress {
+  var perTrace: [TraceSource: Int64] = [:]
+  for cell in cells where perTrace[cell.trace] == nil {
+    perTrace[cell.trace] = try failing { () throws(TraceError) in try cell.trace.estimatedRequests() }
+  }
+  return ReplayProgress(expectedRequests: Int(cells.reduce(0) { $0 + perTrace[$1.trace]! }))
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import EvictionReports
 import EvictionSim
 import EvictionTraces
 
@@ -23,20 +24,18 @@ struct Convert: ParsableCommand {
   @Option(name: .shortAndLong, help: "Output path (.zst compresses).")
   var output: String
 
-  func run() throws {
-    var format = TraceFormat.oracleGeneral
-    try oneLineErrors {
-      try traceOptions.checkArguments()
-      guard let f = try? TraceFormat(name: to), [.oracleGeneral, .csv, .txt].contains(f) else {
-        throw ValidationError("--to '\(to)': write oracleGeneral, csv or txt")
-      }
-      format = f
+  func validate() throws {
+    guard let format = try? TraceFormat(name: to), [.oracleGeneral, .csv, .txt].contains(format) else {
+      throw ArgumentError("--to '\(to)': write oracleGeneral, csv or txt")
     }
+  }
+
+  func run() throws {
+    let format = try TraceFormat(name: to)
     do throws(TraceError) {
       let source = try traceOptions.source(input, copies: 1)
-      let reader = try source.open()
-      var records = try reader.readAll()
-      warnSkipped(reader.skipped, path: input)
+      var records: [TraceRecord] = []
+      warnSkipped(try source.forEachBatch { batch, _ in records.append(contentsOf: batch) }, path: input)
       if records.isEmpty { throw TraceError.emptyTrace(path: input) }
       if format == .oracleGeneral { fillNextAccess(&records) }
       let writer = try TraceWriter(path: output, format: format)
@@ -63,11 +62,11 @@ struct TraceInfoCommand: ParsableCommand {
   @Option(help: "Write {\"traces\": [...]} as JSON to PATH; - for standard output.")
   var json: String?
 
+  func validate() throws {
+    guard !traces.isEmpty else { throw ArgumentError("name at least one trace") }
+  }
+
   func run() throws {
-    try oneLineErrors {
-      try traceOptions.checkArguments()
-      guard !traces.isEmpty else { throw ValidationError("name at least one trace") }
-    }
     var infos: [TraceInfo] = []
     do throws(TraceError) {
       for path in traces {
@@ -78,22 +77,7 @@ struct TraceInfoCommand: ParsableCommand {
     } catch {
       throw fail(error)
     }
-    if json != "-" {
-      for info in infos {
-        print(
-          """
-          \(info.trace) (\(info.format))
-            requests \(info.requests), unique objects \(info.uniqueObjects), one-hit wonders \(format1(info.oneHitWonderShare * 100))%
-            bytes requested \(info.bytesRequested), footprint \(info.footprintBytes) bytes
-            Zipf alpha \(format2(info.zipfAlpha)) (R² \(format2(info.zipfR2))), time span \(info.lastTime - info.firstTime) s
-            object sizes p50 \(info.sizePercentiles[2]), p90 \(info.sizePercentiles[4]), max \(info.sizePercentiles[6])
-            sizes to sweep: \(info.suggestedSizes.map(String.init).joined(separator: ",")) (count); \
-          \(info.suggestedByteSizes.map(String.init).joined(separator: ",")) (bytes)
-          """)
-      }
-    }
+    if json != "-" { print(TraceInfoTables.text(infos), terminator: "") }
     try write("{\"traces\": [\n  " + infos.map(\.json).joined(separator: ",\n  ") + "\n]}\n", to: json)
   }
 }
-
-func format2(_ x: Double) -> String { String((x * 100).rounded() / 100) }

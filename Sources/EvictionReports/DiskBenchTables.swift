@@ -17,4 +17,38 @@ public enum DiskBenchTables {
       .number(r.p999Ns), .number(r.maxNs), .number(r.rounds),
     ]
   }
+
+  /// The terminal table, then what it means: where files beat SQLite (with
+  /// every mode measured), how mixed mode fares with `threshold`, and the
+  /// threshold that would have served best (with file and sqlite measured).
+  public static func table(_ results: [DiskBench.Result], threshold: Int) -> String {
+    let fixed = ReplayTables.fixed
+    let rows = results.map {
+      [
+        $0.mode, String($0.valueSize), $0.phase, String(Int($0.opsPerSecond.rounded())),
+        fixed($0.megabytesPerSecond, 1), String($0.p50Ns), String($0.p99Ns),
+      ]
+    }
+    var out = ReplayTables.render(
+      header: ["mode", "value size", "phase", "ops/s", "MB/s", "p50 ns", "p99 ns"], rows: rows, leftColumns: 3)
+    let modes = Set(results.map(\.mode))
+    if modes == Set(DiskBench.Mode.allCases.map(\.rawValue)) {
+      for phase in ["read-hit", "write"] {
+        if let size = DiskBench.crossover(results, phase: phase) {
+          out += "\(phase): files beat SQLite from \(size) bytes up on this machine\n"
+        } else {
+          out += "\(phase): SQLite beats files at the largest size measured\n"
+        }
+      }
+      if let worst = DiskBench.mixedRatios(results).min(by: { $0.ratio < $1.ratio }) {
+        out +=
+          "mixed mode (inline up to \(threshold) bytes): at worst \(fixed(worst.ratio * 100, 1))% of the better mode (\(worst.phase) at \(worst.size) bytes)\n"
+      }
+    }
+    if modes.isSuperset(of: ["file", "sqlite"]), let best = DiskBench.recommendedThreshold(results) {
+      out +=
+        "best threshold measured here: \(DiskBench.describe(threshold: best.threshold)); at worst \(fixed(best.worst * 100, 1))% of the better mode (\(best.phase) at \(best.size) bytes)\n"
+    }
+    return out
+  }
 }

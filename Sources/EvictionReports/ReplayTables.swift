@@ -96,9 +96,11 @@ public enum ReplayTables {
     var scale = 1.0
     for _ in 0..<digits { scale *= 10 }
     let n = Int64((x * scale).rounded())
-    let whole = n / Int64(scale)
-    let fraction = String(n % Int64(scale))
-    return "\(whole)." + String(repeating: "0", count: digits - fraction.count) + fraction
+    let sign = n < 0 ? "-" : ""
+    let whole = n.magnitude / UInt64(scale)
+    let fraction = String(n.magnitude % UInt64(scale))
+    return sign + "\(whole)"
+      + (digits > 0 ? "." + String(repeating: "0", count: digits - fraction.count) + fraction : "")
   }
 
   public static func csvField(_ text: String) -> String {

@@ -37,9 +37,65 @@ public struct MissRatioCurve: Sendable {
   public var skipped = SkippedRecords()
 }
 
+/// A curve that cannot be drawn as asked, in one line.
+public struct CurveError: Error, CustomStringConvertible, Sendable {
+  public var description: String
+  public init(_ description: String) { self.description = description }
+}
+
 /// Miss-ratio curves: exact LRU curves from stack distances, one-pass
 /// multi-size simulation for any policy, and SHARDS sampling.
 public enum MissRatioCurves {
+  /// What `evlab mrc` computes for one policy.
+  public enum Plan: Sendable, Equatable {
+    case exact
+    case simulate
+    case shards(rate: Double)
+    case fixedSizeShards(maxObjects: Int)
+  }
+
+  /// The method for `policy`: the one asked for, or exact for LRU and
+  /// simulate otherwise. Exact and fixed-size SHARDS are LRU's (stack
+  /// distances); offline policies have no curve here (they need the future).
+  public static func plan(
+    for policy: PolicySpec, method: MissRatioCurve.Method?, rate: Double, maxObjects: Int?
+  ) throws(CurveError) -> Plan {
+    let lru = policy.name == "lru"
+    if policy.descriptor.isOffline {
+      throw CurveError("\(policy.name) is offline; miss-ratio curves run online policies (replay it with evlab replay)")
+    }
+    guard rate > 0 && rate <= 1 else { throw CurveError("--rate \(rate): give a sampling rate in (0, 1], e.g. 0.01") }
+    if let maxObjects {
+      guard method == .shards else { throw CurveError("--max-objects is fixed-size SHARDS: add --method shards") }
+      guard lru else { throw CurveError("fixed-size SHARDS (--max-objects) is for LRU; use --rate for \(policy.name)") }
+      guard maxObjects >= 1 else { throw CurveError("--max-objects \(maxObjects): at least 1") }
+      return .fixedSizeShards(maxObjects: maxObjects)
+    }
+    switch method ?? (lru ? .exact : .simulate) {
+    case .exact where !lru:
+      throw CurveError(
+        "--method exact is for LRU (a stack policy); use --method simulate or shards for \(policy.name)")
+    case .exact: return .exact
+    case .simulate: return .simulate
+    case .shards: return .shards(rate: rate)
+    }
+  }
+
+  /// The curve of `policy` on `trace` as `plan` says.
+  public static func curve(
+    _ trace: TraceSource, policy: PolicySpec, plan: Plan, sizes: [Int64], sizeMode: SizeMode,
+    progress: ReplayProgress? = nil
+  ) throws(TraceError) -> MissRatioCurve {
+    switch plan {
+    case .exact: try exactLRU(trace, sizes: sizes, sizeMode: sizeMode, progress: progress)
+    case .simulate: try simulate(trace, policy: policy, sizes: sizes, sizeMode: sizeMode, progress: progress)
+    case .shards(let rate):
+      try shards(trace, policy: policy, sizes: sizes, sizeMode: sizeMode, rate: rate, progress: progress)
+    case .fixedSizeShards(let maxObjects):
+      try shardsFixedSize(trace, sizes: sizes, sizeMode: sizeMode, maxObjects: maxObjects, progress: progress)
+    }
+  }
+
   /// The exact LRU curve at `sizes` in one pass. In count mode every size is
   /// exact. In byte mode the stack-distance rule (hit iff the distinct bytes
   /// requested since the object's last request, its own included, fit) holds
@@ -61,7 +117,8 @@ public enum MissRatioCurves {
     var bytesRequested: Int64 = 0
     var largest: Int64 = 0
     var sizesChange = false
-    let skipped = try trace.forEachBatch(progress: progress) { records, offset in
+    let skipped = try trace.forEachBatch(progress: progress) { records, tile in
+      let offset = tile.idOffset
       for record in records {
         let key = record.key &+ offset
         if let sampling, !sampling.keeps(key) { continue }
@@ -173,7 +230,8 @@ public enum MissRatioCurves {
     var byteBins = Array(repeating: 0.0, count: sorted.count + 1)
     var requests: Int64 = 0
     var bytesRequested: Int64 = 0
-    let skipped = try trace.forEachBatch(progress: progress) { records, offset in
+    let skipped = try trace.forEachBatch(progress: progress) { records, tile in
+      let offset = tile.idOffset
       for record in records {
         let key = record.key &+ offset
         requests &+= 1
@@ -388,7 +446,8 @@ struct MultiSizeRunner {
   mutating func run(_ caches: [AnyReplayCache]) throws(TraceError) -> Totals {
     var totals = Totals(perSize: Array(repeating: SizeCounts(), count: caches.count))
     var time: Int64 = 0
-    totals.skipped = try trace.forEachBatch(progress: progress) { records, offset in
+    totals.skipped = try trace.forEachBatch(progress: progress) { records, tile in
+      let offset = tile.idOffset
       for record in records {
         let key = record.key &+ offset
         if let sampling, !sampling.keeps(key) { continue }
@@ -442,34 +501,5 @@ struct KeyHeap {
       i = largest
     }
     return top
-  }
-}
-
-extension TraceSource {
-  /// Streams the trace, every copy in turn, to `body` in batches of records
-  /// with the copy's id offset (copy k's ids are offset by k·``TraceSource/tileStride()``), counting
-  /// requests into `progress`. The per-record loop stays in the caller, where
-  /// it is optimised with the caller's state.
-  /// Returns the bad lines skipped (of one copy: copies read the same file).
-  @inline(__always) @discardableResult
-  func forEachBatch(
-    progress: ReplayProgress?, _ body: (Slice<UnsafeMutableBufferPointer<TraceRecord>>, UInt64) -> Void
-  ) throws(TraceError) -> SkippedRecords {
-    let buffer = UnsafeMutableBufferPointer<TraceRecord>.allocate(capacity: 4096)
-    defer { buffer.deallocate() }
-    var skipped = SkippedRecords()
-    let stride = try tileStride()
-    for copy in 0..<copies {
-      let reader = try open()
-      let offset = UInt64(copy) &* stride
-      while true {
-        let n = try reader.read(into: buffer)
-        if n == 0 { break }
-        body(buffer[..<n], offset)
-        progress?.requests.add(n, ordering: .relaxed)
-      }
-      if copy == 0 { skipped = reader.skipped }
-    }
-    return skipped
   }
 }

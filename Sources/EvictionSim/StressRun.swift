@@ -81,11 +81,18 @@ public enum StressRun {
 
     /// Loads `source` into memory (the clock must not time the reader).
     public init(_ source: TraceSource) throws(TraceError) {
-      let records = try source.open().readAll()
-      guard !records.isEmpty else { throw .emptyTrace(path: source.path) }
-      trace = (source.path as NSString).lastPathComponent
-      keys = records.map(\.key)
-      sizes = records.map(\.size)
+      var keys: [UInt64] = []
+      var sizes: [Int64] = []
+      try source.forEachBatch { records, tile in
+        for record in records {
+          keys.append(record.key &+ tile.idOffset)
+          sizes.append(record.size)
+        }
+      }
+      guard !keys.isEmpty else { throw .emptyTrace(path: source.path) }
+      trace = source.name
+      self.keys = keys
+      self.sizes = sizes
     }
   }
 
@@ -96,16 +103,15 @@ public enum StressRun {
     threads: Int, ops: Int
   ) throws(CacheError) -> StressResult {
     let bytes = sizeMode == .bytes
-    let driver: StressDriver
+    let driver: any CacheTarget
     switch target {
     case .cache(let lock):
-      driver = CacheDriver(
-        try MemoryCache<UInt64, UInt64>(
-          policy: policy.description, index: IntegerSlotIndex<UInt64>.self,
-          countLimit: bytes ? nil : Int(cacheSize), costLimit: bytes ? cacheSize : nil, lock: lock,
-          instrumentLocks: true))
-    case .nscache: driver = NSCacheDriver(limit: cacheSize, bytes: bytes)
-    case .dictionary: driver = DictionaryDriver()
+      driver = try MemoryCache<UInt64, UInt64>(
+        policy: policy.description, index: IntegerSlotIndex<UInt64>.self,
+        countLimit: bytes ? nil : Int(cacheSize), costLimit: bytes ? cacheSize : nil, lock: lock,
+        instrumentLocks: true)
+    case .nscache: driver = NSCacheTarget(limit: cacheSize, bytes: bytes)
+    case .dictionary: driver = MutexDictionary()
     }
     let perThread = (0..<threads).map { _ in ThreadFigures() }
     let ready = Atomic<Int>(0)
@@ -149,7 +155,7 @@ public enum StressRun {
       sets.add(figures.sets)
       hits += figures.hits
     }
-    let locks = driver.lockStatistics
+    let locks = driver.lockFigures
     let seconds = Double(elapsed) / 1e9
     let operations = Int(gets.totalCount + sets.totalCount)
     return StressResult(
@@ -168,6 +174,56 @@ public enum StressRun {
       waitMaxNs: locks?.waits.max ?? 0,
       waitShare: Double(locks?.totalWaitNanoseconds ?? 0) / (Double(elapsed) * Double(threads)),
       vsNscache: nil, vsDictionary: nil)
+  }
+
+  /// A sweep: every policy × thread count × lock, and the two comparison
+  /// points (NSCache, `Dictionary`+`Mutex`) once per thread count.
+  public struct Sweep: Sendable {
+    public var policies: [PolicySpec]
+    public var locks: [LockStrategy]
+    public var threads: [Int]
+    public var cacheSize: Int64
+    public var sizeMode: SizeMode
+    public var ops: Int
+
+    public init(
+      policies: [PolicySpec], locks: [LockStrategy], threads: [Int], cacheSize: Int64, sizeMode: SizeMode, ops: Int
+    ) {
+      self.policies = policies
+      self.locks = locks
+      self.threads = threads
+      self.cacheSize = cacheSize
+      self.sizeMode = sizeMode
+      self.ops = ops
+    }
+
+    /// The cells in the order they run; the comparison points have no
+    /// policy, so they run beside the first only.
+    public var cells: [(policy: PolicySpec, threads: Int, target: StressTarget)] {
+      var cells: [(PolicySpec, Int, StressTarget)] = []
+      for (p, policy) in policies.enumerated() {
+        for n in threads {
+          for lock in locks { cells.append((policy, n, .cache(lock))) }
+          if p == 0 { cells += [(policy, n, .nscache), (policy, n, .dictionary)] }
+        }
+      }
+      return cells
+    }
+
+    /// Runs every cell, counting each one's requests into `progress`, and adds the ratios.
+    public func run(_ workload: Workload, progress: ReplayProgress? = nil) throws(CacheError) -> [StressResult] {
+      var results: [StressResult] = []
+      for cell in cells {
+        results.append(
+          try StressRun.run(
+            workload, target: cell.target, policy: cell.policy, cacheSize: cacheSize, sizeMode: sizeMode,
+            threads: cell.threads, ops: ops))
+        progress?.requests.add(ops, ordering: .relaxed)
+        progress?.cellsDone.add(1, ordering: .relaxed)
+      }
+      StressRun.addRatios(&results)
+      return results
+    }
   }
 
   /// Fills in each cache cell's throughput ratios against the NSCache and
@@ -190,42 +246,4 @@ final class ThreadFigures: @unchecked Sendable {
   var gets = Histogram<UInt64>(highestTrackableValue: 60_000_000_000, numberOfSignificantValueDigits: .three)
   var sets = Histogram<UInt64>(highestTrackableValue: 60_000_000_000, numberOfSignificantValueDigits: .three)
   var hits = 0
-}
-
-/// The operations a stress thread performs, whatever the target.
-class StressDriver: @unchecked Sendable {
-  func get(_ key: UInt64) -> Bool { fatalError("abstract") }
-  func set(_ key: UInt64, cost: Int64) { fatalError("abstract") }
-  var lockStatistics: LockStatistics? { nil }
-}
-
-final class CacheDriver: StressDriver, @unchecked Sendable {
-  let cache: MemoryCache<UInt64, UInt64>
-  init(_ cache: MemoryCache<UInt64, UInt64>) { self.cache = cache }
-  override func get(_ key: UInt64) -> Bool { cache.value(forKey: key) != nil }
-  override func set(_ key: UInt64, cost: Int64) { try? cache.setValue(key, forKey: key, cost: cost) }
-  override var lockStatistics: LockStatistics? { cache.lockStatistics }
-}
-
-final class NSCacheDriver: StressDriver, @unchecked Sendable {
-  let cache = NSCache<NSNumber, NSNumber>()
-  let bytes: Bool
-  init(limit: Int64, bytes: Bool) {
-    self.bytes = bytes
-    if bytes { cache.totalCostLimit = Int(limit) } else { cache.countLimit = Int(limit) }
-  }
-  override func get(_ key: UInt64) -> Bool { cache.object(forKey: NSNumber(value: key)) != nil }
-  override func set(_ key: UInt64, cost: Int64) {
-    cache.setObject(NSNumber(value: key), forKey: NSNumber(value: key), cost: bytes ? Int(cost) : 0)
-  }
-}
-
-final class DictionaryDriver: StressDriver, @unchecked Sendable {
-  let box = DictionaryBox()
-  override func get(_ key: UInt64) -> Bool { box.mutex.withLock { $0[key] != nil } }
-  override func set(_ key: UInt64, cost: Int64) { box.mutex.withLock { $0[key] = key } }
-}
-
-final class DictionaryBox: Sendable {
-  let mutex = Mutex<[UInt64: UInt64]>([:])
 }

@@ -61,27 +61,27 @@ public enum TieredReplay {
     var misses = histogram()
     var requests: Int64 = 0
     let start = monotonicNanoseconds()
-    let reader = try trace.open()
-    let buffer = UnsafeMutableBufferPointer<TraceRecord>.allocate(capacity: 1024)
-    defer { buffer.deallocate() }
-    reading: while true {
-      let n = try reader.read(into: buffer)
-      if n == 0 { break }
-      for record in buffer[..<n] {
-        if let limit, requests >= Int64(limit) { break reading }
+    var failure: Error? = nil
+    try trace.forEachBatch(limit: limit.map(Int64.init)) { records, _ in
+      for record in records where failure == nil {
         requests += 1
         let key = String(record.key)
         let t0 = monotonicNanoseconds()
-        switch try tiered.lookup(key)?.tier {
-        case .memory?: memoryHits.record(monotonicNanoseconds() &- t0)
-        case .disk?: diskHits.record(monotonicNanoseconds() &- t0)
-        case nil:
-          let size = Int(min(max(record.size, 0), 64 << 20))
-          try tiered.set([UInt8](repeating: UInt8(truncatingIfNeeded: record.key), count: size), forKey: key)
-          misses.record(monotonicNanoseconds() &- t0)
+        do {
+          switch try tiered.lookup(key)?.tier {
+          case .memory?: memoryHits.record(monotonicNanoseconds() &- t0)
+          case .disk?: diskHits.record(monotonicNanoseconds() &- t0)
+          case nil:
+            let size = Int(min(max(record.size, 0), 64 << 20))
+            try tiered.set([UInt8](repeating: UInt8(truncatingIfNeeded: record.key), count: size), forKey: key)
+            misses.record(monotonicNanoseconds() &- t0)
+          }
+        } catch {
+          failure = error
         }
       }
     }
+    if let failure { throw failure }
     let seconds = Double(monotonicNanoseconds() &- start) / 1e9
     let s = tiered.statistics
     return Result(

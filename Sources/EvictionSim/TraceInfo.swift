@@ -68,7 +68,8 @@ public struct TraceInfo: Sendable, Codable, Equatable {
     var reuse = Array(repeating: Int64(0), count: 64)
     var stack = Array(repeating: Int64(0), count: 64)
     var first = true
-    info.skipped = try source.forEachBatch(progress: progress) { records, offset in
+    info.skipped = try source.forEachBatch(progress: progress) { records, tile in
+      let offset = tile.idOffset
       for record in records {
         let key = record.key &+ offset
         info.requests += 1

@@ -93,6 +93,12 @@ public final class FileSource: RewindableSource {
 
   deinit { close(fd) }
 
+  /// The file's length in bytes.
+  public var length: Int64 {
+    var info = stat()
+    return fstat(fd, &info) == 0 ? Int64(info.st_size) : 0
+  }
+
   func rewind() throws(TraceError) {
     if lseek(fd, 0, SEEK_SET) < 0 { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
   }

@@ -52,7 +52,7 @@ import Testing
   @Test func aVersionOneStoreIsMigratedWithEveryValue() throws {
     let dir = try scratchStore()
     try FileManager.default.createDirectory(atPath: dir + "/data", withIntermediateDirectories: true)
-    FileManager.default.createFile(atPath: dir + "/lock", contents: Data())  // version 1 left it empty
+    #expect(FileManager.default.createFile(atPath: dir + "/lock", contents: Data()))  // version 1 left it empty
     let fileValue = bytes(3000, seed: 5)
     let fileName = "0123456789abcdef0123456789abcdef-0000000000000001"
     try Data(Self.versionOneFile(key: "in-a-file", value: fileValue)).write(

@@ -1,6 +1,7 @@
 import EvictionCore
 import EvictionReports
 import EvictionSim
+import EvictionTestSupport
 import EvictionTraces
 import Foundation
 import Testing
@@ -55,5 +56,4 @@ import Testing
   }
 }
 
-let sharedTracesPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-  .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/traces").path
+let sharedTracesPath = SharedData.traces

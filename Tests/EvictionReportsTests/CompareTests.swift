@@ -1,6 +1,7 @@
 import EvictionCore
 import EvictionReports
 import EvictionSim
+import EvictionTestSupport
 import EvictionTraces
 import Foundation
 import Testing
@@ -9,8 +10,7 @@ import Testing
   import FoundationXML
 #endif
 
-let sharedTraces = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-  .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/traces").path
+let sharedTraces = SharedData.traces
 
 @Suite struct TOMLTests {
   @Test func readsTheDocumentsConfigurationsUse() throws {

@@ -1,6 +1,7 @@
 import EvictionCache
 import EvictionCore
 import EvictionSim
+import EvictionTestSupport
 import EvictionTraces
 import Foundation
 import Synchronization

@@ -1,3 +1,4 @@
+import EvictionTestSupport
 import EvictionTraces
 import Foundation
 import Testing
@@ -40,7 +41,7 @@ import Testing
   }
 
   @Test func binaryFormatsDecodeTheirByteOrder() throws {
-    let scratch = try Scratch()
+    let scratch = try ScratchFolder()
     let cache2k = try scratch.file("a.trace", Data([0, 0, 1, 2, 0xFF, 0xFF, 0xFF, 0xFF]))
     #expect(try readAll(cache2k, format: .cache2k).map(\.key) == [258, 4_294_967_295])
     let corda = try scratch.file("b.trace", Data([0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0]))
@@ -54,7 +55,7 @@ import Testing
   }
 
   @Test func textFormatsParseAndRejectWhatTheyShould() throws {
-    let scratch = try Scratch()
+    let scratch = try ScratchFolder()
     let address = try scratch.file("gcc.trace", "l 0x1fffff50 1\ns 0X1FFFFF50 0\n")
     #expect(try readAll(address, format: .address).map(\.key) == [0x1fff_ff50, 0x1fff_ff50])
     let badOp = try scratch.file("bad.trace", "l 0x10 1\nx 0x20 1\n")
@@ -72,7 +73,7 @@ import Testing
   }
 
   @Test func twitterKeepsGetsWeighingKeyPlusValue() throws {
-    let scratch = try Scratch()
+    let scratch = try ScratchFolder()
     let trace = try scratch.file(
       "cluster.csv",
       "0,keyA,10,90,1,get,0\n1,keyA,10,90,1,set,0\n2,keyB,5,20,2,gets,0\n3,keyA,10,90,1,delete,0\n")
@@ -87,7 +88,7 @@ import Testing
   }
 
   @Test func msrReadsExpandIntoFourKiBBlocks() throws {
-    let scratch = try Scratch()
+    let scratch = try ScratchFolder()
     let trace = try scratch.file(
       "wdev_0.csv",
       "128166372003061629,wdev,0,Read,8192,8192,100\n128166372013061629,wdev,0,Write,0,4096,100\n128166372023061629,wdev,1,Read,4095,2,100\n"

@@ -1,23 +1,7 @@
+import EvictionTestSupport
 import EvictionTraces
 import Foundation
 import Testing
-
-/// A scratch folder removed when the test ends.
-final class Scratch {
-  let url: URL
-  init() throws {
-    url = FileManager.default.temporaryDirectory.appendingPathComponent("evlab-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-  }
-  deinit { try? FileManager.default.removeItem(at: url) }
-
-  func file(_ name: String, _ text: String) throws -> String { try file(name, Data(text.utf8)) }
-  func file(_ name: String, _ data: Data) throws -> String {
-    let path = url.appendingPathComponent(name).path
-    try data.write(to: URL(fileURLWithPath: path))
-    return path
-  }
-}
 
 func readAll(_ path: String, format: TraceFormat? = nil, csv: CSVOptions = CSVOptions(), batch: Int = 3) throws
   -> [TraceRecord]
@@ -34,10 +18,7 @@ func readAll(_ path: String, format: TraceFormat? = nil, csv: CSVOptions = CSVOp
   return out
 }
 
-func sharedTrace(_ relative: String) -> String {
-  URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/traces/" + relative).path
-}
+func sharedTrace(_ relative: String) -> String { SharedData.trace(relative) }
 
 /// Runs a command-line tool (for making compressed fixtures).
 func runTool(_ tool: String, _ arguments: [String]) throws {
@@ -51,7 +32,7 @@ func runTool(_ tool: String, _ arguments: [String]) throws {
 
 @Suite struct TextReaderTests {
   @Test func skipsCommentsAndBlankLinesAndHashesStringKeys() throws {
-    let scratch = try Scratch()
+    let scratch = try ScratchFolder()
     let path = try scratch.file("a.txt", "# header\n1\n\n*\n  42 \r\nuser:7\n18446744073709551615\n99")
     let records = try readAll(path)
     #expect(records.map(\.key).prefix(2) == [1, 42])
@@ -64,7 +45,7 @@ func runTool(_ tool: String, _ arguments: [String]) throws {
   }
 
   @Test func aLineWithSeveralFieldsNamesFileAndLine() throws {
-    let scratch = try Scratch()
+    let scratch = try ScratchFolder()
     let path = try scratch.file("b.txt", "1\n2\n3 4\n")
     #expect(
       throws: TraceError.malformedLine(
@@ -76,7 +57,7 @@ func runTool(_ tool: String, _ arguments: [String]) throws {
   }
 
   @Test func emptyAndMissingFiles() throws {
-    let scratch = try Scratch()
+    let scratch = try ScratchFolder()
     let empty = try scratch.file("empty.txt", "")
     #expect(try readAll(empty).isEmpty)
     #expect(throws: TraceError.fileNotFound(path: "/nonexistent/x.txt")) { try readAll("/nonexistent/x.txt") }
@@ -90,7 +71,7 @@ func runTool(_ tool: String, _ arguments: [String]) throws {
 
 @Suite struct CSVReaderTests {
   @Test func mapsColumnsByHeaderNames() throws {
-    let scratch = try Scratch()
+    let scratch = try ScratchFolder()
     let path = try scratch.file("c.csv", "version,time,op,size,lbn\n1,10,2a,512,77\n1,11,28,0,78\n1,12,28,4096,79\n")
     let records = try readAll(path)
     #expect(records == [TraceRecord(key: 77, size: 512, time: 10), TraceRecord(key: 79, size: 4096, time: 12)])
@@ -98,7 +79,7 @@ func runTool(_ tool: String, _ arguments: [String]) throws {
   }
 
   @Test func explicitColumnsAndDelimiter() throws {
-    let scratch = try Scratch()
+    let scratch = try ScratchFolder()
     let path = try scratch.file("d.csv", "a;5;100\nb;6;200\n")
     let options = CSVOptions(delimiter: UInt8(ascii: ";"), header: .no, keyColumn: 1, sizeColumn: 3, timeColumn: 2)
     let records = try readAll(path, csv: options)
@@ -107,7 +88,7 @@ func runTool(_ tool: String, _ arguments: [String]) throws {
   }
 
   @Test func malformedLinesNameFileLineAndField() throws {
-    let scratch = try Scratch()
+    let scratch = try ScratchFolder()
     let badSize = try scratch.file("e.csv", "time,id,size\n1,5,10\n2,6,ten\n")
     #expect(
       throws: TraceError.malformedLine(
@@ -136,7 +117,7 @@ func runTool(_ tool: String, _ arguments: [String]) throws {
   }
 
   @Test func oracleGeneralDecodesAndSkipsZeroSizes() throws {
-    let scratch = try Scratch()
+    let scratch = try ScratchFolder()
     var data = oracleRecord(time: 5, id: 1 << 40, size: 4096, next: 3)
     data += oracleRecord(time: 6, id: 2, size: 0, next: -1)
     data += oracleRecord(time: 7, id: 1 << 40, size: 4096, next: -1)
@@ -150,7 +131,7 @@ func runTool(_ tool: String, _ arguments: [String]) throws {
   }
 
   @Test func truncatedRecordGivesItsByteOffset() throws {
-    let scratch = try Scratch()
+    let scratch = try ScratchFolder()
     let data =
       oracleRecord(time: 5, id: 1, size: 1, next: -1) + oracleRecord(time: 5, id: 2, size: 1, next: -1).prefix(10)
     let path = try scratch.file("u.oracleGeneral", data)
@@ -160,7 +141,7 @@ func runTool(_ tool: String, _ arguments: [String]) throws {
   }
 
   @Test func vscsiNeedsItsVersionMarker() throws {
-    let scratch = try Scratch()
+    let scratch = try ScratchFolder()
     let path = try scratch.file("v.vscsi", Data(repeating: 0, count: 64))
     #expect(
       throws: TraceError.notOfFormat(
@@ -187,7 +168,7 @@ func runTool(_ tool: String, _ arguments: [String]) throws {
 
 @Suite struct CompressionTests {
   @Test func gzipXzAndZstdAreReadTransparently() throws {
-    let scratch = try Scratch()
+    let scratch = try ScratchFolder()
     let text = (0..<50_000).map { "\($0 % 977)" }.joined(separator: "\n") + "\n"
     let plain = try scratch.file("p.txt", text)
     let expected = try readAll(plain)
@@ -202,7 +183,7 @@ func runTool(_ tool: String, _ arguments: [String]) throws {
   }
 
   @Test func corruptOrCutStreamsAreReported() throws {
-    let scratch = try Scratch()
+    let scratch = try ScratchFolder()
     let plain = try scratch.file("q.txt", (0..<20_000).map(String.init).joined(separator: "\n"))
     for (tool, suffix, codec) in [("gzip", ".gz", "gzip"), ("xz", ".xz", "xz"), ("zstd", ".zst", "zstd")] {
       try runTool(tool, ["-k", "-q", plain])
@@ -219,7 +200,7 @@ func runTool(_ tool: String, _ arguments: [String]) throws {
   }
 
   @Test func arcTracesExpandToConsecutiveBlocks() throws {
-    let scratch = try Scratch()
+    let scratch = try ScratchFolder()
     let path = try scratch.file("t.lis", "10 3 0 0\n5 1 0 1\n")
     #expect(try readAll(path, batch: 2).map(\.key) == [10, 11, 12, 5])
     let records = try readAll(sharedTrace("arc/OLTP.lis.zst"), batch: 1 << 14)
@@ -230,7 +211,7 @@ func runTool(_ tool: String, _ arguments: [String]) throws {
 
 @Suite struct WriterAndGeneratorTests {
   @Test func writtenOracleGeneralReadsBackWithNextAccess() throws {
-    let scratch = try Scratch()
+    let scratch = try ScratchFolder()
     var records = [1, 2, 1, 3, 2, 1].map { TraceRecord(key: UInt64($0), size: 100, time: 1) }
     fillNextAccess(&records)
     #expect(records.map(\.nextAccess) == [3, 5, 6, TraceRecord.never, TraceRecord.never, TraceRecord.never])

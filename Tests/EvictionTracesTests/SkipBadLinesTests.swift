@@ -1,3 +1,4 @@
+import EvictionTestSupport
 import EvictionTraces
 import Foundation
 import Testing
@@ -34,7 +35,7 @@ import Testing
   @Test(arguments: cases.indices)
   func badLinesAreCountedAndTheRestIsRead(index: Int) throws {
     let c = Self.cases[index]
-    let scratch = try Scratch()
+    let scratch = try ScratchFolder()
     let path = try scratch.file("t-\(c.format.rawValue)", c.text)
     var strictError: TraceError? = nil
     do { _ = try readAll(path, format: c.format) } catch { strictError = error as? TraceError }
@@ -53,7 +54,7 @@ import Testing
   }
 
   @Test func aCutOffBinaryRecordIsSkippedAfterTheWholeOnes() throws {
-    let scratch = try Scratch()
+    let scratch = try ScratchFolder()
     var data = Data()
     for key: UInt32 in [7, 8, 9] { withUnsafeBytes(of: key.bigEndian) { data.append(contentsOf: $0) } }
     let path = try scratch.file("c.trace", data + Data([1, 2]))
@@ -67,7 +68,7 @@ import Testing
   }
 
   @Test func aCorruptCompressedStreamIsNeverSkipped() throws {
-    let scratch = try Scratch()
+    let scratch = try ScratchFolder()
     let plain = try scratch.file("q.txt", (0..<20_000).map(String.init).joined(separator: "\n"))
     try runTool("zstd", ["-k", "-q", plain])
     let whole = try Data(contentsOf: URL(fileURLWithPath: plain + ".zst"))
@@ -78,7 +79,7 @@ import Testing
   }
 
   @Test func aCleanTraceSkipsNothing() throws {
-    let scratch = try Scratch()
+    let scratch = try ScratchFolder()
     let path = try scratch.file("ok.txt", "1\n2\n3\n")
     let (records, skipped) = try readSkipping(path, format: .txt)
     #expect(records.count == 3 && skipped.count == 0 && skipped.warning(path: path) == nil)
@@ -87,7 +88,7 @@ import Testing
 
 @Suite struct InMemoryTraceTests {
   @Test func bytesInMemoryReadAsTheFileDoesCompressedOrNot() throws {
-    let scratch = try Scratch()
+    let scratch = try ScratchFolder()
     let plain = try scratch.file("m.txt", (0..<5_000).map { String($0 % 977) }.joined(separator: "\n"))
     try runTool("zstd", ["-k", "-q", plain])
     for path in [plain, plain + ".zst"] {

@@ -3,52 +3,17 @@ import Foundation
 import Testing
 
 /// The built `evlab` beside the test bundle (same build configuration).
-let evlabPath: String = {
-  var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-  for _ in 0..<4 {
-    let candidate = dir.appendingPathComponent("evlab").path
-    if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-    dir = dir.deletingLastPathComponent()
-  }
-  return Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("evlab").path
-}()
+let evlabPath = builtExecutable("evlab")
+/// The disk tests' second process.
+let diskHelperPath = builtExecutable("disk-helper")
+let repositoryRoot = SharedData.repository
+let sharedTraces = SharedData.traces
 
-let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-  .deletingLastPathComponent()
-let sharedTraces = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/traces").path
+typealias Run = ProgramRun
 
-struct Run {
-  var status: Int32
-  var stdout: String
-  var stderr: String
-}
-
+/// Runs the built `evlab`, both pipes drained.
 func evlab(_ arguments: [String], in directory: URL? = nil, environment: [String: String]? = nil) throws -> Run {
-  let process = Process()
-  process.executableURL = URL(fileURLWithPath: evlabPath)
-  process.arguments = arguments
-  if let directory { process.currentDirectoryURL = directory }
-  if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
-  let out = Pipe()
-  let err = Pipe()
-  process.standardOutput = out
-  process.standardError = err
-  try process.run()
-  // Both pipes drain at once: a command that fills one while the other is
-  // read to its end would otherwise wait forever.
-  nonisolated(unsafe) var errData = Data()
-  let errHandle = err.fileHandleForReading
-  let done = DispatchSemaphore(value: 0)
-  Thread.detachNewThread {
-    errData = errHandle.readDataToEndOfFile()
-    done.signal()
-  }
-  let outData = out.fileHandleForReading.readDataToEndOfFile()
-  done.wait()
-  process.waitUntilExit()
-  return Run(
-    status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-    stderr: String(decoding: errData, as: UTF8.self))
+  try runProgram(evlabPath, arguments, in: directory, environment: environment)
 }
 
 /// A new folder, removed with the test process's scratch root.

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 @Suite struct DiskCommandTests {
-  /// Key i's value as `evlab disk write-stream` writes it.
+  /// Key i's value as `disk-helper write-stream` writes it.
   static func value(_ i: Int) -> [UInt8] {
     let sizes = [0, 10, 700, 2048, 2049, 9000, 40_000]
     return (0..<sizes[i % sizes.count]).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ i) }
@@ -38,11 +38,11 @@ import Testing
     }
   }
 
-  /// Starts `evlab disk write-stream DIR` and waits for its first acknowledgement.
+  /// Starts `disk-helper write-stream DIR` and waits for its first acknowledgement.
   func startWriter(_ dir: String) throws -> (process: Process, output: FileHandle, acknowledged: Data) {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: evlabPath)
-    process.arguments = ["disk", "write-stream", dir]
+    process.executableURL = URL(fileURLWithPath: diskHelperPath)
+    process.arguments = ["write-stream", dir]
     let out = Pipe()
     process.standardOutput = out
     process.standardError = FileHandle.nullDevice
@@ -165,8 +165,8 @@ import Testing
       store.close()
     }
     let holder = Process()
-    holder.executableURL = URL(fileURLWithPath: evlabPath)
-    holder.arguments = ["disk", "hold", dir, "--milliseconds", "600"]
+    holder.executableURL = URL(fileURLWithPath: diskHelperPath)
+    holder.arguments = ["hold", dir, "600"]
     let out = Pipe()
     holder.standardOutput = out
     try holder.run()
@@ -203,7 +203,7 @@ import Testing
     #expect(
       repaired.status == 0 && repaired.stdout.contains("lost 1 values") && repaired.stdout.contains("consistent now"))
     let file = try scratchDirectory().appendingPathComponent("plain").path
-    FileManager.default.createFile(atPath: file, contents: Data([1]))
+    #expect(FileManager.default.createFile(atPath: file, contents: Data([1])))
     let notDir = try evlab(["disk", "check", file])
     #expect(notDir.status == 1 && notDir.stderr.contains("is a file, not a folder"))
   }

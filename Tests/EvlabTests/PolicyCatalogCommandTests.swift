@@ -26,7 +26,8 @@ import Testing
   @Test func theVersionIsTheChangelogsNewest() throws {
     let run = try evlab(["--version"])
     let changelog = try String(contentsOf: repositoryRoot.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
-    let newest = changelog.split(separator: "\n").first { $0.hasPrefix("## ") }.map {
+    // The newest release: an "Unreleased" section on top lists what the next one will hold.
+    let newest = changelog.split(separator: "\n").first { $0.hasPrefix("## ") && !$0.hasPrefix("## Unreleased") }.map {
       $0.dropFirst(3).split(separator: " ")[0]
     }
     #expect(

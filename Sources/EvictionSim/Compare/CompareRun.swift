@@ -306,3 +306,81 @@ public enum CompareError: Error, CustomStringConvertible {
     }
   }
 }
+
+/// One shard of a sweep, run: its replays, and the stress experiment (in
+/// the first shard) and disk experiment (in the last), so a job array
+/// spreads the work and a single run is shard 1 of 1.
+public struct CompareShard: Sendable {
+  public var plan: ComparePlan
+  public var index: Int
+  public var count: Int
+  public var parallelism: Int
+
+  public init(plan: ComparePlan, index: Int = 1, of count: Int = 1, parallelism: Int) {
+    self.plan = plan
+    self.index = index
+    self.count = count
+    self.parallelism = parallelism
+  }
+
+  /// The runs (indices into `plan.cells`) this shard replays.
+  public var runs: [Int] { plan.runs(ofShard: index, of: count) }
+
+  /// The requests this shard replays, from the traces' statistics.
+  public var expectedRequests: Int {
+    runs.reduce(0) { total, run in
+      let cell = plan.cells[run]
+      let t = plan.config.traces.firstIndex { $0.name == cell.trace.name } ?? 0
+      return total + Int(plan.infos[t].requests) * cell.trace.copies
+    }
+  }
+
+  /// The outcome of a sweep run whole (shard 1 of 1): its runs folded into rows.
+  public func outcome(_ partial: ComparePartial) -> CompareOutcome {
+    precondition(count == 1 && partial.results.count == plan.cells.count)
+    let (rows, timings) = CompareRun.rows(plan, results: partial.results)
+    return CompareOutcome(
+      rows: rows, timings: timings, infos: plan.infos, stress: partial.stress, disk: partial.disk)
+  }
+
+  /// Runs the shard; `log` hears when an experiment starts.
+  public func run(
+    sources: [[TraceSource]], scratch: String, progress: ReplayProgress? = nil, log: (String) -> Void = { _ in }
+  ) throws(CompareError) -> ComparePartial {
+    let runs = self.runs
+    let results: [ReplayResult]
+    do throws(TraceError) {
+      results = try TraceReplay.runAll(runs.map { plan.cells[$0] }, parallelism: parallelism, progress: progress)
+    } catch { throw .trace(error) }
+    var stress: [StressResult] = []
+    if let section = plan.config.stress, index == 1 {
+      log("memory cache under \(section.threads.map(String.init).joined(separator: ", ")) threads")
+      stress = try CompareRun.stress(section, plan: plan, sources: sources)
+    }
+    var disk: [DiskBench.Result] = []
+    if let section = plan.config.disk, index == count {
+      log("the disk store, \(section.modes.count) modes × \(section.valueSizes.count) value sizes")
+      disk = try CompareRun.disk(section, directory: scratch)
+    }
+    return ComparePartial(
+      config: plan.config, shard: index, shards: count, plan: plan, runs: runs, results: results, stress: stress,
+      disk: disk)
+  }
+}
+
+extension ComparePartial {
+  /// Writes the partial result into `directory` (made if missing) as
+  /// ``fileName(shard:of:)``; returns its path.
+  public func write(into directory: String) throws(CompareError) -> String {
+    let path = (directory as NSString).appendingPathComponent(Self.fileName(shard: shard, of: shards))
+    do {
+      try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.sortedKeys]
+      try encoder.encode(self).write(to: URL(fileURLWithPath: path), options: .atomic)
+    } catch {
+      throw .merge("cannot write \(path): \(error.localizedDescription)")
+    }
+    return path
+  }
+}

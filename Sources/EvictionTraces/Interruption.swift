@@ -1,4 +1,3 @@
-import EvictionTraces
 import Foundation
 import Synchronization
 
@@ -19,12 +18,14 @@ import Synchronization
 /// thread is sent SIGUSR1 in turn; its handler counts itself and sleeps
 /// until the process ends. The handler runs with SIGUSR1 blocked, so the
 /// next process-directed SIGUSR1 reaches a thread not yet parked.
-enum Interruption {
+public enum Interruption {
   nonisolated(unsafe) static var pipeFDs: [Int32] = [-1, -1]
-  nonisolated(unsafe) static var interrupted = false
+  /// Whether a signal arrived: later errors are consequences of the cleanup, not news.
+  nonisolated(unsafe) public static var interrupted = false
   static let parked = Atomic<Int>(0)
 
-  static func install() {
+  /// Installs the handlers; call once, first thing in `main`.
+  public static func install() {
     guard pipe(&pipeFDs) == 0 else { return }
     _ = fcntl(pipeFDs[0], F_SETFD, FD_CLOEXEC)
     _ = fcntl(pipeFDs[1], F_SETFD, FD_CLOEXEC)
@@ -64,7 +65,8 @@ enum Interruption {
       parkOtherThreads()
       let removed = ScratchPaths.shared.removeAll()
       let name = byte == UInt8(SIGINT) ? "SIGINT" : "SIGTERM"
-      writeStandardError("evlab: interrupted (\(name)); removed \(removed) scratch files and folders\n")
+      let line = "evlab: interrupted (\(name)); removed \(removed) scratch files and folders\n"
+      _ = line.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
       _exit(128 + Int32(byte))
     }
   }

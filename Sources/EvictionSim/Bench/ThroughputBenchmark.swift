@@ -1,0 +1,167 @@
+import EvictionCore
+import EvictionStats
+import EvictionTraces
+import Foundation
+
+/// `evlab bench throughput`: replay throughput per policy, and a comparison
+/// against a baseline that calls a regression only when Welch's test and a
+/// minimum effect size both say so. For quiet machines of one's own: a
+/// shared 2-core machine is too noisy for wall-clock gates, so CI never
+/// runs it as one.
+public enum ThroughputBenchmark {
+  /// What a run records: requests per second per policy, every run (the
+  /// file `--json` writes and `--baseline` reads).
+  public struct Samples: Codable, Sendable, Equatable {
+    public var trace: String
+    public var cacheSize: Int64
+    public var sizeMode: String
+    public var copies: Int
+    public var policies: [String]
+    public var samples: [String: [Double]]
+
+    public init(trace: String, cacheSize: Int64, sizeMode: SizeMode, copies: Int, policies: [String]) {
+      self.trace = trace
+      self.cacheSize = cacheSize
+      self.sizeMode = sizeMode.rawValue
+      self.copies = copies
+      self.policies = policies
+      self.samples = [:]
+    }
+
+    /// Explicit keys: the sample map's keys are policy names, which a key strategy must not touch.
+    enum CodingKeys: String, CodingKey {
+      case trace
+      case cacheSize = "cache_size"
+      case sizeMode = "size_mode"
+      case copies, policies, samples
+    }
+
+    /// Whether both measured the same workload.
+    public func sameWorkload(as other: Samples) -> Bool {
+      trace == other.trace && cacheSize == other.cacheSize && sizeMode == other.sizeMode && copies == other.copies
+    }
+
+    public var workload: String { "\(trace) at \(cacheSize) (\(sizeMode), --repeat \(copies))" }
+
+    public func encoded() -> String {
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.sortedKeys]
+      return String(decoding: try! encoder.encode(self), as: UTF8.self) + "\n"
+    }
+  }
+
+  /// `rounds` rounds, each replaying every policy once in turn.
+  public static func measure(
+    _ policies: [PolicySpec], source: TraceSource, cacheSize: Int64, sizeMode: SizeMode, rounds: Int,
+    log: (String) -> Void = { _ in }
+  ) throws(BenchError) -> Samples {
+    var samples = Samples(
+      trace: source.name, cacheSize: cacheSize, sizeMode: sizeMode, copies: source.copies,
+      policies: policies.map(\.description))
+    for round in 1...rounds {
+      for spec in policies {
+        do throws(TraceError) {
+          let result = try TraceReplay.run(source, policy: spec, cacheSize: cacheSize, sizeMode: sizeMode)
+          samples.samples[spec.description, default: []].append(result.requestsPerSecond)
+        } catch { throw BenchError(error) }
+      }
+      if rounds > 1 { log("round \(round)/\(rounds) done") }
+    }
+    return samples
+  }
+
+  /// Two builds in one session, each round running both in alternating
+  /// order (what drifts with the machine drifts for both): `arguments` is
+  /// one run of `bench throughput` without `--runs` and `--json`.
+  public static func interleave(
+    baseline: String, current: String, arguments: [String], rounds: Int, log: (String) -> Void = { _ in }
+  ) throws(BenchError) -> (baseline: Samples, current: Samples) {
+    var base: Samples? = nil
+    var mine: Samples? = nil
+    for round in 1...rounds {
+      for isBaseline in round % 2 == 1 ? [true, false] : [false, true] {
+        let label = isBaseline ? "baseline" : "current"
+        let run = try runBuild(isBaseline ? baseline : current, arguments: arguments, label: label)
+        if isBaseline { base = merged(base, run) } else { mine = merged(mine, run) }
+      }
+      log("round \(round)/\(rounds) done (baseline and current)")
+    }
+    return (base!, mine!)
+  }
+
+  static func merged(_ into: Samples?, _ run: Samples) -> Samples {
+    guard var into else { return run }
+    for (policy, values) in run.samples { into.samples[policy, default: []] += values }
+    return into
+  }
+
+  /// One run of `executable bench throughput … --runs 1 --json TEMP`, its samples.
+  static func runBuild(_ executable: String, arguments: [String], label: String) throws(BenchError) -> Samples {
+    let output = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "evlab-throughput-\(UUID().uuidString).json")
+    let token = ScratchPaths.shared.register(output.path)
+    defer {
+      try? FileManager.default.removeItem(at: output)
+      ScratchPaths.shared.unregister(token)
+    }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments + ["--runs", "1", "--json", output.path]
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    do { try process.run() } catch {
+      throw BenchError("cannot run the \(label) build \(executable): \(error.localizedDescription)")
+    }
+    process.waitUntilExit()
+    guard process.terminationStatus == 0, let data = FileManager.default.contents(atPath: output.path),
+      let samples = try? JSONDecoder().decode(Samples.self, from: data)
+    else {
+      throw BenchError(
+        "the \(label) build \(executable) failed (status \(process.terminationStatus)) or wrote no samples; does it have `bench throughput`?"
+      )
+    }
+    return samples
+  }
+
+  /// Whether `path` is a program to run rather than a samples file.
+  public static func isExecutable(_ path: String) -> Bool {
+    guard FileManager.default.isExecutableFile(atPath: path), let handle = FileHandle(forReadingAtPath: path) else {
+      return false
+    }
+    defer { try? handle.close() }
+    return !handle.readData(ofLength: 2).starts(with: Data("{".utf8))  // a samples file is JSON
+  }
+
+  /// Reads a samples file written by `--json`.
+  public static func load(_ path: String) throws(BenchError) -> Samples {
+    do {
+      return try JSONDecoder().decode(Samples.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+    } catch {
+      throw BenchError(
+        "--baseline \(path): neither an evlab executable nor a samples file written by --json (\(error.localizedDescription))"
+      )
+    }
+  }
+
+  /// The verdict per policy, in the order of `current.policies`. Refuses
+  /// samples of different workloads, and a policy with fewer than 2 samples a side.
+  public static func compare(
+    baseline: Samples, current: Samples, alpha: Double, minimumEffect: Double
+  ) throws(BenchError) -> [(policy: String, comparison: ThroughputComparison)] {
+    guard baseline.sameWorkload(as: current) else {
+      throw BenchError(
+        "the baseline measured \(baseline.workload), not \(current.workload); measure the same workload")
+    }
+    var verdicts: [(String, ThroughputComparison)] = []
+    for policy in current.policies {
+      guard let before = baseline.samples[policy], before.count >= 2, let after = current.samples[policy],
+        after.count >= 2
+      else {
+        throw BenchError("the baseline has no (or fewer than 2) samples of \(policy); record it with that policy")
+      }
+      verdicts.append(
+        (policy, ThroughputComparison(baseline: before, current: after, alpha: alpha, minimumEffect: minimumEffect)))
+    }
+    return verdicts
+  }
+}

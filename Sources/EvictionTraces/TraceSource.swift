@@ -1,0 +1,164 @@
+import Synchronization
+
+/// A trace to replay: where it is and how to read it.
+public struct TraceSource: Sendable, Hashable {
+  public var path: String
+  public var format: TraceFormat
+  public var csv: CSVOptions
+  /// Replays the trace this many times in a row, copy k with k·(largest id
+  /// + 1) added to every id, so the copies share no object (see
+  /// ``tileStride()``).
+  public var copies: Int
+  /// Whether malformed lines are counted and passed over (`--skip-bad-lines`)
+  /// instead of stopping the run.
+  public var skipBadRecords: Bool
+  /// Whether ids are numbered 1, 2, 3, … by first appearance
+  /// (``RenumberingTraceReader``, `--renumber-ids`).
+  public var renumberIDs = false
+
+  public init(
+    path: String, format: TraceFormat, csv: CSVOptions = CSVOptions(), copies: Int = 1, skipBadRecords: Bool = false
+  ) {
+    self.path = path
+    self.format = format
+    self.csv = csv
+    self.copies = copies
+    self.skipBadRecords = skipBadRecords
+  }
+
+  /// Opens the trace for one pass.
+  public func open() throws(TraceError) -> TraceReader {
+    let reader = try openTrace(path, format: format, csv: csv, skipBadRecords: skipBadRecords)
+    return renumberIDs ? RenumberingTraceReader(reader) : reader
+  }
+
+  /// The id offset between copies: the largest id + 1, found by one pass,
+  /// so copy k's ids fill an interval of their own and no two copies share
+  /// an object, whatever ids the trace uses (a fixed offset such as 2⁴⁰
+  /// collided with `generate mix`, whose components use it). 0 for one copy.
+  public func tileStride() throws(TraceError) -> UInt64 {
+    guard copies > 1 else { return 0 }
+    let reader = try open()
+    let buffer = UnsafeMutableBufferPointer<TraceRecord>.allocate(capacity: 4096)
+    defer { buffer.deallocate() }
+    var largest: UInt64 = 0
+    while true {
+      let n = try reader.read(into: buffer)
+      if n == 0 { break }
+      for record in buffer[..<n] { largest = max(largest, record.key) }
+    }
+    let (stride, over) = largest.addingReportingOverflow(1)
+    guard !over, !stride.multipliedReportingOverflow(by: UInt64(copies - 1)).overflow else {
+      throw .invalidOption(
+        "\(path): its ids span too much of the 64-bit range to tile \(copies) copies without sharing objects; use fewer copies (--repeat) or renumber the trace (evlab convert)"
+      )
+    }
+    return stride
+  }
+
+  /// The file name, for reports.
+  public var name: String { String(path.split(separator: "/").last ?? Substring(path)) }
+}
+
+extension CSVOptions: Hashable {
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(delimiter)
+    hasher.combine(header.rawValue)
+    hasher.combine(keyColumn)
+    hasher.combine(sizeColumn)
+    hasher.combine(timeColumn)
+  }
+}
+
+/// Counters a run advances as it goes, read by a progress display on
+/// another thread. `expectedRequests` is the whole run's work in requests
+/// (0 while unknown): the estimate of the time left is drawn from it.
+public final class ReplayProgress: Sendable {
+  public let requests = Atomic<Int>(0)
+  public let cellsDone = Atomic<Int>(0)
+  public let expectedRequests = Atomic<Int>(0)
+  public init(expectedRequests: Int = 0) {
+    self.expectedRequests.store(expectedRequests, ordering: .relaxed)
+  }
+}
+
+/// Where a batch of records sits in the (possibly tiled) request stream.
+public struct TraceTile: Sendable {
+  /// Added to every id of this copy, so copies share no object.
+  public var idOffset: UInt64
+  /// Requests before this copy: next-access times count from the start of
+  /// the whole stream.
+  public var requestOffset: Int64
+
+  @inlinable public init(idOffset: UInt64, requestOffset: Int64) {
+    self.idOffset = idOffset
+    self.requestOffset = requestOffset
+  }
+}
+
+extension TraceSource {
+  /// Records per batch of the request pipeline.
+  public static let batchSize = 1 << 10
+
+  /// The request pipeline: every replay, curve, statistics pass and load
+  /// reads its trace through here. Streams every copy in turn to `body` in
+  /// batches, with the copy's ``TraceTile``; counts requests into
+  /// `progress`; stops after `limit` requests if given. With
+  /// `withNextAccess`, a trace whose format carries no next-access times
+  /// (all but oracleGeneral) is read into memory once and given them by a
+  /// backward pass, so offline policies can run on it. The per-record loop
+  /// stays in the caller, where it is optimised with the caller's state.
+  ///
+  /// Returns the malformed lines skipped (of one copy: copies read the same file).
+  @inlinable @inline(__always) @discardableResult
+  public func forEachBatch(
+    withNextAccess: Bool = false, limit: Int64? = nil, progress: ReplayProgress? = nil,
+    _ body: (Slice<UnsafeMutableBufferPointer<TraceRecord>>, TraceTile) throws(TraceError) -> Void
+  ) throws(TraceError) -> SkippedRecords {
+    let buffer = UnsafeMutableBufferPointer<TraceRecord>.allocate(capacity: Self.batchSize)
+    defer { buffer.deallocate() }
+    var skipped = SkippedRecords()
+    var preloaded: [TraceRecord]? = nil
+    if withNextAccess && format != .oracleGeneral {
+      let reader = try open()
+      var records = try reader.readAll()
+      fillNextAccess(&records)
+      preloaded = records
+      skipped = reader.skipped
+    }
+    let stride = try tileStride()
+    var seen: Int64 = 0
+    for copy in 0..<copies {
+      let reader: TraceReader =
+        if let preloaded { MemoryTraceReader(preloaded, path: path, format: format) } else { try open() }
+      let tile = TraceTile(idOffset: UInt64(copy) &* stride, requestOffset: seen)
+      while true {
+        var n = try reader.read(into: buffer)
+        if let limit { n = Int(min(Int64(n), limit - seen)) }
+        if n <= 0 { break }
+        try body(buffer[..<n], tile)
+        seen &+= Int64(n)
+        progress?.requests.add(n, ordering: .relaxed)
+      }
+      if copy == 0 && preloaded == nil { skipped = reader.skipped }
+      if let limit, seen >= limit { break }
+    }
+    return skipped
+  }
+
+  /// About how many requests a pass over every copy yields, for progress
+  /// estimates: from the file's length for an uncompressed oracleGeneral
+  /// file (24 bytes a record; zero-size records, which are skipped, count),
+  /// else by reading it once.
+  public func estimatedRequests() throws(TraceError) -> Int64 {
+    let compressed = Compression.suffixes.contains { path.lowercased().hasSuffix($0.0) }
+    if format == .oracleGeneral && !compressed, let file = try? FileSource(path: path), file.length > 0 {
+      return file.length / 24 * Int64(copies)
+    }
+    var single = self
+    single.copies = 1
+    var one: Int64 = 0
+    try single.forEachBatch { records, _ throws(TraceError) in one &+= Int64(records.count) }
+    return one * Int64(copies)
+  }
+}

@@ -1,0 +1,74 @@
+import EvictionCache
+import EvictionCore
+import EvictionSim
+import EvictionTestSupport
+import EvictionTraces
+import Testing
+
+/// The measurement library behind `evlab bench`: what it reports must be
+/// right before how fast it is matters.
+@Suite struct BenchLibraryTests {
+  let zipf = TraceSource(
+    path: SharedData.repository.appendingPathComponent("traces/zipf-0.9.oracleGeneral.zst").path,
+    format: .oracleGeneral)
+
+  @Test func theBareLoopMissesExactlyAsTheFrameworksLRU() throws {
+    var source = zipf
+    source.copies = 2
+    let benchmark = ReplayBenchmark(
+      source: source, policies: [try PolicySpec("lru")], cacheSize: 1000, sizeMode: .count, rounds: 2,
+      bareReference: true)
+    var lines: [String] = []
+    let report = try benchmark.run { lines.append($0) }
+    #expect(report.results.map(\.policy) == [ReplayBenchmark.bareName, "lru"])
+    let (bare, lru) = (report.results[0], report.results[1])
+    #expect(bare.requests == lru.requests && bare.misses == lru.misses)
+    #expect(lru.runs == 2 && lru.minRequestsPerSecond <= lru.medianRequestsPerSecond)
+    #expect(lru.medianRequestsPerSecond <= lru.maxRequestsPerSecond)
+    #expect(lines.count == 4)  // one per timed replay
+    #expect(bare.ratioToBareLru == 1)
+  }
+
+  @Test func theBareLoopRefusesByteMode() throws {
+    let benchmark = ReplayBenchmark(
+      source: zipf, policies: [], cacheSize: 1 << 20, sizeMode: .bytes, rounds: 1, bareReference: true)
+    #expect(throws: BenchError.self) { try benchmark.run() }
+  }
+
+  @Test func cacheContendersReadTheSameSequence() throws {
+    let benchmark = CacheBenchmark(
+      policies: [try PolicySpec("lru")], capacity: 100, keys: 400, gets: 5_000, rounds: 1, lock: .mutex)
+    let report = try benchmark.run()
+    #expect(
+      report.results.map(\.target) == [
+        "MemoryCache lru, Dictionary index", "MemoryCache lru, integer index", "NSCache", "Dictionary+Mutex",
+      ])
+    // Same policy, same sequence: the index cannot change what hits.
+    #expect(report.results[0].hitRatio == report.results[1].hitRatio)
+    // Only the last 100 of 400 keys set stay in an LRU of 100: about a quarter of uniform reads hit.
+    #expect(abs(report.results[0].hitRatio - 0.25) < 0.05)
+    #expect(report.results[3].hitRatio == 1)  // unbounded
+    #expect(abs(report.results[3].costVsDictionary - 1) < 1e-12)
+  }
+
+  @Test func throughputComparisonsRefuseDifferentWorkloads() throws {
+    var a = ThroughputBenchmark.Samples(trace: "t", cacheSize: 10, sizeMode: .count, copies: 1, policies: ["lru"])
+    a.samples["lru"] = [1, 2, 3]
+    var b = a
+    b.cacheSize = 20
+    #expect(throws: BenchError.self) {
+      try ThroughputBenchmark.compare(baseline: a, current: b, alpha: 0.05, minimumEffect: 0.05)
+    }
+    b.cacheSize = 10
+    b.samples["lru"] = [1.5, 2, 2.5]
+    let verdicts = try ThroughputBenchmark.compare(baseline: a, current: b, alpha: 0.05, minimumEffect: 0.05)
+    #expect(verdicts.map(\.policy) == ["lru"])
+  }
+
+  @Test func progressEstimatesWaitForAHundredthOfTheWork() {
+    #expect(ProgressLine.estimate(elapsed: 1, done: 5, expected: 1000) == nil)
+    #expect(ProgressLine.estimate(elapsed: 2, done: 100, expected: 1000) == 18)
+    #expect(ProgressLine.estimate(elapsed: 2, done: 1000, expected: 1000) == nil)
+    #expect(ProgressLine.estimate(elapsed: 2, done: 10, expected: 0) == nil)
+  }
+}

@@ -1,0 +1,85 @@
+import ArgumentParser
+import EvictionCore
+import EvictionSim
+import EvictionTestSupport
+import EvictionTraces
+import Synchronization
+import Testing
+
+@testable import EvictionLab
+
+/// Arguments parsed in process, in the style of swift-argument-parser's
+/// `AssertParse`: the typed values a command gets, and the one-line errors
+/// `validate()` gives.
+@Suite struct ParseTests {
+  func parse<Command: ParsableCommand>(_ type: Command.Type, _ arguments: [String]) throws -> Command {
+    try #require(try Evlab.parseAsRoot(arguments) as? Command)
+  }
+
+  /// The message of the error `arguments` give, and that it is the one-line kind (status 1).
+  func error(_ arguments: [String]) -> String {
+    do {
+      _ = try Evlab.parseAsRoot(arguments)
+      return "(parsed)"
+    } catch {
+      #expect(Evlab.exitCode(for: error) == .failure, "\(arguments)")
+      return Evlab.message(for: error)
+    }
+  }
+
+  @Test func replayTakesRepeatedListsInOrder() throws {
+    let replay = try parse(
+      Replay.self,
+      ["replay", "t.txt", "--policy", "lru,slru:segments=4", "--policy", "arc", "--size", "1%,5000", "--size", "64k"])
+    #expect(try replay.policies.specs().map(\.description) == ["lru", "slru:segments=4", "arc"])
+    #expect(replay.sizes.sizes == [.fraction(0.01), .absolute(5000), .absolute(65536)])
+  }
+
+  @Test func aParameterContinuesItsPolicyAcrossACommaAndAllExpands() throws {
+    let replay = try parse(Replay.self, ["replay", "t.txt", "--policy", "random:seed=2,lru", "--size", "10"])
+    #expect(try replay.policies.specs().map(\.name) == ["random", "lru"])
+    let all = try parse(MRC.self, ["mrc", "t.txt", "--policy", "all", "--sizes", "auto"])
+    // `all` in mrc: every online policy, none of the offline ones.
+    #expect(try all.specs().count == PolicyCatalog.names.count - PolicyCatalog.offline.count)
+  }
+
+  @Test func badValuesAreOneLineErrorsNamingThem() {
+    #expect(error(["replay", "t.txt", "--policy", "lru,lru", "--size", "10"]).contains("names a policy twice"))
+    #expect(error(["replay", "t.txt", "--policy", "nosuch", "--size", "10"]).contains("nosuch"))
+    #expect(error(["replay", "t.txt", "--policy", "lru", "--size", "0"]).contains("size"))
+    #expect(error(["stress", "t.txt", "--size", "10", "--threads", "1,0"]).contains("'0'"))
+    #expect(error(["stress", "t.txt", "--size", "10", "--lock", "spin"]).contains("spin"))
+    #expect(error(["stress", "t.txt", "--size", "10,20"]).contains("one size"))
+    #expect(error(["mrc", "t.txt", "--policy", "arc", "--method", "exact", "--sizes", "10"]).contains("for LRU"))
+    #expect(error(["mrc", "t.txt", "--method", "guess", "--sizes", "10"]).contains("exact, simulate or shards"))
+    #expect(error(["compare", "--shard", "3/2", "--output", "x"]).contains("1 ≤ I ≤ N"))
+    #expect(error(["compare", "--shard", "1/2"]).contains("--shard needs --output"))
+    #expect(error(["disk-bench", "--mode", "tape"]).contains("tape"))
+    #expect(error(["bench", "cache", "--lock", "mutex,queue"]).contains("one lock strategy"))
+    #expect(error(["replay", "t.txt", "--format", "nope", "--policy", "lru", "--size", "1"]).contains("nope"))
+  }
+
+  @Test func stressAndBenchDefaultsAreTyped() throws {
+    let stress = try parse(Stress.self, ["stress", "t.txt", "--size", "1%", "--threads", "1,2", "--threads", "4"])
+    #expect(stress.threads.values() == [1, 2, 4])
+    #expect(stress.lock.values().count == 5)
+    let cache = try parse(CacheBench.self, ["bench", "cache"])
+    #expect(cache.lock.value.locks == [.mutex])
+    #expect(try cache.policies.specs().map(\.name) == ["lru", "arc"])
+  }
+
+  /// The progress estimate counts requests: the work it expects is the work done.
+  @Test func expectedWorkCountsEveryCellsRequests() throws {
+    let path = SharedData.repository.appendingPathComponent("traces/zipf-0.9.oracleGeneral.zst").path
+    var source = TraceSource(path: path, format: .oracleGeneral)
+    source.copies = 2
+    let cells = try [100, 1000].flatMap { size in
+      try ["lru", "fifo"].map {
+        ReplayCell(trace: source, policy: try PolicySpec($0), cacheSize: size, sizeMode: .count)
+      }
+    }
+    let progress = try expectedWork(cells)
+    _ = try TraceReplay.runAll(cells, parallelism: 2, progress: progress)
+    #expect(progress.requests.load(ordering: .relaxed) == progress.expectedRequests.load(ordering: .relaxed))
+  }
+}
