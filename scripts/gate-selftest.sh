@@ -40,7 +40,7 @@ rm -rf "$lru"
 echo "== gate self-test 2: one allocation per request in the replay loop; the allocation gate must fail"
 alloc=$(copy alloc)
 file="$alloc/Sources/EvictionSim/TraceReplay.swift"
-sed -i 's/          let hit = policy.access(request)/          allocationProbe = [record.key]\n          let hit = policy.access(request)/' "$file"
+sed -i 's/^\( *\)let hit = policy.access(request)/\1allocationProbe = [record.key]\n\1let hit = policy.access(request)/' "$file"
 printf '\n/// Injected by scripts/gate-selftest.sh: one escaping allocation per request.\nnonisolated(unsafe) public var allocationProbe: [UInt64] = []\n' >> "$file"
 grep -q "allocationProbe = \[record.key\]" "$file" || { echo "error: the allocation fault was not injected" >&2; exit 1; }
 status=0

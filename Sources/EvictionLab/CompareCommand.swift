@@ -191,32 +191,7 @@ struct Merge: ParsableCommand {
     guard !inputs.isEmpty else {
       throw fail("name the folders the shards wrote; e.g. evlab merge parts/* -o results/sweep")
     }
-    var parts: [(path: String, partial: ComparePartial)] = []
-    for input in inputs {
-      var isDirectory: ObjCBool = false
-      guard FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory) else {
-        throw fail("\(input): no such folder or file")
-      }
-      let files =
-        isDirectory.boolValue
-        ? ((try? FileManager.default.contentsOfDirectory(atPath: input)) ?? [])
-          .filter { $0.hasPrefix("partial-") && $0.hasSuffix(".json") }.sorted()
-          .map { (input as NSString).appendingPathComponent($0) }
-        : [input]
-      if files.isEmpty {
-        throw fail("\(input): holds no partial-I-of-N.json; was it written by evlab compare --shard?")
-      }
-      for file in files {
-        do {
-          let data = try Data(contentsOf: URL(fileURLWithPath: file))
-          parts.append((file, try JSONDecoder().decode(ComparePartial.self, from: data)))
-        } catch {
-          throw fail("\(file): not a partial result of evlab compare (\(error.localizedDescription))")
-        }
-      }
-    }
-    let merged: (CompareConfig, CompareOutcome)
-    do throws(CompareError) { merged = try ComparePartial.merge(parts) } catch { throw fail(error) }
+    let merged = try failing { () throws(CompareError) in try ComparePartial.merge(ComparePartial.load(inputs)) }
     try writeReport(merged.1, config: merged.0, to: output)
   }
 }

@@ -252,13 +252,16 @@ public enum CompareRun {
   }
 
   /// The `[disk]` experiment: every mode at every value size, in scratch stores under `directory`.
-  public static func disk(_ section: CompareConfig.DiskSection, directory: String) throws(CompareError) -> [DiskBench
-    .Result]
-  {
+  public static func disk(
+    _ section: CompareConfig.DiskSection, directory: String, log: (String) -> Void = { _ in }
+  ) throws(CompareError) -> [DiskBench.Result] {
     do throws(DiskError) {
       return try DiskBench.sweep(
         modes: section.modes, valueSizes: section.valueSizes, ops: section.ops, rounds: section.rounds,
-        directory: directory, mixedThreshold: section.inlineThreshold)
+        directory: directory, mixedThreshold: section.inlineThreshold
+      ) { round, mode, size, _ in
+        log("disk round \(round + 1)/\(section.rounds): \(mode.rawValue), \(size)-byte values")
+      }
     } catch {
       throw .stress("[disk]: \(error)")
     }
@@ -266,7 +269,8 @@ public enum CompareRun {
 
   /// The `[stress]` experiment: every lock at every thread count.
   public static func stress(
-    _ section: CompareConfig.StressSection, plan: ComparePlan, sources: [[TraceSource]]
+    _ section: CompareConfig.StressSection, plan: ComparePlan, sources: [[TraceSource]],
+    log: (String) -> Void = { _ in }
   ) throws(CompareError) -> [StressResult] {
     guard let t = plan.config.traces.firstIndex(where: { $0.name == section.trace }) else { return [] }
     let workload: StressRun.Workload
@@ -281,6 +285,9 @@ public enum CompareRun {
             sizeMode: plan.config.sizeMode, threads: threads, ops: section.ops)
           result.trace = section.trace
           results.append(result)
+          log(
+            "stress \(results.count)/\(section.locks.count * section.threads.count): \(lock), \(threads) threads, \(Int(result.opsPerSecond)) ops/s"
+          )
         } catch {
           throw .stress(error.description)
         }
@@ -355,12 +362,12 @@ public struct CompareShard: Sendable {
     var stress: [StressResult] = []
     if let section = plan.config.stress, index == 1 {
       log("memory cache under \(section.threads.map(String.init).joined(separator: ", ")) threads")
-      stress = try CompareRun.stress(section, plan: plan, sources: sources)
+      stress = try CompareRun.stress(section, plan: plan, sources: sources, log: log)
     }
     var disk: [DiskBench.Result] = []
     if let section = plan.config.disk, index == count {
       log("the disk store, \(section.modes.count) modes × \(section.valueSizes.count) value sizes")
-      disk = try CompareRun.disk(section, directory: scratch)
+      disk = try CompareRun.disk(section, directory: scratch, log: log)
     }
     return ComparePartial(
       config: plan.config, shard: index, shards: count, plan: plan, runs: runs, results: results, stress: stress,
@@ -382,5 +389,37 @@ extension ComparePartial {
       throw .merge("cannot write \(path): \(error.localizedDescription)")
     }
     return path
+  }
+}
+
+extension ComparePartial {
+  /// The partial results in `inputs`: folders (every `partial-*.json` in
+  /// each, sorted) or files, as `evlab merge` takes them.
+  public static func load(_ inputs: [String]) throws(CompareError) -> [(path: String, partial: ComparePartial)] {
+    var parts: [(path: String, partial: ComparePartial)] = []
+    for input in inputs {
+      var isDirectory: ObjCBool = false
+      guard FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory) else {
+        throw .merge("\(input): no such folder or file")
+      }
+      let files =
+        isDirectory.boolValue
+        ? ((try? FileManager.default.contentsOfDirectory(atPath: input)) ?? [])
+          .filter { $0.hasPrefix("partial-") && $0.hasSuffix(".json") }.sorted()
+          .map { (input as NSString).appendingPathComponent($0) }
+        : [input]
+      if files.isEmpty {
+        throw .merge("\(input): holds no partial-I-of-N.json; was it written by evlab compare --shard?")
+      }
+      for file in files {
+        do {
+          let data = try Data(contentsOf: URL(fileURLWithPath: file))
+          parts.append((file, try JSONDecoder().decode(ComparePartial.self, from: data)))
+        } catch {
+          throw .merge("\(file): not a partial result of evlab compare (\(error.localizedDescription))")
+        }
+      }
+    }
+    return parts
   }
 }
