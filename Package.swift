@@ -78,9 +78,9 @@ let package = Package(
     .executableTarget(name: "evlab", dependencies: ["EvictionLab"]),
 
     // What every test target shares: scratch folders that clean up, file-tree digests.
-    .target(name: "EvictionTestSupport", path: "Tests/EvictionTestSupport"),
-    .testTarget(name: "EvictionCoreTests", dependencies: ["EvictionCore"]),
-    .testTarget(name: "EvictionCacheTests", dependencies: ["EvictionCache", "EvictionCore"]),
+    .target(name: "EvictionTestSupport", dependencies: ["EvictionCore"], path: "Tests/EvictionTestSupport"),
+    .testTarget(name: "EvictionCoreTests", dependencies: ["EvictionCore", "EvictionTestSupport"]),
+    .testTarget(name: "EvictionCacheTests", dependencies: ["EvictionCache", "EvictionCore", "EvictionTestSupport"]),
     .testTarget(name: "EvictionTracesTests", dependencies: ["EvictionTraces", "EvictionTestSupport"]),
     .testTarget(
       name: "EvictionWorkloadsTests", dependencies: ["EvictionWorkloads", "EvictionTraces", "EvictionTestSupport"]),

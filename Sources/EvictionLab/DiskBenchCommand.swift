@@ -37,11 +37,7 @@ struct DiskBenchCommand: ParsableCommand {
     help: "The mixed mode's inline threshold: values up to this many bytes stay in SQLite (k, m: powers of 1024).")
   var inlineThreshold: Checked<AbsoluteSize> = Checked(argument: String(DiskStore.defaultInlineThreshold))
 
-  @Option(help: "Write the results as JSON to PATH (- for standard output).")
-  var json: String?
-
-  @Option(help: "Write the results as CSV to PATH (- for standard output).")
-  var csv: String?
+  @OptionGroup var output: OutputOptions
 
   func validate() throws {
     guard !dir.isEmpty else { throw ArgumentError("--dir is an empty path; name a folder for the scratch stores") }
@@ -66,11 +62,9 @@ struct DiskBenchCommand: ParsableCommand {
           "disk-bench: round \(round + 1) of \(rounds): \(mode.rawValue), \(size) bytes, \(count) ops per phase")
       }
     } catch { throw fail(error) }
-    if json != "-" && csv != "-" {
-      print(DiskBenchTables.table(results, threshold: threshold), terminator: "")
-    }
-    try write(DiskBenchTables.json(results), to: json)
-    try write(DiskBenchTables.csv(results), to: csv)
+    try output.emit(
+      table: DiskBenchTables.table(results, threshold: threshold), json: DiskBenchTables.json(results),
+      csv: DiskBenchTables.csv(results))
   }
 }
 

@@ -46,11 +46,7 @@ struct MRC: ParsableCommand {
   )
   var maxObjects: Int?
 
-  @Option(help: "Write the curve as JSON ({\"points\": [...]}, with method and rate) to PATH; - for standard output.")
-  var json: String?
-
-  @Option(help: "Write the curve as CSV to PATH; - for standard output.")
-  var csv: String?
+  @OptionGroup var output: OutputOptions
 
   /// The policies, `all` meaning every online one (the offline ones need the future).
   func specs() throws -> [PolicySpec] {
@@ -92,9 +88,7 @@ struct MRC: ParsableCommand {
     }
     display.end()
     if let first = curves.first { warnSkipped(first.skipped, path: source.path) }
-    if json != "-" && csv != "-" { print(CurveTables.table(curves), terminator: "") }
-    try write(CurveTables.json(curves), to: json)
-    try write(CurveTables.csv(curves), to: csv)
+    try output.emit(table: CurveTables.table(curves), json: CurveTables.json(curves), csv: CurveTables.csv(curves))
   }
 }
 

@@ -189,6 +189,25 @@ extension String {
 extension SizeMode: ExpressibleByArgument {}
 extension CSVOptions.Header: ExpressibleByArgument {}
 
+/// `--json PATH` and `--csv PATH`, `-` for standard output.
+struct OutputOptions: ParsableArguments {
+  @Option(help: "Write the results as JSON to PATH; - for standard output.")
+  var json: String?
+
+  @Option(help: "Write the results as CSV to PATH; - for standard output.")
+  var csv: String?
+
+  /// Prints `table` for people unless a result goes to standard output, then writes the JSON and CSV asked for.
+  func emit(
+    table: @autoclosure () -> String, json jsonText: @autoclosure () -> String,
+    csv csvText: @autoclosure () -> String
+  ) throws {
+    if json != "-" && csv != "-" { print(table(), terminator: "") }
+    if json != nil { try write(jsonText(), to: json) }
+    if csv != nil { try write(csvText(), to: csv) }
+  }
+}
+
 /// How to read the traces: format and the CSV column mapping.
 struct TraceOptions: ParsableArguments {
   @Option(

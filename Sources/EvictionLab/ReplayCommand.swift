@@ -39,11 +39,7 @@ struct Replay: ParsableCommand {
   @Option(help: "What capacity counts: count (every object weighs 1) or bytes (objects weigh their size).")
   var sizeMode: SizeMode = .count
 
-  @Option(help: "Write the results as JSON ({\"results\": [...]}) to PATH; - for standard output.")
-  var json: String?
-
-  @Option(help: "Write the results as CSV to PATH; - for standard output.")
-  var csv: String?
+  @OptionGroup var output: OutputOptions
 
   @Option(help: "Cells replayed at once (default: the number of cores).")
   var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
@@ -145,17 +141,13 @@ struct Replay: ParsableCommand {
       throw fail(error)
     }
 
-    var jsonPath = json
-    var csvPath = csv
+    var output = self.output
     if isDefaultJob {
-      jsonPath = jsonPath ?? "results/default/replay.json"
-      csvPath = csvPath ?? "results/default/replay.csv"
+      output.json = output.json ?? "results/default/replay.json"
+      output.csv = output.csv ?? "results/default/replay.csv"
     }
-    if jsonPath != "-" && csvPath != "-" {
-      print(ReplayTables.table(results), terminator: "")
-    }
-    try write(ReplayTables.json(results), to: jsonPath)
-    try write(ReplayTables.csv(results), to: csvPath)
+    try output.emit(
+      table: ReplayTables.table(results), json: ReplayTables.json(results), csv: ReplayTables.csv(results))
   }
 }
 
@@ -182,9 +174,8 @@ extension Replay {
         }
       }
     }
-    if json != "-" && csv != "-" { print(TieredTables.table(results), terminator: "") }
-    try write(TieredTables.json(results), to: json)
-    try write(TieredTables.csv(results), to: csv)
+    try output.emit(
+      table: TieredTables.table(results), json: TieredTables.json(results), csv: TieredTables.csv(results))
   }
 }
 

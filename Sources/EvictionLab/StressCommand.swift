@@ -49,11 +49,7 @@ struct Stress: ParsableCommand {
   @Option(help: "Requests replayed per cell (default: the trace's length; a shorter trace wraps around).")
   var ops: Int?
 
-  @Option(help: "Write the results as JSON ({\"results\": [...]}) to PATH; - for standard output.")
-  var json: String?
-
-  @Option(help: "Write the results as CSV to PATH; - for standard output.")
-  var csv: String?
+  @OptionGroup var output: OutputOptions
 
   /// The policies, `all` meaning every one that can run a real cache.
   func specs() throws -> [PolicySpec] {
@@ -91,8 +87,7 @@ struct Stress: ParsableCommand {
     defer { display.end() }
     let results = try failing { () throws(CacheError) in try plan.run(workload, progress: progress) }
     display.end()
-    if json != "-" && csv != "-" { print(StressTables.table(results), terminator: "") }
-    try write(StressTables.json(results), to: json)
-    try write(StressTables.csv(results), to: csv)
+    try output.emit(
+      table: StressTables.table(results), json: StressTables.json(results), csv: StressTables.csv(results))
   }
 }

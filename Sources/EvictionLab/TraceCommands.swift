@@ -78,6 +78,6 @@ struct TraceInfoCommand: ParsableCommand {
       throw fail(error)
     }
     if json != "-" { print(TraceInfoTables.text(infos), terminator: "") }
-    try write("{\"traces\": [\n  " + infos.map(\.json).joined(separator: ",\n  ") + "\n]}\n", to: json)
+    try write(TraceInfoTables.json(infos), to: json)
   }
 }

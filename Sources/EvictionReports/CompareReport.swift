@@ -8,38 +8,16 @@ import Foundation
 public enum CompareReport {
   // MARK: Tables
 
-  public static func csv(_ rows: [CompareRow]) -> String {
-    ReplayTables.csv(columns: CompareRow.columns, rows: rows.map(fields))
-  }
+  public static func csv(_ rows: [CompareRow]) -> String { ResultWriter.csv(rows, columns: CompareRow.columns) }
 
-  public static func json(_ rows: [CompareRow]) -> String {
-    ReplayTables.json(columns: CompareRow.columns, rows: rows.map(fields))
-  }
-
-  static func fields(_ r: CompareRow) -> [ReplayTables.Field] {
-    [
-      .text(r.trace), .text(r.format), .text(r.policy), .text(r.sizeLabel), .number(r.cacheSize),
-      .text(r.sizeMode.rawValue), .number(r.requests), .number(r.hits), .number(r.misses), .number(r.missRatio),
-      .number(r.bytesRequested), .number(r.bytesMissed), .number(r.byteMissRatio), .number(r.runs),
-      .number(r.missRatioCi95Low), .number(r.missRatioCi95High), .number(r.byteMissRatioCi95Low),
-      .number(r.byteMissRatioCi95High), .bool(r.offline), .number(r.maxOccupancy), .bool(r.exceedsCapacity),
-      .bool(r.model),
-    ]
-  }
+  public static func json(_ rows: [CompareRow]) -> String { ResultWriter.json(rows, columns: CompareRow.columns) }
 
   public static func timingsCSV(_ timings: [CompareTiming]) -> String {
-    ReplayTables.csv(
-      columns: ["trace", "policy", "size_label", "runs", "seconds", "requests_per_second"],
-      rows: timings.map {
-        [
-          .text($0.trace), .text($0.policy), .text($0.sizeLabel), .number($0.runs), .number($0.seconds),
-          .number($0.requestsPerSecond.rounded()),
-        ]
-      })
+    ResultWriter.csv(timings, columns: CompareTiming.columns)
   }
 
   public static func tracesJSON(_ infos: [TraceInfo]) -> String {
-    "{\"traces\": [\n" + infos.map { "  " + $0.json }.joined(separator: ",\n") + "\n]}\n"
+    TraceInfoTables.json(infos)
   }
 
   /// Writes every output into `directory` (created if needed); returns the files written.

@@ -5,35 +5,12 @@ import EvictionSim
 public enum ReplayTables {
   /// RFC 4180 CSV with a header line.
   public static func csv(_ results: [ReplayResult]) -> String {
-    csv(columns: ReplayResult.columns, rows: results.map(fields))
+    ResultWriter.csv(results, columns: ReplayResult.columns)
   }
 
   /// `{"results": [...]}`, one object per row, keys in column order.
   public static func json(_ results: [ReplayResult]) -> String {
-    json(columns: ReplayResult.columns, rows: results.map(fields))
-  }
-
-  /// CSV of `rows` under `columns`.
-  static func csv(columns: [String], rows: [[Field]]) -> String {
-    var out = columns.joined(separator: ",") + "\n"
-    for row in rows {
-      out += row.map { csvField($0.text) }.joined(separator: ",") + "\n"
-    }
-    return out
-  }
-
-  /// `{"results": [...]}` of `rows` under `columns`, keys in column order.
-  static func json(columns: [String], rows: [[Field]]) -> String {
-    var out = "{\n  \"results\": ["
-    for (i, row) in rows.enumerated() {
-      out += i == 0 ? "\n    {" : ",\n    {"
-      out += zip(columns, row).map { key, field in
-        "\"\(key)\": " + (field.quoted ? jsonString(field.text) : field.text)
-      }.joined(separator: ", ")
-      out += "}"
-    }
-    out += rows.isEmpty ? "]\n}\n" : "\n  ]\n}\n"
-    return out
+    ResultWriter.json(results, columns: ReplayResult.columns)
   }
 
   /// A fixed-width table for people.
@@ -72,20 +49,6 @@ public enum ReplayTables {
     static func number(_ n: some BinaryInteger) -> Field { Field(text: String(n), quoted: false) }
     static func number(_ x: Double) -> Field { Field(text: exact(x), quoted: false) }
     static func bool(_ b: Bool) -> Field { Field(text: b ? "true" : "false", quoted: false) }
-  }
-
-  static func fields(_ r: ReplayResult) -> [Field] {
-    [
-      Field(text: r.trace, quoted: true), Field(text: r.format, quoted: true), Field(text: r.policy, quoted: true),
-      Field(text: String(r.cacheSize), quoted: false), Field(text: r.sizeMode.rawValue, quoted: true),
-      Field(text: String(r.requests), quoted: false), Field(text: String(r.hits), quoted: false),
-      Field(text: String(r.misses), quoted: false), Field(text: exact(r.missRatio), quoted: false),
-      Field(text: String(r.bytesRequested), quoted: false), Field(text: String(r.bytesMissed), quoted: false),
-      Field(text: exact(r.byteMissRatio), quoted: false), Field(text: exact(r.seconds), quoted: false),
-      Field(text: String(r.requestsPerSecond.rounded()), quoted: false),
-      Field(text: String(r.skippedZeroSize), quoted: false), Field(text: String(r.maxOccupancy), quoted: false),
-      Field(text: String(r.exceedsCapacity), quoted: false),
-    ]
   }
 
   /// Shortest text that reads back as the same Double.

@@ -4,24 +4,11 @@ import EvictionSim
 /// keys are ``StressResult/columns``.
 public enum StressTables {
   public static func csv(_ results: [StressResult]) -> String {
-    var out = StressResult.columns.joined(separator: ",") + "\n"
-    for r in results { out += r.csvFields.map(ReplayTables.csvField).joined(separator: ",") + "\n" }
-    return out
+    ResultWriter.csv(results, columns: StressResult.columns)
   }
 
   public static func json(_ results: [StressResult]) -> String {
-    let text: Set<String> = ["trace", "policy", "size_mode", "lock"]
-    var out = "{\n  \"results\": ["
-    for (i, r) in results.enumerated() {
-      out += i == 0 ? "\n    {" : ",\n    {"
-      out += zip(StressResult.columns, r.csvFields).map { key, value in
-        let rendered = text.contains(key) ? ReplayTables.jsonString(value) : (value.isEmpty ? "null" : value)
-        return "\"\(key)\": " + rendered
-      }.joined(separator: ", ")
-      out += "}"
-    }
-    out += results.isEmpty ? "]\n}\n" : "\n  ]\n}\n"
-    return out
+    ResultWriter.json(results, columns: StressResult.columns)
   }
 
   public static func table(_ results: [StressResult]) -> String {

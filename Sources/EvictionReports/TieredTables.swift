@@ -3,11 +3,11 @@ import EvictionSim
 /// `evlab replay --tier memory+disk` results as CSV and JSON (keys: ``TieredReplay/Result/columns``).
 public enum TieredTables {
   public static func csv(_ results: [TieredReplay.Result]) -> String {
-    ReplayTables.csv(columns: TieredReplay.Result.columns, rows: results.map(fields))
+    ResultWriter.csv(results, columns: TieredReplay.Result.columns)
   }
 
   public static func json(_ results: [TieredReplay.Result]) -> String {
-    ReplayTables.json(columns: TieredReplay.Result.columns, rows: results.map(fields))
+    ResultWriter.json(results, columns: TieredReplay.Result.columns)
   }
 
   public static func table(_ results: [TieredReplay.Result]) -> String {
@@ -23,14 +23,5 @@ public enum TieredTables {
           String($0.diskHitP99Ns),
         ]
       }, leftColumns: 2)
-  }
-
-  static func fields(_ r: TieredReplay.Result) -> [ReplayTables.Field] {
-    [
-      .text(r.trace), .text(r.policy), .number(r.memorySize), .number(r.diskSize), .text(r.sizeMode.rawValue),
-      .number(r.requests), .number(r.memoryHits), .number(r.diskHits), .number(r.misses), .number(r.bytesReadFromDisk),
-      .number(r.memoryHitP50Ns), .number(r.memoryHitP99Ns), .number(r.diskHitP50Ns), .number(r.diskHitP99Ns),
-      .number(r.missP50Ns), .number(r.missP99Ns), .number(r.seconds),
-    ]
   }
 }

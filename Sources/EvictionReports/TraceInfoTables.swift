@@ -1,7 +1,32 @@
 import EvictionSim
 
-/// `evlab trace-info`'s text for people.
+/// `evlab trace-info`'s text for people and its JSON (`{"traces": [...]}`,
+/// also the comparison's `traces.json`).
 public enum TraceInfoTables {
+  public static func json(_ infos: [TraceInfo]) -> String {
+    "{\"traces\": [\n  " + infos.map(object).joined(separator: ",\n  ") + "\n]}\n"
+  }
+
+  /// One trace's object; strings escaped, ratios in shortest exact form.
+  static func object(_ info: TraceInfo) -> String {
+    func list(_ values: [Int64]) -> String { "[" + values.map(String.init).joined(separator: ", ") + "]" }
+    let text = ReplayTables.jsonString
+    let exact = ReplayTables.exact
+    let percentiles = zip(TraceInfo.percentileLevels, info.sizePercentiles).map { "\"p\(Int($0))\": \($1)" }
+    return """
+      {"trace": \(text(info.trace)), "format": \(text(info.format)), "requests": \(info.requests), \
+      "unique_objects": \(info.uniqueObjects), "bytes_requested": \(info.bytesRequested), \
+      "footprint_bytes": \(info.footprintBytes), "one_hit_wonder_share": \(exact(info.oneHitWonderShare)), \
+      "zipf_alpha": \(exact(info.zipfAlpha)), "zipf_r2": \(exact(info.zipfR2)), \
+      "first_requests": \(info.firstRequests), "reuse_distance_log2_buckets": \(list(info.reuseDistanceBuckets)), \
+      "stack_distance_log2_buckets": \(list(info.stackDistanceBuckets)), \
+      "size_percentiles": {\(percentiles.joined(separator: ", "))}, \
+      "first_time": \(info.firstTime), "last_time": \(info.lastTime), "time_span": \(info.lastTime - info.firstTime), \
+      "suggested_sizes": \(list(info.suggestedSizes)), "suggested_byte_sizes": \(list(info.suggestedByteSizes)), \
+      "skipped_bad_lines": \(info.skipped.count)}
+      """
+  }
+
   public static func text(_ infos: [TraceInfo]) -> String {
     func rounded(_ x: Double, _ digits: Double) -> String { String((x * digits).rounded() / digits) }
     return infos.map { info in

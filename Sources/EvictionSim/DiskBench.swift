@@ -55,7 +55,7 @@ public enum DiskBench {
       }
       var out = runs[0]
       out.seconds = middle(runs.map(\.seconds))
-      out.opsPerSecond = middle(runs.map(\.opsPerSecond))
+      out.opsPerSecond = middle(runs.map(\.opsPerSecond)).rounded()
       out.megabytesPerSecond = middle(runs.map(\.megabytesPerSecond))
       out.p50Ns = middle(runs.map(\.p50Ns))
       out.p99Ns = middle(runs.map(\.p99Ns))
@@ -140,7 +140,7 @@ public enum DiskBench {
       results.append(
         Result(
           mode: mode.rawValue, valueSize: valueSize, phase: phase, ops: ops, seconds: seconds,
-          opsPerSecond: Double(ops) / seconds, megabytesPerSecond: Double(ops * bytesPerOp) / seconds / 1e6,
+          opsPerSecond: (Double(ops) / seconds).rounded(), megabytesPerSecond: Double(ops * bytesPerOp) / seconds / 1e6,
           p50Ns: histogram.valueAtPercentile(50), p99Ns: histogram.valueAtPercentile(99),
           p999Ns: histogram.valueAtPercentile(99.9), maxNs: histogram.max))
     }

@@ -55,18 +55,6 @@ public struct StressResult: Codable, Sendable {
     "set_p50_ns", "set_p90_ns", "set_p99_ns", "set_p999_ns", "set_max_ns", "acquisitions", "contended_share",
     "wait_p50_ns", "wait_p99_ns", "wait_max_ns", "wait_share", "vs_nscache", "vs_dictionary",
   ]
-
-  public var csvFields: [String] {
-    func ratio(_ r: Double?) -> String { r.map { String(format: "%.3f", $0) } ?? "" }
-    return [
-      trace, policy, "\(cacheSize)", sizeMode, "\(threads)", lock, "\(ops)", "\(gets)", "\(sets)",
-      String(format: "%.6f", seconds), String(format: "%.0f", opsPerSecond), String(format: "%.6f", hitRatio),
-      "\(getP50Ns)", "\(getP90Ns)", "\(getP99Ns)", "\(getP999Ns)", "\(getMaxNs)",
-      "\(setP50Ns)", "\(setP90Ns)", "\(setP99Ns)", "\(setP999Ns)", "\(setMaxNs)",
-      "\(acquisitions)", String(format: "%.6f", contendedShare), "\(waitP50Ns)", "\(waitP99Ns)", "\(waitMaxNs)",
-      String(format: "%.6f", waitShare), ratio(vsNscache), ratio(vsDictionary),
-    ]
-  }
 }
 
 /// Concurrent replay: T threads replay a trace through one shared cache, each

@@ -146,18 +146,4 @@ public struct TraceInfo: Sendable, Codable, Equatable {
   }
 
   /// `{"trace": …, "requests": …, …}` with snake_case keys.
-  public var json: String {
-    func list(_ values: [Int64]) -> String { "[" + values.map(String.init).joined(separator: ", ") + "]" }
-    return """
-      {"trace": "\(trace)", "format": "\(format)", "requests": \(requests), "unique_objects": \(uniqueObjects), \
-      "bytes_requested": \(bytesRequested), "footprint_bytes": \(footprintBytes), \
-      "one_hit_wonder_share": \(oneHitWonderShare), "zipf_alpha": \(zipfAlpha), "zipf_r2": \(zipfR2), \
-      "first_requests": \(firstRequests), "reuse_distance_log2_buckets": \(list(reuseDistanceBuckets)), \
-      "stack_distance_log2_buckets": \(list(stackDistanceBuckets)), \
-      "size_percentiles": {\(zip(Self.percentileLevels, sizePercentiles).map { "\"p\(Int($0))\": \($1)" }.joined(separator: ", "))}, \
-      "first_time": \(firstTime), "last_time": \(lastTime), "time_span": \(lastTime - firstTime), \
-      "suggested_sizes": \(list(suggestedSizes)), "suggested_byte_sizes": \(list(suggestedByteSizes)), \
-      "skipped_bad_lines": \(skipped.count)}
-      """
-  }
 }

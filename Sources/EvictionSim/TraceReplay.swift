@@ -24,7 +24,7 @@ public enum TraceReplay {
       sizeMode: sizeMode, requests: counts.requests, hits: counts.hits, misses: counts.misses,
       missRatio: ratio(counts.misses, counts.requests), bytesRequested: counts.bytesRequested,
       bytesMissed: counts.bytesMissed, byteMissRatio: ratio(counts.bytesMissed, counts.bytesRequested),
-      seconds: seconds, requestsPerSecond: seconds > 0 ? Double(counts.requests) / seconds : 0,
+      seconds: seconds, requestsPerSecond: seconds > 0 ? (Double(counts.requests) / seconds).rounded() : 0,
       skipped: counts.skipped, skippedZeroSize: counts.skipped.zeroSize, maxOccupancy: counts.maxOccupancy,
       exceedsCapacity: counts.maxOccupancy > cacheSize)
   }

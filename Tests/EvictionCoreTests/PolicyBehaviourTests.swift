@@ -1,4 +1,5 @@
 import EvictionCore
+import EvictionTestSupport
 import Testing
 
 /// Runs `keys` (weight 1, or the given weights) and returns the hit sequence and the lists.
@@ -22,17 +23,6 @@ struct ScenarioDriver: PolicyVisitor {
     }
     return (hits, Dictionary(uniqueKeysWithValues: policy.lists().map { ($0.name, $0.keys) }))
   }
-}
-
-/// Fills in each request's next-access time (a backward pass), for the offline policies.
-func withNextAccess(_ requests: [Request<UInt64>]) -> [Request<UInt64>] {
-  var requests = requests
-  var next: [UInt64: Int64] = [:]
-  for i in requests.indices.reversed() {
-    requests[i].nextAccess = next[requests[i].key] ?? Request<UInt64>.never
-    next[requests[i].key] = requests[i].time
-  }
-  return requests
 }
 
 func scenario(_ spec: String, capacity: Int64, _ keys: [UInt64], weights: [UInt64: Int64] = [:]) throws -> (

@@ -1,4 +1,5 @@
 import EvictionCore
+import EvictionTestSupport
 import Foundation
 import Testing
 

@@ -186,6 +186,9 @@ public struct CompareTiming: Sendable, Codable, Equatable {
     case runs, seconds
     case requestsPerSecond = "requests_per_second"
   }
+
+  /// The column order of `timings.csv`.
+  public static let columns = ["trace", "policy", "size_label", "runs", "seconds", "requests_per_second"]
 }
 
 /// What a sweep (or one shard of it) produced.
@@ -246,7 +249,7 @@ public enum CompareRun {
         CompareTiming(
           trace: trace.name, policy: policy.description, sizeLabel: plan.config.sizes[row.size].description,
           runs: runs.count, seconds: seconds,
-          requestsPerSecond: seconds > 0 ? Double(runs.map(\.requests).reduce(0, +)) / seconds : 0))
+          requestsPerSecond: seconds > 0 ? (Double(runs.map(\.requests).reduce(0, +)) / seconds).rounded() : 0))
     }
     return (rows, timings)
   }

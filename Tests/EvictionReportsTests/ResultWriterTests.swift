@@ -1,0 +1,72 @@
+import EvictionCore
+import EvictionReports
+import EvictionSim
+import EvictionTestSupport
+import EvictionTraces
+import Foundation
+import Testing
+
+/// Every results table goes through one writer: what each row type encodes
+/// must be exactly its contract's columns, or a key was renamed or lost.
+@Suite struct ResultWriterTests {
+  @Test func everyRowTypeWritesExactlyItsContractColumns() throws {
+    let folder = try ScratchFolder()
+    let source = TraceSource(path: try folder.file("t.txt", "1\n2\n1\n3\n1\n"), format: .txt)
+    let replay = try TraceReplay.run(source, policy: PolicySpec("lru"), cacheSize: 2, sizeMode: .count)
+    #expect(ResultWriter.columns(of: replay).sorted() == ReplayResult.columns.sorted())
+    let stress = try StressRun.Sweep(
+      policies: [PolicySpec("lru")], locks: [.mutex], threads: [1], cacheSize: 2, sizeMode: .count, ops: 5
+    ).run(StressRun.Workload(source))
+    #expect(stress.count == 3)
+    for row in stress { #expect(ResultWriter.columns(of: row).sorted() == StressResult.columns.sorted()) }
+    let disk = try DiskBench.run(mode: .sqlite, valueSize: 16, ops: 10, directory: folder.url.path)
+    for row in disk { #expect(ResultWriter.columns(of: row).sorted() == DiskBench.Result.columns.sorted()) }
+  }
+
+  @Test func csvAndJSONCarryTheSameFieldsAndNilIsNull() throws {
+    let folder = try ScratchFolder()
+    let source = TraceSource(path: try folder.file("t.txt", "1\n2\n1\n3\n1\n"), format: .txt)
+    let stress = try StressRun.Sweep(
+      policies: [PolicySpec("lru")], locks: [.mutex], threads: [1], cacheSize: 2, sizeMode: .count, ops: 5
+    ).run(StressRun.Workload(source))
+    let csv = StressTables.csv(stress).split(separator: "\n", omittingEmptySubsequences: false)
+    #expect(csv[0] == Substring(StressResult.columns.joined(separator: ",")))
+    let json = try #require(
+      try JSONSerialization.jsonObject(with: Data(StressTables.json(stress).utf8)) as? [String: Any])
+    let rows = try #require(json["results"] as? [[String: Any]])
+    #expect(rows.count == 3 && rows.allSatisfy { Set($0.keys) == Set(StressResult.columns) })
+    // The comparison points have no ratio to themselves: null in JSON, empty in CSV.
+    let nscache = try #require(rows.first { $0["lock"] as? String == "nscache" })
+    #expect(nscache["vs_nscache"] is NSNull)
+    #expect(csv.contains { $0.contains(",nscache,") && $0.hasSuffix(",,") })
+    #expect(rows[0]["gets"] as? Int == 5 && rows[0]["trace"] as? String == "t.txt")
+  }
+
+  @Test func keysBecomeSnakeCaseOnce() {
+    struct Row: Encodable {
+      var cacheSize = 5
+      var label = "x"
+      var getP999Ns: UInt64 = 7
+      var ratio: Double? = nil
+      enum CodingKeys: String, CodingKey {
+        case cacheSize
+        case label = "size_label"
+        case getP999Ns, ratio
+      }
+    }
+    #expect(ResultWriter.columns(of: Row()) == ["cache_size", "size_label", "get_p999_ns", "ratio"])
+    #expect(ResultWriter.csv([Row()]) == "cache_size,size_label,get_p999_ns,ratio\n5,x,7,\n")
+    #expect(
+      ResultWriter.json([Row()]).contains(
+        "{\"cache_size\": 5, \"size_label\": \"x\", \"get_p999_ns\": 7, \"ratio\": null}"))
+  }
+
+  @Test func traceInfoJSONEscapesNamesAndParses() throws {
+    let path = try ScratchFolder().file("odd \"name\".txt", "1\n2\n1\n")
+    let info = try TraceInfo.measure(TraceSource(path: path, format: .txt))
+    let object = try JSONSerialization.jsonObject(with: Data(TraceInfoTables.json([info]).utf8)) as? [String: Any]
+    let traces = try #require(object?["traces"] as? [[String: Any]])
+    #expect(traces[0]["trace"] as? String == "odd \"name\".txt")
+    #expect(traces[0]["requests"] as? Int == 3 && traces[0]["unique_objects"] as? Int == 2)
+  }
+}
