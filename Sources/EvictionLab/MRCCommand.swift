@@ -72,8 +72,8 @@ struct MRC: ParsableCommand {
     let (specs, plans) = (try specs(), try plans())
     let source = try traceSource(trace, traceOptions)
     let cacheSizes = try resolveSizes(sizes.sizes, for: source, sizeMode: sizeMode).sorted()
-    let progress = ReplayProgress(
-      expectedRequests: Int(try failing { () throws(TraceError) in try source.estimatedRequests() }) * specs.count)
+    let progress = try expectedWork(
+      specs.map { ReplayCell(trace: source, policy: $0, cacheSize: 1, sizeMode: sizeMode) })
     let display = ProgressLine(progress, total: specs.count, label: "mrc")
     display.begin()
     defer { display.end() }

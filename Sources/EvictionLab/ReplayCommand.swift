@@ -225,11 +225,16 @@ struct DefaultJob {
 
 /// A progress counter that knows the whole run's requests (each trace
 /// counted once, however many cells read it), so the display's estimate of
-/// the time left counts requests, not cells.
-func expectedWork(_ cells: [ReplayCell]) throws -> ReplayProgress {
-  var perTrace: [TraceSource: Int64] = [:]
-  for cell in cells where perTrace[cell.trace] == nil {
-    perTrace[cell.trace] = try failing { () throws(TraceError) in try cell.trace.estimatedRequests() }
+/// the time left counts requests, not cells. Counted only for a display
+/// (`interactive`), and only where counting costs less than the run: a
+/// trace one cell reads once is not read a second time just to count it.
+func expectedWork(_ cells: [ReplayCell], interactive: Bool = isatty(2) == 1) throws -> ReplayProgress {
+  guard interactive else { return ReplayProgress() }
+  let readers = Dictionary(grouping: cells, by: \.trace).mapValues(\.count)
+  guard readers.allSatisfy({ $0.key.countIsCheap || $0.value > 1 }) else { return ReplayProgress() }
+  var total: Int64 = 0
+  for (trace, count) in readers {
+    total += try failing { () throws(TraceError) in try trace.estimatedRequests() } * Int64(count)
   }
-  return ReplayProgress(expectedRequests: Int(cells.reduce(0) { $0 + perTrace[$1.trace]! }))
+  return ReplayProgress(expectedRequests: Int(total))
 }

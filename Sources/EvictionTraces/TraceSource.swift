@@ -146,13 +146,18 @@ extension TraceSource {
     return skipped
   }
 
+  /// Whether ``estimatedRequests()`` is free (an uncompressed oracleGeneral
+  /// file: its length says) rather than a pass over the trace.
+  public var countIsCheap: Bool {
+    format == .oracleGeneral && !Compression.suffixes.contains { path.lowercased().hasSuffix($0.0) }
+  }
+
   /// About how many requests a pass over every copy yields, for progress
   /// estimates: from the file's length for an uncompressed oracleGeneral
   /// file (24 bytes a record; zero-size records, which are skipped, count),
   /// else by reading it once.
   public func estimatedRequests() throws(TraceError) -> Int64 {
-    let compressed = Compression.suffixes.contains { path.lowercased().hasSuffix($0.0) }
-    if format == .oracleGeneral && !compressed, let file = try? FileSource(path: path), file.length > 0 {
+    if countIsCheap, let file = try? FileSource(path: path), file.length > 0 {
       return file.length / 24 * Int64(copies)
     }
     var single = self

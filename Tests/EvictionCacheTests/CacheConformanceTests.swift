@@ -24,7 +24,8 @@ import Testing
       hits.append(hit)
     }
     #expect(
-      hits == expected, "\(policy): first difference at request \(hits.indices.first { hits[$0] != expected[$0] } ?? -1)")
+      hits == expected,
+      "\(policy): first difference at request \(hits.indices.first { hits[$0] != expected[$0] } ?? -1)")
     #expect(cache.count <= 64)
   }
 }
