@@ -7,28 +7,20 @@ import Foundation
 /// committed as `results/baseline.json`. Any change in any cell is a
 /// behaviour change a reviewer must see.
 public struct Baseline: Codable, Sendable, Equatable {
-  /// One cell. Traces are named by their path relative to the repository root.
-  public struct Cell: Codable, Sendable, Equatable {
-    public var trace: String
-    public var format: String
-    public var policy: String
-    public var cacheSize: Int64
-    public var sizeMode: SizeMode
-    public var requests: Int64
-    public var hits: Int64
-    public var misses: Int64
-    public var bytesMissed: Int64
-
-    enum CodingKeys: String, CodingKey {
-      case trace, format, policy
-      case cacheSize = "cache_size"
-      case sizeMode = "size_mode"
-      case requests, hits, misses
-      case bytesMissed = "bytes_missed"
+  /// One cell: its key and its counts. Traces are named by their path
+  /// relative to the repository root.
+  @dynamicMemberLookup
+  public struct Cell: FlatRow, Sendable, Equatable {
+    public var key: CellKey
+    public var counts: HitCounts
+    public var fields = Empty()
+    public init(key: CellKey, counts: HitCounts, fields: Empty = Empty()) {
+      self.key = key
+      self.counts = counts
     }
-
-    /// What identifies a cell (everything but its counts).
-    public var id: String { "\(policy) on \(trace) at \(cacheSize) (\(sizeMode.rawValue))" }
+    /// A baseline cell has no fields beyond its key and counts.
+    public struct Empty: Codable, Sendable, Equatable { public init() {} }
+    public var id: String { key.id }
   }
 
   public var version = 1
@@ -75,10 +67,9 @@ public struct Baseline: Codable, Sendable, Equatable {
     return zip(cells, results).map { cell, result in
       var trace = cell.trace.path
       if trace.hasPrefix(root + "/") { trace.removeFirst(root.count + 1) }
-      return Cell(
-        trace: trace, format: cell.trace.format.rawValue, policy: cell.policy.description, cacheSize: cell.cacheSize,
-        sizeMode: cell.sizeMode, requests: result.requests, hits: result.hits, misses: result.misses,
-        bytesMissed: result.bytesMissed)
+      var key = result.key
+      key.trace = trace
+      return Cell(key: key, counts: result.counts)
     }
   }
 
@@ -94,10 +85,9 @@ public struct Baseline: Codable, Sendable, Equatable {
         continue
       }
       var changes: [String] = []
-      if old.requests != new.requests { changes.append("requests \(old.requests) → \(new.requests)") }
-      if old.hits != new.hits { changes.append("hits \(old.hits) → \(new.hits)") }
-      if old.misses != new.misses { changes.append("misses \(old.misses) → \(new.misses)") }
-      if old.bytesMissed != new.bytesMissed { changes.append("bytes missed \(old.bytesMissed) → \(new.bytesMissed)") }
+      for (name, path) in Self.compared where old.counts[keyPath: path] != new.counts[keyPath: path] {
+        changes.append("\(name) \(old.counts[keyPath: path]) → \(new.counts[keyPath: path])")
+      }
       if !changes.isEmpty { lines.append("\(old.id): " + changes.joined(separator: ", ")) }
     }
     for new in current where !before.contains(new.id) {
@@ -106,11 +96,22 @@ public struct Baseline: Codable, Sendable, Equatable {
     return lines
   }
 
+  /// The counts a baseline holds, as its differences name them.
+  static let compared: [(String, KeyPath<HitCounts, Int64> & Sendable)] = [
+    ("requests", \.requests), ("hits", \.hits), ("misses", \.misses), ("bytes requested", \.bytesRequested),
+    ("bytes missed", \.bytesMissed),
+  ]
+
   public func encoded() -> String {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    encoder.keyEncodingStrategy = .convertToSnakeCase
     return String(decoding: try! encoder.encode(self), as: UTF8.self) + "\n"
   }
 
-  public static func decode(_ data: Data) throws -> Baseline { try JSONDecoder().decode(Baseline.self, from: data) }
+  public static func decode(_ data: Data) throws -> Baseline {
+    let decoder = JSONDecoder()
+    decoder.keyDecodingStrategy = .convertFromSnakeCase
+    return try decoder.decode(Baseline.self, from: data)
+  }
 }

@@ -6,55 +6,121 @@ public enum SizeMode: String, Sendable, Codable, CaseIterable {
   case count, bytes
 }
 
-/// The outcome of replaying one trace through one policy at one size: one row
-/// of `evlab replay`'s CSV and JSON (the keys are a contract: extend, never rename).
-public struct ReplayResult: Sendable, Codable, Equatable {
+/// What identifies a cell of every results table: which trace, through
+/// which policy, at which size. Embedded by ``ReplayResult``,
+/// ``CompareRow`` and ``Baseline/Cell``; its fields are their first columns.
+public struct CellKey: Sendable, Codable, Hashable {
   public var trace: String
   public var format: String
   /// The policy as specified (`slru:segments=4`).
   public var policy: String
   public var cacheSize: Int64
   public var sizeMode: SizeMode
+
+  public init(trace: String, format: String, policy: String, cacheSize: Int64, sizeMode: SizeMode) {
+    self.trace = trace
+    self.format = format
+    self.policy = policy
+    self.cacheSize = cacheSize
+    self.sizeMode = sizeMode
+  }
+
+  /// The cell in words, for messages: `arc on zipf.bin at 1000 (count)`.
+  public var id: String { "\(policy) on \(trace) at \(cacheSize) (\(sizeMode.rawValue))" }
+}
+
+/// What a replay counted, embedded by every row that reports one.
+public struct HitCounts: Sendable, Codable, Equatable {
   public var requests: Int64
   public var hits: Int64
   public var misses: Int64
-  public var missRatio: Double
   /// Bytes of all requests and of the missed ones (request sizes as the
   /// trace gives them, in either size mode; 1 per request for formats without sizes).
   public var bytesRequested: Int64
   public var bytesMissed: Int64
-  public var byteMissRatio: Double
-  /// Wall-clock seconds of the replay, reading included.
-  public var seconds: Double
-  public var requestsPerSecond: Double
+
+  public init(requests: Int64, hits: Int64, bytesRequested: Int64, bytesMissed: Int64) {
+    self.requests = requests
+    self.hits = hits
+    self.misses = requests - hits
+    self.bytesRequested = bytesRequested
+    self.bytesMissed = bytesMissed
+  }
+
+  public var missRatio: Double { TraceReplay.ratio(misses, requests) }
+  public var byteMissRatio: Double { TraceReplay.ratio(bytesMissed, bytesRequested) }
+}
+
+/// A results row made of parts (a ``CellKey``, ``HitCounts``, the row's
+/// own fields) whose fields sit side by side: one JSON object, one CSV
+/// line, each part's fields readable on the row itself (`row.hits`).
+public protocol FlatRow: Codable {
+  associatedtype Fields: Codable
+  var key: CellKey { get set }
+  var counts: HitCounts { get set }
+  /// The row's own fields, beyond the key and the counts.
+  var fields: Fields { get set }
+  init(key: CellKey, counts: HitCounts, fields: Fields)
+}
+
+extension FlatRow {
+  public init(from decoder: any Decoder) throws {
+    self.init(key: try CellKey(from: decoder), counts: try HitCounts(from: decoder), fields: try Fields(from: decoder))
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    try key.encode(to: encoder)
+    try counts.encode(to: encoder)
+    try fields.encode(to: encoder)
+  }
+
+  public subscript<T>(dynamicMember path: WritableKeyPath<CellKey, T>) -> T {
+    get { key[keyPath: path] }
+    set { key[keyPath: path] = newValue }
+  }
+  public subscript<T>(dynamicMember path: WritableKeyPath<HitCounts, T>) -> T {
+    get { counts[keyPath: path] }
+    set { counts[keyPath: path] = newValue }
+  }
+  public subscript<T>(dynamicMember path: WritableKeyPath<Fields, T>) -> T {
+    get { fields[keyPath: path] }
+    set { fields[keyPath: path] = newValue }
+  }
+}
+
+/// The outcome of replaying one trace through one policy at one size: one row
+/// of `evlab replay`'s CSV and JSON (the keys are a contract: extend, never rename).
+@dynamicMemberLookup
+public struct ReplayResult: FlatRow, Sendable, Equatable {
+  public var key: CellKey
+  public var counts: HitCounts
+  public var fields: Fields
   /// Malformed lines passed over under `--skip-bad-lines` (not a column:
   /// the command reports them on standard error).
   public var skipped = SkippedRecords()
-  /// Requests of size 0 the trace holds, skipped as libCacheSim skips them
-  /// (not counted in `requests`).
-  public var skippedZeroSize = 0
-  /// The most the policy held at any point: objects in count mode, bytes in
-  /// byte mode. Above `cacheSize` only for models of shipped caches that
-  /// trim on a timer (``PolicyCatalog/Entry/mayExceedCapacity``).
-  public var maxOccupancy: Int64 = 0
-  /// Whether `maxOccupancy` exceeded `cacheSize`: such a row is no
-  /// comparison with capacity-bound policies.
-  public var exceedsCapacity = false
 
-  enum CodingKeys: String, CodingKey {
-    case trace, format, policy
-    case cacheSize = "cache_size"
-    case sizeMode = "size_mode"
-    case requests, hits, misses
-    case missRatio = "miss_ratio"
-    case bytesRequested = "bytes_requested"
-    case bytesMissed = "bytes_missed"
-    case byteMissRatio = "byte_miss_ratio"
-    case seconds
-    case requestsPerSecond = "requests_per_second"
-    case skippedZeroSize = "skipped_zero_size"
-    case maxOccupancy = "max_occupancy"
-    case exceedsCapacity = "exceeds_capacity"
+  public struct Fields: Sendable, Codable, Equatable {
+    public var missRatio: Double
+    public var byteMissRatio: Double
+    /// Wall-clock seconds of the replay, reading included.
+    public var seconds: Double
+    public var requestsPerSecond: Double
+    /// Requests of size 0 the trace holds, skipped as libCacheSim skips them
+    /// (not counted in `requests`).
+    public var skippedZeroSize = 0
+    /// The most the policy held at any point: objects in count mode, bytes in
+    /// byte mode. Above `cacheSize` only for models of shipped caches that
+    /// trim on a timer (``PolicyCatalog/Entry/mayExceedCapacity``).
+    public var maxOccupancy: Int64 = 0
+    /// Whether `maxOccupancy` exceeded `cacheSize`: such a row is no
+    /// comparison with capacity-bound policies.
+    public var exceedsCapacity = false
+  }
+
+  public init(key: CellKey, counts: HitCounts, fields: Fields) {
+    self.key = key
+    self.counts = counts
+    self.fields = fields
   }
 
   /// The column order of CSV output.
@@ -75,4 +141,7 @@ public struct ReplayCounts: Sendable, Equatable {
   public var maxOccupancy: Int64 = 0
   public var misses: Int64 { requests - hits }
   public init() {}
+  public var hitCounts: HitCounts {
+    HitCounts(requests: requests, hits: hits, bytesRequested: bytesRequested, bytesMissed: bytesMissed)
+  }
 }

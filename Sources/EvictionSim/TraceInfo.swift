@@ -38,22 +38,13 @@ public struct TraceInfo: Sendable, Codable, Equatable {
   /// Malformed lines passed over under `--skip-bad-lines`.
   public var skipped = SkippedRecords()
 
+  /// Every field but `skipped`; the bucket lists' names say their scale
+  /// (snake_case as every key: `reuse_distance_log2_buckets`).
   enum CodingKeys: String, CodingKey {
-    case trace, format, requests
-    case uniqueObjects = "unique_objects"
-    case bytesRequested = "bytes_requested"
-    case footprintBytes = "footprint_bytes"
-    case oneHitWonderShare = "one_hit_wonder_share"
-    case zipfAlpha = "zipf_alpha"
-    case zipfR2 = "zipf_r2"
-    case reuseDistanceBuckets = "reuse_distance_log2_buckets"
-    case stackDistanceBuckets = "stack_distance_log2_buckets"
-    case firstRequests = "first_requests"
-    case sizePercentiles = "size_percentiles"
-    case firstTime = "first_time"
-    case lastTime = "last_time"
-    case suggestedSizes = "suggested_sizes"
-    case suggestedByteSizes = "suggested_byte_sizes"
+    case trace, format, requests, uniqueObjects, bytesRequested, footprintBytes, oneHitWonderShare, zipfAlpha, zipfR2
+    case reuseDistanceBuckets = "reuseDistanceLog2Buckets"
+    case stackDistanceBuckets = "stackDistanceLog2Buckets"
+    case firstRequests, sizePercentiles, firstTime, lastTime, suggestedSizes, suggestedByteSizes
   }
 
   public static let percentileLevels: [Double] = [0, 25, 50, 75, 90, 99, 100]

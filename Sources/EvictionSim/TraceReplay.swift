@@ -19,14 +19,19 @@ public enum TraceReplay {
       .get()
     let elapsed = clock.now - start
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-    return ReplayResult(
-      trace: trace.name, format: trace.format.rawValue, policy: policy.description, cacheSize: cacheSize,
-      sizeMode: sizeMode, requests: counts.requests, hits: counts.hits, misses: counts.misses,
-      missRatio: ratio(counts.misses, counts.requests), bytesRequested: counts.bytesRequested,
-      bytesMissed: counts.bytesMissed, byteMissRatio: ratio(counts.bytesMissed, counts.bytesRequested),
-      seconds: seconds, requestsPerSecond: seconds > 0 ? (Double(counts.requests) / seconds).rounded() : 0,
-      skipped: counts.skipped, skippedZeroSize: counts.skipped.zeroSize, maxOccupancy: counts.maxOccupancy,
-      exceedsCapacity: counts.maxOccupancy > cacheSize)
+    let hitCounts = counts.hitCounts
+    var result = ReplayResult(
+      key: CellKey(
+        trace: trace.name, format: trace.format.rawValue, policy: policy.description, cacheSize: cacheSize,
+        sizeMode: sizeMode),
+      counts: hitCounts,
+      fields: ReplayResult.Fields(
+        missRatio: hitCounts.missRatio, byteMissRatio: hitCounts.byteMissRatio, seconds: seconds,
+        requestsPerSecond: seconds > 0 ? (Double(counts.requests) / seconds).rounded() : 0,
+        skippedZeroSize: counts.skipped.zeroSize, maxOccupancy: counts.maxOccupancy,
+        exceedsCapacity: counts.maxOccupancy > cacheSize))
+    result.skipped = counts.skipped
+    return result
   }
 
   /// Replays every request of `trace` through `policy`, serving each with
@@ -123,7 +128,8 @@ public enum TraceReplay {
     return results.withLock { $0.map { $0! } }
   }
 
-  static func ratio(_ a: Int64, _ b: Int64) -> Double { b == 0 ? 0 : Double(a) / Double(b) }
+  /// `a / b`, or 0 for an empty denominator.
+  public static func ratio(_ a: Int64, _ b: Int64) -> Double { b == 0 ? 0 : Double(a) / Double(b) }
 }
 
 /// One (trace, policy, size) cell of a replay sweep.

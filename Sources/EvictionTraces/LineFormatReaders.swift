@@ -13,6 +13,8 @@
 ///   blocks it touches (key = disk · 2⁴⁸ + block); writes are skipped.
 final class LineFormatReader: TraceReader {
   static let blockSize: Int64 = 4096
+  /// MSR blocks per disk: the block number takes the key's low 48 bits.
+  static let blockLimit: UInt64 = 1 << 48
 
   let lines: LineSplitter
   let format: TraceFormat
@@ -83,12 +85,10 @@ final class LineFormatReader: TraceReader {
     case .adaptSize:
       splitOnBlanks(line, into: &fields)
       guard fields.count >= 3 else { throw bad("expected 'time id size'") }
-      guard let time = TextKey.decimal(fields[0]) else { throw bad("time '\(text(fields[0]))' is not a number") }
+      let time = try clock(fields[0], "time")
       guard let id = TextKey.decimal(fields[1]) else { throw bad("id '\(text(fields[1]))' is not a number") }
-      guard let size = TextKey.decimal(fields[2]), size <= UInt64(Int64.max) else {
-        throw bad("size '\(text(fields[2]))' is not a number")
-      }
-      return TraceRecord(key: mix(id, size), size: Int64(size), time: Int64(time))
+      guard let size = TextKey.decimal(fields[2]) else { throw bad("size '\(text(fields[2]))' is not a number") }
+      return TraceRecord(key: mix(id, size), size: try objectSize(size), time: time)
     case .twitter:
       splitOn(UInt8(ascii: ","), line, into: &fields)
       guard fields.count == 7 else {
@@ -100,15 +100,17 @@ final class LineFormatReader: TraceReader {
         throw bad(
           "unknown operation '\(op)': expected one of \(Self.twitterOperations.sorted().joined(separator: ", "))")
       }
-      guard let time = TextKey.decimal(fields[0]) else { throw bad("timestamp '\(text(fields[0]))' is not a number") }
+      let time = try clock(fields[0], "timestamp")
       guard let keySize = TextKey.decimal(fields[2]), let valueSize = TextKey.decimal(fields[3]) else {
         throw bad("key_size and value_size must be numbers")
       }
+      let (total, overflow) = keySize.addingReportingOverflow(valueSize)
+      let size = try objectSize(overflow ? .max : total)
       guard op == "get" || op == "gets" else {
         skippedOperations += 1
         return nil
       }
-      return TraceRecord(key: TextKey.id(fields[1]), size: Int64(keySize + valueSize), time: Int64(time))
+      return TraceRecord(key: TextKey.id(fields[1]), size: size, time: time)
     case .msr:
       splitOn(UInt8(ascii: ","), line, into: &fields)
       guard fields.count == 7 else {
@@ -135,8 +137,13 @@ final class LineFormatReader: TraceReader {
         skippedZeroSize += 1
         return nil
       }
+      let (end, overflow) = offset.addingReportingOverflow(size)
+      guard !overflow, end <= Self.blockLimit * UInt64(Self.blockSize) else {
+        throw bad(
+          "offset \(offset) + size \(size) is past 2⁶⁰ bytes, the largest disk the key (disk · 2⁴⁸ + block) holds")
+      }
       let first = offset / UInt64(Self.blockSize)
-      let last = (offset + size - 1) / UInt64(Self.blockSize)
+      let last = (end - 1) / UInt64(Self.blockSize)
       pending = (disk << 48 | first, last - first + 1, Int64(ticks / 10_000_000))
       return nil
     default:
@@ -147,6 +154,22 @@ final class LineFormatReader: TraceReader {
   static let twitterOperations: Set<String> = [
     "get", "gets", "set", "add", "replace", "cas", "append", "prepend", "delete", "incr", "decr",
   ]
+
+  /// A timestamp: a decimal that fits the signed 64-bit clock of a record.
+  func clock(_ field: UnsafeRawBufferPointer, _ name: String) throws(TraceError) -> Int64 {
+    guard let value = TextKey.decimal(field), let time = Int64(exactly: value) else {
+      throw bad("\(name) '\(text(field))' is not a number below 2⁶³")
+    }
+    return time
+  }
+
+  /// An object size, refused above the limit the CSV reader also keeps.
+  func objectSize(_ size: UInt64) throws(TraceError) -> Int64 {
+    guard size <= CSVTraceReader.sizeLimit else {
+      throw bad("size \(size) is above 1 TiB, the largest object size EvictionLab replays")
+    }
+    return Int64(size)
+  }
 
   func bad(_ reason: String) -> TraceError { .malformedLine(file: lines.path, line: lines.lineNumber, reason: reason) }
 

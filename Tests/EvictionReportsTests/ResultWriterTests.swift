@@ -23,6 +23,37 @@ import Testing
     for row in disk { #expect(ResultWriter.columns(of: row).sorted() == DiskBench.Result.columns.sorted()) }
   }
 
+  /// A row's key, counts and own fields sit side by side in one JSON
+  /// object under a snake_case key strategy, and decode back to the row.
+  @Test func rowsAreFlatUnderTheSnakeCaseStrategyAndRoundTrip() throws {
+    let folder = try ScratchFolder()
+    let source = TraceSource(path: try folder.file("t.txt", "1\n2\n1\n3\n1\n"), format: .txt)
+    var replay = try TraceReplay.run(source, policy: PolicySpec("arc"), cacheSize: 2, sizeMode: .count)
+    replay.skipped = SkippedRecords()  // not a column
+    #expect(replay.hits == replay.counts.hits && replay.policy == "arc" && replay.cacheSize == 2)
+    let encoder = JSONEncoder()
+    encoder.keyEncodingStrategy = .convertToSnakeCase
+    let data = try encoder.encode(replay)
+    let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    #expect(Set(object.keys) == Set(ReplayResult.columns))
+    let decoder = JSONDecoder()
+    decoder.keyDecodingStrategy = .convertFromSnakeCase
+    #expect(try decoder.decode(ReplayResult.self, from: data) == replay)
+
+    // A baseline cell is the same key and counts, nothing else.
+    let cell = Baseline.Cell(key: replay.key, counts: replay.counts)
+    let baseline = try Baseline.decode(Data(Baseline(cells: [cell]).encoded().utf8))
+    #expect(baseline.cells == [cell])
+    let cellObject = try #require(
+      try JSONSerialization.jsonObject(with: Data(Baseline(cells: [cell]).encoded().utf8)) as? [String: Any])
+    let cellKeys = (cellObject["cells"] as? [[String: Any]])?.first.map { Set($0.keys) }
+    #expect(
+      cellKeys == [
+        "trace", "format", "policy", "cache_size", "size_mode", "requests", "hits", "misses", "bytes_requested",
+        "bytes_missed",
+      ])
+  }
+
   @Test func csvAndJSONCarryTheSameFieldsAndNilIsNull() throws {
     let folder = try ScratchFolder()
     let source = TraceSource(path: try folder.file("t.txt", "1\n2\n1\n3\n1\n"), format: .txt)

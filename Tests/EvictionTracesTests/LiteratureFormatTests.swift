@@ -102,6 +102,28 @@ import Testing
     #expect { _ = try readAll(unknown, format: .msr) } throws: { "\($0)".contains("unknown operation 'Trim'") }
   }
 
+  /// Numbers a field can hold but a record cannot (found by the fuzzer: a
+  /// time above 2⁶³ trapped) are line errors, never traps.
+  @Test func numbersBeyondWhatARecordHoldsAreLineErrors() throws {
+    let scratch = try ScratchFolder()
+    let cases: [(String, TraceFormat, String)] = [
+      ("1 7 100\n10442144815179337273 7 1\n", .adaptSize, "time '10442144815179337273' is not a number below 2⁶³"),
+      ("1 7 1099511627777\n", .adaptSize, "above 1 TiB"),
+      ("18446744073709551615,k,1,1,1,get,0\n", .twitter, "timestamp '18446744073709551615'"),
+      ("0,k,18446744073709551615,1,1,get,0\n", .twitter, "above 1 TiB"),
+      ("1,h,0,Read,18446744073709551615,4096,1\n", .msr, "past 2⁶⁰ bytes"),
+      ("1,h,0,Read,1152921504606846976,1,1\n", .msr, "past 2⁶⁰ bytes"),
+    ]
+    for (index, (text, format, message)) in cases.enumerated() {
+      let trace = try scratch.file("overflow-\(index).trace", text)
+      #expect { _ = try readAll(trace, format: format) } throws: {
+        "\($0)".contains("overflow-\(index).trace:") && "\($0)".contains(message)
+      }
+    }
+    let largest = try scratch.file("largest.csv", "1,h,0,Read,1152921504606846975,1,1\n")
+    #expect(try readAll(largest, format: .msr).map(\.key) == [(1 << 48) - 1], "the last block of a 2⁶⁰-byte disk")
+  }
+
   @Test func formatNamesIncludeTheLiteraturesAndLrb() throws {
     for name in ["lirs", "cache2k", "corda", "scarab", "cloud-physics", "address", "adapt-size", "twitter", "msr"] {
       #expect(try TraceFormat(name: name).rawValue == name)

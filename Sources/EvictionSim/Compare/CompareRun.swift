@@ -103,60 +103,42 @@ extension PolicySpec {
 /// runs where there are several) plus the runs and 95% confidence intervals.
 /// Timings are kept apart (``CompareTiming``) so that these rows are exactly
 /// reproducible: a sharded sweep merges into the same bytes.
-public struct CompareRow: Sendable, Codable, Equatable {
-  public var trace: String
-  public var format: String
-  public var policy: String
-  /// The size as the configuration wrote it (`1%`, `5000`).
-  public var sizeLabel: String
-  public var cacheSize: Int64
-  public var sizeMode: SizeMode
-  public var requests: Int64
-  public var hits: Int64
-  public var misses: Int64
-  public var missRatio: Double
-  public var bytesRequested: Int64
-  public var bytesMissed: Int64
-  public var byteMissRatio: Double
-  public var runs: Int
-  public var missRatioCi95Low: Double
-  public var missRatioCi95High: Double
-  public var byteMissRatioCi95Low: Double
-  public var byteMissRatioCi95High: Double
-  /// Whether the policy needs the future (Belady): a bound, not a contender.
-  public var offline: Bool
-  /// The most any run held (objects or bytes, as `size_mode`).
-  public var maxOccupancy: Int64 = 0
-  /// Whether a run held more than `cache_size`: never ranked against
-  /// capacity-bound policies.
-  public var exceedsCapacity = false
-  /// Whether the policy models a shipped cache (``PolicyCatalog/Entry/isModel``):
-  /// reported in a section of its own, never ranked or called best.
-  public var model = false
+@dynamicMemberLookup
+public struct CompareRow: FlatRow, Sendable, Equatable {
+  public var key: CellKey
+  public var counts: HitCounts
+  public var fields: Fields
+
+  public struct Fields: Sendable, Codable, Equatable {
+    /// The size as the configuration wrote it (`1%`, `5000`).
+    public var sizeLabel: String
+    public var missRatio: Double
+    public var byteMissRatio: Double
+    public var runs: Int
+    public var missRatioCi95Low: Double
+    public var missRatioCi95High: Double
+    public var byteMissRatioCi95Low: Double
+    public var byteMissRatioCi95High: Double
+    /// Whether the policy needs the future (Belady): a bound, not a contender.
+    public var offline: Bool
+    /// The most any run held (objects or bytes, as `size_mode`).
+    public var maxOccupancy: Int64 = 0
+    /// Whether a run held more than `cache_size`: never ranked against
+    /// capacity-bound policies.
+    public var exceedsCapacity = false
+    /// Whether the policy models a shipped cache (``PolicyCatalog/Entry/isModel``):
+    /// reported in a section of its own, never ranked or called best.
+    public var model = false
+  }
+
+  public init(key: CellKey, counts: HitCounts, fields: Fields) {
+    self.key = key
+    self.counts = counts
+    self.fields = fields
+  }
 
   /// Whether this row competes in the ranking: online, capacity-bound, not a model.
-  public var isContender: Bool { !offline && !model && !exceedsCapacity }
-
-  enum CodingKeys: String, CodingKey {
-    case trace, format, policy
-    case sizeLabel = "size_label"
-    case cacheSize = "cache_size"
-    case sizeMode = "size_mode"
-    case requests, hits, misses
-    case missRatio = "miss_ratio"
-    case bytesRequested = "bytes_requested"
-    case bytesMissed = "bytes_missed"
-    case byteMissRatio = "byte_miss_ratio"
-    case runs
-    case missRatioCi95Low = "miss_ratio_ci95_low"
-    case missRatioCi95High = "miss_ratio_ci95_high"
-    case byteMissRatioCi95Low = "byte_miss_ratio_ci95_low"
-    case byteMissRatioCi95High = "byte_miss_ratio_ci95_high"
-    case offline
-    case maxOccupancy = "max_occupancy"
-    case exceedsCapacity = "exceeds_capacity"
-    case model
-  }
+  public var isContender: Bool { !fields.offline && !fields.model && !fields.exceedsCapacity }
 
   public static let columns = [
     "trace", "format", "policy", "size_label", "cache_size", "size_mode", "requests", "hits", "misses", "miss_ratio",
@@ -167,7 +149,7 @@ public struct CompareRow: Sendable, Codable, Equatable {
   /// Whether the two rows' miss-ratio intervals are disjoint: only then are
   /// the policies called different.
   public func differs(from other: CompareRow) -> Bool {
-    missRatioCi95High < other.missRatioCi95Low || other.missRatioCi95High < missRatioCi95Low
+    fields.missRatioCi95High < other.missRatioCi95Low || other.missRatioCi95High < fields.missRatioCi95Low
   }
 }
 
@@ -179,13 +161,6 @@ public struct CompareTiming: Sendable, Codable, Equatable {
   public var runs: Int
   public var seconds: Double
   public var requestsPerSecond: Double
-
-  enum CodingKeys: String, CodingKey {
-    case trace, policy
-    case sizeLabel = "size_label"
-    case runs, seconds
-    case requestsPerSecond = "requests_per_second"
-  }
 
   /// The column order of `timings.csv`.
   public static let columns = ["trace", "policy", "size_label", "runs", "seconds", "requests_per_second"]
@@ -228,22 +203,22 @@ public enum CompareRun {
       func mean(_ values: [Int64]) -> Int64 {
         values.count == 1 ? values[0] : Int64((Double(values.reduce(0, +)) / Double(values.count)).rounded())
       }
-      let requests = mean(runs.map(\.requests))
-      let hits = mean(runs.map(\.hits))
-      let bytesRequested = mean(runs.map(\.bytesRequested))
-      let bytesMissed = mean(runs.map(\.bytesMissed))
-      rows.append(
-        CompareRow(
-          trace: trace.name, format: runs[0].format, policy: policy.description,
-          sizeLabel: plan.config.sizes[row.size].description, cacheSize: row.cacheSize, sizeMode: plan.config.sizeMode,
-          requests: requests, hits: hits, misses: requests - hits,
-          missRatio: runs.count == 1 ? runs[0].missRatio : missRatios.mean, bytesRequested: bytesRequested,
-          bytesMissed: bytesMissed, byteMissRatio: runs.count == 1 ? runs[0].byteMissRatio : byteMissRatios.mean,
-          runs: runs.count, missRatioCi95Low: missRatios.ci95.lowerBound, missRatioCi95High: missRatios.ci95.upperBound,
-          byteMissRatioCi95Low: byteMissRatios.ci95.lowerBound, byteMissRatioCi95High: byteMissRatios.ci95.upperBound,
-          offline: policy.descriptor.isOffline, maxOccupancy: runs.map(\.maxOccupancy).max() ?? 0,
-          exceedsCapacity: runs.contains(where: \.exceedsCapacity),
-          model: PolicyCatalog.entry(named: policy.name)?.isModel ?? false))
+      let counts = HitCounts(
+        requests: mean(runs.map(\.requests)), hits: mean(runs.map(\.hits)),
+        bytesRequested: mean(runs.map(\.bytesRequested)), bytesMissed: mean(runs.map(\.bytesMissed)))
+      let key = CellKey(
+        trace: trace.name, format: runs[0].format, policy: policy.description, cacheSize: row.cacheSize,
+        sizeMode: plan.config.sizeMode)
+      let fields = CompareRow.Fields(
+        sizeLabel: plan.config.sizes[row.size].description,
+        missRatio: runs.count == 1 ? runs[0].missRatio : missRatios.mean,
+        byteMissRatio: runs.count == 1 ? runs[0].byteMissRatio : byteMissRatios.mean, runs: runs.count,
+        missRatioCi95Low: missRatios.ci95.lowerBound, missRatioCi95High: missRatios.ci95.upperBound,
+        byteMissRatioCi95Low: byteMissRatios.ci95.lowerBound, byteMissRatioCi95High: byteMissRatios.ci95.upperBound,
+        offline: policy.descriptor.isOffline, maxOccupancy: runs.map(\.maxOccupancy).max() ?? 0,
+        exceedsCapacity: runs.contains(where: \.exceedsCapacity),
+        model: PolicyCatalog.entry(named: policy.name)?.isModel ?? false)
+      rows.append(CompareRow(key: key, counts: counts, fields: fields))
       let seconds = runs.map(\.seconds).reduce(0, +)
       timings.append(
         CompareTiming(
@@ -387,6 +362,7 @@ extension ComparePartial {
       try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
       let encoder = JSONEncoder()
       encoder.outputFormatting = [.sortedKeys]
+      encoder.keyEncodingStrategy = .convertToSnakeCase
       try encoder.encode(self).write(to: URL(fileURLWithPath: path), options: .atomic)
     } catch {
       throw .merge("cannot write \(path): \(error.localizedDescription)")
@@ -417,7 +393,9 @@ extension ComparePartial {
       for file in files {
         do {
           let data = try Data(contentsOf: URL(fileURLWithPath: file))
-          parts.append((file, try JSONDecoder().decode(ComparePartial.self, from: data)))
+          let decoder = JSONDecoder()
+          decoder.keyDecodingStrategy = .convertFromSnakeCase
+          parts.append((file, try decoder.decode(ComparePartial.self, from: data)))
         } catch {
           throw .merge("\(file): not a partial result of evlab compare (\(error.localizedDescription))")
         }

@@ -97,14 +97,6 @@ public struct ComparePartial: Codable, Sendable {
   public var stress: [StressResult]
   public var disk: [DiskBench.Result]
 
-  enum CodingKeys: String, CodingKey {
-    case evlabPartial = "evlab_partial"
-    case configFormat = "config_format"
-    case config, shard, shards
-    case totalRuns = "total_runs"
-    case traces, runs, results, stress, disk
-  }
-
   public init(
     config: CompareConfig, shard: Int, shards: Int, plan: ComparePlan, runs: [Int], results: [ReplayResult],
     stress: [StressResult], disk: [DiskBench.Result]
