@@ -11,8 +11,11 @@ final class PolicyHolder<Policy: ReplacementPolicy & ~Copyable> {
 /// each closure runs the policy's specialised code, and the cache pays one
 /// indirect call per operation. (A generic class with overridden methods
 /// would dispatch to unspecialised code: measured 5× slower here.) The
-/// memory cache and the disk cache hold their policy this way.
+/// memory cache, the disk cache and the multi-size curve runner hold their
+/// policies this way.
 public struct AnyCachePolicy<Key: Hashable> {
+  /// ``ReplacementPolicy/access(_:)``: lookup, and admit on a miss.
+  public let access: (Request<Key>) -> Bool
   public let lookup: (Request<Key>, (Slot, Key) -> Void) -> Slot?
   public let admit: (Request<Key>, (Slot, Key) -> Void) -> Slot?
   public let remove: (Key) -> Slot?
@@ -31,6 +34,7 @@ public struct AnyCachePolicy<Key: Hashable> {
     capacity = policy.capacity
     name = policy.name
     let holder = PolicyHolder(policy)
+    access = { holder.policy.access($0) }
     lookup = { holder.policy.lookup($0, onEvict: $1) }
     admit = { holder.policy.admit($0, onEvict: $1) }
     remove = { holder.policy.remove($0) }

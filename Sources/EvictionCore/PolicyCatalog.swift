@@ -35,6 +35,28 @@ public struct PolicySpec: Hashable, Sendable, CustomStringConvertible {
     self.parameters = parameters
   }
 
+  /// A comma-separated list of specs, as `--policy` and a configuration's
+  /// `policies` take it: `lru,slru:segments=4,random:seed=2`. A piece with
+  /// `=` but no `:` continues the previous policy's parameters
+  /// (`slru:segments=4,probation=1`); `all` stands for every catalog entry.
+  public static func list(_ text: String) throws(PolicyError) -> [PolicySpec] {
+    let pieces = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+    guard !pieces.contains(where: { $0.allSatisfy(\.isWhitespace) }) else { throw .emptyListItem(text) }
+    var specs: [String] = []
+    for piece in pieces {
+      if piece.contains("=") && !piece.contains(":"), let last = specs.popLast() {
+        specs.append(last + "," + piece)
+      } else {
+        specs.append(piece)
+      }
+    }
+    var list: [PolicySpec] = []
+    for text in specs.flatMap({ $0.trimmingWhitespace().lowercased() == "all" ? PolicyCatalog.names : [$0] }) {
+      list.append(try PolicySpec(text))
+    }
+    return list
+  }
+
   /// The spec as it would be written: `name` or `name:key=value,...` (keys sorted).
   public var description: String {
     parameters.isEmpty
@@ -171,9 +193,12 @@ public enum PolicyError: Error, Equatable, CustomStringConvertible {
   case invalidValue(policy: String, parameter: String, value: String, expected: String)
   case duplicateParameter(policy: String, parameter: String)
   case alreadyRegistered(String)
+  case emptyListItem(String)
 
   public var description: String {
     switch self {
+    case .emptyListItem(let text):
+      return "policy list '\(text)' has an empty item; e.g. lru,arc"
     case .unknownPolicy(let name):
       return "unknown policy '\(name)'; known policies: \(PolicyCatalog.names.joined(separator: ", "))"
     case .unknownParameter(let policy, let parameter, let known):

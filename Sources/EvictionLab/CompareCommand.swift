@@ -71,7 +71,8 @@ struct Compare: ParsableCommand {
         }
         configuration = try CompareConfig.load(path: path)
       } else {
-        configuration = try CompareConfig.parse(flagsDocument(), format: "json", file: "the command line")
+        configuration = try CompareConfig.fromFlags(
+          name: name, sizeMode: sizeMode, policies: policies, traces: traces, sizes: sizes, seeds: seeds)
       }
     } catch {
       throw fail(error)
@@ -110,35 +111,6 @@ struct Compare: ParsableCommand {
       return printError("shard \(index)/\(count): \(partial.runs.count) of \(plan.cells.count) runs written to \(path)")
     }
     try writeReport(shard.outcome(partial), config: config, to: directory)
-  }
-
-  /// The flags as a JSON configuration (so flags and files go through one parser).
-  func flagsDocument() throws(ConfigError) -> String {
-    func items(_ values: [String], _ option: String) throws(ConfigError) -> [String] {
-      guard !values.isEmpty else { return [] }
-      do { return try listItems(values, option: option) } catch {
-        throw ConfigError(file: "the command line", error.description)
-      }
-    }
-    var document: [String: Any] = [
-      "name": name ?? "compare", "size_mode": sizeMode ?? "count",
-      "policies": try items(policies, "--policy"), "traces": traces.map { ["path": $0] },
-    ]
-    var sizeValues: [Any] = []
-    for size in try items(sizes, "--size") { sizeValues.append(Int64(size) ?? size as Any) }
-    document["sizes"] = sizeValues
-    if !seeds.isEmpty {
-      var values: [Int] = []
-      for s in try items(seeds, "--seeds") {
-        guard let v = Int(s) else {
-          throw ConfigError(file: "the command line", "--seeds '\(s)': write integers such as 1,2,3")
-        }
-        values.append(v)
-      }
-      document["seeds"] = values
-    }
-    let data = try! JSONSerialization.data(withJSONObject: document, options: [.sortedKeys])
-    return String(decoding: data, as: UTF8.self)
   }
 }
 

@@ -3,6 +3,7 @@ import EvictionCore
 import EvictionReports
 import EvictionSim
 import EvictionTraces
+import Foundation
 
 struct MRC: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -72,8 +73,11 @@ struct MRC: ParsableCommand {
     let (specs, plans) = (try specs(), try plans())
     let source = try traceSource(trace, traceOptions)
     let cacheSizes = try resolveSizes(sizes.sizes, for: source, sizeMode: sizeMode).sorted()
-    let progress = try expectedWork(
-      specs.map { ReplayCell(trace: source, policy: $0, cacheSize: 1, sizeMode: sizeMode) })
+    let progress = try failing { () throws(TraceError) in
+      try ReplayCell.expectedWork(
+        specs.map { ReplayCell(trace: source, policy: $0, cacheSize: 1, sizeMode: sizeMode) },
+        interactive: isatty(2) == 1)
+    }
     let display = ProgressLine(progress, total: specs.count, label: "mrc")
     display.begin()
     defer { display.end() }

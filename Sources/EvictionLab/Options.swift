@@ -54,24 +54,7 @@ extension Array {
 struct PolicyList: ArgumentValue, Sequence {
   var specs: [PolicySpec]
   init(parsing text: String) throws(ArgumentError) {
-    guard
-      !text.split(separator: ",", omittingEmptySubsequences: false).contains(where: { $0.allSatisfy(\.isWhitespace) })
-    else {
-      throw ArgumentError("--policy '\(text)' has an empty item; e.g. --policy lru,arc")
-    }
-    var pieces: [String] = []
-    for piece in text.split(separator: ",").map(String.init) {
-      if piece.contains("=") && !piece.contains(":"), let last = pieces.popLast() {
-        pieces.append(last + "," + piece)
-      } else {
-        pieces.append(piece)
-      }
-    }
-    pieces = pieces.flatMap { $0.lowercased() == "all" ? PolicyCatalog.names : [$0] }
-    specs = []
-    for piece in pieces {
-      do throws(PolicyError) { specs.append(try PolicySpec(piece)) } catch { throw ArgumentError(error.description) }
-    }
+    do throws(PolicyError) { specs = try PolicySpec.list(text) } catch { throw ArgumentError(error.description) }
   }
   func makeIterator() -> IndexingIterator<[PolicySpec]> { specs.makeIterator() }
 }
@@ -260,19 +243,9 @@ struct TraceOptions: ParsableArguments {
 
   /// The source for `path`, with the format given or inferred.
   func source(_ path: String, copies: Int = 1) throws(TraceError) -> TraceSource {
-    let format: TraceFormat
-    if let name = self.format {
-      format = try TraceFormat(name: name)
-    } else if let inferred = TraceFormat.infer(fromPath: path) {
-      format = inferred
-    } else {
-      _ = try FileSource(path: path)
-      throw .cannotInferFormat(path: path)
-    }
-    _ = try FileSource(path: path)  // fail now, before any cell starts, on a missing file
-    var source = TraceSource(path: path, format: format, csv: csv, copies: copies, skipBadRecords: skipBadLines)
-    source.renumberIDs = renumberIds
-    return source
+    try TraceSource(
+      checking: path, formatName: format, csv: csv, copies: copies, skipBadRecords: skipBadLines,
+      renumberIDs: renumberIds)
   }
 }
 

@@ -107,44 +107,31 @@ struct Replay: ParsableCommand {
   func run() throws {
     if tier != nil { return try runTiered() }
     let isDefaultJob = traces.isEmpty
-    let job = isDefaultJob ? try DefaultJob.load() : nil
+    let paths = isDefaultJob ? try defaultTraces() : traces
     let specs = policies.isEmpty ? DefaultJob.policies : try policies.specs()
-    let cacheSizes = sizes.isEmpty ? (job?.sizes ?? []) : sizes.sizes
-    let paths = job?.traces ?? traces
-
     let sources = try paths.map { try traceSource($0, traceOptions, copies: copies) }
-    var cells: [ReplayCell] = []
-    for source in sources {
-      let resolved = try resolveSizes(cacheSizes, for: source, sizeMode: sizeMode)
-      for spec in specs {
-        for size in resolved {
-          cells.append(ReplayCell(trace: source, policy: spec, cacheSize: size, sizeMode: sizeMode))
-        }
-      }
+    let cells = try failing { () throws(TraceError) in
+      try ReplayCell.grid(
+        sources, policies: specs, sizes: sizes.isEmpty ? DefaultJob.sizes : sizes.sizes, sizeMode: sizeMode)
     }
-
-    let progress = try expectedWork(cells)
+    let progress = try failing { () throws(TraceError) in
+      try ReplayCell.expectedWork(cells, interactive: isatty(2) == 1)
+    }
     let display = ProgressLine(progress, total: cells.count, label: "replay")
     display.begin()
-    let results: [ReplayResult]
-    do throws(TraceError) {
-      results = try TraceReplay.runAll(cells, parallelism: jobs, progress: progress)
-      display.end()
-      // Every cell of a trace reads the same lines: report them once per trace.
-      for source in sources {
-        if let first = results.first(where: { $0.trace == source.name }) {
-          warnSkipped(first.skipped, path: source.path)
-        }
-      }
-    } catch {
-      display.end()
-      throw fail(error)
+    defer { display.end() }
+    let results = try failing { () throws(TraceError) in
+      try TraceReplay.runAll(cells, parallelism: jobs, progress: progress)
     }
-
+    display.end()
+    // Every cell of a trace reads the same lines: report them once per trace.
+    for source in sources {
+      if let first = results.first(where: { $0.trace == source.name }) { warnSkipped(first.skipped, path: source.path) }
+    }
     var output = self.output
     if isDefaultJob {
-      output.json = output.json ?? "results/default/replay.json"
-      output.csv = output.csv ?? "results/default/replay.csv"
+      output.json = output.json ?? DefaultJob.outputs.json
+      output.csv = output.csv ?? DefaultJob.outputs.csv
     }
     try output.emit(
       table: ReplayTables.table(results), json: ReplayTables.json(results), csv: ReplayTables.csv(results))
@@ -187,54 +174,19 @@ func write(_ text: String, to path: String?) throws {
   } catch { throw fail(error) }
 }
 
-/// The provenance of this run: version, command line, date, host; the
-/// seeds of the randomised policies it names, where it names them.
+/// The provenance of this run: version, command line, date, host, seeds.
 func runProvenance(configuration: String? = nil, seeds: [UInt64] = []) -> Provenance {
-  var seeds = seeds
-  for argument in CommandLine.arguments {
-    for match in argument.split(separator: ",") where match.lowercased().hasPrefix("seed=") || match.contains(":seed=")
-    {
-      if let value = UInt64(match.split(separator: "=").last ?? "") { seeds.append(value) }
-    }
-  }
-  return Provenance(
+  Provenance(
     version: EvlabVersion.number, commit: EvlabVersion.commit, arguments: CommandLine.arguments,
-    configuration: configuration,
-    seeds: Array(Set(seeds)).sorted())
+    configuration: configuration, seeds: seeds)
 }
 
-/// The Quick start job: the bundled sample traces, the seven core policies, several sizes.
-struct DefaultJob {
-  static let folder = "traces"
-  var traces: [String]
-  static let policies = try! PolicyList(parsing: "lru,fifo,lfu,mru,random:seed=1,arc,slru:segments=4").specs
-  var sizes = [100, 250, 500, 1000, 2500, 5000].map { CacheSize.absolute($0) }
-  static let lru = try! PolicyList(parsing: "lru").specs
-
-  static func load() throws -> DefaultJob {
-    let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-    let traces = names.sorted().filter { TraceFormat.infer(fromPath: $0) != nil }.map { "\(folder)/\($0)" }
-    guard !traces.isEmpty else {
-      throw fail(
-        "no sample traces in ./\(folder)/; run evlab from the repository root, or name traces: evlab replay TRACE --policy lru --size 1000"
-      )
-    }
-    return DefaultJob(traces: traces)
+/// The bundled sample traces, or an error that says where to run from.
+func defaultTraces() throws -> [String] {
+  guard let traces = DefaultJob.traces() else {
+    throw fail(
+      "no sample traces in ./\(DefaultJob.folder)/; run evlab from the repository root, or name traces: evlab replay TRACE --policy lru --size 1000"
+    )
   }
-}
-
-/// A progress counter that knows the whole run's requests (each trace
-/// counted once, however many cells read it), so the display's estimate of
-/// the time left counts requests, not cells. Counted only for a display
-/// (`interactive`), and only where counting costs less than the run: a
-/// trace one cell reads once is not read a second time just to count it.
-func expectedWork(_ cells: [ReplayCell], interactive: Bool = isatty(2) == 1) throws -> ReplayProgress {
-  guard interactive else { return ReplayProgress() }
-  let readers = Dictionary(grouping: cells, by: \.trace).mapValues(\.count)
-  guard readers.allSatisfy({ $0.key.countIsCheap || $0.value > 1 }) else { return ReplayProgress() }
-  var total: Int64 = 0
-  for (trace, count) in readers {
-    total += try failing { () throws(TraceError) in try trace.estimatedRequests() } * Int64(count)
-  }
-  return ReplayProgress(expectedRequests: Int(total))
+  return traces
 }

@@ -32,19 +32,11 @@ struct Convert: ParsableCommand {
 
   func run() throws {
     let format = try TraceFormat(name: to)
-    do throws(TraceError) {
-      let source = try traceOptions.source(input, copies: 1)
-      var records: [TraceRecord] = []
-      warnSkipped(try source.forEachBatch { batch, _ in records.append(contentsOf: batch) }, path: input)
-      if records.isEmpty { throw TraceError.emptyTrace(path: input) }
-      if format == .oracleGeneral { fillNextAccess(&records) }
-      let writer = try TraceWriter(path: output, format: format)
-      try writer.write(records)
-      try writer.finish()
-      printError("wrote \(records.count) requests to \(output)")
-    } catch {
-      throw fail(error)
+    let written = try failing { () throws(TraceError) in
+      try TraceWriter.convert(traceOptions.source(input), to: output, format: format)
     }
+    warnSkipped(written.skipped, path: input)
+    printError("wrote \(written.requests) requests to \(output)")
   }
 }
 

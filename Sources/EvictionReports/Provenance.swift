@@ -23,6 +23,8 @@ public struct Provenance: Sendable, Equatable {
   public var os: String
   public var seeds: [UInt64]
 
+  /// The provenance of a run of `arguments`; `seeds` are added to those the
+  /// arguments name.
   public init(version: String, commit: String?, arguments: [String], configuration: String? = nil, seeds: [UInt64] = [])
   {
     self.version = version
@@ -39,7 +41,15 @@ public struct Provenance: Sendable, Equatable {
       withUnsafeBytes(of: field) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
     }
     os = "\(text(names.sysname)) \(text(names.release)) \(text(names.machine))"
-    self.seeds = seeds
+    // The seeds of randomised policies the command line names (`random:seed=2`).
+    var all = Set(seeds)
+    for argument in arguments {
+      for piece in argument.split(separator: ",")
+      where piece.lowercased().hasPrefix("seed=") || piece.contains(":seed=") {
+        if let value = UInt64(piece.split(separator: "=").last ?? "") { all.insert(value) }
+      }
+    }
+    self.seeds = all.sorted()
   }
 
   static func shellQuoted(_ argument: String) -> String {

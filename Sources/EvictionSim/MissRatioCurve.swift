@@ -176,9 +176,9 @@ public enum MissRatioCurves {
     for size in scaled { try TraceReplay.checkMinimumCapacity(policy, size) }
     var runner = MultiSizeRunner(
       sizes: scaled, sizeMode: sizeMode, trace: trace, sampling: sampling, progress: progress)
-    var caches: [AnyReplayCache] = []
+    var caches: [AnyCachePolicy<UInt64>] = []
     for size in scaled {
-      var visitor = ReplayCacheVisitor()
+      var visitor = BoxingVisitor<UInt64>()
       caches.append(policy.withPolicy(capacity: size, index: IntegerSlotIndex<UInt64>.self, visitor: &visitor))
     }
     let counts = try runner.run(caches)
@@ -409,25 +409,6 @@ struct SizeCounts {
   var hitBytes: Int64 = 0
 }
 
-/// A policy behind closures built where its type is known (specialised).
-struct AnyReplayCache {
-  let access: (Request<UInt64>) -> Bool
-}
-
-struct ReplayCacheVisitor: PolicyVisitor {
-  typealias Key = UInt64
-  func visit<Policy: ReplacementPolicy & ~Copyable>(_ policy: consuming Policy) -> AnyReplayCache
-  where Policy.Key == UInt64 {
-    let holder = ReplayPolicyHolder(policy)
-    return AnyReplayCache(access: { holder.policy.access($0) })
-  }
-}
-
-final class ReplayPolicyHolder<Policy: ReplacementPolicy & ~Copyable> {
-  var policy: Policy
-  init(_ policy: consuming Policy) { self.policy = policy }
-}
-
 /// One reader feeding every cache of a multi-size run.
 struct MultiSizeRunner {
   let sizes: [Int64]
@@ -443,7 +424,7 @@ struct MultiSizeRunner {
     var skipped = SkippedRecords()
   }
 
-  mutating func run(_ caches: [AnyReplayCache]) throws(TraceError) -> Totals {
+  mutating func run(_ caches: [AnyCachePolicy<UInt64>]) throws(TraceError) -> Totals {
     var totals = Totals(perSize: Array(repeating: SizeCounts(), count: caches.count))
     var time: Int64 = 0
     totals.skipped = try trace.forEachBatch(progress: progress) { records, tile in

@@ -26,6 +26,26 @@ public struct TraceSource: Sendable, Hashable {
     self.skipBadRecords = skipBadRecords
   }
 
+  /// The source for the file at `path` in the format named (any of
+  /// ``TraceFormat/init(name:)``'s names), or, with none, the one its name
+  /// gives; fails at once on a missing or unreadable file, before any work starts.
+  public init(
+    checking path: String, formatName: String?, csv: CSVOptions = CSVOptions(), copies: Int = 1,
+    skipBadRecords: Bool = false, renumberIDs: Bool = false
+  ) throws(TraceError) {
+    _ = try FileSource(path: path)
+    let format: TraceFormat
+    if let formatName {
+      format = try TraceFormat(name: formatName)
+    } else if let inferred = TraceFormat.infer(fromPath: path) {
+      format = inferred
+    } else {
+      throw .cannotInferFormat(path: path)
+    }
+    self.init(path: path, format: format, csv: csv, copies: copies, skipBadRecords: skipBadRecords)
+    self.renumberIDs = renumberIDs
+  }
+
   /// Opens the trace for one pass.
   public func open() throws(TraceError) -> TraceReader {
     let reader = try openTrace(path, format: format, csv: csv, skipBadRecords: skipBadRecords)

@@ -142,3 +142,21 @@ public func fillNextAccess(_ records: inout [TraceRecord]) {
     seen[records[i].key] = Int64(i + 1)
   }
 }
+
+extension TraceWriter {
+  /// Writes every request of `source` to `path` in `format`, read into memory
+  /// first (oracleGeneral output gains next-access times by a backward
+  /// pass); returns the requests written and what the reader passed over.
+  public static func convert(
+    _ source: TraceSource, to path: String, format: TraceFormat
+  ) throws(TraceError) -> (requests: Int, skipped: SkippedRecords) {
+    var records: [TraceRecord] = []
+    let skipped = try source.forEachBatch { batch, _ in records.append(contentsOf: batch) }
+    if records.isEmpty { throw .emptyTrace(path: source.path) }
+    if format == .oracleGeneral { fillNextAccess(&records) }
+    let writer = try TraceWriter(path: path, format: format)
+    try writer.write(records)
+    try writer.finish()
+    return (records.count, skipped)
+  }
+}

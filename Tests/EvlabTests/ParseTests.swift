@@ -67,21 +67,4 @@ import Testing
     #expect(cache.lock.value.locks == [.mutex])
     #expect(try cache.policies.specs().map(\.name) == ["lru", "arc"])
   }
-
-  /// The progress estimate counts requests: the work it expects is the work done
-  /// (counted only for a terminal, and only where a trace is read more than once or counting is free).
-  @Test func expectedWorkCountsEveryCellsRequests() throws {
-    let path = SharedData.repository.appendingPathComponent("traces/zipf-0.9.oracleGeneral.zst").path
-    var source = TraceSource(path: path, format: .oracleGeneral)
-    source.copies = 2
-    let cells = try [100, 1000].flatMap { size in
-      try ["lru", "fifo"].map {
-        ReplayCell(trace: source, policy: try PolicySpec($0), cacheSize: size, sizeMode: .count)
-      }
-    }
-    #expect(try expectedWork(cells, interactive: false).expectedRequests.load(ordering: .relaxed) == 0)
-    let progress = try expectedWork(cells, interactive: true)
-    _ = try TraceReplay.runAll(cells, parallelism: 2, progress: progress)
-    #expect(progress.requests.load(ordering: .relaxed) == progress.expectedRequests.load(ordering: .relaxed))
-  }
 }

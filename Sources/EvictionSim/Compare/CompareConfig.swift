@@ -103,6 +103,40 @@ public struct CompareConfig: Sendable {
     return try parse(text, format: isJSON ? "json" : "toml", file: path, checkFiles: checkFiles)
   }
 
+  /// The sweep `evlab compare` runs from flags instead of a file (values as
+  /// given, each possibly a comma-separated list; `sizeMode` nil is count):
+  /// written as a JSON configuration, so flags and files go through one parser.
+  public static func fromFlags(
+    name: String?, sizeMode: String?, policies: [String], traces: [String], sizes: [String], seeds: [String]
+  ) throws(ConfigError) -> CompareConfig {
+    let file = "the command line"
+    func items(_ values: [String], _ option: String) throws(ConfigError) -> [String] {
+      let items = values.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }
+        .map { $0.trimmingCharacters(in: .whitespaces) }
+      guard !items.contains(where: \.isEmpty) else {
+        throw ConfigError(file: file, "\(option) '\(values.joined(separator: ","))' has an empty item")
+      }
+      return items
+    }
+    var document: [String: Any] = [
+      "name": name ?? "compare", "size_mode": sizeMode ?? "count", "policies": policies,
+      "traces": traces.map { ["path": $0] },
+      "sizes": try items(sizes, "--size").map { Int64($0) ?? $0 as Any },
+    ]
+    if !seeds.isEmpty {
+      var values: [Int] = []
+      for seed in try items(seeds, "--seeds") {
+        guard let value = Int(seed) else {
+          throw ConfigError(file: file, "--seeds '\(seed)': write integers such as 1,2,3")
+        }
+        values.append(value)
+      }
+      document["seeds"] = values
+    }
+    let data = try! JSONSerialization.data(withJSONObject: document, options: [.sortedKeys])
+    return try parse(String(decoding: data, as: UTF8.self), format: "json", file: file)
+  }
+
   /// Parses configuration text; `file` names it in errors and anchors relative paths.
   public static func parse(_ text: String, format: String, file: String, checkFiles: Bool = true) throws(ConfigError)
     -> CompareConfig
@@ -126,8 +160,8 @@ public struct CompareConfig: Sendable {
         file: file, "policies is empty; name at least one of \(PolicyCatalog.names.joined(separator: ", "))")
     }
     var policies: [PolicySpec] = []
-    for text in policyTexts.flatMap({ $0.lowercased() == "all" ? PolicyCatalog.names : [$0] }) {
-      do throws(PolicyError) { policies.append(try PolicySpec(text)) } catch {
+    for text in policyTexts {
+      do throws(PolicyError) { policies += try PolicySpec.list(text) } catch {
         throw ConfigError(file: file, "policies: \(error.description)")
       }
     }

@@ -1,0 +1,54 @@
+import EvictionCore
+import EvictionTraces
+import Foundation
+
+extension ReplayCell {
+  /// Every trace × policy × size, in that order; shares of the footprint
+  /// resolved against each trace (each size once per trace).
+  public static func grid(
+    _ traces: [TraceSource], policies: [PolicySpec], sizes: [CacheSize], sizeMode: SizeMode
+  ) throws(TraceError) -> [ReplayCell] {
+    var cells: [ReplayCell] = []
+    for trace in traces {
+      let resolved = try CacheSize.resolve(sizes, for: trace, sizeMode: sizeMode)
+      for policy in policies {
+        for size in resolved {
+          cells.append(ReplayCell(trace: trace, policy: policy, cacheSize: size, sizeMode: sizeMode))
+        }
+      }
+    }
+    return cells
+  }
+
+  /// A progress counter that knows the requests `cells` will replay (each
+  /// trace counted once, however many cells read it), so a display's
+  /// estimate of the time left counts requests, not cells. Counted only for
+  /// a display (`interactive`), and only where counting costs less than the
+  /// run: a trace one cell reads once is not read a second time to count it.
+  public static func expectedWork(_ cells: [ReplayCell], interactive: Bool) throws(TraceError) -> ReplayProgress {
+    guard interactive else { return ReplayProgress() }
+    let readers = Dictionary(grouping: cells, by: \.trace).mapValues(\.count)
+    guard readers.allSatisfy({ $0.key.countIsCheap || $0.value > 1 }) else { return ReplayProgress() }
+    var total: Int64 = 0
+    for (trace, count) in readers { total += try trace.estimatedRequests() * Int64(count) }
+    return ReplayProgress(expectedRequests: Int(total))
+  }
+}
+
+/// The Quick start job of `evlab replay` with no trace: the sample traces
+/// bundled in `traces/`, the seven core policies, several sizes.
+public struct DefaultJob: Sendable {
+  public static let folder = "traces"
+  public static let policies = try! PolicySpec.list("lru,fifo,lfu,mru,random:seed=1,arc,slru:segments=4")
+  /// The policy a command runs when none is named.
+  public static let lru = try! PolicySpec.list("lru")
+  public static let sizes = [100, 250, 500, 1000, 2500, 5000].map { CacheSize.absolute($0) }
+  public static let outputs = (json: "results/default/replay.json", csv: "results/default/replay.csv")
+
+  /// The bundled traces, sorted; nil when the working folder has none.
+  public static func traces() -> [String]? {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+    let traces = names.sorted().filter { TraceFormat.infer(fromPath: $0) != nil }.map { "\(folder)/\($0)" }
+    return traces.isEmpty ? nil : traces
+  }
+}

@@ -1,0 +1,44 @@
+import EvictionCore
+import EvictionSim
+import EvictionTestSupport
+import EvictionTraces
+import Foundation
+import Testing
+
+/// What a replay command plans before it runs: the cells and the work expected.
+@Suite struct ReplayPlanTests {
+  /// Cells come trace by trace, policy by policy, size by size; a share of
+  /// the footprint is resolved against each trace, and a size that two
+  /// spellings give is run once.
+  @Test func theGridResolvesSharesPerTraceInOrder() throws {
+    let folder = try ScratchFolder()
+    let small = TraceSource(path: try folder.file("small.txt", (1...10).map { "\($0)\n" }.joined()), format: .txt)
+    let large = TraceSource(path: try folder.file("large.txt", (1...200).map { "\($0)\n" }.joined()), format: .txt)
+    let cells = try ReplayCell.grid(
+      [small, large], policies: [PolicySpec("lru"), PolicySpec("arc")],
+      sizes: [.absolute(5), .fraction(0.5), .fraction(0.025)], sizeMode: .count)
+    #expect(
+      cells.map(\.trace.name) == Array(repeating: "small.txt", count: 4) + Array(repeating: "large.txt", count: 4))
+    #expect(cells.map(\.policy.name) == ["lru", "lru", "arc", "arc", "lru", "lru", "arc", "arc"])
+    // Of 10 objects: 5, 50% = 5 (run once), 2.5% = 1 (at least one object);
+    // of 200: 5, 50% = 100, 2.5% = 5 (run once).
+    #expect(cells.map(\.cacheSize) == [5, 1, 5, 1, 5, 100, 5, 100])
+  }
+
+  /// The progress estimate counts requests: the work it expects is the work done
+  /// (counted only for a terminal, and only where a trace is read more than once or counting is free).
+  @Test func expectedWorkCountsEveryCellsRequests() throws {
+    let path = SharedData.repository.appendingPathComponent("traces/zipf-0.9.oracleGeneral.zst").path
+    var source = TraceSource(path: path, format: .oracleGeneral)
+    source.copies = 2
+    let cells = try [100, 1000].flatMap { size in
+      try ["lru", "fifo"].map {
+        ReplayCell(trace: source, policy: try PolicySpec($0), cacheSize: size, sizeMode: .count)
+      }
+    }
+    #expect(try ReplayCell.expectedWork(cells, interactive: false).expectedRequests.load(ordering: .relaxed) == 0)
+    let progress = try ReplayCell.expectedWork(cells, interactive: true)
+    _ = try TraceReplay.runAll(cells, parallelism: 2, progress: progress)
+    #expect(progress.requests.load(ordering: .relaxed) == progress.expectedRequests.load(ordering: .relaxed))
+  }
+}
