@@ -29,6 +29,19 @@ import Testing
     #expect(bare.ratioToBareLru == 1)
   }
 
+  /// Copies are tiled by the trace's own stride, as the framework tiles
+  /// them: ids at 2⁴⁰ and above do not run into the next copy's.
+  @Test func theBareLoopTilesByTheTracesStride() throws {
+    let folder = try ScratchFolder()
+    var source = TraceSource(path: try folder.file("wide.txt", "0\n1099511627776\n0\n"), format: .txt)
+    source.copies = 2
+    let report = try ReplayBenchmark(
+      source: source, policies: [try PolicySpec("lru")], cacheSize: 4, sizeMode: .count, rounds: 1,
+      bareReference: true
+    ).run()
+    #expect(report.results.map(\.misses) == [4, 4], "two copies of two distinct ids, nothing shared")
+  }
+
   @Test func theBareLoopRefusesByteMode() throws {
     let benchmark = ReplayBenchmark(
       source: zipf, policies: [], cacheSize: 1 << 20, sizeMode: .bytes, rounds: 1, bareReference: true)

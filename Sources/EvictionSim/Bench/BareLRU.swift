@@ -2,8 +2,10 @@
 /// linear-probing table of (key, slot) pairs and three arrays for the list,
 /// nothing generic, no reader. What the framework's replay is measured against.
 public enum BareLRU {
-  /// Replays `copies` tiles of `keys` (copy k offset by k·2⁴⁰) through an LRU of `capacity` objects; returns the misses.
-  public static func replay(_ keys: [UInt64], copies: Int, capacity: Int) -> Int {
+  /// Replays `copies` tiles of `keys` (copy k's keys offset by k·`stride`,
+  /// as ``TraceSource/tileStride()`` tiles a trace) through an LRU of
+  /// `capacity` objects; returns the misses.
+  public static func replay(_ keys: [UInt64], copies: Int, stride: UInt64, capacity: Int) -> Int {
     var size = 16
     while size < 2 * capacity { size <<= 1 }
     let mask = size - 1
@@ -25,7 +27,7 @@ public enum BareLRU {
     var misses = 0
     @inline(__always) func home(_ k: UInt64) -> Int { Int(truncatingIfNeeded: (k &* 0x9E37_79B9_7F4A_7C15) &>> shift) }
     for copy in 0..<copies {
-      let offset = UInt64(copy) << 40
+      let offset = UInt64(copy) &* stride
       for raw in keys {
         let key = raw &+ offset
         var i = home(key)

@@ -62,18 +62,20 @@ public struct ReplayBenchmark: Sendable {
     var bareRates: [Double] = []
     var bareMisses = 0
     var keys: [UInt64] = []
+    var stride: UInt64 = 0
     if bareReference {
       guard sizeMode == .count else { throw BenchError("the bare-bones LRU is a count-mode loop; use count mode") }
       var single = source
       single.copies = 1
       do throws(TraceError) {
         try single.forEachBatch { records, _ in keys.append(contentsOf: records.lazy.map(\.key)) }
+        stride = try source.tileStride()
       } catch { throw BenchError(error) }
     }
     for round in 1...rounds {
       if bareReference {
         let start = monotonicNanoseconds()
-        bareMisses = BareLRU.replay(keys, copies: source.copies, capacity: Int(cacheSize))
+        bareMisses = BareLRU.replay(keys, copies: source.copies, stride: stride, capacity: Int(cacheSize))
         let seconds = Double(monotonicNanoseconds() - start) / 1e9
         bareRates.append(Double(keys.count * source.copies) / seconds)
         log("round \(round)/\(rounds) \(Self.bareName): \(millions(bareRates.last!)) M req/s")
