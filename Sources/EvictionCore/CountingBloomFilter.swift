@@ -48,6 +48,11 @@ public struct CountingBloomFilter: Sendable {
   @usableFromInline var dense: [UInt32]
   @usableFromInline var sparse: [UInt32: UInt32]
   @usableFromInline let isDense: Bool
+  /// ⌊2⁶⁴ / counterCount⌋ + 1: with it, `x mod counterCount` for any 32-bit
+  /// `x` is two multiplications instead of a division (Lemire, Kaser and
+  /// Kurz, "Faster remainder by direct computation", 2019: exact for 32-bit
+  /// dividends and divisors).
+  @usableFromInline let reciprocal: UInt64
 
   public static let seed0: UInt64 = 0x1234_5678
   public static let seed1: UInt64 = 0x1234_4321
@@ -62,13 +67,17 @@ public struct CountingBloomFilter: Sendable {
     if counters < probes { counters = probes * 2 }
     self.counterCount = counters
     self.probes = probes
+    reciprocal = UInt64.max / UInt64(counters) &+ 1
     isDense = counters <= denseLimit
     dense = isDense ? Array(repeating: 0, count: Int(counters)) : []
     sparse = [:]
   }
 
+  /// `x mod counterCount`.
   @inlinable @inline(__always)
-  func counter(_ i: UInt32) -> UInt32 { isDense ? dense[Int(i)] : sparse[i, default: 0] }
+  func reduce(_ x: UInt32) -> UInt32 {
+    UInt32(truncatingIfNeeded: (reciprocal &* UInt64(x)).multipliedFullWidth(by: UInt64(counterCount)).high)
+  }
 
   /// The estimated count of `item`.
   @inlinable
@@ -76,8 +85,20 @@ public struct CountingBloomFilter: Sendable {
     let a = UInt32(truncatingIfNeeded: xxHash64(item, seed: Self.seed0))
     let b = UInt32(truncatingIfNeeded: xxHash64(item, seed: Self.seed1))
     var least = UInt32.max
-    for i in 0..<probes {
-      least = Swift.min(least, counter((a &+ i &* b) % counterCount))
+    if isDense {
+      dense.withUnsafeBufferPointer { counters in
+        var probe = a
+        for _ in 0..<probes {
+          least = Swift.min(least, counters[Int(reduce(probe))])
+          probe &+= b
+        }
+      }
+    } else {
+      var probe = a
+      for _ in 0..<probes {
+        least = Swift.min(least, sparse[reduce(probe), default: 0])
+        probe &+= b
+      }
     }
     return least
   }
@@ -87,12 +108,23 @@ public struct CountingBloomFilter: Sendable {
   public mutating func add(_ item: UInt64) {
     let a = UInt32(truncatingIfNeeded: xxHash64(item, seed: Self.seed0))
     let b = UInt32(truncatingIfNeeded: xxHash64(item, seed: Self.seed1))
-    for i in 0..<probes {
-      let x = (a &+ i &* b) % counterCount
-      if isDense {
-        dense[Int(x)] &+= 1
-      } else {
-        sparse[x, default: 0] &+= 1
+    let probes = self.probes
+    if isDense {
+      let reciprocal = self.reciprocal
+      let count = UInt64(counterCount)
+      dense.withUnsafeMutableBufferPointer { counters in
+        var probe = a
+        for _ in 0..<probes {
+          let x = UInt32(truncatingIfNeeded: (reciprocal &* UInt64(probe)).multipliedFullWidth(by: count).high)
+          counters[Int(x)] &+= 1
+          probe &+= b
+        }
+      }
+    } else {
+      var probe = a
+      for _ in 0..<probes {
+        sparse[reduce(probe), default: 0] &+= 1
+        probe &+= b
       }
     }
   }

@@ -1,6 +1,7 @@
-import EvictionCore
 import EvictionTestSupport
 import Testing
+
+@testable import EvictionCore
 
 @Suite struct ModernPolicyTests {
   /// A hot set that earned main-cache hits, then a one-time scan five times
@@ -47,6 +48,23 @@ import Testing
     let before = (UInt64(1)...500).map { filter.estimate($0) }
     filter.halve()
     for (i, item) in (UInt64(1)...500).enumerated() { #expect(filter.estimate(item) <= before[i] / 2 + 0) }
+  }
+
+  /// The sketch's remainder by multiplication is the remainder, for every
+  /// counter count a filter can have (2 up to 2³¹ − 1) and any 32-bit probe.
+  @Test func theSketchsFastRemainderIsExact() {
+    var generator = SeededGenerator(seed: 11)
+    for entries in [0, 1, 7, 1000, 5000, 123_457, 149_000_000] {
+      let filter = CountingBloomFilter(entries: entries, error: 0.001, denseLimit: 0)
+      let edges: [UInt32] = [
+        0, 1, filter.counterCount - 1, filter.counterCount, filter.counterCount &+ 1, .max, .max - 1,
+      ]
+      for x in edges + (0..<20_000).map({ _ in UInt32(truncatingIfNeeded: generator.next()) }) {
+        #expect(filter.reduce(x) == x % filter.counterCount, "\(x) mod \(filter.counterCount)")
+      }
+    }
+    let largest = CountingBloomFilter(entries: Int(Int32.max), error: 0.001, denseLimit: 0)
+    #expect(largest.counterCount == UInt32(Int32.max) && largest.reduce(.max) == UInt32.max % UInt32(Int32.max))
   }
 
   @Test func sparseAndDenseFiltersAnswerAlike() {
