@@ -6,11 +6,15 @@
 public typealias BuiltinPolicies = PolicyList
   .And<LRU>
   .And<FIFO>
+  .And<FIFOMerge>
   .And<LFU>
   .And<MRU>
   .And<RandomEviction>
+  .And<RandomTwo>
+  .And<LRUProb>
   .And<ARC>
   .And<SLRU>
+  .And<SFIFO>
   .And<CLOCK>
   .And<Sieve>
   .And<S3FIFO>
@@ -18,6 +22,7 @@ public typealias BuiltinPolicies = PolicyList
   .And<LIRS>
   .And<LFUDA>
   .And<GDSF>
+  .And<SizeEviction>
   .And<WTinyLFU>
   .And<Belady>
   .And<BeladySize>

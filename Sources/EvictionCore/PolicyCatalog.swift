@@ -167,10 +167,12 @@ public enum PolicyCatalog {
   /// The catalog names, in order.
   public static var names: [String] { entries.map(\.name) }
 
-  /// The definition of `name` (case-insensitive). Allocates nothing for a
-  /// lower-case name: it runs whenever a policy reads a parameter.
+  /// The definition of `name`: case-insensitive, `_` and `-` alike
+  /// (libCacheSim writes `cr_lfu` and `lru-prob`). Allocates nothing for a
+  /// lower-case name without `_`: it runs whenever a policy reads a parameter.
   public static func definition(named name: String) -> (any PolicyDefinition.Type)? {
-    let lower = name.utf8.contains(where: { (65...90).contains($0) }) ? name.lowercased() : name
+    let plain = !name.utf8.contains(where: { (65...90).contains($0) || $0 == UInt8(ascii: "_") })
+    let lower = plain ? name : name.lowercased().replacingUnderscores()
     if let found = builtin.first(where: { $0.descriptor.name == lower }) { return found }
     return registered(named: lower)
   }
@@ -223,5 +225,12 @@ extension StringProtocol {
     while let first = s.first, first.isWhitespace { s.removeFirst() }
     while let last = s.last, last.isWhitespace { s.removeLast() }
     return String(s)
+  }
+}
+
+extension String {
+  /// The string with every `_` written `-`.
+  func replacingUnderscores() -> String {
+    String(decoding: utf8.map { $0 == UInt8(ascii: "_") ? UInt8(ascii: "-") : $0 }, as: UTF8.self)
   }
 }

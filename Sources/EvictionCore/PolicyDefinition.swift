@@ -91,7 +91,8 @@ public struct PolicyDescriptor: Sendable {
     traits: PolicyTraits = [], checkedAgainst: String = ""
   ) {
     precondition(
-      name == name.lowercased() && !name.isEmpty && !name.contains(":"), "a catalog name is lower-case, with no ':'")
+      name == name.lowercased() && !name.isEmpty && !name.contains(":") && !name.contains("_"),
+      "a catalog name is lower-case, with no ':' or '_' (lookups read '_' as '-')")
     self.name = name
     self.summary = summary
     self.citation = citation

@@ -225,7 +225,7 @@ import Testing
 @Suite struct MoreTracesReferenceTests {
   /// The reference's algorithm (and eviction parameters) → our spec.
   static func spec(_ row: [String: String]) -> String? {
-    guard row["admission"]?.isEmpty != false else { return nil }  // admission policies come with issue 19
+    guard row["admission"]?.isEmpty != false else { return nil }  // admission is not built yet
     let params = row["eviction_params"] ?? ""
     switch (row["algorithm"]!, params) {
     case ("clock", "n-bit-counter=2"): return "clock:bits=2"
@@ -235,34 +235,95 @@ import Testing
   }
 
   static func source(_ row: [String: String]) throws -> TraceSource {
-    var source = TraceSource(
-      path: SharedData.path("traces/" + row["trace"]!), format: try TraceFormat(name: row["format"]!))
-    source.renumberIDs = true
+    // cloudPhysicsIO (the more-policies file) was read with its numeric ids.
+    let isCloudPhysics = row["trace"]!.hasPrefix("cloudPhysicsIO")
+    let path = isCloudPhysics ? "libcachesim/" + row["trace"]! : row["trace"]!
+    var source = TraceSource(path: SharedData.path("traces/" + path), format: try TraceFormat(name: row["format"]!))
+    source.renumberIDs = !isCloudPhysics
     return source
   }
 
-  @Test func everyRowOfACatalogPolicyAgrees() throws {
-    let rows = try SharedData.table("reference/libcachesim_more_traces.tsv", separator: "\t").filter {
-      Self.spec($0) != nil
-    }
-    #expect(rows.count >= 250, "the reference lost rows (\(rows.count))")
-    #expect(rows.contains { $0["algorithm"] == "wtinylfu" })
-    let cells = try rows.map { row in
-      ReplayCell(
-        trace: try Self.source(row),
-        policy: try PolicySpec(Self.spec(row)!), cacheSize: Int64(row["cache_size"]!)!,
-        sizeMode: SizeMode(rawValue: row["size_mode"]!)!)
-    }
-    let results = try TraceReplay.runAll(cells, parallelism: 2)
-    var wrong: [String] = []
-    for (row, result) in zip(rows, results) {
-      #expect(result.requests == Int64(row["n_req"]!)!, "\(row["trace"]!): requests")
-      if result.misses != Int64(row["n_miss"]!)! {
-        wrong.append(
-          "\(Self.spec(row)!) on \(row["trace"]!) at \(row["cache_size"]!): \(result.misses) misses, libCacheSim \(row["n_miss"]!)"
-        )
+  /// Seeds a randomised policy runs with against a `ratio1pct` row.
+  static let seeds: [UInt64] = Array(1...8)
+
+  /// Replays every row and lists those that disagree: misses (and bytes
+  /// missed in byte mode) exactly where `match` is `exact`. Where it is
+  /// `ratio1pct` (libCacheSim draws from its own generator), the mean miss
+  /// ratio over ``seeds`` must lie within 1% relative of libCacheSim's, or,
+  /// on traces so small that seeds differ by more, within 4 standard
+  /// deviations of the seeds' ratios.
+  static func disagreements(_ rows: [[String: String]]) throws -> [String] {
+    var cells: [ReplayCell] = []
+    for row in rows {
+      let sampled = row["match"] == "ratio1pct"
+      for seed in sampled ? seeds : [0] {
+        let spec = try PolicySpec(spec(row)! + (sampled ? ":seed=\(seed)" : ""))
+        cells.append(
+          ReplayCell(
+            trace: try source(row), policy: spec, cacheSize: Int64(row["cache_size"]!)!,
+            sizeMode: SizeMode(rawValue: row["size_mode"]!)!))
       }
     }
+    var results = try TraceReplay.runAll(cells, parallelism: 2)[...]
+    var wrong: [String] = []
+    for row in rows {
+      let what = "\(spec(row)!) on \(row["trace"]!) at \(row["cache_size"]!) \(row["size_mode"]!)"
+      let runs = results.prefix(row["match"] == "ratio1pct" ? seeds.count : 1)
+      results = results.dropFirst(runs.count)
+      if runs.contains(where: { $0.requests != Int64(row["n_req"]!)! }) { wrong.append("\(what): request count") }
+      switch row["match"] {
+      case "exact":
+        let result = runs.first!
+        let bytesDiffer = row["size_mode"] == "bytes" && result.bytesMissed != Int64(row["n_miss_byte"]!)!
+        if result.misses != Int64(row["n_miss"]!)! || bytesDiffer {
+          wrong.append(
+            "\(what): \(result.misses) misses, \(result.bytesMissed) bytes; libCacheSim \(row["n_miss"]!), \(row["n_miss_byte"]!)"
+          )
+        }
+      case "ratio1pct":
+        let reference = Double(row["miss_ratio_exact"]!)!
+        let ratios = runs.map(\.missRatio)
+        let mean = ratios.reduce(0, +) / Double(ratios.count)
+        let deviation = (ratios.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(ratios.count - 1)).squareRoot()
+        if abs(mean - reference) >= max(0.01 * reference, 4 * deviation) {
+          wrong.append("\(what): mean miss ratio \(mean) (sd \(deviation)), libCacheSim \(reference)")
+        }
+      default:
+        wrong.append("\(what): unknown match '\(row["match"] ?? "")'")
+      }
+    }
+    return wrong
+  }
+
+  /// Every row but `randomTwo`'s: libCacheSim draws its two candidates as
+  /// `next_rand() & mask` over a hash table of 2²⁰ buckets, the low 20 bits
+  /// of a 64-bit LCG, which walk all buckets in one fixed cycle: its two
+  /// candidates are neighbours in that cycle, not independent draws. On these
+  /// small traces that is a different policy: on cpp at 150 objects
+  /// libCacheSim's miss ratio is 0.238, and the same libCacheSim with its
+  /// generator's output mixed (SplitMix64's finaliser) gives 0.262, inside the
+  /// 0.256–0.264 that uniform draws give over 20 seeds here. On cloudPhysicsIO
+  /// the two agree within 1% (``morePoliciesOnCloudPhysicsAgree()``).
+  @Test func everyRowOfACatalogPolicyAgrees() throws {
+    let rows = try SharedData.table("reference/libcachesim_more_traces.tsv", separator: "\t").filter {
+      Self.spec($0) != nil && $0["algorithm"] != "randomTwo"
+    }
+    #expect(rows.count >= 318, "the reference lost rows (\(rows.count))")
+    #expect(rows.contains { $0["algorithm"] == "wtinylfu" })
+    let wrong = try Self.disagreements(rows)
+    #expect(wrong.isEmpty, "\(wrong.count) rows differ:\n\(wrong.joined(separator: "\n"))")
+  }
+
+  /// The policies the first file lacks, on cloudPhysicsIO in both size modes.
+  @Test func morePoliciesOnCloudPhysicsAgree() throws {
+    let rows = try SharedData.table("reference/libcachesim_more_policies.tsv", separator: "\t").filter {
+      Self.spec($0) != nil
+    }
+    let covered = Set(rows.map { Self.spec($0)! })
+    let expected: Set = ["clock:bits=2", "sfifo", "size", "lru-prob", "randomTwo", "fifo-merge"]
+    #expect(expected.isSubset(of: covered), "rows missing for \(expected.subtracting(covered).sorted())")
+    #expect(Set(rows.map { $0["size_mode"]! }) == ["count", "bytes"])
+    let wrong = try Self.disagreements(rows)
     #expect(wrong.isEmpty, "\(wrong.count) rows differ:\n\(wrong.joined(separator: "\n"))")
   }
 }

@@ -14,17 +14,22 @@ public struct SLRUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable 
   /// Segment 0 is the probationary (bottom) segment; the tag of an entry is its segment.
   @usableFromInline var segments: [EntryList]
   @usableFromInline let segmentLimit: Int64
+  /// Whether a hit in the top segment moves the entry to its front: true for
+  /// SLRU; false makes every segment a FIFO (``SFIFO``).
+  @usableFromInline let refreshesTop: Bool
 
-  /// Creates an SLRU of `segments` equal segments.
+  /// Creates an SLRU of `segments` equal segments; with `refreshesTop`
+  /// false, the segmented FIFO of ``SFIFO``.
   @inlinable
-  public init(capacity: Int64, segments: Int = 4) {
+  public init(capacity: Int64, segments: Int = 4, refreshesTop: Bool = true) {
     precondition(segments >= 1 && segments <= 64, "segments must be in 1...64")
     store = PolicyStorage(capacity: capacity)
     self.segments = Array(repeating: EntryList(), count: segments)
     segmentLimit = capacity / Int64(segments)
+    self.refreshesTop = refreshesTop
   }
 
-  public var name: String { "SLRU(segments=\(segments.count))" }
+  public var name: String { "\(refreshesTop ? "SLRU" : "SFIFO")(segments=\(segments.count))" }
 
   @inlinable @inline(__always)
   public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
@@ -32,7 +37,7 @@ public struct SLRUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable 
     guard slot >= 0 else { return nil }
     let segment = Int(store.table[slot].list)
     if segment == segments.count - 1 {
-      store.table.moveToFront(slot, &segments[segment])
+      if refreshesTop { store.table.moveToFront(slot, &segments[segment]) }
     } else {
       store.table.unlink(slot, &segments[segment])
       store.table.pushFront(slot, &segments[segment + 1], tag: UInt8(segment + 1))

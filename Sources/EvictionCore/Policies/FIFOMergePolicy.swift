@@ -1,0 +1,132 @@
+/// FIFO-Merge: a FIFO queue that evicts in batches. When it needs room it
+/// examines the next 100 entries from where the last batch stopped (from the
+/// oldest end towards the newest, wrapping), ranks them by frequency per
+/// byte, and evicts the least valuable of them, one per eviction; the rest
+/// stay where they are. No entry moves on a hit, as in FIFO, yet frequently
+/// used ones survive their turn at the tail. The idea is Segcache's merge-based
+/// eviction (Yang et al., "Segcache", NSDI'21), applied to single objects.
+///
+/// Follows libCacheSim's `fifo-merge` (`eviction/FIFO_Merge.c`, retain policy
+/// `frequency`, n-exam 100, n-keep 50), including where its code is the only
+/// definition:
+/// - an entry's metric is 10⁶ · (hits + r) / size, where r = (x mod 1000) /
+///   10⁴ and x is the next value of libCacheSim's generator (the 64-bit LCG
+///   of `next_rand()`, restarted at 0 for each cache), drawn once per
+///   examined entry in examination order: it separates equal frequencies;
+/// - a batch is sorted by metric, equal metrics in examination order (the
+///   stable merge sort of glibc's `qsort`), and yields 49 evictions, not 50:
+///   its 50th call moves on to a new batch;
+/// - while the cache holds 100 objects or fewer, eviction takes the oldest.
+/// Hit counts are never reset, so a survivor keeps its count into the next
+/// batch. `remove(_:)` of an entry awaiting eviction drops the batch.
+///
+/// - Complexity: O(1) per hit; O(n log n) per batch of n = 100, so O(log n)
+///   amortised per eviction.
+public struct FIFOMergePolicy<Index: SlotIndex & ~Copyable>: SingleListPolicy, ~Copyable {
+  public typealias Key = Index.Key
+  /// Entries carry their hit count.
+  public var store: PolicyStorage<Index, Int64>
+  public var queue = EntryList()
+  /// The entries of the current batch, least valuable first.
+  @usableFromInline var batch: [(metric: Double, slot: Slot)] = []
+  /// The next entry of `batch` to evict; `examined` when the batch is spent.
+  @usableFromInline var position: Int
+  /// The entry the next batch starts from; -1 starts from the oldest.
+  @usableFromInline var nextToExamine: Slot = -1
+  /// libCacheSim's `next_rand()` state.
+  @usableFromInline var lcg: UInt64 = 0
+  @usableFromInline let examined = 100
+  @usableFromInline let kept = 50
+
+  @inlinable
+  public init(capacity: Int64) {
+    store = PolicyStorage(capacity: capacity)
+    position = examined
+    batch.reserveCapacity(examined)
+  }
+
+  public var name: String { "FIFO-Merge" }
+
+  @inlinable @inline(__always)
+  public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
+    let slot = store.find(request.key)
+    guard slot >= 0 else { return nil }
+    store.table[slot].payload &+= 1
+    return slot
+  }
+
+  @inlinable @inline(__always)
+  public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
+    guard makeRoom(for: request.weight, onEvict: onEvict) else { return nil }
+    let slot = store.insert(request.key, weight: request.weight, payload: 0)
+    store.table.pushFront(slot, &queue, tag: 0)
+    return slot
+  }
+
+  @inlinable
+  public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
+    guard queue.back >= 0 else { return false }
+    if position < examined {
+      let slot = batch[position].slot
+      position += 1
+      if position < examined - kept {
+        store.evict(slot, from: &queue, onEvict: onEvict)
+        return true
+      }
+    }
+    if store.count <= examined {
+      nextToExamine = -1
+      store.evict(queue.back, from: &queue, onEvict: onEvict)
+      return true
+    }
+    batch.removeAll(keepingCapacity: true)
+    var slot = nextToExamine
+    for _ in 0..<examined {
+      if slot < 0 { slot = queue.back }
+      batch.append((metric(slot), slot))
+      slot = store.table[slot].prev
+    }
+    nextToExamine = slot
+    // Equal metrics stay in examination order, as glibc's merge sort leaves them.
+    batch = batch.enumerated().sorted {
+      $0.element.metric != $1.element.metric ? $0.element.metric < $1.element.metric : $0.offset < $1.offset
+    }.map(\.element)
+    position = 1
+    store.evict(batch[0].slot, from: &queue, onEvict: onEvict)
+    return true
+  }
+
+  /// libCacheSim's frequency metric, with its generator's tie-breaker.
+  @inlinable
+  mutating func metric(_ slot: Slot) -> Double {
+    lcg = 6_364_136_223_846_793_005 &* lcg &+ 1_442_695_040_888_963_407
+    let r = Double(lcg % 1000) / 10_000
+    return 1.0e6 * (Double(store.table[slot].payload) + r) / Double(store.table[slot].weight)
+  }
+
+  @inlinable
+  public mutating func remove(_ key: Key) -> Slot? {
+    let slot = store.find(key)
+    guard slot >= 0 else { return nil }
+    if position < examined && batch[position...].contains(where: { $0.slot == slot }) { position = examined }
+    if slot == nextToExamine { nextToExamine = store.table[slot].prev }
+    store.table.unlink(slot, &queue)
+    store.delete(slot, resident: true)
+    return slot
+  }
+}
+
+/// FIFO-Merge in the catalog.
+public enum FIFOMerge: PolicyDefinition {
+  public static let descriptor = PolicyDescriptor(
+    name: "fifo-merge", summary: "FIFO that evicts the least used of each batch of 100 at the tail",
+    citation: "Yang et al., NSDI'21",
+    checkedAgainst: "libCacheSim (cloudPhysicsIO, count and bytes; seven more traces)")
+
+  @inlinable
+  public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
+    _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
+  ) -> Visitor.Output where Index.Key == Visitor.Key {
+    visitor.visit(FIFOMergePolicy<Index>(capacity: capacity))
+  }
+}
