@@ -71,6 +71,32 @@ extension [Checked<PolicyList>] {
   var namesAll: Bool { contains { $0.text.split(separator: ",").contains { $0.lowercased() == "all" } } }
 }
 
+/// Admission policies: `none,bloom-filter,prob:p=0.25,seed=2,size:max=64k`.
+struct AdmissionList: ArgumentValue, Sequence {
+  var specs: [AdmissionSpec]
+  init(parsing text: String) throws(ArgumentError) {
+    do throws(AdmissionError) { specs = try AdmissionSpec.list(text) } catch { throw ArgumentError(error.description) }
+  }
+  func makeIterator() -> IndexingIterator<[AdmissionSpec]> { specs.makeIterator() }
+}
+
+extension [Checked<AdmissionList>] {
+  /// The admission policies named, `none` when none was; an error if one is
+  /// named twice, or if size admission is asked for in count mode.
+  func specs(sizeMode: SizeMode) throws(ArgumentError) -> [AdmissionSpec] {
+    try check()
+    let specs: [AdmissionSpec] = isEmpty ? [.none] : values()
+    guard Set(specs).count == specs.count else { throw ArgumentError("--admission names one twice; name each once") }
+    for spec in specs {
+      if case .size = spec.kind, sizeMode == .count {
+        throw ArgumentError(
+          "--admission \(spec) judges sizes, but in count mode every object weighs 1; add --size-mode bytes")
+      }
+    }
+    return specs
+  }
+}
+
 /// Cache sizes in the one size grammar (``CacheSize``): `5000`, `64m`,
 /// `1%`, `0.01`, `A..B:logN`, `auto`; comma-separated.
 struct SizeList: ArgumentValue, Sequence {

@@ -39,6 +39,13 @@ struct Replay: ParsableCommand {
   @Option(help: "What capacity counts: count (every object weighs 1) or bytes (objects weigh their size).")
   var sizeMode: SizeMode = .count
 
+  @Option(
+    name: .customLong("admission"),
+    help:
+      "Admission policies in front of every policy, comma-separated or repeated: none (the default), bloom-filter (admit on the second miss), prob:p=F[,seed=N] (admit with probability F), size:max=BYTES (admit objects of at most BYTES; byte mode). Each is a column value of its own rows."
+  )
+  var admissions: [Checked<AdmissionList>] = []
+
   @OptionGroup var output: OutputOptions
 
   @Option(help: "Cells replayed at once (default: the number of cores).")
@@ -70,6 +77,7 @@ struct Replay: ParsableCommand {
 
   func validate() throws {
     _ = try policies.specs()
+    _ = try admissions.specs(sizeMode: sizeMode)
     try sizes.check()
     try diskSize?.check()
     guard jobs >= 1 else { throw ArgumentError("--jobs \(jobs): at least one job is needed") }
@@ -88,6 +96,7 @@ struct Replay: ParsableCommand {
         throw ArgumentError("--tier '\(tier)': the one tier stack is memory+disk")
       }
       guard !traces.isEmpty else { throw ArgumentError("--tier memory+disk needs a trace") }
+      guard admissions.isEmpty else { throw ArgumentError("--tier memory+disk does not take --admission yet") }
       guard diskSize != nil else {
         throw ArgumentError("--tier memory+disk needs --disk-size (the disk tier's capacity)")
       }
@@ -110,9 +119,11 @@ struct Replay: ParsableCommand {
     let paths = isDefaultJob ? try defaultTraces() : traces
     let specs = policies.isEmpty ? DefaultJob.policies : try policies.specs()
     let sources = try paths.map { try traceSource($0, traceOptions, copies: copies) }
+    let admissionSpecs = try admissions.specs(sizeMode: sizeMode)
     let cells = try failing { () throws(TraceError) in
       try ReplayCell.grid(
-        sources, policies: specs, sizes: sizes.isEmpty ? DefaultJob.sizes : sizes.sizes, sizeMode: sizeMode)
+        sources, policies: specs, sizes: sizes.isEmpty ? DefaultJob.sizes : sizes.sizes, sizeMode: sizeMode,
+        admissions: admissionSpecs)
     }
     let progress = try failing { () throws(TraceError) in
       try ReplayCell.expectedWork(cells, interactive: isatty(2) == 1)

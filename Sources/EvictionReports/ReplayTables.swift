@@ -14,15 +14,19 @@ public enum ReplayTables {
   }
 
   /// A fixed-width table for people.
+  /// With an admission column when a row has an admission policy.
   public static func table(_ results: [ReplayResult]) -> String {
-    let header = ["trace", "policy", "size", "mode", "requests", "miss ratio", "byte miss ratio", "Mreq/s"]
+    let admitted = results.contains { $0.admission != "none" }
+    let header =
+      ["trace", "policy"] + (admitted ? ["admission"] : [])
+      + ["size", "mode", "requests", "miss ratio", "byte miss ratio", "Mreq/s"]
     let rows = results.map { r in
-      [
-        r.trace, r.policy, String(r.cacheSize), r.sizeMode.rawValue, String(r.requests),
+      [r.trace, r.policy] + (admitted ? [r.admission] : []) + [
+        String(r.cacheSize), r.sizeMode.rawValue, String(r.requests),
         fixed(r.missRatio, 4), fixed(r.byteMissRatio, 4), fixed(r.requestsPerSecond / 1e6, 2),
       ]
     }
-    return render(header: header, rows: rows, leftColumns: 2)
+    return render(header: header, rows: rows, leftColumns: admitted ? 3 : 2)
   }
 
   /// A fixed-width table: the first `leftColumns` columns are text (left

@@ -3,17 +3,21 @@ import EvictionTraces
 import Foundation
 
 extension ReplayCell {
-  /// Every trace × policy × size, in that order; shares of the footprint
-  /// resolved against each trace (each size once per trace).
+  /// Every trace × policy × admission × size, in that order; shares of the
+  /// footprint resolved against each trace (each size once per trace).
   public static func grid(
-    _ traces: [TraceSource], policies: [PolicySpec], sizes: [CacheSize], sizeMode: SizeMode
+    _ traces: [TraceSource], policies: [PolicySpec], sizes: [CacheSize], sizeMode: SizeMode,
+    admissions: [AdmissionSpec] = [.none]
   ) throws(TraceError) -> [ReplayCell] {
     var cells: [ReplayCell] = []
     for trace in traces {
       let resolved = try CacheSize.resolve(sizes, for: trace, sizeMode: sizeMode)
       for policy in policies {
-        for size in resolved {
-          cells.append(ReplayCell(trace: trace, policy: policy, cacheSize: size, sizeMode: sizeMode))
+        for admission in admissions {
+          for size in resolved {
+            cells.append(
+              ReplayCell(trace: trace, policy: policy, cacheSize: size, sizeMode: sizeMode, admission: admission))
+          }
         }
       }
     }

@@ -16,17 +16,41 @@ public struct CellKey: Sendable, Codable, Hashable {
   public var policy: String
   public var cacheSize: Int64
   public var sizeMode: SizeMode
+  /// The admission policy in front of it (`none`, `bloom-filter`, `prob:p=0.5,seed=1`).
+  public var admission: String
 
-  public init(trace: String, format: String, policy: String, cacheSize: Int64, sizeMode: SizeMode) {
+  public init(
+    trace: String, format: String, policy: String, cacheSize: Int64, sizeMode: SizeMode, admission: String = "none"
+  ) {
     self.trace = trace
     self.format = format
     self.policy = policy
     self.cacheSize = cacheSize
     self.sizeMode = sizeMode
+    self.admission = admission
   }
 
-  /// The cell in words, for messages: `arc on zipf.bin at 1000 (count)`.
-  public var id: String { "\(policy) on \(trace) at \(cacheSize) (\(sizeMode.rawValue))" }
+  enum CodingKeys: String, CodingKey {
+    case trace, format, policy, cacheSize, sizeMode, admission
+  }
+
+  /// Rows written before admission existed read as `none`.
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    trace = try container.decode(String.self, forKey: .trace)
+    format = try container.decode(String.self, forKey: .format)
+    policy = try container.decode(String.self, forKey: .policy)
+    cacheSize = try container.decode(Int64.self, forKey: .cacheSize)
+    sizeMode = try container.decode(SizeMode.self, forKey: .sizeMode)
+    admission = try container.decodeIfPresent(String.self, forKey: .admission) ?? "none"
+  }
+
+  /// The cell in words, for messages: `arc on zipf.bin at 1000 (count)`,
+  /// with `behind bloom-filter` when an admission policy is in front.
+  public var id: String {
+    let behind = admission == "none" ? "" : " behind \(admission)"
+    return "\(policy)\(behind) on \(trace) at \(cacheSize) (\(sizeMode.rawValue))"
+  }
 }
 
 /// What a replay counted, embedded by every row that reports one.
@@ -127,7 +151,7 @@ public struct ReplayResult: FlatRow, Sendable, Equatable {
   public static let columns = [
     "trace", "format", "policy", "cache_size", "size_mode", "requests", "hits", "misses", "miss_ratio",
     "bytes_requested", "bytes_missed", "byte_miss_ratio", "seconds", "requests_per_second", "skipped_zero_size",
-    "max_occupancy", "exceeds_capacity",
+    "max_occupancy", "exceeds_capacity", "admission",
   ]
 }
 

@@ -4,17 +4,18 @@ import Synchronization
 
 /// Replays traces through policies, exactly, one thread per cell.
 public enum TraceReplay {
-  /// Replays `trace` through a fresh `policy` of `cacheSize`.
+  /// Replays `trace` through a fresh `policy` of `cacheSize`, behind `admission`.
   public static func run(
     _ trace: TraceSource, policy: PolicySpec, cacheSize: Int64, sizeMode: SizeMode,
-    progress: ReplayProgress? = nil
+    admission: AdmissionSpec = .none, progress: ReplayProgress? = nil
   ) throws(TraceError) -> ReplayResult {
     try checkMinimumCapacity(policy, cacheSize)
     let clock = ContinuousClock()
     let start = clock.now
-    var visitor = ReplayVisitor(
-      trace: trace, sizeMode: sizeMode, needsNextAccess: policy.descriptor.isOffline,
-      progress: progress)
+    var visitor = AdmissionVisitor(
+      ReplayVisitor(
+        trace: trace, sizeMode: sizeMode, needsNextAccess: policy.descriptor.isOffline, progress: progress),
+      admission: admission)
     let counts = try policy.withPolicy(capacity: cacheSize, index: IntegerSlotIndex<UInt64>.self, visitor: &visitor)
       .get()
     let elapsed = clock.now - start
@@ -23,7 +24,7 @@ public enum TraceReplay {
     var result = ReplayResult(
       key: CellKey(
         trace: trace.name, format: trace.format.rawValue, policy: policy.description, cacheSize: cacheSize,
-        sizeMode: sizeMode),
+        sizeMode: sizeMode, admission: admission.description),
       counts: hitCounts,
       fields: ReplayResult.Fields(
         missRatio: hitCounts.missRatio, byteMissRatio: hitCounts.byteMissRatio, seconds: seconds,
@@ -114,7 +115,7 @@ public enum TraceReplay {
           do throws(TraceError) {
             let result = try run(
               cell.trace, policy: cell.policy, cacheSize: cell.cacheSize, sizeMode: cell.sizeMode,
-              progress: progress)
+              admission: cell.admission, progress: progress)
             results.withLock { $0[i] = result }
             progress?.cellsDone.add(1, ordering: .relaxed)
           } catch {
@@ -138,12 +139,16 @@ public struct ReplayCell: Sendable, Hashable {
   public var policy: PolicySpec
   public var cacheSize: Int64
   public var sizeMode: SizeMode
+  public var admission: AdmissionSpec
 
-  public init(trace: TraceSource, policy: PolicySpec, cacheSize: Int64, sizeMode: SizeMode) {
+  public init(
+    trace: TraceSource, policy: PolicySpec, cacheSize: Int64, sizeMode: SizeMode, admission: AdmissionSpec = .none
+  ) {
     self.trace = trace
     self.policy = policy
     self.cacheSize = cacheSize
     self.sizeMode = sizeMode
+    self.admission = admission
   }
 }
 

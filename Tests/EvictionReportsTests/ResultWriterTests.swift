@@ -49,9 +49,13 @@ import Testing
     let cellKeys = (cellObject["cells"] as? [[String: Any]])?.first.map { Set($0.keys) }
     #expect(
       cellKeys == [
-        "trace", "format", "policy", "cache_size", "size_mode", "requests", "hits", "misses", "bytes_requested",
-        "bytes_missed",
+        "trace", "format", "policy", "cache_size", "size_mode", "admission", "requests", "hits", "misses",
+        "bytes_requested", "bytes_missed",
       ])
+    // A baseline written before admission existed reads as `none`.
+    let old =
+      #"{"version": 1, "cells": [{"trace": "t", "format": "txt", "policy": "lru", "cache_size": 5, "size_mode": "count", "requests": 3, "hits": 1, "misses": 2, "bytes_requested": 3, "bytes_missed": 2}]}"#
+    #expect(try Baseline.decode(Data(old.utf8)).cells.first?.admission == "none")
   }
 
   @Test func csvAndJSONCarryTheSameFieldsAndNilIsNull() throws {

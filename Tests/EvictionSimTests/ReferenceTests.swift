@@ -223,13 +223,26 @@ import Testing
 /// W-TinyLFU's sketch, which hashes ids, can tell (with the raw ids it
 /// differs on 15 of its 18 rows; with these it agrees on all).
 @Suite struct MoreTracesReferenceTests {
-  /// The reference's algorithm (and eviction parameters) → our spec.
+  /// The reference's algorithm (and eviction parameters) → our spec; nil
+  /// for a policy or an admission we do not have.
   static func spec(_ row: [String: String]) -> String? {
-    guard row["admission"]?.isEmpty != false else { return nil }  // admission is not built yet
+    guard admission(row) != nil else { return nil }
     let params = row["eviction_params"] ?? ""
     switch (row["algorithm"]!, params) {
     case ("clock", "n-bit-counter=2"): return "clock:bits=2"
     case (let name, ""): return PolicyCatalog.entry(named: name) != nil ? name : nil
+    default: return nil
+    }
+  }
+
+  /// The reference's admission (and its parameters) → our spec. libCacheSim's
+  /// `size=N` admits sizes below N, ours `size:max=N` up to N.
+  static func admission(_ row: [String: String]) -> String? {
+    switch (row["admission"] ?? "", row["admission_params"] ?? "") {
+    case ("", ""): return "none"
+    case ("bloom-filter", ""): return "bloom-filter"
+    case ("prob", let params) where params.hasPrefix("prob="): return "prob:p=" + params.dropFirst(5)
+    case ("size", let params) where params.hasPrefix("size="): return "size:max=\(Int64(params.dropFirst(5))! - 1)"
     default: return nil
     }
   }
@@ -256,18 +269,21 @@ import Testing
     var cells: [ReplayCell] = []
     for row in rows {
       let sampled = row["match"] == "ratio1pct"
+      // The seed goes to whichever draws: the policy, or else the admission.
+      let randomPolicy = try PolicySpec(spec(row)!).descriptor.traits.contains(.randomized)
       for seed in sampled ? seeds : [0] {
-        let spec = try PolicySpec(spec(row)! + (sampled ? ":seed=\(seed)" : ""))
+        let policy = try PolicySpec(spec(row)! + (sampled && randomPolicy ? ":seed=\(seed)" : ""))
+        let admission = try AdmissionSpec(admission(row)! + (sampled && !randomPolicy ? ",seed=\(seed)" : ""))
         cells.append(
           ReplayCell(
-            trace: try source(row), policy: spec, cacheSize: Int64(row["cache_size"]!)!,
-            sizeMode: SizeMode(rawValue: row["size_mode"]!)!))
+            trace: try source(row), policy: policy, cacheSize: Int64(row["cache_size"]!)!,
+            sizeMode: SizeMode(rawValue: row["size_mode"]!)!, admission: admission))
       }
     }
     var results = try TraceReplay.runAll(cells, parallelism: 2)[...]
     var wrong: [String] = []
     for row in rows {
-      let what = "\(spec(row)!) on \(row["trace"]!) at \(row["cache_size"]!) \(row["size_mode"]!)"
+      let what = "\(spec(row)!) (\(admission(row)!)) on \(row["trace"]!) at \(row["cache_size"]!) \(row["size_mode"]!)"
       let runs = results.prefix(row["match"] == "ratio1pct" ? seeds.count : 1)
       results = results.dropFirst(runs.count)
       if runs.contains(where: { $0.requests != Int64(row["n_req"]!)! }) { wrong.append("\(what): request count") }
@@ -322,6 +338,8 @@ import Testing
     let covered = Set(rows.map { Self.spec($0)! })
     let expected: Set = ["clock:bits=2", "sfifo", "size", "lru-prob", "randomTwo", "fifo-merge"]
     #expect(expected.isSubset(of: covered), "rows missing for \(expected.subtracting(covered).sorted())")
+    let admissions = Set(rows.map { Self.admission($0)! })
+    #expect(admissions == ["none", "bloom-filter", "prob:p=0.5", "size:max=65535"])
     #expect(Set(rows.map { $0["size_mode"]! }) == ["count", "bytes"])
     let wrong = try Self.disagreements(rows)
     #expect(wrong.isEmpty, "\(wrong.count) rows differ:\n\(wrong.joined(separator: "\n"))")

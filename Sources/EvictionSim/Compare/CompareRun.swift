@@ -144,6 +144,7 @@ public struct CompareRow: FlatRow, Sendable, Equatable {
     "trace", "format", "policy", "size_label", "cache_size", "size_mode", "requests", "hits", "misses", "miss_ratio",
     "bytes_requested", "bytes_missed", "byte_miss_ratio", "runs", "miss_ratio_ci95_low", "miss_ratio_ci95_high",
     "byte_miss_ratio_ci95_low", "byte_miss_ratio_ci95_high", "offline", "max_occupancy", "exceeds_capacity", "model",
+    "admission",
   ]
 
   /// Whether the two rows' miss-ratio intervals are disjoint: only then are

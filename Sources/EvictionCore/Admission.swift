@@ -1,0 +1,233 @@
+/// An admission policy: which missed objects a cache lets in at all. It
+/// sits in front of any eviction policy (``AdmittedPolicy``), is asked once
+/// per miss, before the eviction policy makes room, and never sees hits, as
+/// libCacheSim asks its admissioners (`cache_can_insert_default`).
+///
+/// Written as libCacheSim's `-a NAME --admission-params ...` with our
+/// spelling: `none`, `bloom-filter`, `prob:p=0.5,seed=1`, `size:max=65535`.
+public struct AdmissionSpec: Hashable, Sendable, CustomStringConvertible {
+  public enum Kind: Hashable, Sendable {
+    /// Every missed object is admitted.
+    case none
+    /// An object is admitted on its second miss (libCacheSim's
+    /// `bloom-filter`, which counts misses per id in an exact hash table:
+    /// no false positives, and memory for every id ever missed).
+    case secondRequest
+    /// Each miss is admitted with probability `p` (libCacheSim's `prob`).
+    case probability(p: Double, seed: UInt64)
+    /// Objects of at most `max` bytes are admitted (libCacheSim's
+    /// `size=N` admits sizes below N: `size:max=N-1` here).
+    case size(max: Int64)
+  }
+
+  public let kind: Kind
+
+  public static let none = AdmissionSpec(kind: .none)
+
+  public init(kind: Kind) { self.kind = kind }
+
+  /// The admission names `evlab` takes.
+  public static let names = ["none", "bloom-filter", "prob", "size"]
+
+  /// Parses `name[:key=value,...]`; names are case-insensitive, `_` and `-` alike.
+  public init(_ text: String) throws(AdmissionError) {
+    let trimmed = text.trimmingWhitespace()
+    let parts = trimmed.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+    let name = String(parts[0]).lowercased().replacingUnderscores()
+    var parameters: [String: String] = [:]
+    if parts.count == 2 {
+      for pair in parts[1].split(separator: ",", omittingEmptySubsequences: false) {
+        let kv = pair.split(separator: "=", maxSplits: 1)
+        guard kv.count == 2 else { throw AdmissionError("admission '\(trimmed)': write key=value, not '\(pair)'") }
+        let key = String(kv[0]).trimmingWhitespace().lowercased()
+        guard parameters[key] == nil else { throw AdmissionError("admission '\(trimmed)' gives \(key) twice") }
+        parameters[key] = String(kv[1]).trimmingWhitespace()
+      }
+    }
+    func take(_ allowed: [String]) throws(AdmissionError) {
+      for key in parameters.keys where !allowed.contains(key) {
+        let known = allowed.isEmpty ? "it takes none" : "it takes " + allowed.joined(separator: ", ")
+        throw AdmissionError("admission \(name) has no parameter '\(key)'; \(known)")
+      }
+    }
+    switch name {
+    case "none":
+      try take([])
+      kind = .none
+    case "bloom-filter", "bloomfilter":
+      try take([])
+      kind = .secondRequest
+    case "prob":
+      try take(["p", "seed"])
+      let p = Double(parameters["p"] ?? "0.5")
+      guard let p, p > 0, p <= 1 else {
+        throw AdmissionError("admission prob: p='\(parameters["p"]!)' must be a probability in (0, 1]")
+      }
+      guard let seed = UInt64(parameters["seed"] ?? "1") else {
+        throw AdmissionError("admission prob: seed='\(parameters["seed"]!)' must be a whole number ≥ 0")
+      }
+      kind = .probability(p: p, seed: seed)
+    case "size":
+      try take(["max"])
+      guard let text = parameters["max"] else {
+        throw AdmissionError("admission size needs max=BYTES, the largest object it admits (e.g. size:max=64k)")
+      }
+      guard let max = Self.bytes(text), max > 0 else {
+        throw AdmissionError("admission size: max='\(text)' must be a positive size such as 65536, 64k or 1m")
+      }
+      kind = .size(max: max)
+    default:
+      throw AdmissionError("unknown admission '\(trimmed)'; choose from \(Self.names.joined(separator: ", "))")
+    }
+  }
+
+  /// A comma-separated list, as `--admission` takes it; a piece with `=` but
+  /// no `:` continues the previous one's parameters (`prob:p=0.25,seed=3`).
+  public static func list(_ text: String) throws(AdmissionError) -> [AdmissionSpec] {
+    var specs: [String] = []
+    for piece in text.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
+      guard !piece.allSatisfy(\.isWhitespace) else { throw AdmissionError("--admission '\(text)' has an empty item") }
+      if piece.contains("=") && !piece.contains(":"), let last = specs.popLast() {
+        specs.append(last + "," + piece)
+      } else {
+        specs.append(piece)
+      }
+    }
+    var list: [AdmissionSpec] = []
+    for spec in specs {
+      let parsed = try AdmissionSpec(spec)
+      guard !list.contains(parsed) else { throw AdmissionError("--admission names \(parsed) twice; name each once") }
+      list.append(parsed)
+    }
+    return list
+  }
+
+  /// `65536`, `64k`, `1m`, `1g` (powers of 1024).
+  static func bytes(_ text: String) -> Int64? {
+    let lower = text.lowercased()
+    let shifts: [Character: Int64] = ["k": 10, "m": 20, "g": 30, "t": 40]
+    guard let last = lower.last else { return nil }
+    guard let shift = shifts[last] else { return Int64(lower) }
+    guard let number = Int64(lower.dropLast()), number <= Int64.max >> shift else { return nil }
+    return number << shift
+  }
+
+  /// The spec as written in rows and labels: `none`, `bloom-filter`, `prob:p=0.5,seed=1`, `size:max=65535`.
+  public var description: String {
+    switch kind {
+    case .none: "none"
+    case .secondRequest: "bloom-filter"
+    case .probability(let p, let seed): "prob:p=\(p),seed=\(seed)"
+    case .size(let max): "size:max=\(max)"
+    }
+  }
+
+  /// Whether decisions are drawn at random (seeded).
+  public var isRandomized: Bool {
+    if case .probability = kind { true } else { false }
+  }
+}
+
+/// A bad admission spec, in one line that says what to write instead.
+public struct AdmissionError: Error, Equatable, CustomStringConvertible {
+  public let description: String
+  public init(_ description: String) { self.description = description }
+}
+
+/// The state of one admission policy, asked once per miss.
+public struct AdmissionGate<Key: Hashable> {
+  @usableFromInline let kind: AdmissionSpec.Kind
+  /// Ids missed once (``AdmissionSpec/Kind/secondRequest``).
+  @usableFromInline var seen: Set<Key> = []
+  @usableFromInline var generator: SeededGenerator
+  /// p · 2⁶⁴, saturated: a miss is admitted when a draw falls below it.
+  @usableFromInline let threshold: UInt64
+  @usableFromInline let maxWeight: Int64
+
+  public init(_ spec: AdmissionSpec) {
+    kind = spec.kind
+    var seed: UInt64 = 0
+    var p = 1.0
+    var maxWeight = Int64.max
+    switch spec.kind {
+    case .none, .secondRequest: break
+    case .probability(let probability, let s): (p, seed) = (probability, s)
+    case .size(let max): maxWeight = max
+    }
+    generator = SeededGenerator(seed: seed)
+    threshold = p >= 1 ? .max : UInt64(p * 0x1p64)
+    self.maxWeight = maxWeight
+  }
+
+  /// Whether the missed `request` may enter the cache; records the miss.
+  @inlinable @inline(__always)
+  public mutating func admits(_ request: Request<Key>) -> Bool {
+    switch kind {
+    case .none: return true
+    case .secondRequest: return !seen.insert(request.key).inserted
+    case .probability: return generator.next() < threshold
+    case .size: return request.weight <= maxWeight
+    }
+  }
+}
+
+/// `Policy` behind an admission policy: a miss the gate refuses is served
+/// without caching (no eviction, no insertion); everything else is the
+/// policy's own. The same wrapper runs in the simulator and in the caches.
+public struct AdmittedPolicy<Policy: ReplacementPolicy & ~Copyable>: ReplacementPolicy, ~Copyable {
+  public typealias Key = Policy.Key
+  public var policy: Policy
+  public var gate: AdmissionGate<Key>
+  public let admission: AdmissionSpec
+
+  @inlinable
+  public init(_ policy: consuming Policy, admission: AdmissionSpec) {
+    self.policy = policy
+    self.gate = AdmissionGate(admission)
+    self.admission = admission
+  }
+
+  public var name: String { "\(policy.name) + \(admission)" }
+  @inlinable public var capacity: Int64 { policy.capacity }
+  @inlinable public var usedWeight: Int64 { policy.usedWeight }
+  @inlinable public var count: Int { policy.count }
+
+  @inlinable @inline(__always)
+  public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
+    policy.lookup(request, onEvict: onEvict)
+  }
+
+  @inlinable @inline(__always)
+  public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
+    guard gate.admits(request) else { return nil }
+    return policy.admit(request, onEvict: onEvict)
+  }
+
+  @inlinable public mutating func remove(_ key: Key) -> Slot? { policy.remove(key) }
+  @inlinable public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool { policy.evictOne(onEvict: onEvict) }
+  @inlinable public func contains(_ key: Key) -> Bool { policy.contains(key) }
+  @inlinable public func key(at slot: Slot) -> Key { policy.key(at: slot) }
+  public func checkInvariants() { policy.checkInvariants() }
+  public func lists() -> [(name: String, keys: [Key])] { policy.lists() }
+}
+
+/// Puts the admission policy `admission` in front of every policy the
+/// catalog builds, then hands the pair to `inner` (the policy alone for
+/// `none`, so a run without admission is the policy's own code).
+public struct AdmissionVisitor<Inner: PolicyVisitor>: PolicyVisitor {
+  public typealias Key = Inner.Key
+  public var inner: Inner
+  public let admission: AdmissionSpec
+
+  public init(_ inner: Inner, admission: AdmissionSpec) {
+    self.inner = inner
+    self.admission = admission
+  }
+
+  @inlinable
+  public mutating func visit<Policy: ReplacementPolicy & ~Copyable>(_ policy: consuming Policy) -> Inner.Output
+  where Policy.Key == Key {
+    if case .none = admission.kind { return inner.visit(policy) }
+    return inner.visit(AdmittedPolicy(policy, admission: admission))
+  }
+}
