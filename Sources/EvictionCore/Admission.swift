@@ -112,14 +112,21 @@ public struct AdmissionSpec: Hashable, Sendable, CustomStringConvertible {
     return number << shift
   }
 
-  /// The spec as written in rows and labels: `none`, `bloom-filter`, `prob:p=0.5,seed=1`, `size:max=65535`.
+  /// The spec as written in rows and labels: `none`, `bloom-filter`,
+  /// `prob:p=0.5` (`,seed=N` unless the seed is the default 1), `size:max=65535`.
   public var description: String {
     switch kind {
     case .none: "none"
     case .secondRequest: "bloom-filter"
-    case .probability(let p, let seed): "prob:p=\(p),seed=\(seed)"
+    case .probability(let p, let seed): seed == 1 ? "prob:p=\(p)" : "prob:p=\(p),seed=\(seed)"
     case .size(let max): "size:max=\(max)"
     }
+  }
+
+  /// This spec with its seed replaced by `seed` (itself when it draws nothing).
+  public func withSeed(_ seed: UInt64) -> AdmissionSpec {
+    if case .probability(let p, _) = kind { return AdmissionSpec(kind: .probability(p: p, seed: seed)) }
+    return self
   }
 
   /// Whether decisions are drawn at random (seeded).

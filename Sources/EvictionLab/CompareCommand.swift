@@ -38,6 +38,13 @@ struct Compare: ParsableCommand {
   @Option(help: "Without --config: count or bytes (default count).")
   var sizeMode: String?
 
+  @Option(
+    name: .customLong("admission"),
+    help:
+      "Without --config: admission policies in front of every policy, comma-separated (none, bloom-filter, prob:p=F, size:max=BYTES; default none)."
+  )
+  var admissions: [String] = []
+
   @Option(help: "Without --config: seeds for randomised policies, comma-separated or repeated (default 1).")
   var seeds: [String] = []
 
@@ -66,13 +73,14 @@ struct Compare: ParsableCommand {
     let configuration: CompareConfig
     do throws(ConfigError) {
       if let path = self.config ?? (traces.isEmpty ? Self.defaultConfig : nil) {
-        guard traces.isEmpty && policies.isEmpty && sizes.isEmpty else {
+        guard traces.isEmpty && policies.isEmpty && sizes.isEmpty && admissions.isEmpty else {
           throw ConfigError(file: path, "give either --config or --trace/--policy/--size, not both")
         }
         configuration = try CompareConfig.load(path: path)
       } else {
         configuration = try CompareConfig.fromFlags(
-          name: name, sizeMode: sizeMode, policies: policies, traces: traces, sizes: sizes, seeds: seeds)
+          name: name, sizeMode: sizeMode, policies: policies, traces: traces, sizes: sizes, seeds: seeds,
+          admissions: admissions)
       }
     } catch {
       throw fail(error)

@@ -76,20 +76,29 @@ public enum CompareReport {
     public var lru: CompareRow?
   }
 
+  /// `3 admissions (none, bloom-filter, prob:p=0.5) × `, or nothing without admission.
+  static func admissionsText(_ config: CompareConfig) -> String {
+    guard config.admissions != [.none] else { return "" }
+    let names = config.admissions.map(\.description).joined(separator: ", ")
+    return "\(config.admissions.count) admission\(config.admissions.count == 1 ? "" : "s") (\(names)) × "
+  }
+
   public static func rankings(_ rows: [CompareRow], trace: String, config: CompareConfig) -> [Ranking] {
     config.sizes.map(\.description).compactMap { label in
       let group = rows.filter { $0.trace == trace && $0.sizeLabel == label }
-        .sorted { $0.missRatio != $1.missRatio ? $0.missRatio < $1.missRatio : $0.policy < $1.policy }
+        .sorted { $0.missRatio != $1.missRatio ? $0.missRatio < $1.missRatio : $0.label < $1.label }
       guard let first = group.first else { return nil }
       let online = group.filter(\.isContender)
       let winner = online.first
       let tied = winner.map { w in online.dropFirst().filter { !$0.differs(from: w) } } ?? []
-      let belady = group.first { $0.policy == "belady" && $0.sizeMode == .count }
-      let anomalies = belady.map { bound in online.filter { $0.misses < bound.misses } } ?? []
+      let belady = group.first { $0.label == "belady" && $0.sizeMode == .count }
+      // Belady caches every missed object; an admission policy may leave one
+      // out and so miss less, which is not an anomaly.
+      let anomalies = belady.map { bound in online.filter { $0.admission == "none" && $0.misses < bound.misses } } ?? []
       return Ranking(
         sizeLabel: label, cacheSize: first.cacheSize, rows: group.filter { $0.isContender || $0.offline },
         models: group.filter { !$0.isContender && !$0.offline }, anomalies: anomalies, winner: winner,
-        tiedWithWinner: tied, lru: group.first { $0.policy == "lru" })
+        tiedWithWinner: tied, lru: group.first { $0.label == "lru" })
     }
   }
 
@@ -108,7 +117,7 @@ public enum CompareReport {
   }
 
   static func vsLRU(_ r: CompareRow, _ lru: CompareRow?) -> String {
-    guard let lru, lru.missRatio > 0, r.policy != "lru" else { return "—" }
+    guard let lru, lru.missRatio > 0, r.label != "lru" else { return "—" }
     return String(format: "%+.1f%%", (r.missRatio - lru.missRatio) / lru.missRatio * 100)
   }
 
@@ -123,15 +132,15 @@ public enum CompareReport {
 
   static func verdict(_ ranking: Ranking) -> String {
     guard let winner = ranking.winner else { return "Only offline bounds ran at this size." }
-    var text = "Best: **\(winner.policy)** (miss ratio \(ratio(winner.missRatio)))"
-    if let lru = ranking.lru, winner.policy != "lru" { text += ", " + margin(winner, over: lru) }
+    var text = "Best: **\(winner.label)** (miss ratio \(ratio(winner.missRatio)))"
+    if let lru = ranking.lru, winner.label != "lru" { text += ", " + margin(winner, over: lru) }
     text += "."
     if !ranking.tiedWithWinner.isEmpty {
       text +=
-        " Not distinguishable from it at 95% (intervals overlap): \(ranking.tiedWithWinner.map(\.policy).joined(separator: ", "))."
+        " Not distinguishable from it at 95% (intervals overlap): \(ranking.tiedWithWinner.map(\.label).joined(separator: ", "))."
     }
     if let bound = ranking.rows.first(where: \.offline) {
-      text += " Offline bound \(bound.policy): \(ratio(bound.missRatio))."
+      text += " Offline bound \(bound.label): \(ratio(bound.missRatio))."
     }
     return text
   }
@@ -140,7 +149,7 @@ public enum CompareReport {
   static func modelsNote(_ ranking: Ranking) -> String? {
     guard !ranking.models.isEmpty else { return nil }
     let items = ranking.models.map { r in
-      "\(r.policy) \(ratio(r.missRatio)) (held up to \(r.maxOccupancy)\(r.exceedsCapacity ? ", above the capacity of \(r.cacheSize)" : ""))"
+      "\(r.label) \(ratio(r.missRatio)) (held up to \(r.maxOccupancy)\(r.exceedsCapacity ? ", above the capacity of \(r.cacheSize)" : ""))"
     }
     return "Models of shipped caches, not ranked (they follow their library's rules, some trim only on a timer): "
       + items.joined(separator: "; ") + "."
@@ -149,7 +158,7 @@ public enum CompareReport {
   /// The warning for policies that beat Belady's optimum, or nil.
   public static func anomalyNote(_ ranking: Ranking) -> String? {
     guard !ranking.anomalies.isEmpty else { return nil }
-    return "ANOMALY: \(ranking.anomalies.map(\.policy).joined(separator: ", ")) missed less than Belady's optimum at "
+    return "ANOMALY: \(ranking.anomalies.map(\.label).joined(separator: ", ")) missed less than Belady's optimum at "
       + "\(ranking.sizeLabel), which no online policy can; this is a fault in the policy or the trace, not a result."
   }
 
@@ -157,7 +166,8 @@ public enum CompareReport {
 
   public static func markdown(_ outcome: CompareOutcome, config: CompareConfig) -> String {
     var md = "# Policy comparison: \(config.name)\n\n"
-    md += "\(config.policies.count) policies × \(config.traces.count) traces × \(config.sizes.count) sizes, "
+    md +=
+      "\(config.policies.count) policies × \(admissionsText(config))\(config.traces.count) traces × \(config.sizes.count) sizes, "
     md += "\(config.sizeMode.rawValue) mode, seeds \(config.seeds.map(String.init).joined(separator: ", ")). "
     md += "Randomised policies and synthetic traces run once per seed: their miss ratio is the mean, with a 95% "
     md +=
@@ -171,7 +181,7 @@ public enum CompareReport {
         md += "\n### \(ranking.sizeLabel) (\(ranking.cacheSize) \(config.sizeMode == .count ? "objects" : "bytes"))\n\n"
         md += "| rank | policy | miss ratio | 95% CI | byte miss ratio | vs LRU |\n|---:|---|---:|---|---:|---:|\n"
         for (i, r) in ranking.rows.enumerated() {
-          let name = r.offline ? "\(r.policy) (offline bound)" : r.policy
+          let name = r.offline ? "\(r.label) (offline bound)" : r.label
           md +=
             "| \(i + 1) | \(name) | \(ratio(r.missRatio)) | \(interval(r)) | \(ratio(r.byteMissRatio)) | \(vsLRU(r, ranking.lru)) |\n"
         }
@@ -214,7 +224,7 @@ public enum CompareReport {
     let bytes = config.sizeMode == .bytes
     var body = "<h1>Policy comparison: \(SVGChart.escape(config.name))</h1>\n"
     body +=
-      "<p>\(config.policies.count) policies × \(config.traces.count) traces × \(config.sizes.count) sizes, \(config.sizeMode.rawValue) mode. "
+      "<p>\(config.policies.count) policies × \(SVGChart.escape(admissionsText(config)))\(config.traces.count) traces × \(config.sizes.count) sizes, \(config.sizeMode.rawValue) mode. "
     body +=
       "Means over seeds with 95% confidence intervals where runs differ by seed; offline policies are bounds.</p>\n"
     for entry in config.traces {
@@ -227,13 +237,14 @@ public enum CompareReport {
       // of shipped caches are left out (listed under the ranking with their
       // peak occupancy): a timed model holding far more than the capacity
       // would draw a curve below the optimum.
-      let charted = config.policies.filter { policy in
-        rows.filter { $0.policy == policy.description }.allSatisfy { $0.isContender || $0.offline }
+      let labels = config.labels
+      let charted = labels.filter { label in
+        rows.filter { $0.label == label }.allSatisfy { $0.isContender || $0.offline }
       }
-      let series = charted.map { policy in
-        let points = rows.filter { $0.policy == policy.description }.sorted { $0.cacheSize < $1.cacheSize }
+      let series = charted.map { label in
+        let points = rows.filter { $0.label == label }.sorted { $0.cacheSize < $1.cacheSize }
         return SVGChart.Series(
-          name: policy.description, points: points.map { (Double($0.cacheSize), $0.missRatio) },
+          name: label, points: points.map { (Double($0.cacheSize), $0.missRatio) },
           intervals: points.map { $0.runs > 1 ? $0.missRatioCi95Low...$0.missRatioCi95High : nil })
       }
       body +=
@@ -250,15 +261,15 @@ public enum CompareReport {
           "<figure>"
           + SVGChart.bars(
             title: "Miss ratio at \(ranking.sizeLabel) (\(ranking.cacheSize) \(unit))", xLabel: "miss ratio",
-            labels: ranking.rows.map(\.policy), values: ranking.rows.map(\.missRatio),
+            labels: ranking.rows.map(\.label), values: ranking.rows.map(\.missRatio),
             intervals: ranking.rows.map { $0.runs > 1 ? $0.missRatioCi95Low...$0.missRatioCi95High : nil },
-            colors: ranking.rows.map { r in config.policies.firstIndex { $0.description == r.policy } ?? 0 },
+            colors: ranking.rows.map { r in labels.firstIndex(of: r.label) ?? 0 },
             format: { String(format: "%.3f", $0) }) + "</figure>\n"
         body +=
           "<table><thead><tr><th>rank</th><th>policy</th><th>miss ratio</th><th>95% CI</th><th>byte miss ratio</th><th>vs LRU</th></tr></thead><tbody>\n"
         for (i, r) in ranking.rows.enumerated() {
           body +=
-            "<tr><td>\(i + 1)</td><td>\(SVGChart.escape(r.policy))\(r.offline ? " (offline bound)" : "")</td><td>\(ratio(r.missRatio))</td><td>\(interval(r))</td><td>\(ratio(r.byteMissRatio))</td><td>\(vsLRU(r, ranking.lru))</td></tr>\n"
+            "<tr><td>\(i + 1)</td><td>\(SVGChart.escape(r.label))\(r.offline ? " (offline bound)" : "")</td><td>\(ratio(r.missRatio))</td><td>\(interval(r))</td><td>\(ratio(r.byteMissRatio))</td><td>\(vsLRU(r, ranking.lru))</td></tr>\n"
         }
         body +=
           "</tbody></table>\n<p>\(SVGChart.escape(verdict(ranking).replacingOccurrences(of: "**", with: "")))</p>\n"

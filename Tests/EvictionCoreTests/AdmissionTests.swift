@@ -18,7 +18,8 @@ func admittedRun(
 @Suite struct AdmissionTests {
   @Test func specsParseAsLibCacheSimNamesThemAndSayWhatIsWrong() throws {
     #expect(try AdmissionSpec("Bloom_Filter").description == "bloom-filter")
-    #expect(try AdmissionSpec("prob").description == "prob:p=0.5,seed=1")
+    #expect(try AdmissionSpec("prob").description == "prob:p=0.5")
+    #expect(try AdmissionSpec("prob:seed=1,p=0.5") == AdmissionSpec("prob"))
     #expect(try AdmissionSpec("size:max=64k").description == "size:max=65536")
     #expect(
       try AdmissionSpec.list("none,prob:p=0.25,seed=3,size:max=1m").map(\.description) == [

@@ -109,6 +109,18 @@ let sharedTraces = SharedData.traces
         "inline_threshold is a byte count"
       ),
       ("policies = [\"lru\"]\nsizes = [10]\n[[traces]]\npath = \"\(trace)\"\n[disk]\nrounds = 0\n", "rounds"),
+      (
+        "policies = [\"lru\"]\nadmissions = [\"size:max=4k\"]\nsizes = [10]\n[[traces]]\npath = \"\(trace)\"\n",
+        "size_mode = \"bytes\""
+      ),
+      (
+        "policies = [\"lru\"]\nadmissions = [\"tinylru\"]\nsizes = [10]\n[[traces]]\npath = \"\(trace)\"\n",
+        "admissions: unknown admission 'tinylru'"
+      ),
+      (
+        "policies = [\"lru\"]\nadmissions = [\"none\", \"none\"]\nsizes = [10]\n[[traces]]\npath = \"\(trace)\"\n",
+        "twice"
+      ),
     ]
     for (text, words) in cases {
       #expect("\(text)") {

@@ -81,6 +81,41 @@ import Testing
     }
   }
 
+  /// Each admission is a row per policy and size, named `policy + admission`
+  /// in the report; a seeded admission runs once per seed; shards still
+  /// merge into the single run's bytes.
+  @Test func admissionsAreRowsAndLabelsAndShardsStillMerge() throws {
+    let dir = try scratchDirectory()
+    let config = try writeConfig(
+      in: dir, name: "admitted", extra: "admissions = [\"none\", \"bloom-filter\", \"prob:p=0.5\"]")
+    let single = try evlab(["compare", "--config", config, "--output", "single"], in: dir)
+    #expect(single.status == 0, "\(single.stderr)")
+    for i in 1...2 {
+      let shard = try evlab(["compare", "--config", config, "--shard", "\(i)/2", "--output", "parts/\(i)"], in: dir)
+      #expect(shard.status == 0, "\(shard.stderr)")
+    }
+    let merge = try evlab(["merge", "parts/1", "parts/2", "-o", "merged"], in: dir)
+    #expect(merge.status == 0, "\(merge.stderr)")
+    let csv = try read(dir, "single/results.csv")
+    #expect(try read(dir, "merged/results.csv") == csv)
+    let lines = csv.split(separator: "\n")
+    let header = lines[0].split(separator: ",").map(String.init)
+    #expect(header.last == "admission")
+    // 6 policies × 3 admissions × 3 sizes × 3 traces.
+    #expect(lines.count - 1 == 6 * 3 * 3 * 3)
+    let lruPerAdmission = lines.dropFirst().filter {
+      $0.hasPrefix("cloudPhysicsIO.oracleGeneral.bin,oracleGeneral,lru,200,")
+    }
+    #expect(
+      lruPerAdmission.map { $0.split(separator: ",").last.map(String.init) } == ["none", "bloom-filter", "prob:p=0.5"])
+    // prob draws: three runs (the seeds) on a recorded trace; bloom-filter one.
+    let runs = try #require(header.firstIndex(of: "runs"))
+    #expect(lruPerAdmission.map { $0.split(separator: ",")[runs] } == ["1", "1", "3"])
+    let report = try read(dir, "single/report.md")
+    #expect(report.contains("lru + bloom-filter") && report.contains("fifo + prob:p=0.5"))
+    #expect(report.contains("3 admissions (none, bloom-filter, prob:p=0.5)"))
+  }
+
   @Test func shardsThatDoNotBelongTogetherAreRefused() throws {
     let dir = try scratchDirectory()
     let a = try writeConfig(in: dir, name: "a")

@@ -55,6 +55,8 @@ public struct CompareConfig: Sendable {
   public var name: String
   public var sizeMode: SizeMode
   public var policies: [PolicySpec]
+  /// Admission policies, each in front of every policy (default `none`).
+  public var admissions: [AdmissionSpec] = [.none]
   public var sizes: [SizeSpec]
   public var seeds: [UInt64]
   public var traces: [TraceEntry]
@@ -69,9 +71,16 @@ public struct CompareConfig: Sendable {
   public var source: String
   public var sourceFormat: String
 
+  /// Every policy × admission as reports name them (``CompareRow/label``), in sweep order.
+  public var labels: [String] {
+    policies.flatMap { policy in
+      admissions.map { $0.kind == .none ? policy.description : "\(policy.description) + \($0)" }
+    }
+  }
+
   /// Keys each table accepts; anything else is an error naming the known ones.
   static let topKeys: Set<String> = [
-    "name", "size_mode", "policies", "sizes", "seeds", "traces", "chart_size", "stress", "disk", "jobs",
+    "name", "size_mode", "policies", "admissions", "sizes", "seeds", "traces", "chart_size", "stress", "disk", "jobs",
     "skip_bad_lines",
   ]
   static let fileTraceKeys: Set<String> = [
@@ -107,7 +116,8 @@ public struct CompareConfig: Sendable {
   /// given, each possibly a comma-separated list; `sizeMode` nil is count):
   /// written as a JSON configuration, so flags and files go through one parser.
   public static func fromFlags(
-    name: String?, sizeMode: String?, policies: [String], traces: [String], sizes: [String], seeds: [String]
+    name: String?, sizeMode: String?, policies: [String], traces: [String], sizes: [String], seeds: [String],
+    admissions: [String] = []
   ) throws(ConfigError) -> CompareConfig {
     let file = "the command line"
     func items(_ values: [String], _ option: String) throws(ConfigError) -> [String] {
@@ -123,6 +133,7 @@ public struct CompareConfig: Sendable {
       "traces": traces.map { ["path": $0] },
       "sizes": try items(sizes, "--size").map { Int64($0) ?? $0 as Any },
     ]
+    if !admissions.isEmpty { document["admissions"] = admissions }
     if !seeds.isEmpty {
       var values: [Int] = []
       for seed in try items(seeds, "--seeds") {
@@ -168,6 +179,22 @@ public struct CompareConfig: Sendable {
     guard Set(policies).count == policies.count else {
       throw ConfigError(file: file, "policies names a policy twice")
     }
+    var admissions: [AdmissionSpec] = []
+    for text in try reader.strings("admissions") ?? ["none"] {
+      do throws(AdmissionError) { admissions += try AdmissionSpec.list(text) } catch {
+        throw ConfigError(file: file, "admissions: \(error.description)")
+      }
+    }
+    guard !admissions.isEmpty, Set(admissions).count == admissions.count else {
+      throw ConfigError(file: file, "admissions names one twice (or none at all); e.g. [\"none\", \"bloom-filter\"]")
+    }
+    for admission in admissions {
+      if case .size = admission.kind, sizeMode == .count {
+        throw ConfigError(
+          file: file,
+          "admissions: \(admission) judges sizes, but in count mode every object weighs 1; set size_mode = \"bytes\"")
+      }
+    }
     let sizes = try reader.sizes("sizes") ?? []
     guard !sizes.isEmpty else {
       throw ConfigError(
@@ -210,11 +237,13 @@ public struct CompareConfig: Sendable {
       guard case .table(let t) = value else { throw ConfigError(file: file, "disk must be a table: [disk]") }
       disk = try diskSection(t, file: file)
     }
-    return CompareConfig(
+    var config = CompareConfig(
       name: name, sizeMode: sizeMode, policies: policies, sizes: sizes, seeds: seedValues.map { UInt64($0) },
       traces: traces, chartSize: chartSize, stress: stress, disk: disk, jobs: jobs, skipBadLines: skipBadLines,
       source: text,
       sourceFormat: format)
+    config.admissions = admissions
+    return config
   }
 
   static func traceEntry(

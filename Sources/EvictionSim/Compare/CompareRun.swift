@@ -15,6 +15,8 @@ public struct ComparePlan: Sendable {
   public struct Row: Sendable, Equatable {
     public var trace: Int
     public var policy: Int
+    /// Index into the configuration's admissions.
+    public var admission: Int
     public var size: Int
     public var cacheSize: Int64
     public var firstRun: Int
@@ -53,16 +55,24 @@ public struct ComparePlan: Sendable {
     var costs: [Int64] = []
     for (t, entry) in config.traces.enumerated() {
       for (p, policy) in config.policies.enumerated() {
-        let randomised = CompareConfig.isRandomised(policy)
-        let runs = entry.isSynthetic || randomised ? config.seeds.count : 1
-        for (z, size) in config.sizes.enumerated() {
-          let cacheSize = size.resolve(infos[t], sizeMode: config.sizeMode)
-          rows.append(Row(trace: t, policy: p, size: z, cacheSize: cacheSize, firstRun: cells.count, runCount: runs))
-          for s in 0..<runs {
-            let spec = randomised ? policy.withSeed(config.seeds[s]) : policy
-            let source = sources[t][entry.isSynthetic ? s : 0]
-            cells.append(ReplayCell(trace: source, policy: spec, cacheSize: cacheSize, sizeMode: config.sizeMode))
-            costs.append(infos[t].requests * (policy.descriptor.isOffline ? 2 : 1))
+        for (a, admission) in config.admissions.enumerated() {
+          let randomPolicy = CompareConfig.isRandomised(policy)
+          let runs = entry.isSynthetic || randomPolicy || admission.isRandomized ? config.seeds.count : 1
+          for (z, size) in config.sizes.enumerated() {
+            let cacheSize = size.resolve(infos[t], sizeMode: config.sizeMode)
+            rows.append(
+              Row(
+                trace: t, policy: p, admission: a, size: z, cacheSize: cacheSize, firstRun: cells.count,
+                runCount: runs))
+            for s in 0..<runs {
+              cells.append(
+                ReplayCell(
+                  trace: sources[t][entry.isSynthetic ? s : 0],
+                  policy: randomPolicy ? policy.withSeed(config.seeds[s]) : policy, cacheSize: cacheSize,
+                  sizeMode: config.sizeMode,
+                  admission: admission.isRandomized ? admission.withSeed(config.seeds[s]) : admission))
+              costs.append(infos[t].requests * (policy.descriptor.isOffline ? 2 : 1))
+            }
           }
         }
       }
@@ -137,6 +147,9 @@ public struct CompareRow: FlatRow, Sendable, Equatable {
     self.fields = fields
   }
 
+  /// The row's name in reports: the policy, with ` + admission` when one is in front.
+  public var label: String { key.admission == "none" ? key.policy : "\(key.policy) + \(key.admission)" }
+
   /// Whether this row competes in the ranking: online, capacity-bound, not a model.
   public var isContender: Bool { !fields.offline && !fields.model && !fields.exceedsCapacity }
 
@@ -162,9 +175,12 @@ public struct CompareTiming: Sendable, Codable, Equatable {
   public var runs: Int
   public var seconds: Double
   public var requestsPerSecond: Double
+  public var admission = "none"
 
   /// The column order of `timings.csv`.
-  public static let columns = ["trace", "policy", "size_label", "runs", "seconds", "requests_per_second"]
+  public static let columns = [
+    "trace", "policy", "size_label", "runs", "seconds", "requests_per_second", "admission",
+  ]
 }
 
 /// What a sweep (or one shard of it) produced.
@@ -207,9 +223,10 @@ public enum CompareRun {
       let counts = HitCounts(
         requests: mean(runs.map(\.requests)), hits: mean(runs.map(\.hits)),
         bytesRequested: mean(runs.map(\.bytesRequested)), bytesMissed: mean(runs.map(\.bytesMissed)))
+      let admission = plan.config.admissions[row.admission].description
       let key = CellKey(
         trace: trace.name, format: runs[0].format, policy: policy.description, cacheSize: row.cacheSize,
-        sizeMode: plan.config.sizeMode)
+        sizeMode: plan.config.sizeMode, admission: admission)
       let fields = CompareRow.Fields(
         sizeLabel: plan.config.sizes[row.size].description,
         missRatio: runs.count == 1 ? runs[0].missRatio : missRatios.mean,
@@ -225,7 +242,8 @@ public enum CompareRun {
         CompareTiming(
           trace: trace.name, policy: policy.description, sizeLabel: plan.config.sizes[row.size].description,
           runs: runs.count, seconds: seconds,
-          requestsPerSecond: seconds > 0 ? (Double(runs.map(\.requests).reduce(0, +)) / seconds).rounded() : 0))
+          requestsPerSecond: seconds > 0 ? (Double(runs.map(\.requests).reduce(0, +)) / seconds).rounded() : 0,
+          admission: admission))
     }
     return (rows, timings)
   }
