@@ -221,6 +221,12 @@ public struct AdmittedPolicy<Policy: ReplacementPolicy & ~Copyable>: Replacement
 /// Puts the admission policy `admission` in front of every policy the
 /// catalog builds, then hands the pair to `inner` (the policy alone for
 /// `none`, so a run without admission is the policy's own code).
+///
+/// An admitted pair reaches `inner` type-erased (``BoxedPolicy``): `inner`
+/// is then specialised once for all admitted policies instead of once per
+/// policy, which keeps release builds (and CI) from growing by a replay loop
+/// per catalog entry. The price is one indirect call per request, paid only
+/// by runs with an admission policy.
 public struct AdmissionVisitor<Inner: PolicyVisitor>: PolicyVisitor {
   public typealias Key = Inner.Key
   public var inner: Inner
@@ -235,6 +241,6 @@ public struct AdmissionVisitor<Inner: PolicyVisitor>: PolicyVisitor {
   public mutating func visit<Policy: ReplacementPolicy & ~Copyable>(_ policy: consuming Policy) -> Inner.Output
   where Policy.Key == Key {
     if case .none = admission.kind { return inner.visit(policy) }
-    return inner.visit(AdmittedPolicy(policy, admission: admission))
+    return inner.visit(BoxedPolicy(AnyCachePolicy(AdmittedPolicy(policy, admission: admission))))
   }
 }
