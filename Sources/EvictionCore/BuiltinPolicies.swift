@@ -8,17 +8,22 @@ public typealias BuiltinPolicies = PolicyList
   .And<FIFO>
   .And<FIFOMerge>
   .And<LFU>
+  .And<CRLFU>
   .And<MRU>
   .And<RandomEviction>
   .And<RandomTwo>
   .And<LRUProb>
   .And<ARC>
+  .And<LPARC>
   .And<SLRU>
   .And<SFIFO>
+  .And<LPSFIFO>
   .And<CLOCK>
   .And<Sieve>
   .And<S3FIFO>
+  .And<QDLP>
   .And<TwoQ>
+  .And<LPTwoQ>
   .And<LIRS>
   .And<LFUDA>
   .And<GDSF>

@@ -134,6 +134,111 @@ extension SingleListPolicy where Self: ~Copyable {
   }
 }
 
+/// A policy whose resident entries sit in equal segments, tagged by their
+/// segment, the bottom one (0) allowed over its share (SLRU, SFIFO,
+/// LP-SFIFO): removal, the list report and the structural check come from
+/// the extension below.
+public protocol SegmentedPolicy: StoredPolicy, ~Copyable {
+  /// Segment 0 is the bottom; an entry's tag is its segment.
+  var segments: [EntryList] { get set }
+  /// The weight each segment above the bottom keeps within.
+  var segmentLimit: Int64 { get }
+}
+
+extension SegmentedPolicy where Self: ~Copyable {
+  @inlinable
+  public mutating func remove(_ key: Key) -> Slot? {
+    let slot = store.find(key)
+    guard slot >= 0 else { return nil }
+    let segment = Int(store.table[slot].list)
+    var list = segments[segment]
+    store.table.unlink(slot, &list)
+    segments[segment] = list
+    store.delete(slot, resident: true)
+    return slot
+  }
+
+  public func checkInvariants() {
+    for (i, segment) in segments.enumerated() {
+      store.table.checkList(segment, tag: UInt8(i), "segment \(i)")
+      precondition(i == 0 || segment.weight <= segmentLimit, "segment \(i) over its share")
+    }
+    store.checkTotals(segments)
+  }
+
+  public func lists() -> [(name: String, keys: [Key])] {
+    segments.enumerated().map { ("segment \($0.offset)", store.table.keys(of: $0.element)) }
+  }
+}
+
+/// A policy with a probationary queue for new objects (tag 1), a main queue
+/// for proven ones (tag 2) and a ghost queue remembering keys evicted from
+/// probation (tag 3): 2Q, S3-FIFO, QD-LP. Removal, residency (a ghost is
+/// indexed but not resident), the report and the lists' structural check
+/// come from the extension below; a policy adds its own bounds.
+public protocol ProbationGhostPolicy: StoredPolicy, ~Copyable {
+  var probation: EntryList { get set }
+  var main: EntryList { get set }
+  var ghost: EntryList { get set }
+  /// The three queues' names in the policy's own terms, in that order.
+  static var queueNames: (probation: String, main: String, ghost: String) { get }
+}
+
+extension ProbationGhostPolicy where Self: ~Copyable {
+  @inlinable @inline(__always) static var inProbation: UInt8 { 1 }
+  @inlinable @inline(__always) static var inMain: UInt8 { 2 }
+  @inlinable @inline(__always) static var inGhost: UInt8 { 3 }
+
+  @inlinable
+  public mutating func remove(_ key: Key) -> Slot? {
+    let slot = store.find(key)
+    guard slot >= 0 else { return nil }
+    // Through the protocol, `store` and the queues are all accesses to self:
+    // take the queue out, so the two never overlap.
+    switch store.table[slot].list {
+    case Self.inProbation:
+      var list = probation
+      store.table.unlink(slot, &list)
+      probation = list
+    case Self.inMain:
+      var list = main
+      store.table.unlink(slot, &list)
+      main = list
+    default:
+      var list = ghost
+      store.table.unlink(slot, &list)
+      ghost = list
+      store.delete(slot, resident: false)
+      return nil
+    }
+    store.delete(slot, resident: true)
+    return slot
+  }
+
+  @inlinable public func contains(_ key: Key) -> Bool {
+    let slot = store.find(key)
+    return slot >= 0 && store.table[slot].list != Self.inGhost
+  }
+
+  /// The queues' links, tags and totals; a policy's ``checkInvariants()``
+  /// calls this and adds its own bounds.
+  public func checkQueues() {
+    let names = Self.queueNames
+    store.table.checkList(probation, tag: Self.inProbation, names.probation)
+    store.table.checkList(main, tag: Self.inMain, names.main)
+    store.table.checkList(ghost, tag: Self.inGhost, names.ghost)
+    store.checkTotals([probation, main])
+  }
+
+  public func lists() -> [(name: String, keys: [Key])] {
+    let names = Self.queueNames
+    return [
+      (names.probation, store.table.keys(of: probation)), (names.main, store.table.keys(of: main)),
+      (names.ghost, store.table.keys(of: ghost)),
+    ]
+  }
+}
+
 /// What every policy stores: the index, the entry slab, and the resident
 /// weight and count. Policies add their lists and parameters around it.
 public struct PolicyStorage<Index: SlotIndex & ~Copyable, Payload>: ~Copyable {
@@ -232,5 +337,21 @@ public struct PolicyStorage<Index: SlotIndex & ~Copyable, Payload>: ~Copyable {
     precondition(count == self.count, "resident lists hold \(count), counted \(self.count)")
     precondition(used <= capacity, "used \(used) exceeds capacity \(capacity)")
     precondition(index.count == table.live, "index holds \(index.count) keys, slab \(table.live)")
+  }
+}
+
+extension PolicyStorage where Index: ~Copyable, Payload == UInt8 {
+  /// CLOCK's hand over `list`, whose entries carry a reference counter: from
+  /// the back, an entry with a nonzero counter loses one and goes to the
+  /// front; the first entry found at zero is returned, still on the list.
+  @inlinable @inline(__always)
+  public mutating func clockVictim(of list: inout EntryList) -> Slot {
+    var slot = list.back
+    while table[slot].payload > 0 {
+      table[slot].payload -= 1
+      table.moveToFront(slot, &list)
+      slot = list.back
+    }
+    return slot
   }
 }

@@ -86,3 +86,80 @@ import Testing
     #expect(hot(fifo) < 2_999)
   }
 }
+
+/// The lazy-promotion family and CR-LFU, each by what sets it apart from the
+/// policy it modifies; exact agreement with libCacheSim is in the reference tests.
+@Suite struct LazyPromotionPolicyTests {
+  @Test func lpARCGivesReferencedT2EntriesASecondChanceWhereARCReorders() throws {
+    // 1 and 2 reach T2 (T2 front first: [2, 1]); hits on 2 then 1. ARC moves
+    // each to the front ([1, 2]) and evicts its LRU end, 2; LP-ARC only sets
+    // their bits, so its CLOCK clears both and evicts 1.
+    let keys: [UInt64] = [1, 1, 2, 2, 2, 1, 3]
+    let arc = try scenario("arc", capacity: 2, keys)
+    let lazy = try scenario("lp-arc", capacity: 2, keys)
+    #expect(arc.evicted == [2])
+    #expect(lazy.evicted == [1])
+    #expect(arc.hits == lazy.hits)
+    #expect(lazy.lists["T1"] == [3] && lazy.lists["T2"] == [2] && lazy.lists["B2"] == [1])
+  }
+
+  @Test func lpTwoQLeavesAmInPlaceOnAHit() throws {
+    // Capacity 4: A1in 1, A1out 2, Am 3. Keys 1-6 pass through A1in; 1, 2
+    // and 3 come back from A1out into Am ([3, 2, 1]). A hit on 1 moves it to
+    // Am's front in 2Q and sets a bit in LP-2Q; the next miss evicts Am's
+    // back: 2 in 2Q, and in LP-2Q 2 as well, after 1's second chance.
+    let keys: [UInt64] = [1, 2, 3, 4, 5, 6, 1, 2, 3, 1, 7]
+    let twoQ = try scenario("2q", capacity: 4, keys)
+    let lazy = try scenario("lp-twoq", capacity: 4, keys)
+    #expect(twoQ.lists["Am"] == [1, 3])
+    #expect(lazy.lists["Am"] == [1, 3])
+    #expect(twoQ.evicted.suffix(1) == [2] && lazy.evicted.suffix(1) == [2])
+    let beforeEviction = Array(keys.dropLast())
+    #expect(try scenario("2q", capacity: 4, beforeEviction).lists["Am"] == [1, 3, 2])
+    #expect(try scenario("lp-twoq", capacity: 4, beforeEviction).lists["Am"] == [3, 2, 1])
+  }
+
+  @Test func lpSFIFOPromotesAtEvictionTime() throws {
+    // Two segments of 2. 1 and 2 fill segment 0, 3 and 4 segment 1; 1 is hit.
+    // 5 needs room: 1, hit, moves up to segment 1, whose oldest (3) comes
+    // down; then 2, never hit, is evicted (FIFO would have evicted 1).
+    let r = try scenario("lp-sfifo:segments=2", capacity: 4, [1, 2, 1, 3, 4, 5])
+    #expect(r.hits == [false, false, true, false, false, false])
+    #expect(r.evicted == [2])
+    #expect(r.lists["segment 0"] == [5, 3])
+    #expect(r.lists["segment 1"] == [1, 4])
+    #expect(try scenario("fifo", capacity: 4, [1, 2, 1, 3, 4, 5]).evicted == [1])
+  }
+
+  @Test func qdlpDemotesOneHitWondersQuicklyAndPromotesLazily() throws {
+    // Capacity 20: a FIFO of 2, a main CLOCK of 18, a ghost of 18. Twenty
+    // misses fill the cache through the FIFO; 3 is hit there. 21 and 22 evict
+    // 1 and 2 (never hit) into the ghost; 23 finds 3 hit, moves it to the
+    // main cache, and evicts 4. 1 then returns from the ghost into the main
+    // cache, evicting 5.
+    let keys: [UInt64] = Array(1...20) + [3, 21, 22, 23, 1]
+    let r = try scenario("qdlp", capacity: 20, keys)
+    #expect(r.evicted == [1, 2, 4, 5])
+    #expect(r.lists["main"] == [1, 3])
+    #expect(r.lists["ghost"] == [5, 4, 2])
+    #expect(r.hits.filter { $0 }.count == 1)
+  }
+
+  @Test func qdlpRefusesCapacitiesWhoseFIFOAdmitsNothing() throws {
+    #expect(try PolicySpec("qdlp").minimumCapacity == 20)
+    #expect(try PolicySpec("qdlp:fifo=0.5").minimumCapacity == 4)
+  }
+
+  @Test func crLFUEvictsTheNewestOfTheLeastFrequentWhereLFUEvictsTheOldest() throws {
+    // 1 is hit twice; 2, 3 and 4 are seen once. 5 needs room: LFU evicts 2,
+    // the first to reach frequency 1, CR-LFU 4, the last; a scan of new keys
+    // then keeps replacing itself and never touches 2 or 3.
+    let keys: [UInt64] = [1, 1, 1, 2, 3, 4, 5, 6, 7, 2, 3]
+    let lfu = try scenario("lfu", capacity: 4, keys)
+    let churn = try scenario("cr-lfu", capacity: 4, keys)
+    #expect(lfu.evicted.prefix(1) == [2])
+    #expect(churn.evicted == [4, 5, 6])
+    #expect(churn.hits.suffix(2) == [true, true])
+    #expect(try PolicySpec("CR_LFU").name == "cr-lfu")
+  }
+}

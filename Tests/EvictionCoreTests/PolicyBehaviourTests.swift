@@ -119,7 +119,9 @@ func scenario(_ spec: String, capacity: Int64, _ keys: [UInt64], weights: [UInt6
 
   @Test func tooHeavyObjectsAreMissesThatEvictNothing() throws {
     for spec in PolicyCatalog.entries.filter({ !$0.isModel }).map(\.name) {
-      let r = try scenario(spec, capacity: 10, [1, 2, 9, 9, 1], weights: [9: 11])
+      // At 10, or the least capacity at which the policy caches anything (QD-LP: 20).
+      let capacity = max(10, try PolicySpec(spec).minimumCapacity)
+      let r = try scenario(spec, capacity: capacity, [1, 2, 9, 9, 1], weights: [9: capacity + 1])
       #expect(r.evicted.isEmpty, "\(spec) evicted for an object it cannot hold")
       #expect(r.hits == [false, false, false, false, true], "\(spec)")
     }

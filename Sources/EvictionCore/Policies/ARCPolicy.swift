@@ -19,9 +19,15 @@
 /// trace. With equal weights the paper's bound (T1+T2+B1+B2 <= 2c) holds and
 /// the cap never binds; it binds on none of the reference rows (at 4c, 3 of
 /// the 46 ARC rows would differ).
+///
+/// With `lazyPromotion` this is ``LPARC``: T1 and T2 are CLOCKs (a hit in T2
+/// sets a reference bit; REPLACE takes T2's CLOCK victim), each ghost list
+/// keeps at most c of weight on its own, and case IV drops B2's LRU end until
+/// the four lists weigh less than 2c.
 public struct ARCPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
   public typealias Key = Index.Key
-  public var store: PolicyStorage<Index, Void>
+  /// Entries carry a reference bit, used in T2 under lazy promotion.
+  public var store: PolicyStorage<Index, UInt8>
   @usableFromInline var t1 = EntryList()
   @usableFromInline var t2 = EntryList()
   @usableFromInline var b1 = EntryList()
@@ -36,6 +42,7 @@ public struct ARCPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
   @usableFromInline var trimmed = false
   @usableFromInline var ghostHitInB1 = false
   @usableFromInline var ghostHitInB2 = false
+  @usableFromInline let lazyPromotion: Bool
 
   /// Ghost weight is kept within this many times the capacity.
   @usableFromInline static var ghostCap: Int64 { 8 }
@@ -45,11 +52,12 @@ public struct ARCPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
   @usableFromInline static var inB2: UInt8 { 4 }
 
   @inlinable
-  public init(capacity: Int64) {
+  public init(capacity: Int64, lazyPromotion: Bool = false) {
     store = PolicyStorage(capacity: capacity)
+    self.lazyPromotion = lazyPromotion
   }
 
-  public var name: String { "ARC" }
+  public var name: String { lazyPromotion ? "LP-ARC" : "ARC" }
   /// The current target weight of T1.
   public var target: Double { p }
 
@@ -63,10 +71,11 @@ public struct ARCPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
     switch store.table[slot].list {
     case Self.inT1:
       store.table.unlink(slot, &t1)
+      store.table[slot].payload = 0
       store.table.pushFront(slot, &t2, tag: Self.inT2)
       return slot
     case Self.inT2:
-      store.table.moveToFront(slot, &t2)
+      if lazyPromotion { store.table[slot].payload = 1 } else { store.table.moveToFront(slot, &t2) }
       return slot
     case Self.inB1:
       // Case II: the object would have stayed had T1 been larger.
@@ -100,7 +109,7 @@ public struct ARCPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
         evictOnFullMiss(incoming: request.weight, onEvict)
       }
     }
-    let slot = store.insert(request.key, weight: request.weight, payload: ())
+    let slot = store.insert(request.key, weight: request.weight, payload: 0)
     if servingGhostHit {
       store.table.pushFront(slot, &t2, tag: Self.inT2)
       ghostHitInB1 = false
@@ -130,13 +139,22 @@ public struct ARCPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
       store.table.unlink(victim, &t1)
       store.retire(victim)
       onEvict(victim, store.table[victim].key)
-      store.table.pushFront(victim, &b1, tag: Self.inB1)
+      if lazyPromotion {
+        store.remember(victim, in: &b1, capacity: store.capacity, tag: Self.inB1)
+      } else {
+        store.table.pushFront(victim, &b1, tag: Self.inB1)
+      }
     } else {
-      let victim = t2.back
+      // Under lazy promotion, CLOCK: a referenced entry gets a second chance.
+      let victim = lazyPromotion ? store.clockVictim(of: &t2) : t2.back
       store.table.unlink(victim, &t2)
       store.retire(victim)
       onEvict(victim, store.table[victim].key)
-      store.table.pushFront(victim, &b2, tag: Self.inB2)
+      if lazyPromotion {
+        store.remember(victim, in: &b2, capacity: store.capacity, tag: Self.inB2)
+      } else {
+        store.table.pushFront(victim, &b2, tag: Self.inB2)
+      }
     }
   }
 
@@ -154,8 +172,10 @@ public struct ARCPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
         store.evict(victim, from: &t1, onEvict: onEvict)
       }
     } else {
-      if t1.weight &+ b1.weight &+ t2.weight &+ b2.weight >= 2 &* c && b2.weight > 0 {
+      // ARC drops one B2 ghost; libCacheSim's LP-ARC drops them until under 2c.
+      while t1.weight &+ b1.weight &+ t2.weight &+ b2.weight >= 2 &* c && b2.weight > 0 {
         store.deleteBack(of: &b2)
+        if !lazyPromotion { break }
       }
       replace(onEvict)
     }

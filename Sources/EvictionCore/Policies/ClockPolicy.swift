@@ -44,13 +44,8 @@ public struct ClockPolicy<Index: SlotIndex & ~Copyable>: SingleListPolicy, ~Copy
 
   @inlinable @inline(__always)
   public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
-    var victim = queue.back
-    guard victim >= 0 else { return false }
-    while store.table[victim].payload > 0 {
-      store.table[victim].payload -= 1
-      store.table.moveToFront(victim, &queue)
-      victim = queue.back
-    }
+    guard !queue.isEmpty else { return false }
+    let victim = store.clockVictim(of: &queue)
     store.evict(victim, from: &queue, onEvict: onEvict)
     return true
   }

@@ -5,6 +5,7 @@
 /// implementing the LFU cache eviction scheme", 2010): a frequency counts only
 /// while the object is resident (it restarts at 1 on readmission), and among
 /// equal frequencies the entry that reached the frequency first is evicted.
+/// With `evictsNewest`, the one that reached it last is (``CRLFU``).
 public struct LFUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
   public typealias Key = Index.Key
   /// Entries carry the slot of their frequency bucket.
@@ -13,14 +14,17 @@ public struct LFUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
   @usableFromInline var buckets: EntryTable<Int64, EntryList>
   /// The buckets in ascending frequency.
   @usableFromInline var order = EntryList()
+  /// Whether ties go to the entry that reached the lowest frequency last.
+  @usableFromInline let evictsNewest: Bool
 
   @inlinable
-  public init(capacity: Int64) {
+  public init(capacity: Int64, evictsNewest: Bool = false) {
     store = PolicyStorage(capacity: capacity)
     buckets = EntryTable(minimumCapacity: 64)
+    self.evictsNewest = evictsNewest
   }
 
-  public var name: String { "LFU" }
+  public var name: String { evictsNewest ? "CR-LFU" : "LFU" }
 
   @inlinable @inline(__always)
   public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
@@ -57,7 +61,7 @@ public struct LFUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
   public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
     let bucket = order.front
     guard bucket >= 0 else { return false }
-    let victim = buckets[bucket].payload.front
+    let victim = evictsNewest ? buckets[bucket].payload.back : buckets[bucket].payload.front
     store.table.unlink(victim, &buckets[bucket].payload)
     dropIfEmpty(bucket)
     onEvict(victim, store.table[victim].key)

@@ -19,14 +19,19 @@
 /// as the small FIFO (after making room for it), so in count mode below 20
 /// objects it admits nothing; here an object up to small's size is admitted.
 /// No reference row contains such an object.
-public struct S3FIFOPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
+public struct S3FIFOPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy, ~Copyable {
   public typealias Key = Index.Key
   /// Entries carry their hit counter (saturating at 255; only `>= threshold`
   /// and min(counter, 3) are ever read).
   public var store: PolicyStorage<Index, UInt8>
   @usableFromInline var small = EntryList()
-  @usableFromInline var main = EntryList()
-  @usableFromInline var ghost = EntryList()
+  public var main = EntryList()
+  public var ghost = EntryList()
+  /// The small FIFO is the probationary queue.
+  @inlinable public var probation: EntryList {
+    get { small }
+    set { small = newValue }
+  }
   @usableFromInline let smallCapacity: Int64
   @usableFromInline let mainCapacity: Int64
   @usableFromInline let ghostCapacity: Int64
@@ -35,9 +40,7 @@ public struct S3FIFOPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyabl
   @usableFromInline var hitOnGhost = false
   @usableFromInline let smallRatio: Double
 
-  @usableFromInline static var inSmall: UInt8 { 1 }
-  @usableFromInline static var inMain: UInt8 { 2 }
-  @usableFromInline static var inGhost: UInt8 { 3 }
+  public static var queueNames: (probation: String, main: String, ghost: String) { ("small", "main", "ghost") }
 
   @inlinable
   public init(capacity: Int64, small: Double = 0.1, ghost: Double = 0.9, threshold: Int = 2) {
@@ -79,7 +82,7 @@ public struct S3FIFOPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyabl
     if toMain {
       store.table.pushFront(slot, &main, tag: Self.inMain)
     } else {
-      store.table.pushFront(slot, &small, tag: Self.inSmall)
+      store.table.pushFront(slot, &small, tag: Self.inProbation)
     }
     return slot
   }
@@ -131,41 +134,11 @@ public struct S3FIFOPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyabl
     }
   }
 
-  @inlinable
-  public mutating func remove(_ key: Key) -> Slot? {
-    let slot = store.find(key)
-    guard slot >= 0 else { return nil }
-    switch store.table[slot].list {
-    case Self.inSmall: store.table.unlink(slot, &small)
-    case Self.inMain: store.table.unlink(slot, &main)
-    default:
-      store.table.unlink(slot, &ghost)
-      store.delete(slot, resident: false)
-      return nil
-    }
-    store.delete(slot, resident: true)
-    return slot
-  }
-
-  @inlinable public func contains(_ key: Key) -> Bool {
-    let slot = store.find(key)
-    return slot >= 0 && store.table[slot].list != Self.inGhost
-  }
-
   public func checkInvariants() {
-    store.table.checkList(small, tag: Self.inSmall, "small")
-    store.table.checkList(main, tag: Self.inMain, "main")
-    store.table.checkList(ghost, tag: Self.inGhost, "ghost")
-    store.checkTotals([small, main])
+    checkQueues()
     precondition(ghost.weight <= ghostCapacity, "ghost FIFO over its weight")
   }
 
-  public func lists() -> [(name: String, keys: [Key])] {
-    [
-      ("small", store.table.keys(of: small)), ("main", store.table.keys(of: main)),
-      ("ghost", store.table.keys(of: ghost)),
-    ]
-  }
 }
 
 /// S3-FIFO in the catalog.

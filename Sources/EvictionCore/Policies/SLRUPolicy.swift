@@ -8,12 +8,12 @@
 /// its share passes its LRU end down, cascading, with the bottom segment's
 /// overflow evicted. Eviction takes the LRU end of the lowest non-empty
 /// segment. An object heavier than one segment is not admitted.
-public struct SLRUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
+public struct SLRUPolicy<Index: SlotIndex & ~Copyable>: SegmentedPolicy, ~Copyable {
   public typealias Key = Index.Key
   public var store: PolicyStorage<Index, Void>
   /// Segment 0 is the probationary (bottom) segment; the tag of an entry is its segment.
-  @usableFromInline var segments: [EntryList]
-  @usableFromInline let segmentLimit: Int64
+  public var segments: [EntryList]
+  public let segmentLimit: Int64
   /// Whether a hit in the top segment moves the entry to its front: true for
   /// SLRU; false makes every segment a FIFO (``SFIFO``).
   @usableFromInline let refreshesTop: Bool
@@ -85,29 +85,6 @@ public struct SLRUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable 
       return true
     }
     return false
-  }
-
-  @inlinable
-  public mutating func remove(_ key: Key) -> Slot? {
-    let slot = store.find(key)
-    guard slot >= 0 else { return nil }
-    store.table.unlink(slot, &segments[Int(store.table[slot].list)])
-    store.delete(slot, resident: true)
-    return slot
-  }
-
-  public func checkInvariants() {
-    for (i, segment) in segments.enumerated() {
-      store.table.checkList(segment, tag: UInt8(i), "segment \(i)")
-      if i > 0 {
-        precondition(segment.weight <= segmentLimit, "segment \(i) over its share")
-      }
-    }
-    store.checkTotals(segments)
-  }
-
-  public func lists() -> [(name: String, keys: [Key])] {
-    segments.enumerated().map { ("segment \($0.offset)", store.table.keys(of: $0.element)) }
   }
 }
 

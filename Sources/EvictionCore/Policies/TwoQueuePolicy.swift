@@ -9,9 +9,14 @@
 /// A1in is over its share, else Am's LRU end; Am also keeps itself within its
 /// own share when an object arrives from A1out. Objects heavier than A1in's
 /// share are not admitted.
-public struct TwoQueuePolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
+///
+/// With `lazyPromotion`, Am is a CLOCK instead of an LRU (``LPTwoQ``): a hit
+/// in Am sets the entry's reference bit, and Am's eviction passes over (and
+/// clears) set bits, so a hit moves nothing.
+public struct TwoQueuePolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy, ~Copyable {
   public typealias Key = Index.Key
-  public var store: PolicyStorage<Index, Void>
+  /// Entries carry a reference bit, used in Am under lazy promotion.
+  public var store: PolicyStorage<Index, UInt8>
   @usableFromInline var ain = EntryList()
   @usableFromInline var am = EntryList()
   @usableFromInline var aout = EntryList()
@@ -21,21 +26,33 @@ public struct TwoQueuePolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
   /// Whether the last lookup found its key in A1out.
   @usableFromInline var hitOnGhost = false
   @usableFromInline let shares: (in: Double, out: Double)
+  @usableFromInline let lazyPromotion: Bool
 
-  @usableFromInline static var inAin: UInt8 { 1 }
-  @usableFromInline static var inAm: UInt8 { 2 }
-  @usableFromInline static var inAout: UInt8 { 3 }
+  public static var queueNames: (probation: String, main: String, ghost: String) { ("A1in", "Am", "A1out") }
+  @inlinable public var probation: EntryList {
+    get { ain }
+    set { ain = newValue }
+  }
+  @inlinable public var main: EntryList {
+    get { am }
+    set { am = newValue }
+  }
+  @inlinable public var ghost: EntryList {
+    get { aout }
+    set { aout = newValue }
+  }
 
   @inlinable
-  public init(capacity: Int64, inShare: Double = 0.25, outShare: Double = 0.5) {
+  public init(capacity: Int64, inShare: Double = 0.25, outShare: Double = 0.5, lazyPromotion: Bool = false) {
     store = PolicyStorage(capacity: capacity)
+    self.lazyPromotion = lazyPromotion
     ainCapacity = Int64(Double(capacity) * inShare)
     aoutCapacity = Int64(Double(capacity) * outShare)
     amCapacity = capacity - ainCapacity
     shares = (inShare, outShare)
   }
 
-  public var name: String { "2Q(in=\(shares.in),out=\(shares.out))" }
+  public var name: String { "\(lazyPromotion ? "LP-2Q" : "2Q")(in=\(shares.in),out=\(shares.out))" }
 
   @inlinable @inline(__always)
   public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
@@ -43,10 +60,10 @@ public struct TwoQueuePolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
     let slot = store.find(request.key)
     guard slot >= 0 else { return nil }
     switch store.table[slot].list {
-    case Self.inAin:
+    case Self.inProbation:
       return slot
-    case Self.inAm:
-      store.table.moveToFront(slot, &am)
+    case Self.inMain:
+      if lazyPromotion { store.table[slot].payload = 1 } else { store.table.moveToFront(slot, &am) }
       return slot
     default:
       store.table.unlink(slot, &aout)
@@ -64,12 +81,12 @@ public struct TwoQueuePolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
       hitOnGhost = false
       guard weight <= amCapacity else { return nil }
       while am.weight &+ weight > amCapacity { evictAm(onEvict) }
-      let slot = store.insert(request.key, weight: weight, payload: ())
-      store.table.pushFront(slot, &am, tag: Self.inAm)
+      let slot = store.insert(request.key, weight: weight, payload: 0)
+      store.table.pushFront(slot, &am, tag: Self.inMain)
       return slot
     }
-    let slot = store.insert(request.key, weight: weight, payload: ())
-    store.table.pushFront(slot, &ain, tag: Self.inAin)
+    let slot = store.insert(request.key, weight: weight, payload: 0)
+    store.table.pushFront(slot, &ain, tag: Self.inProbation)
     return slot
   }
 
@@ -82,7 +99,7 @@ public struct TwoQueuePolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
       store.table.unlink(slot, &ain)
       onEvict(slot, store.table[slot].key)
       store.retire(slot)
-      store.remember(slot, in: &aout, capacity: aoutCapacity, tag: Self.inAout)
+      store.remember(slot, in: &aout, capacity: aoutCapacity, tag: Self.inGhost)
     } else {
       evictAm(onEvict)
     }
@@ -91,45 +108,15 @@ public struct TwoQueuePolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
 
   @inlinable @inline(__always)
   mutating func evictAm(_ onEvict: (Slot, Key) -> Void) {
-    let slot = am.back
+    // Under lazy promotion, CLOCK: a referenced entry gets a second chance.
+    let slot = lazyPromotion ? store.clockVictim(of: &am) : am.back
     store.evict(slot, from: &am, onEvict: onEvict)
   }
 
-  @inlinable
-  public mutating func remove(_ key: Key) -> Slot? {
-    let slot = store.find(key)
-    guard slot >= 0 else { return nil }
-    switch store.table[slot].list {
-    case Self.inAin: store.table.unlink(slot, &ain)
-    case Self.inAm: store.table.unlink(slot, &am)
-    default:
-      store.table.unlink(slot, &aout)
-      store.delete(slot, resident: false)
-      return nil
-    }
-    store.delete(slot, resident: true)
-    return slot
-  }
-
-  @inlinable public func contains(_ key: Key) -> Bool {
-    let slot = store.find(key)
-    return slot >= 0 && store.table[slot].list != Self.inAout
-  }
-
   public func checkInvariants() {
-    store.table.checkList(ain, tag: Self.inAin, "A1in")
-    store.table.checkList(am, tag: Self.inAm, "Am")
-    store.table.checkList(aout, tag: Self.inAout, "A1out")
-    store.checkTotals([ain, am])
+    checkQueues()
     precondition(aout.weight <= aoutCapacity, "A1out over its share")
     precondition(am.weight <= amCapacity, "Am over its share")
-  }
-
-  public func lists() -> [(name: String, keys: [Key])] {
-    [
-      ("A1in", store.table.keys(of: ain)), ("Am", store.table.keys(of: am)),
-      ("A1out", store.table.keys(of: aout)),
-    ]
   }
 }
 
