@@ -145,6 +145,17 @@ import Testing
     #expect(r.hits.filter { $0 }.count == 1)
   }
 
+  @Test func qdlpWithAMainCacheTooSmallForAnObjectEvictsItInstead() throws {
+    // fifo=0.9 at 20: a FIFO of 18 and a main cache of 2. 1 (weight 5) is hit
+    // in the FIFO, but cannot move into the main cache: it leaves, with no
+    // ghost, and returns as a plain miss.
+    let r = try scenario(
+      "qdlp:fifo=0.9", capacity: 20, [1, 1, 2, 3, 4, 5, 1], weights: [1: 5, 2: 5, 3: 5, 4: 5, 5: 5])
+    #expect(r.evicted == [1, 2])
+    #expect(r.lists["main"] == [] && r.lists["ghost"] == [2])
+    #expect(r.hits == [false, true, false, false, false, false, false])
+  }
+
   @Test func qdlpRefusesCapacitiesWhoseFIFOAdmitsNothing() throws {
     #expect(try PolicySpec("qdlp").minimumCapacity == 20)
     #expect(try PolicySpec("qdlp:fifo=0.5").minimumCapacity == 4)

@@ -72,6 +72,8 @@ public struct QDLPPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy, ~C
     }
     if hitOnGhost {
       hitOnGhost = false
+      // Heavier than the main cache (a large fifo share): not admitted.
+      guard weight <= mainCapacity else { return nil }
       while main.weight &+ weight > mainCapacity { evictMain(onEvict) }
       let slot = store.insert(request.key, weight: weight, payload: 0)
       store.table.pushFront(slot, &main, tag: Self.inMain)
@@ -97,8 +99,13 @@ public struct QDLPPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy, ~C
       }
       let slot = probation.back
       store.table.unlink(slot, &probation)
-      if store.table[slot].payload != 0 {
-        let weight = store.table[slot].weight
+      let weight = store.table[slot].weight
+      if store.table[slot].payload != 0 && weight > mainCapacity {
+        // Hit, but heavier than the main cache (a large fifo share): it
+        // leaves without a ghost, as libCacheSim's main cache refuses it.
+        onEvict(slot, store.table[slot].key)
+        store.delete(slot, resident: true)
+      } else if store.table[slot].payload != 0 {
         while main.weight &+ weight > mainCapacity { evictMain(onEvict) }
         store.table[slot].payload = 0
         store.table.pushFront(slot, &main, tag: Self.inMain)
