@@ -9,12 +9,16 @@ public typealias BuiltinPolicies = PolicyList
   .And<FIFOMerge>
   .And<LFU>
   .And<CRLFU>
+  .And<SRLRU>
+  .And<LeCaR>
   .And<MRU>
   .And<RandomEviction>
   .And<RandomTwo>
   .And<LRUProb>
+  .And<Hyperbolic>
   .And<ARC>
   .And<LPARC>
+  .And<CAR>
   .And<SLRU>
   .And<SFIFO>
   .And<LPSFIFO>

@@ -1,0 +1,279 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// LeCaR (Vietri, Rodriguez, Martinez, Lyons, Liu, Rangaswami, Zhao and
+/// Narasimhan, "Driving Cache Replacement with ML-based LeCaR", HotStorage'18):
+/// two experts, LRU and LFU, each name a victim; the cache evicts one of the
+/// two at random, weighted, and remembers in that expert's history which
+/// expert chose it. A request that finds its key in an expert's history
+/// proves that expert wrong, and regret learning (weights multiplied by
+/// e^(−λ·d^t), λ the learning rate, t the requests since the eviction)
+/// moves weight to the other expert.
+///
+/// Follows libCacheSim's `lecar` (`eviction/LeCaR.c`) where the paper leaves
+/// a choice:
+/// - λ = 0.45, d = 0.005^(1/N) for a cache of N (objects, or bytes in byte
+///   mode), both weights start at ½, and each update adds 10⁻¹⁰ to a weight
+///   before normalising, so neither reaches 0;
+/// - the LFU expert is ``LFU``'s order (frequencies restart at 1 on
+///   admission, the oldest at a frequency first); when both experts name the
+///   same entry it leaves with no history;
+/// - the draw compares ⌊100·u⌋/100 with the LRU weight (u uniform);
+/// - each history is a FIFO of at most N/2 weight, trimmed from its oldest
+///   end after the new ghost is filed (a ghost heavier than N/2 empties it).
+///
+/// The draws are seeded (`lecar:seed=N`); libCacheSim draws from its own
+/// generator, so only the miss ratio can agree with it.
+public struct LeCaRPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
+  public typealias Key = Index.Key
+
+  /// A resident entry's frequency bucket and its node there; a ghost's
+  /// request count at its eviction.
+  @frozen public struct Node {
+    @usableFromInline var bucket: Slot
+    @usableFromInline var frequencyNode: Slot
+    @usableFromInline var evictedAt: Int64
+    @inlinable init(bucket: Slot, frequencyNode: Slot) {
+      self.bucket = bucket
+      self.frequencyNode = frequencyNode
+      evictedAt = 0
+    }
+  }
+
+  @inlinable @inline(__always) static var resident: UInt8 { 0 }
+  @inlinable @inline(__always) static var inLRUHistory: UInt8 { 1 }
+  @inlinable @inline(__always) static var inLFUHistory: UInt8 { 2 }
+
+  public var store: PolicyStorage<Index, Node>
+  /// Resident entries, most recently used first (the LRU expert's order).
+  @usableFromInline var recency = EntryList()
+  /// The LFU expert's order: one node per resident entry (its key is the
+  /// entry's slot) in frequency buckets, as ``LFUPolicy`` keeps them.
+  @usableFromInline var frequencyNodes: EntryTable<Slot, Void>
+  @usableFromInline var buckets: EntryTable<Int64, EntryList>
+  @usableFromInline var order = EntryList()
+  /// Ghosts of the entries each expert chose, newest first.
+  @usableFromInline var lruHistory = EntryList()
+  @usableFromInline var lfuHistory = EntryList()
+  @usableFromInline let historyCapacity: Int64
+  @usableFromInline var lruWeight = 0.5
+  @usableFromInline var lfuWeight = 0.5
+  @usableFromInline let discount: Double
+  public let learningRate: Double
+  @usableFromInline var generator: SeededGenerator
+  @usableFromInline var clock: Int64 = 0
+  public let seed: UInt64
+
+  @inlinable
+  public init(capacity: Int64, learningRate: Double = 0.45, seed: UInt64 = 1) {
+    store = PolicyStorage(capacity: capacity)
+    frequencyNodes = EntryTable(minimumCapacity: 1024)
+    buckets = EntryTable(minimumCapacity: 64)
+    historyCapacity = capacity / 2
+    discount = pow(0.005, 1 / Double(capacity))
+    self.learningRate = learningRate
+    generator = SeededGenerator(seed: seed)
+    self.seed = seed
+  }
+
+  public var name: String { "LeCaR(rate=\(learningRate), seed=\(seed))" }
+
+  /// The LRU expert's current weight (the LFU expert's is 1 minus it).
+  public var weightOfLRU: Double { lruWeight }
+
+  @inlinable public func contains(_ key: Key) -> Bool {
+    let slot = store.find(key)
+    return slot >= 0 && store.table[slot].list == Self.resident
+  }
+
+  @inlinable @inline(__always)
+  public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
+    clock &+= 1
+    let slot = store.find(request.key)
+    guard slot >= 0 else { return nil }
+    switch store.table[slot].list {
+    case Self.resident:
+      store.table.moveToFront(slot, &recency)
+      promote(slot)
+      return slot
+    case Self.inLRUHistory:
+      (lruWeight, lfuWeight) = regret(clock &- store.table[slot].payload.evictedAt, lruWeight, lfuWeight)
+      store.table.unlink(slot, &lruHistory)
+    default:
+      (lfuWeight, lruWeight) = regret(clock &- store.table[slot].payload.evictedAt, lfuWeight, lruWeight)
+      store.table.unlink(slot, &lfuHistory)
+    }
+    store.delete(slot, resident: false)
+    return nil
+  }
+
+  @inlinable @inline(__always)
+  public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
+    guard makeRoom(for: request.weight, onEvict: onEvict) else { return nil }
+    var first = order.front
+    if first < 0 || buckets[first].key != 1 {
+      first = buckets.allocate(key: 1, weight: 0, payload: EntryList())
+      buckets.pushFront(first, &order, tag: 0)
+    }
+    let slot = store.insert(request.key, weight: request.weight, payload: Node(bucket: first, frequencyNode: -1))
+    store.table.pushFront(slot, &recency, tag: Self.resident)
+    let node = frequencyNodes.allocate(key: slot, weight: 0, payload: ())
+    frequencyNodes.pushBack(node, &buckets[first].payload, tag: 0)
+    store.table[slot].payload.frequencyNode = node
+    return slot
+  }
+
+  @inlinable @inline(__always)
+  public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
+    let byRecency = recency.back
+    guard byRecency >= 0 else { return false }
+    let byFrequency = frequencyNodes[buckets[order.front].payload.front].key
+    let victim: Slot
+    let history: UInt8
+    if byRecency == byFrequency {
+      (victim, history) = (byRecency, Self.resident)
+    } else if Double(generator.below(100)) / 100 < lruWeight {
+      (victim, history) = (byRecency, Self.inLRUHistory)
+    } else {
+      (victim, history) = (byFrequency, Self.inLFUHistory)
+    }
+    detach(victim)
+    onEvict(victim, store.table[victim].key)
+    if history == Self.resident {
+      store.delete(victim, resident: true)
+    } else {
+      bury(victim, tag: history)
+    }
+    return true
+  }
+
+  @inlinable
+  public mutating func remove(_ key: Key) -> Slot? {
+    let slot = store.find(key)
+    guard slot >= 0, store.table[slot].list == Self.resident else { return nil }
+    detach(slot)
+    store.delete(slot, resident: true)
+    return slot
+  }
+
+  /// Moves a resident entry's frequency node up one frequency, to the back
+  /// of that bucket.
+  @inlinable @inline(__always)
+  mutating func promote(_ slot: Slot) {
+    let bucket = store.table[slot].payload.bucket
+    let node = store.table[slot].payload.frequencyNode
+    let frequency = buckets[bucket].key &+ 1
+    var target = buckets[bucket].next
+    if target < 0 || buckets[target].key != frequency {
+      target = buckets.allocate(key: frequency, weight: 0, payload: EntryList())
+      buckets.insert(target, after: bucket, &order, tag: 0)
+    }
+    frequencyNodes.unlink(node, &buckets[bucket].payload)
+    frequencyNodes.pushBack(node, &buckets[target].payload, tag: 0)
+    store.table[slot].payload.bucket = target
+    dropIfEmpty(bucket)
+  }
+
+  /// Takes a resident entry off both experts' orders.
+  @inlinable @inline(__always)
+  mutating func detach(_ slot: Slot) {
+    store.table.unlink(slot, &recency)
+    let bucket = store.table[slot].payload.bucket
+    let node = store.table[slot].payload.frequencyNode
+    frequencyNodes.unlink(node, &buckets[bucket].payload)
+    frequencyNodes.release(node)
+    dropIfEmpty(bucket)
+  }
+
+  @inlinable @inline(__always)
+  mutating func dropIfEmpty(_ bucket: Slot) {
+    if buckets[bucket].payload.isEmpty {
+      buckets.unlink(bucket, &order)
+      buckets.release(bucket)
+    }
+  }
+
+  /// Files an evicted entry at the front of the history `tag` names, then
+  /// trims that history's oldest ghosts until it weighs at most N/2.
+  @inlinable @inline(__always)
+  mutating func bury(_ slot: Slot, tag: UInt8) {
+    store.retire(slot)
+    store.table[slot].payload.evictedAt = clock
+    var history = tag == Self.inLRUHistory ? lruHistory : lfuHistory
+    store.table.pushFront(slot, &history, tag: tag)
+    while history.weight > historyCapacity { store.deleteBack(of: &history) }
+    if tag == Self.inLRUHistory { lruHistory = history } else { lfuHistory = history }
+  }
+
+  /// Regret: the expert whose history was hit `age` requests after the
+  /// eviction loses weight, the more the sooner it is proven wrong; returns
+  /// its new weight and the other's.
+  @inlinable @inline(__always)
+  func regret(_ age: Int64, _ penalised: Double, _ other: Double) -> (Double, Double) {
+    let lowered = penalised * exp(-learningRate * pow(discount, Double(age))) + 1e-10
+    let sum = lowered + other + 2e-10
+    return (lowered / sum, (other + 1e-10) / sum)
+  }
+
+  public func checkInvariants() {
+    store.table.checkList(recency, tag: Self.resident, "recency")
+    store.table.checkList(lruHistory, tag: Self.inLRUHistory, "LRU history")
+    store.table.checkList(lfuHistory, tag: Self.inLFUHistory, "LFU history")
+    precondition(lruHistory.weight <= historyCapacity && lfuHistory.weight <= historyCapacity, "a history over N/2")
+    buckets.checkList(order, tag: 0, "frequency order")
+    var counted = 0
+    var last: Int64 = 0
+    var bucket = order.front
+    while bucket >= 0 {
+      precondition(buckets[bucket].key > last && !buckets[bucket].payload.isEmpty, "frequency buckets out of order")
+      frequencyNodes.checkList(buckets[bucket].payload, tag: 0, "bucket \(buckets[bucket].key)")
+      var node = buckets[bucket].payload.front
+      while node >= 0 {
+        let slot = frequencyNodes[node].key
+        precondition(store.table[slot].list == Self.resident, "a ghost in a frequency bucket")
+        precondition(store.table[slot].payload.bucket == bucket, "an entry points to the wrong bucket")
+        precondition(store.table[slot].payload.frequencyNode == node, "an entry points to the wrong node")
+        counted += 1
+        node = frequencyNodes[node].next
+      }
+      last = buckets[bucket].key
+      bucket = buckets[bucket].next
+    }
+    precondition(counted == recency.count, "the experts hold \(recency.count) and \(counted) entries")
+    precondition(abs(lruWeight + lfuWeight - 1) < 1e-6, "weights do not sum to 1")
+    store.checkTotals([recency])
+  }
+
+  public func lists() -> [(name: String, keys: [Key])] {
+    [
+      ("recency", store.table.keys(of: recency)), ("LRU history", store.table.keys(of: lruHistory)),
+      ("LFU history", store.table.keys(of: lfuHistory)),
+    ]
+  }
+}
+
+/// LeCaR in the catalog.
+public enum LeCaR: PolicyDefinition {
+  public static let descriptor = PolicyDescriptor(
+    name: "lecar", summary: "LRU and LFU experts weighted by regret learning",
+    citation: "Vietri et al., HotStorage'18",
+    parameters: [
+      PolicyParameter(fraction: "rate", default: 0.45, help: "learning rate λ"),
+      PolicyParameter("seed", default: 1, range: 0...Int64.max, help: "random stream seed"),
+    ],
+    traits: .randomized,
+    checkedAgainst:
+      "libCacheSim's miss ratio within 1% (cloudPhysicsIO in 4 encodings × 2 size modes; seven more traces)"
+  )
+
+  @inlinable
+  public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
+    _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
+  ) -> Visitor.Output where Index.Key == Visitor.Key {
+    visitor.visit(
+      LeCaRPolicy<Index>(capacity: capacity, learningRate: spec.fraction("rate"), seed: UInt64(spec.integer("seed"))))
+  }
+}
