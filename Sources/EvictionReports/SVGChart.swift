@@ -2,7 +2,9 @@ import Foundation
 
 /// Self-contained SVG charts for the HTML report: no scripts, no fonts or
 /// styles from elsewhere. Every chart has axes with ticks and units, a title
-/// and a legend; series are told apart by colour and, past ten, by dashes.
+/// and a legend that is never cut off (a chart with many series grows taller
+/// to hold it); series are told apart by colour and, past each round of the
+/// palette, by dashes, then dots, then dash-dots.
 public enum SVGChart {
   public struct Series {
     public var name: String
@@ -23,7 +25,11 @@ public enum SVGChart {
     "#17BECF", "#BCBD22",
   ]
   static func color(_ i: Int) -> String { palette[i % palette.count] }
-  static func dash(_ i: Int) -> String { i < 10 ? "" : " stroke-dasharray=\"6 3\"" }
+  static let dashes = ["", "6 3", "2 3", "8 3 2 3"]
+  static func dash(_ i: Int) -> String {
+    let pattern = dashes[i / palette.count % dashes.count]
+    return pattern.isEmpty ? "" : " stroke-dasharray=\"\(pattern)\""
+  }
 
   static let width = 760.0
   static let height = 380.0
@@ -31,6 +37,8 @@ public enum SVGChart {
   static let right = 190.0  // room for the legend
   static let top = 40.0
   static let bottom = 56.0
+  /// The vertical step between legend entries.
+  static let legendStep = 18.0
 
   /// Lines over a numeric x axis (logarithmic with `logX`), y from 0.
   public static func lines(
@@ -42,7 +50,8 @@ public enum SVGChart {
     guard let xMin = xs.min(), let xMax = xs.max(), let yMaxData = ys.max() else { return "" }
     let yMax = niceCeiling(max(yMaxData, 1e-9))
     let plotW = width - left - right
-    let plotH = height - top - bottom
+    let chartHeight = max(height, top + Double(series.count) * legendStep + bottom)
+    let plotH = chartHeight - top - bottom
     let (lo, hi) = logX ? (log10(xMin), log10(max(xMax, xMin * 1.0001))) : (xMin, max(xMax, xMin + 1))
     func px(_ x: Double) -> Double {
       let v = logX ? log10(x) : x
@@ -50,7 +59,7 @@ public enum SVGChart {
     }
     func py(_ y: Double) -> Double { top + plotH - y / yMax * plotH }
 
-    var svg = open(title: title)
+    var svg = open(title: title, height: chartHeight)
     // Grid and y ticks.
     for i in 0...5 {
       let y = yMax * Double(i) / 5
@@ -62,7 +71,7 @@ public enum SVGChart {
       svg += line(px(x), top + plotH, px(x), top + plotH + 5, stroke: "#444")
       svg += text(px(x), top + plotH + 19, xFormat(x), anchor: "middle")
     }
-    svg += axes(plotW: plotW, plotH: plotH, xLabel: xLabel, yLabel: yLabel)
+    svg += axes(plotW: plotW, plotH: plotH, height: chartHeight, xLabel: xLabel, yLabel: yLabel)
     for (i, s) in series.enumerated() {
       let points = s.points.filter { !logX || $0.x > 0 }
       guard !points.isEmpty else { continue }
@@ -124,7 +133,7 @@ public enum SVGChart {
       + "<text x=\"\(f(width / 2))\" y=\"22\" text-anchor=\"middle\" font-size=\"15\" font-weight=\"bold\">\(escape(title))</text>"
   }
 
-  static func axes(plotW: Double, plotH: Double, xLabel: String, yLabel: String) -> String {
+  static func axes(plotW: Double, plotH: Double, height: Double, xLabel: String, yLabel: String) -> String {
     line(left, top, left, top + plotH, stroke: "#444")
       + line(left, top + plotH, left + plotW, top + plotH, stroke: "#444")
       + text(left + plotW / 2, height - 12, xLabel, anchor: "middle")
@@ -135,7 +144,7 @@ public enum SVGChart {
     var svg = "<g class=\"legend\">"
     let x = width - right + 16
     for (i, name) in names.enumerated() {
-      let y = top + 4 + Double(i) * 18
+      let y = top + 4 + Double(i) * legendStep
       svg +=
         "<line x1=\"\(f(x))\" y1=\"\(f(y))\" x2=\"\(f(x + 22))\" y2=\"\(f(y))\" stroke=\"\(color(i))\" stroke-width=\"3\"\(dash(i))/>"
       svg += text(x + 28, y + 4, name, anchor: "start")
