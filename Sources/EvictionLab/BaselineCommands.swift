@@ -9,11 +9,15 @@ struct BaselineOptions: ParsableArguments {
   @Option(help: "The baseline file.")
   var baseline: String = "results/baseline.json"
 
-  @Option(help: "The repository root the baseline's trace paths are relative to (default: the current folder).")
+  @Option(help: "The repository root the baseline's trace paths are relative to.")
   var root: String = "."
 
   @Option(help: "Cells replayed at once (default: the number of cores).")
-  var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+  var jobs: Int?
+
+  func validate() throws {
+    if let jobs, jobs < 1 { throw ArgumentError("--jobs \(jobs): at least one job is needed") }
+  }
 
   /// Replays every planned cell, with progress on a terminal.
   func measure() throws -> [Baseline.Cell] {
@@ -27,7 +31,8 @@ struct BaselineOptions: ParsableArguments {
     display.begin()
     defer { display.end() }
     do throws(TraceError) {
-      return try Baseline.measure(cells, root: root, parallelism: max(1, jobs), progress: progress)
+      return try Baseline.measure(
+        cells, root: root, parallelism: jobs ?? ProcessInfo.processInfo.activeProcessorCount, progress: progress)
     } catch {
       throw fail(error)
     }

@@ -31,7 +31,7 @@ struct ReplayBench: ParsableCommand {
 
   @OptionGroup var traceOptions: TraceOptions
 
-  @Option(name: .customLong("policy"), help: "Policies (default: the seven core policies).")
+  @Option(name: .customLong("policy"), help: "Policies.")
   var policies: [Checked<PolicyList>] = ["lru,fifo,lfu,mru,random,arc,slru"]
 
   @Option(help: "Cache size (objects in count mode, bytes in byte mode; k/m/g suffixes).")
@@ -40,7 +40,7 @@ struct ReplayBench: ParsableCommand {
   @Option(help: "count or bytes.")
   var sizeMode: SizeMode = .count
 
-  @Option(name: .customLong("repeat"), help: "Tile the trace this many times with disjoint ids (default 1).")
+  @Option(name: .customLong("repeat"), help: "Tile the trace this many times with disjoint ids.")
   var copies: Int = 1
 
   @Option(help: "Rounds; the median is reported.")

@@ -15,7 +15,7 @@ struct CacheBench: ParsableCommand {
         evlab bench cache --policy lru,arc --runs 7
       """)
 
-  @Option(name: .customLong("policy"), help: "MemoryCache policies (default lru,arc).")
+  @Option(name: .customLong("policy"), help: "MemoryCache policies.")
   var policies: [Checked<PolicyList>] = ["lru,arc"]
 
   @Option(help: "The count limit of every cache.")

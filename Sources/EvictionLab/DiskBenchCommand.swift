@@ -18,7 +18,7 @@ struct DiskBenchCommand: ParsableCommand {
         evlab disk-bench --mode file,sqlite,mixed --value-size 256,1k,4k,16k,64k,256k,1m --ops 2000
       """)
 
-  @Option(help: "Where the scratch stores go (default: the system's temporary folder).")
+  @Option(help: "Where the scratch stores go.")
   var dir: String = FileManager.default.temporaryDirectory.path
 
   @Option(help: "Storage modes, comma-separated or repeated: file, sqlite, mixed.")

@@ -38,7 +38,7 @@ struct Generate: ParsableCommand {
   var scanLength: Int = 5_000
 
   @Option(help: "hotspot: objects in the hot set (default a tenth of --objects).")
-  var hotObjects: Int = 0
+  var hotObjects: Int?
 
   @Option(help: "hotspot: share of requests that go to the hot set.")
   var hotShare: Double = 0.9
@@ -68,7 +68,7 @@ struct Generate: ParsableCommand {
     guard scanEvery >= 1 && scanLength >= 1 else {
       throw ArgumentError("--scan-every and --scan-length must be positive")
     }
-    guard hotObjects >= 0, shiftEvery >= 1, hotShare >= 0 && hotShare <= 1 else {
+    guard (hotObjects ?? 0) >= 0, shiftEvery >= 1, hotShare >= 0 && hotShare <= 1 else {
       throw ArgumentError("--hot-objects must be 0 or more, --shift-every positive, --hot-share in [0, 1]")
     }
     if !mix.isEmpty { _ = try listItems(mix, option: "--mix") }
@@ -91,7 +91,7 @@ struct Generate: ParsableCommand {
     workload.objectSize = objectSize
     workload.scanEvery = scanEvery
     workload.scanLength = scanLength
-    workload.hotObjects = hotObjects
+    workload.hotObjects = hotObjects ?? 0
     workload.hotShare = hotShare
     workload.shiftEvery = shiftEvery
     do throws(TraceError) {

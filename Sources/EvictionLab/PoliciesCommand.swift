@@ -18,7 +18,7 @@ struct Policies: ParsableCommand {
       print(entry.name.padding(8) + entry.summaryWithCitation)
       for p in entry.parameters {
         print(
-          "        " + "\(entry.name):\(p.name)=\(p.isFraction ? "F" : "N")".padding(22)
+          "        " + "\(entry.name):\(p.name)=\(p.placeholder)".padding(22)
             + "\(p.help) (default \(p.defaultValue))")
       }
     }

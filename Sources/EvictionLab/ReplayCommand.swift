@@ -49,7 +49,7 @@ struct Replay: ParsableCommand {
   @OptionGroup var output: OutputOptions
 
   @Option(help: "Cells replayed at once (default: the number of cores).")
-  var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+  var jobs: Int?
 
   @Option(
     help:
@@ -62,7 +62,7 @@ struct Replay: ParsableCommand {
   var diskSize: Checked<AbsoluteSize>?
 
   @Option(
-    help: "With --tier memory+disk: the folder for the disk tier's scratch store (default: the temporary folder).")
+    help: "With --tier memory+disk: the folder for the disk tier's scratch store.")
   var diskDir: String = FileManager.default.temporaryDirectory.path
 
   @Option(help: "With --tier memory+disk: replay only the first N requests of each trace.")
@@ -80,7 +80,7 @@ struct Replay: ParsableCommand {
     _ = try admissions.specs(sizeMode: sizeMode)
     try sizes.check()
     try diskSize?.check()
-    guard jobs >= 1 else { throw ArgumentError("--jobs \(jobs): at least one job is needed") }
+    if let jobs, jobs < 1 { throw ArgumentError("--jobs \(jobs): at least one job is needed") }
     guard copies >= 1 else { throw ArgumentError("--repeat \(copies): at least one copy is needed") }
     guard !diskDir.isEmpty else {
       throw ArgumentError("--disk-dir is an empty path; name a folder for the disk tier's scratch store")
@@ -132,7 +132,8 @@ struct Replay: ParsableCommand {
     display.begin()
     defer { display.end() }
     let results = try failing { () throws(TraceError) in
-      try TraceReplay.runAll(cells, parallelism: jobs, progress: progress)
+      try TraceReplay.runAll(
+        cells, parallelism: jobs ?? ProcessInfo.processInfo.activeProcessorCount, progress: progress)
     }
     display.end()
     // Every cell of a trace reads the same lines: report them once per trace.

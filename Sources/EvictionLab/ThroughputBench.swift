@@ -24,12 +24,12 @@ struct ThroughputBench: ParsableCommand {
       least --min-effect; the exit status is 1 then.
       """)
 
-  @Argument(help: "The trace to replay (default: the bundled traces/zipf-0.9.oracleGeneral.zst).")
+  @Argument(help: "The trace to replay (the bundled Zipf trace by default).")
   var trace: String = "traces/zipf-0.9.oracleGeneral.zst"
 
   @OptionGroup var traceOptions: TraceOptions
 
-  @Option(name: .customLong("policy"), help: "Policies (default: lru, fifo, clock, sieve, arc, s3fifo, wtinylfu).")
+  @Option(name: .customLong("policy"), help: "Policies.")
   var policies: [Checked<PolicyList>] = ["lru,fifo,clock,sieve,arc,s3fifo,wtinylfu"]
 
   @Option(help: "Cache size.")
@@ -40,7 +40,7 @@ struct ThroughputBench: ParsableCommand {
 
   @Option(
     name: .customLong("repeat"),
-    help: "Tile the trace this many times per run, so a run lasts long enough to time (default 5).")
+    help: "Tile the trace this many times per run, so a run lasts long enough to time.")
   var copies: Int = 5
 
   @Option(help: "Runs per side (at least 2 with --baseline).")

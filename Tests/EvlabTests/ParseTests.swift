@@ -67,4 +67,21 @@ import Testing
     #expect(cache.lock.value.locks == [.mutex])
     #expect(try cache.policies.specs().map(\.name) == ["lru", "arc"])
   }
+
+  /// ArgumentParser appends "(default: …)" to every option with a default
+  /// value, so help text that names the default too printed it twice
+  /// ("(default: the current folder). (default: .)"). Every command's help,
+  /// unwrapped, names each option's default at most once.
+  @Test func everyHelpNamesEachDefaultOnce() {
+    var visited = 0
+    func walk(_ command: any ParsableCommand.Type) {
+      visited += 1
+      for line in Evlab.helpMessage(for: command, columns: 10_000).split(separator: "\n") {
+        #expect(line.ranges(of: "(default").count <= 1, "\(command._commandName): \(line)")
+      }
+      for sub in command.configuration.subcommands { walk(sub) }
+    }
+    walk(Evlab.self)
+    #expect(visited >= 15, "the walk reached \(visited) commands")
+  }
 }
