@@ -72,6 +72,9 @@ public struct PolicySpec: Hashable, Sendable, CustomStringConvertible {
   /// A fraction parameter's value, or its default.
   public func fraction(_ key: String) -> Double { Double(text(of: key))! }
 
+  /// A switch parameter's value, or its default.
+  public func isOn(_ key: String) -> Bool { Bool(text(of: key))! }
+
   func text(of key: String) -> String {
     if let given = parameters[key] { return given }
     guard let parameter = descriptor.parameters.first(where: { $0.name == key }) else {

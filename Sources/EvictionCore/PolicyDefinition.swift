@@ -114,12 +114,14 @@ public struct PolicyDescriptor: Sendable {
   public var isOffline: Bool { traits.contains(.offline) }
 }
 
-/// A tunable parameter: an integer in a range, or a fraction of the capacity.
+/// A tunable parameter: an integer in a range, a fraction of the capacity,
+/// or a switch (`true` or `false`).
 public struct PolicyParameter: Sendable {
   public let name: String
   public let defaultValue: String
   public let range: ClosedRange<Int64>
   public let isFraction: Bool
+  public let isSwitch: Bool
   public let help: String
 
   /// An integer parameter in `range`.
@@ -129,6 +131,7 @@ public struct PolicyParameter: Sendable {
     self.defaultValue = String(defaultValue)
     self.range = range
     self.isFraction = false
+    self.isSwitch = false
     self.help = help
   }
 
@@ -139,17 +142,34 @@ public struct PolicyParameter: Sendable {
     self.defaultValue = String(defaultValue)
     self.range = 0...1
     self.isFraction = true
+    self.isSwitch = false
+    self.help = help
+  }
+
+  /// A switch, written `true` or `false`.
+  public init(switch name: String, default defaultValue: Bool, help: String) {
+    self.name = name
+    self.defaultValue = String(defaultValue)
+    self.range = 0...1
+    self.isFraction = false
+    self.isSwitch = true
     self.help = help
   }
 
   /// The accepted values, for help and errors.
   public var expected: String {
-    isFraction ? "a fraction in (0, 1]" : "an integer in \(range.lowerBound)...\(range.upperBound)"
+    if isSwitch { return "true or false" }
+    return isFraction ? "a fraction in (0, 1]" : "an integer in \(range.lowerBound)...\(range.upperBound)"
   }
+
+  /// How `evlab policies` writes the value: `F`, `N`, or `true|false`.
+  public var placeholder: String { isSwitch ? "true|false" : isFraction ? "F" : "N" }
 
   func validate(_ value: String, policy: String) throws(PolicyError) {
     let valid: Bool
-    if isFraction {
+    if isSwitch {
+      valid = Bool(value) != nil
+    } else if isFraction {
       valid = Double(value).map { $0 > 0 && $0 <= 1 } ?? false
     } else {
       valid = Int64(value).map(range.contains) ?? false

@@ -42,13 +42,17 @@ public struct Baseline: Codable, Sendable, Equatable {
     ("../shared/traces/caffeine/lirs/multi2.trace.gz", .txt, [(.count, [100, 500, 2000])]),
   ]
 
-  /// The cells of the plan for every catalog policy, in a fixed order.
+  /// Variants the gate holds beside every catalog entry at its defaults:
+  /// parameters that switch on code of their own.
+  public static let variants = ["wtinylfu:adaptive=true"]
+
+  /// The cells of the plan for every catalog policy and variant, in a fixed order.
   public static func plannedCells(root: String) -> [ReplayCell] {
     var cells: [ReplayCell] = []
     for entry in plan {
       let source = TraceSource(path: root + "/" + entry.trace, format: entry.format)
       for (mode, sizes) in entry.sizes {
-        for name in PolicyCatalog.names {
+        for name in PolicyCatalog.names + variants {
           for size in sizes {
             cells.append(ReplayCell(trace: source, policy: try! PolicySpec(name), cacheSize: size, sizeMode: mode))
           }

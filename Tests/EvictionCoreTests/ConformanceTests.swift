@@ -3,7 +3,8 @@ import EvictionTestSupport
 import Testing
 
 @Suite struct ConformanceTests {
-  static let specs = PolicyCatalog.names + ["slru:segments=1", "slru:segments=7", "random:seed=9"]
+  static let specs =
+    PolicyCatalog.names + ["slru:segments=1", "slru:segments=7", "random:seed=9", "wtinylfu:adaptive=true"]
 
   @Test(arguments: specs)
   func countCapacity(spec: String) throws {

@@ -28,6 +28,32 @@
 /// nothing, get a one-unit window and admit into an empty probation; with no
 /// room for a protected segment (a main cache of one unit), a main hit stays
 /// in probation, where promotion would have evicted the object just hit.
+///
+/// `adaptive=true` adds Caffeine's hill climber (Einziger, Eytan, Friedman and
+/// Manes, "Adaptive software cache management", Middleware'18; the constants
+/// are those of Caffeine's `BoundedLocalCache`). Once the cache is half full,
+/// every sample period of 10 requests per resident object (Caffeine's 10 per
+/// unit of capacity in a full cache of count mode; per byte, a period in byte
+/// mode would never end), the climber compares
+/// the period's hit ratio with the last one's and moves the window's share
+/// by a step: in the same direction while the hit ratio does not fall, the
+/// other way when it does. The first step shrinks the window by 6.25% of the
+/// capacity; each step is 0.98 of the last, back to 6.25% when the hit ratio
+/// moves by 0.05 or more. Capacity moves between the window and the protected
+/// segment only, so probation keeps its share (here the main cache less
+/// protected, which in count mode is the fixed mode's ⌊0.2·main⌋ or one
+/// more). Entries move with it, at most 1,000 a step and no more weight than
+/// the step: a growing window takes probation's least recent entries (then
+/// protected's) at its most recent end; a shrinking one hands its least
+/// recent entries to probation's most recent end. A segment's share changes
+/// only by the weight that moved, so a step never evicts. What is not
+/// Caffeine's is the main cache around it: libCacheSim's SLRU above, where a
+/// full probation sends a window victim into protected while protected has
+/// room. Checked: the caps always sum to the capacity and every segment
+/// stays within its own (`checkInvariants`, after every request of the
+/// conformance suite); the window grows on recency-friendly traces and
+/// shrinks on frequency-friendly ones; and the adaptive hit ratio stays near
+/// the better of a 1% and a large fixed window (`AdaptiveWTinyLFUTests`).
 public struct WTinyLFUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
   public typealias Key = Index.Key
   public var store: PolicyStorage<Index, Void>
@@ -35,32 +61,39 @@ public struct WTinyLFUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
   @usableFromInline var probation = EntryList()
   @usableFromInline var protected = EntryList()
   @usableFromInline var sketch: CountingBloomFilter
-  @usableFromInline let windowCapacity: Int64
-  @usableFromInline let mainCapacity: Int64
+  /// The segments' shares; with `adaptive`, the climber moves capacity
+  /// between the window and protected (and so the main cache).
+  @usableFromInline var windowCapacity: Int64
+  @usableFromInline var mainCapacity: Int64
   @usableFromInline let probationCapacity: Int64
-  @usableFromInline let protectedCapacity: Int64
+  @usableFromInline var protectedCapacity: Int64
   /// Main-cache hits since the sketch last halved, and how many halve it.
   @usableFromInline var mainHits: Int64 = 0
   @usableFromInline let agingPeriod: Int64
   public let windowShare: Double
+  /// The hill climber, when `adaptive`.
+  @usableFromInline var climber: HillClimber?
 
   @usableFromInline static var inWindow: UInt8 { 0 }
   @usableFromInline static var inProbation: UInt8 { 1 }
   @usableFromInline static var inProtected: UInt8 { 2 }
 
   @inlinable
-  public init(capacity: Int64, window windowShare: Double = 0.01) {
+  public init(capacity: Int64, window windowShare: Double = 0.01, adaptive: Bool = false) {
     store = PolicyStorage(capacity: capacity)
     self.windowShare = windowShare
     windowCapacity = min(capacity, max(1, Int64(Double(capacity) * windowShare)))
     mainCapacity = capacity - windowCapacity
-    probationCapacity = Int64(1.0 / 5.0 * Double(mainCapacity))
     protectedCapacity = Int64(4.0 / 5.0 * Double(mainCapacity))
+    // Adaptive: probation is what protected leaves of the main cache, a share
+    // no step changes (fixed: libCacheSim's ⌊0.2·main⌋).
+    probationCapacity = adaptive ? mainCapacity - protectedCapacity : Int64(1.0 / 5.0 * Double(mainCapacity))
     sketch = CountingBloomFilter(entries: Int(min(mainCapacity, Int64(Int32.max))), error: 0.001)
     agingPeriod = max(1, 32 * mainCapacity)
+    climber = adaptive ? HillClimber(capacity: capacity) : nil
   }
 
-  public var name: String { "W-TinyLFU(window=\(windowShare))" }
+  public var name: String { "W-TinyLFU(window=\(windowShare)\(climber == nil ? "" : ", adaptive"))" }
 
   @inlinable @inline(__always)
   func bits(_ key: Key) -> UInt64 { Index.sketchBits(key) }
@@ -68,6 +101,7 @@ public struct WTinyLFUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
   @inlinable @inline(__always)
   public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
     let slot = store.find(request.key)
+    if climber != nil { sample(hit: slot >= 0) }
     guard slot >= 0 else { return nil }
     switch store.table[slot].list {
     case Self.inWindow:
@@ -177,11 +211,76 @@ public struct WTinyLFUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
     return slot
   }
 
+  /// Counts a request in the climber's sample, and climbs at its end.
+  @usableFromInline
+  mutating func sample(hit: Bool) {
+    guard let adjustment = climber!.record(hit: hit, residents: store.count, used: store.used), adjustment != 0
+    else { return }
+    if adjustment > 0 { growWindow(by: adjustment) } else { shrinkWindow(by: -adjustment) }
+  }
+
+  /// Moves up to `quota` of capacity from protected to the window, with
+  /// entries from probation's least recent end (then protected's).
+  @usableFromInline
+  mutating func growWindow(by quota: Int64) {
+    guard protectedCapacity > 0 else { return }
+    var quota = min(quota, protectedCapacity)
+    protectedCapacity -= quota
+    mainCapacity -= quota
+    windowCapacity += quota
+    while protected.weight > protectedCapacity {
+      let demoted = protected.back
+      store.table.unlink(demoted, &protected)
+      store.table.pushFront(demoted, &probation, tag: Self.inProbation)
+    }
+    for _ in 0..<HillClimber.transfersPerStep {
+      let fromProbation = !probation.isEmpty && store.table[probation.back].weight <= quota
+      let candidate = fromProbation ? probation.back : protected.back
+      guard candidate >= 0, store.table[candidate].weight <= quota else { break }
+      quota -= store.table[candidate].weight
+      if fromProbation { store.table.unlink(candidate, &probation) } else { store.table.unlink(candidate, &protected) }
+      store.table.pushFront(candidate, &window, tag: Self.inWindow)
+    }
+    protectedCapacity += quota
+    mainCapacity += quota
+    windowCapacity -= quota
+  }
+
+  /// Moves up to `quota` of capacity from the window to protected, handing
+  /// the window's least recent entries to probation. The window keeps one unit.
+  @usableFromInline
+  mutating func shrinkWindow(by quota: Int64) {
+    guard windowCapacity > 1 else { return }
+    var quota = min(quota, windowCapacity - 1)
+    windowCapacity -= quota
+    protectedCapacity += quota
+    mainCapacity += quota
+    for _ in 0..<HillClimber.transfersPerStep {
+      let candidate = window.back
+      guard candidate >= 0, store.table[candidate].weight <= quota else { break }
+      quota -= store.table[candidate].weight
+      store.table.unlink(candidate, &window)
+      store.table.pushFront(candidate, &probation, tag: Self.inProbation)
+    }
+    windowCapacity += quota
+    protectedCapacity -= quota
+    mainCapacity -= quota
+  }
+
   public func checkInvariants() {
     store.table.checkList(window, tag: Self.inWindow, "window")
     store.table.checkList(probation, tag: Self.inProbation, "probation")
     store.table.checkList(protected, tag: Self.inProtected, "protected")
     precondition(protected.weight <= protectedCapacity, "protected segment over its share")
+    precondition(
+      windowCapacity + mainCapacity == store.capacity, "the window and the main cache do not sum to the capacity")
+    precondition(windowCapacity >= 1 && protectedCapacity >= 0, "a segment's share is out of range")
+    // The window may hold more than its share until the cache is full (a
+    // window victim moves to the main cache only when room is made).
+    precondition(probation.weight + protected.weight <= mainCapacity, "main cache over its share")
+    if climber != nil {
+      precondition(probationCapacity + protectedCapacity == mainCapacity, "probation's share moved")
+    }
     store.checkTotals([window, probation, protected])
   }
 
@@ -200,7 +299,10 @@ public enum WTinyLFU: PolicyDefinition {
     name: "wtinylfu", summary: "W-TinyLFU: LRU window, frequency-filtered SLRU main",
     citation: "Einziger et al., TOS'17",
     parameters: [
-      PolicyParameter(fraction: "window", default: 0.01, help: "window LRU's share of the capacity")
+      PolicyParameter(fraction: "window", default: 0.01, help: "window LRU's share of the capacity"),
+      PolicyParameter(
+        switch: "adaptive", default: false,
+        help: "Caffeine's hill climber moves capacity between the window and protected; not in libCacheSim"),
     ],
     checkedAgainst: "libCacheSim, both size modes")
 
@@ -208,6 +310,61 @@ public enum WTinyLFU: PolicyDefinition {
   public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
     _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
   ) -> Visitor.Output where Index.Key == Visitor.Key {
-    visitor.visit(WTinyLFUPolicy<Index>(capacity: capacity, window: spec.fraction("window")))
+    visitor.visit(
+      WTinyLFUPolicy<Index>(
+        capacity: capacity, window: spec.fraction("window"), adaptive: spec.isOn("adaptive")))
+  }
+}
+
+/// Caffeine's hill climber for the window's share (Einziger et al.,
+/// Middleware'18; constants from Caffeine's `BoundedLocalCache`): after each
+/// sample period, a step in the direction that did not lower the hit ratio.
+public struct HillClimber: Sendable {
+  /// A step of this share of the capacity, after a start or a restart.
+  static let stepShare = 0.0625
+  /// Each step is this share of the last, unless the hit ratio jumped.
+  static let decay = 0.98
+  /// A change of the hit ratio this large restarts the step.
+  static let restartThreshold = 0.05
+  /// Sample period, in requests per resident object.
+  static let requestsPerResident: Int64 = 10
+  /// Entries moved at most by one step.
+  @usableFromInline static let transfersPerStep = 1_000
+
+  let capacity: Int64
+  var hits: Int64 = 0
+  var requests: Int64 = 0
+  var previousHitRatio = 0.0
+  /// The next step, signed: negative shrinks the window.
+  public private(set) var step: Double
+
+  public init(capacity: Int64) {
+    self.capacity = capacity
+    step = -Self.stepShare * Double(capacity)
+  }
+
+  /// Counts one request; at the end of a period, the window's change in
+  /// units of capacity (positive grows it), else nil. Like Caffeine, which
+  /// starts its sketch when the cache is half full, it does not sample
+  /// before `used` reaches half the capacity.
+  @usableFromInline
+  mutating func record(hit: Bool, residents: Int, used: Int64) -> Int64? {
+    guard used >= capacity / 2 else {
+      (hits, requests, previousHitRatio) = (0, 0, 0)
+      return nil
+    }
+    requests &+= 1
+    if hit { hits &+= 1 }
+    guard requests >= Self.requestsPerResident * Int64(max(residents, 1)) else { return nil }
+    let hitRatio = Double(hits) / Double(requests)
+    let change = hitRatio - previousHitRatio
+    let amount = change >= 0 ? step : -step
+    step =
+      abs(change) >= Self.restartThreshold
+      ? Self.stepShare * Double(capacity) * (amount >= 0 ? 1.0 : -1.0) : Self.decay * amount
+    previousHitRatio = hitRatio
+    hits = 0
+    requests = 0
+    return Int64(amount)
   }
 }
