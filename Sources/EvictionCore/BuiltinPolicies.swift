@@ -26,6 +26,7 @@ public typealias BuiltinPolicies = PolicyList
   .And<Sieve>
   .And<S3FIFO>
   .And<QDLP>
+  .And<S3FIFOD>
   .And<TwoQ>
   .And<LPTwoQ>
   .And<LIRS>

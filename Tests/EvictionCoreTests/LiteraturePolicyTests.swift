@@ -173,4 +173,47 @@ import Testing
     #expect(churn.hits.suffix(2) == [true, true])
     #expect(try PolicySpec("CR_LFU").name == "cr-lfu")
   }
+
+  /// S3-FIFO-D's share follows the side whose evictions come back. Each
+  /// driven by a trace built for one side; its exact figures are in
+  /// `MoreTracesReferenceTests`.
+  @Test func s3fifodGrowsTheFIFOWhenItsEvictionsReturn() {
+    // Capacity 1,000: a FIFO of 100, a main cache of 900, 100 remembered
+    // evictions per side. Even keys are requested twice in a row: hit in the
+    // FIFO, they are promoted and fill the main cache, whose evictions never
+    // return. Odd keys return 150 new keys later: the FIFO (100) evicted them
+    // unhit 50 evictions before, so they count for the FIFO. (Evictions the
+    // main cache makes to take a key back from the ghost are not remembered,
+    // as in libCacheSim, so the promotions are what let the share move.)
+    var policy = S3FIFODPolicy<IntegerSlotIndex<UInt64>>(capacity: 1_000)
+    for i in 0..<30_000 {
+      _ = policy.access(Request(key: UInt64(i)))
+      if i.isMultiple(of: 2) {
+        _ = policy.access(Request(key: UInt64(i)))
+      } else if i >= 150 {
+        _ = policy.access(Request(key: UInt64(i - 150)))
+      }
+      if i.isMultiple(of: 997) { policy.checkInvariants() }
+    }
+    #expect(policy.currentFIFOCapacity >= 150, "the FIFO holds \(policy.currentFIFOCapacity)")
+  }
+
+  @Test func s3fifodShrinksTheFIFOWhenTheMainCachesEvictionsReturn() {
+    // A loop over 1,050 keys, each requested twice in a row: every key is
+    // hit in the FIFO and promoted, so the FIFO evicts nothing unhit, and
+    // the main cache's evictions return about 50 keys later.
+    var policy = S3FIFODPolicy<IntegerSlotIndex<UInt64>>(capacity: 1_000)
+    for t in 0..<100_000 {
+      _ = policy.access(Request(key: UInt64(t / 2 % 1_050)))
+      if t.isMultiple(of: 997) { policy.checkInvariants() }
+    }
+    // It stops at 1% of the capacity (10), one step (1) below.
+    #expect(policy.currentFIFOCapacity < 100 && policy.currentFIFOCapacity >= 9)
+  }
+
+  @Test func s3fifodTakesLibCacheSimsSpellingAndNeedsAFIFOOfOne() throws {
+    #expect(try PolicySpec("S3FIFOd").name == "s3fifod")
+    #expect(try PolicySpec("s3fifod").minimumCapacity == 10)
+    #expect(try PolicySpec("s3fifod:fifo=0.5").minimumCapacity == 2)
+  }
 }
