@@ -13,6 +13,8 @@ public enum CacheError: Error, Equatable, CustomStringConvertible {
   case policy(PolicyError)
   case moreShardsThanCapacity(shards: Int, capacity: Int64)
   case belowMinimumCapacity(policy: String, capacity: Int64, minimum: Int64, hint: String)
+  case admission(AdmissionError)
+  case admissionJudgesSize(String)
 
   public var description: String {
     switch self {
@@ -32,6 +34,9 @@ public enum CacheError: Error, Equatable, CustomStringConvertible {
     case .trimsOnATimer(let name):
       "\(name) models a disk cache that trims on a timer and holds more than its limit in between; a MemoryCache keeps its limits after every write: measure \(name) with `evlab replay`"
     case .policy(let error): "\(error)"
+    case .admission(let error): "\(error)"
+    case .admissionJudgesSize(let admission):
+      "admission \(admission) judges sizes, but without a cost limit every entry weighs 1: give the cache a costLimit"
     }
   }
 }
@@ -81,6 +86,11 @@ public final class MemoryCache<Key: Hashable, Value> {
   ///     a fifth of the cost of the precise one: ages are meant in seconds).
   ///   - autoTrimInterval: if given, a background task trims to the limits
   ///     (age included) this often.
+  ///   - admission: the admission policy in front of the policy, as `evlab
+  ///     replay --admission` takes it (`none`, `bloom-filter`, `prob:p=0.5`,
+  ///     `size:max=64k`): a set it refuses stores nothing (reason
+  ///     `rejected`). Striped shards each have their own, `prob`'s seed
+  ///     raised by the shard's number (shard 0 draws as the simulator does).
   ///
   /// Inlinable so the policy's code is specialised for `Key` and `Index` in
   /// the caller's module (an unspecialised policy runs about 5× slower).
@@ -88,10 +98,14 @@ public final class MemoryCache<Key: Hashable, Value> {
   public init<Index: SlotIndex & ~Copyable>(
     policy: String = "lru", index: Index.Type, countLimit: Int? = nil, costLimit: Int64? = nil,
     ageLimit: Duration? = nil, lock: LockStrategy = .mutex, instrumentLocks: Bool = false,
-    autoTrimInterval: Duration? = nil, clock: (@Sendable () -> UInt64)? = nil, onEvict: EvictionHandler? = nil
+    autoTrimInterval: Duration? = nil, clock: (@Sendable () -> UInt64)? = nil, onEvict: EvictionHandler? = nil,
+    admission: String = "none"
   ) throws(CacheError) where Index.Key == Key {
     let spec: PolicySpec
     do { spec = try PolicySpec(policy) } catch { throw .policy(error) }
+    let admissionSpec: AdmissionSpec
+    do { admissionSpec = try AdmissionSpec(admission) } catch { throw .admission(error) }
+    if case .size = admissionSpec.kind, costLimit == nil { throw .admissionJudgesSize(admissionSpec.description) }
     guard !spec.descriptor.isOffline else { throw .offlinePolicy(spec.name) }
     guard PolicyCatalog.entry(named: spec.name)?.trimsOnATimer != true else { throw .trimsOnATimer(spec.name) }
     try Self.validate(countLimit: countLimit, costLimit: costLimit, ageLimit: ageLimit)
@@ -112,7 +126,7 @@ public final class MemoryCache<Key: Hashable, Value> {
     }
     var built: [CacheShard<Key, Value>] = []
     for i in 0..<shardCount {
-      var visitor = BoxingVisitor<Key>()
+      var visitor = BoxingVisitor<Key>(admission: admissionSpec.withSeed(admissionSpec.seed &+ UInt64(i)))
       let share = Self.share(of: primary, shard: i, of: shardCount)
       let policy = spec.withPolicy(capacity: share, index: index, visitor: &visitor)
       built.append(
@@ -131,7 +145,7 @@ public final class MemoryCache<Key: Hashable, Value> {
     self.clock = clock ?? coarseMonotonicNanoseconds
     self.onEvict = onEvict
     lockStrategy = lock
-    policyName = spec.description
+    policyName = admissionSpec.kind == .none ? spec.description : "\(spec) + \(admissionSpec)"
     policyCapacity = primary
     self.weighsCost = weighsCost
     limits = (countLimit, costLimit, ageLimit)
@@ -143,12 +157,12 @@ public final class MemoryCache<Key: Hashable, Value> {
   public convenience init(
     policy: String = "lru", countLimit: Int? = nil, costLimit: Int64? = nil, ageLimit: Duration? = nil,
     lock: LockStrategy = .mutex, instrumentLocks: Bool = false, autoTrimInterval: Duration? = nil,
-    clock: (@Sendable () -> UInt64)? = nil, onEvict: EvictionHandler? = nil
+    clock: (@Sendable () -> UInt64)? = nil, onEvict: EvictionHandler? = nil, admission: String = "none"
   ) throws(CacheError) {
     try self.init(
       policy: policy, index: HashedSlotIndex<Key>.self, countLimit: countLimit, costLimit: costLimit,
       ageLimit: ageLimit, lock: lock, instrumentLocks: instrumentLocks, autoTrimInterval: autoTrimInterval,
-      clock: clock, onEvict: onEvict)
+      clock: clock, onEvict: onEvict, admission: admission)
   }
 
   /// A cache driven by a policy you built: its capacity is the primary limit

@@ -129,6 +129,11 @@ public struct AdmissionSpec: Hashable, Sendable, CustomStringConvertible {
     return self
   }
 
+  /// The seed of a randomized admission (1 for the others).
+  public var seed: UInt64 {
+    if case .probability(_, let seed) = kind { seed } else { 1 }
+  }
+
   /// Whether decisions are drawn at random (seeded).
   public var isRandomized: Bool {
     if case .probability = kind { true } else { false }

@@ -85,11 +85,15 @@ public struct BoxedPolicy<Key: Hashable>: ReplacementPolicy {
 
 /// Builds a catalog policy as an ``AnyCachePolicy``.
 public struct BoxingVisitor<Key: Hashable>: PolicyVisitor {
-  @inlinable public init() {}
+  /// The admission policy put in front of every policy boxed (none by default).
+  public let admission: AdmissionSpec
+
+  @inlinable public init(admission: AdmissionSpec = .none) { self.admission = admission }
 
   @inlinable
   public func visit<Policy: ReplacementPolicy & ~Copyable>(_ policy: consuming Policy) -> AnyCachePolicy<Key>
   where Policy.Key == Key {
-    AnyCachePolicy(policy)
+    if case .none = admission.kind { return AnyCachePolicy(policy) }
+    return AnyCachePolicy(AdmittedPolicy(policy, admission: admission))
   }
 }

@@ -28,4 +28,39 @@ import Testing
       "\(policy): first difference at request \(hits.indices.first { hits[$0] != expected[$0] } ?? -1)")
     #expect(cache.count <= 64)
   }
+
+  /// Admission composes with the cache as with the simulator: the same
+  /// gate in front of the same policy, so an admitted read-through cache
+  /// hits where the admitted policy does, and a refused set stores nothing.
+  @Test(arguments: ["lru", "arc", "s3fifo", "wtinylfu", "lecar", "s3fifod"])
+  func anAdmittedReadThroughCacheHitsWhereTheAdmittedPolicyHits(policy: String) throws {
+    let spec = try PolicySpec(policy)
+    let requests = conformanceRequests(seed: 9, weighted: true)
+    for admission in ["bloom-filter", "prob:p=0.5,seed=7", "size:max=32"] {
+      var visitor = AdmissionVisitor(
+        ConformanceDriver(requests: requests, checkEvery: 1_000, policy: spec), admission: try AdmissionSpec(admission))
+      let expected = spec.withPolicy(capacity: 600, index: IntegerSlotIndex<UInt64>.self, visitor: &visitor).hitSequence
+      let cache = try MemoryCache<UInt64, UInt64>(policy: policy, costLimit: 600, admission: admission)
+      var hits: [Bool] = []
+      for request in requests {
+        let hit = cache.value(forKey: request.key) != nil
+        if !hit { try cache.setValue(request.key, forKey: request.key, cost: request.weight) }
+        hits.append(hit)
+      }
+      #expect(
+        hits == expected,
+        "\(policy) + \(admission): first difference at request \(hits.indices.first { hits[$0] != expected[$0] } ?? -1)")
+      #expect(cache.statistics.evictions[.rejected, default: 0] > 0, "\(admission) refused nothing")
+      #expect(cache.policyName.hasSuffix(" + " + (try AdmissionSpec(admission)).description))
+    }
+  }
+
+  @Test func anAdmissionIsCheckedWhenTheCacheIsMade() {
+    #expect(throws: CacheError.self) { try MemoryCache<UInt64, UInt64>(countLimit: 10, admission: "sometimes") }
+    // A size gate in a cache where every entry weighs 1 would admit everything.
+    let error = #expect(throws: CacheError.self) {
+      try MemoryCache<UInt64, UInt64>(countLimit: 10, admission: "size:max=64k")
+    }
+    #expect(error.map { "\($0)" }?.contains("costLimit") == true)
+  }
 }
