@@ -36,6 +36,13 @@ struct MRC: ParsableCommand {
   @Option(help: "count or bytes.")
   var sizeMode: SizeMode = .count
 
+  @Option(
+    name: .customLong("admission"),
+    help:
+      "Admission policies in front of every policy, comma-separated or repeated: none (the default), bloom-filter, prob:p=F[,seed=N], size:max=BYTES. Curves behind one are simulated."
+  )
+  var admissions: [Checked<AdmissionList>] = []
+
   @Option(help: "exact (LRU), simulate or shards (default: exact for LRU, simulate otherwise).")
   var method: Checked<CurveMethod>?
 
@@ -54,10 +61,16 @@ struct MRC: ParsableCommand {
     try policies.specs(or: DefaultJob.lru).filter { !($0.descriptor.isOffline && policies.namesAll) }
   }
 
-  func plans() throws -> [MissRatioCurves.Plan] {
-    try specs().map { spec in
-      try failing { () throws(CurveError) in
-        try MissRatioCurves.plan(for: spec, method: method?.value.method, rate: rate, maxObjects: maxObjects)
+  /// Every policy × admission, with the method each is computed by.
+  func plans() throws -> [(spec: PolicySpec, admission: AdmissionSpec, plan: MissRatioCurves.Plan)] {
+    let admissionSpecs = try admissions.specs(sizeMode: sizeMode)
+    return try specs().flatMap { spec in
+      try admissionSpecs.map { admission in
+        let plan = try failing { () throws(CurveError) in
+          try MissRatioCurves.plan(
+            for: spec, method: method?.value.method, rate: rate, maxObjects: maxObjects, admission: admission)
+        }
+        return (spec, admission, plan)
       }
     }
   }
@@ -70,23 +83,24 @@ struct MRC: ParsableCommand {
   }
 
   func run() throws {
-    let (specs, plans) = (try specs(), try plans())
+    let plans = try plans()
     let source = try traceSource(trace, traceOptions)
     let cacheSizes = try resolveSizes(sizes.sizes, for: source, sizeMode: sizeMode).sorted()
     let progress = try failing { () throws(TraceError) in
       try ReplayCell.expectedWork(
-        specs.map { ReplayCell(trace: source, policy: $0, cacheSize: 1, sizeMode: sizeMode) },
+        plans.map { ReplayCell(trace: source, policy: $0.spec, cacheSize: 1, sizeMode: sizeMode) },
         interactive: isatty(2) == 1)
     }
-    let display = ProgressLine(progress, total: specs.count, label: "mrc")
+    let display = ProgressLine(progress, total: plans.count, label: "mrc")
     display.begin()
     defer { display.end() }
     var curves: [MissRatioCurve] = []
-    for (spec, plan) in zip(specs, plans) {
+    for (spec, admission, plan) in plans {
       curves.append(
         try failing { () throws(TraceError) in
           try MissRatioCurves.curve(
-            source, policy: spec, plan: plan, sizes: cacheSizes, sizeMode: sizeMode, progress: progress)
+            source, policy: spec, plan: plan, sizes: cacheSizes, sizeMode: sizeMode, admission: admission,
+            progress: progress)
         })
       progress.cellsDone.add(1, ordering: .relaxed)
     }

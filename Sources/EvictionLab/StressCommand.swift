@@ -30,6 +30,13 @@ struct Stress: ParsableCommand {
   var policies: [Checked<PolicyList>] = []
 
   @Option(
+    name: .customLong("admission"),
+    help:
+      "Admission policies in front of every policy, comma-separated or repeated: none (the default), bloom-filter, prob:p=F[,seed=N], size:max=BYTES."
+  )
+  var admissions: [Checked<AdmissionList>] = []
+
+  @Option(
     help:
       "Cache size: objects in count mode, bytes in byte mode (k/m/g suffixes), or a share of the footprint (1%, 0.01).")
   var size: Checked<SizeList>
@@ -69,6 +76,7 @@ struct Stress: ParsableCommand {
       throw ArgumentError("--size '\(size.text)': stress runs one size; give one")
     }
     if let ops, ops < 1 { throw ArgumentError("--ops \(ops): at least one request is needed") }
+    _ = try admissions.specs(sizeMode: sizeMode)
   }
 
   func run() throws {
@@ -79,7 +87,7 @@ struct Stress: ParsableCommand {
     let workload = try failing { () throws(TraceError) in try StressRun.Workload(source) }
     let cacheSize = try resolveSizes(size.value.sizes, for: source, sizeMode: sizeMode)[0]
     let plan = StressRun.Sweep(
-      policies: specs, locks: locks, threads: threadCounts, cacheSize: cacheSize, sizeMode: sizeMode,
+      policies: specs, admissions: try admissions.specs(sizeMode: sizeMode), locks: locks, threads: threadCounts, cacheSize: cacheSize, sizeMode: sizeMode,
       ops: ops ?? workload.keys.count)
     let progress = ReplayProgress(expectedRequests: plan.cells.count * plan.ops)
     let display = ProgressLine(progress, total: plan.cells.count, label: "stress")

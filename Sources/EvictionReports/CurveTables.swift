@@ -5,14 +5,14 @@ import EvictionSim
 public enum CurveTables {
   public static let columns = [
     "trace", "policy", "method", "rate", "size_mode", "cache_size", "requests", "misses", "miss_ratio",
-    "bytes_requested", "bytes_missed", "byte_miss_ratio",
+    "bytes_requested", "bytes_missed", "byte_miss_ratio", "admission",
   ]
 
   static func fields(_ curve: MissRatioCurve, _ p: CurvePoint) -> [String] {
     [
       curve.trace, curve.policy, curve.method.rawValue, "\(curve.rate)", curve.sizeMode.rawValue, "\(p.cacheSize)",
       "\(p.requests)", "\(p.misses)", ReplayTables.exact(p.missRatio), "\(p.bytesRequested)", "\(p.bytesMissed)",
-      ReplayTables.exact(p.byteMissRatio),
+      ReplayTables.exact(p.byteMissRatio), curve.admission,
     ]
   }
 
@@ -35,6 +35,7 @@ public enum CurveTables {
       }
       return
         "{\"trace\": \(ReplayTables.jsonString(curve.trace)), \"policy\": \(ReplayTables.jsonString(curve.policy)), "
+        + "\"admission\": \(ReplayTables.jsonString(curve.admission)), "
         + "\"method\": \"\(curve.method.rawValue)\", \"rate\": \(curve.rate), \"size_mode\": \"\(curve.sizeMode.rawValue)\", "
         + "\"simulated_sizes\": [\(curve.simulatedSizes.map(String.init).joined(separator: ", "))], "
         + "\"points\": [\n    " + points.joined(separator: ",\n    ") + "\n  ]}"
@@ -48,7 +49,8 @@ public enum CurveTables {
     for curve in curves {
       for p in curve.points {
         rows.append([
-          curve.trace, curve.policy, curve.method.rawValue, String(p.cacheSize), ReplayTables.fixed(p.missRatio, 4),
+          curve.trace, curve.admission == "none" ? curve.policy : "\(curve.policy) + \(curve.admission)",
+          curve.method.rawValue, String(p.cacheSize), ReplayTables.fixed(p.missRatio, 4),
           ReplayTables.fixed(p.byteMissRatio, 4),
         ])
       }

@@ -35,6 +35,8 @@ public struct MissRatioCurve: Sendable {
   public var simulatedSizes: [Int64] = []
   /// Malformed lines passed over under `--skip-bad-lines`.
   public var skipped = SkippedRecords()
+  /// The admission policy in front of the policy (`none`).
+  public var admission = "none"
 }
 
 /// A curve that cannot be drawn as asked, in one line.
@@ -57,10 +59,21 @@ public enum MissRatioCurves {
   /// The method for `policy`: the one asked for, or exact for LRU and
   /// simulate otherwise. Exact and fixed-size SHARDS are LRU's (stack
   /// distances); offline policies have no curve here (they need the future).
+  ///
+  /// Behind an admission policy LRU is no longer a stack policy (a refused
+  /// miss changes what a larger cache holds, not a smaller one's), so its
+  /// curve is simulated: exact and fixed-size SHARDS are refused.
   public static func plan(
-    for policy: PolicySpec, method: MissRatioCurve.Method?, rate: Double, maxObjects: Int?
+    for policy: PolicySpec, method: MissRatioCurve.Method?, rate: Double, maxObjects: Int?,
+    admission: AdmissionSpec = .none
   ) throws(CurveError) -> Plan {
-    let lru = policy.name == "lru"
+    let admitted = admission.kind != .none
+    let lru = policy.name == "lru" && !admitted
+    if admitted && (method == .exact || maxObjects != nil) {
+      throw CurveError(
+        "behind admission \(admission) LRU is not a stack policy, so \(maxObjects != nil ? "fixed-size SHARDS (--max-objects)" : "--method exact") does not apply; use --method simulate or shards --rate"
+      )
+    }
     if policy.descriptor.isOffline {
       throw CurveError("\(policy.name) is offline; miss-ratio curves run online policies (replay it with evlab replay)")
     }
@@ -81,16 +94,18 @@ public enum MissRatioCurves {
     }
   }
 
-  /// The curve of `policy` on `trace` as `plan` says.
+  /// The curve of `policy` (behind `admission`) on `trace` as `plan` says.
   public static func curve(
     _ trace: TraceSource, policy: PolicySpec, plan: Plan, sizes: [Int64], sizeMode: SizeMode,
-    progress: ReplayProgress? = nil
+    admission: AdmissionSpec = .none, progress: ReplayProgress? = nil
   ) throws(TraceError) -> MissRatioCurve {
     switch plan {
     case .exact: try exactLRU(trace, sizes: sizes, sizeMode: sizeMode, progress: progress)
-    case .simulate: try simulate(trace, policy: policy, sizes: sizes, sizeMode: sizeMode, progress: progress)
+    case .simulate:
+      try simulate(trace, policy: policy, sizes: sizes, sizeMode: sizeMode, admission: admission, progress: progress)
     case .shards(let rate):
-      try shards(trace, policy: policy, sizes: sizes, sizeMode: sizeMode, rate: rate, progress: progress)
+      try shards(
+        trace, policy: policy, sizes: sizes, sizeMode: sizeMode, rate: rate, admission: admission, progress: progress)
     case .fixedSizeShards(let maxObjects):
       try shardsFixedSize(trace, sizes: sizes, sizeMode: sizeMode, maxObjects: maxObjects, progress: progress)
     }
@@ -166,10 +181,12 @@ public enum MissRatioCurves {
   }
 
   /// Any catalog policy at every size in one pass over the trace: one reader,
-  /// one cache per size. Online policies only.
+  /// one cache per size, each behind its own `admission` gate (the gates of
+  /// a seeded one draw the same numbers, as separate replays would). Online
+  /// policies only.
   public static func simulate(
     _ trace: TraceSource, policy: PolicySpec, sizes: [Int64], sizeMode: SizeMode, sampling: Sampling? = nil,
-    progress: ReplayProgress? = nil
+    admission: AdmissionSpec = .none, progress: ReplayProgress? = nil
   ) throws(TraceError) -> MissRatioCurve {
     let sorted = Array(Set(sizes)).sorted()
     let scaled = sampling.map { s in sorted.map { s.scale($0) } } ?? sorted
@@ -178,7 +195,7 @@ public enum MissRatioCurves {
       sizes: scaled, sizeMode: sizeMode, trace: trace, sampling: sampling, progress: progress)
     var caches: [AnyCachePolicy<UInt64>] = []
     for size in scaled {
-      var visitor = BoxingVisitor<UInt64>()
+      var visitor = BoxingVisitor<UInt64>(admission: admission)
       caches.append(policy.withPolicy(capacity: size, index: IntegerSlotIndex<UInt64>.self, visitor: &visitor))
     }
     let counts = try runner.run(caches)
@@ -189,7 +206,8 @@ public enum MissRatioCurves {
     }
     return MissRatioCurve(
       trace: trace.name, policy: policy.description, method: sampling == nil ? .simulate : .shards,
-      rate: sampling?.rate ?? 1, sizeMode: sizeMode, points: points, skipped: counts.skipped)
+      rate: sampling?.rate ?? 1, sizeMode: sizeMode, points: points, skipped: counts.skipped,
+      admission: admission.description)
   }
 
   /// SHARDS at a fixed rate: requests whose key hashes below `rate` of the
@@ -199,13 +217,15 @@ public enum MissRatioCurves {
   /// simulation.
   public static func shards(
     _ trace: TraceSource, policy: PolicySpec, sizes: [Int64], sizeMode: SizeMode, rate: Double,
-    progress: ReplayProgress? = nil
+    admission: AdmissionSpec = .none, progress: ReplayProgress? = nil
   ) throws(TraceError) -> MissRatioCurve {
     let sampling = Sampling(rate: rate)
-    if policy.name == "lru" {
+    if policy.name == "lru" && admission.kind == .none {
       return try exactLRU(trace, sizes: sizes, sizeMode: sizeMode, sampling: sampling, progress: progress)
     }
-    return try simulate(trace, policy: policy, sizes: sizes, sizeMode: sizeMode, sampling: sampling, progress: progress)
+    return try simulate(
+      trace, policy: policy, sizes: sizes, sizeMode: sizeMode, sampling: sampling, admission: admission,
+      progress: progress)
   }
 
   /// Fixed-size SHARDS for LRU (Waldspurger et al., FAST'15, §3.2): the

@@ -15,6 +15,11 @@ public enum StressTarget: Hashable, Sendable, CustomStringConvertible {
   /// An unbounded `Dictionary` behind a `Mutex`: the floor no cache can beat.
   case dictionary
 
+  /// Whether the target is a `MemoryCache` (not a comparison point).
+  public var isCache: Bool {
+    if case .cache = self { true } else { false }
+  }
+
   public var description: String {
     switch self {
     case .cache(let lock): lock.description
@@ -48,12 +53,14 @@ public struct StressResult: Codable, Sendable {
   /// Throughput against NSCache and Dictionary+Mutex at the same thread count (nil if not measured).
   public var vsNscache: Double?
   public var vsDictionary: Double?
+  /// The admission policy in front of the cache's (`none`; also for the comparison points).
+  public var admission: String
 
   public static let columns = [
     "trace", "policy", "cache_size", "size_mode", "threads", "lock", "ops", "gets", "sets", "seconds",
     "ops_per_second", "hit_ratio", "get_p50_ns", "get_p90_ns", "get_p99_ns", "get_p999_ns", "get_max_ns",
     "set_p50_ns", "set_p90_ns", "set_p99_ns", "set_p999_ns", "set_max_ns", "acquisitions", "contended_share",
-    "wait_p50_ns", "wait_p99_ns", "wait_max_ns", "wait_share", "vs_nscache", "vs_dictionary",
+    "wait_p50_ns", "wait_p99_ns", "wait_max_ns", "wait_share", "vs_nscache", "vs_dictionary", "admission",
   ]
 }
 
@@ -85,10 +92,10 @@ public enum StressRun {
   }
 
   /// Runs one cell. `ops` requests are replayed (the trace wraps around if
-  /// it is shorter).
+  /// it is shorter); a cache target has `admission` in front of its policy.
   public static func run(
     _ workload: Workload, target: StressTarget, policy: PolicySpec, cacheSize: Int64, sizeMode: SizeMode,
-    threads: Int, ops: Int
+    threads: Int, ops: Int, admission: AdmissionSpec = .none
   ) throws(CacheError) -> StressResult {
     let bytes = sizeMode == .bytes
     let driver: any CacheTarget
@@ -97,7 +104,7 @@ public enum StressRun {
       driver = try MemoryCache<UInt64, UInt64>(
         policy: policy.description, index: IntegerSlotIndex<UInt64>.self,
         countLimit: bytes ? nil : Int(cacheSize), costLimit: bytes ? cacheSize : nil, lock: lock,
-        instrumentLocks: true)
+        instrumentLocks: true, admission: admission.description)
     case .nscache: driver = NSCacheTarget(limit: cacheSize, bytes: bytes)
     case .dictionary: driver = MutexDictionary()
     }
@@ -161,13 +168,14 @@ public enum StressRun {
       waitP50Ns: locks?.waits.valueAtPercentile(50) ?? 0, waitP99Ns: locks?.waits.valueAtPercentile(99) ?? 0,
       waitMaxNs: locks?.waits.max ?? 0,
       waitShare: Double(locks?.totalWaitNanoseconds ?? 0) / (Double(elapsed) * Double(threads)),
-      vsNscache: nil, vsDictionary: nil)
+      vsNscache: nil, vsDictionary: nil, admission: target.isCache ? admission.description : "none")
   }
 
-  /// A sweep: every policy × thread count × lock, and the two comparison
-  /// points (NSCache, `Dictionary`+`Mutex`) once per thread count.
+  /// A sweep: every policy × admission × thread count × lock, and the two
+  /// comparison points (NSCache, `Dictionary`+`Mutex`) once per thread count.
   public struct Sweep: Sendable {
     public var policies: [PolicySpec]
+    public var admissions: [AdmissionSpec]
     public var locks: [LockStrategy]
     public var threads: [Int]
     public var cacheSize: Int64
@@ -175,9 +183,11 @@ public enum StressRun {
     public var ops: Int
 
     public init(
-      policies: [PolicySpec], locks: [LockStrategy], threads: [Int], cacheSize: Int64, sizeMode: SizeMode, ops: Int
+      policies: [PolicySpec], admissions: [AdmissionSpec] = [.none], locks: [LockStrategy], threads: [Int],
+      cacheSize: Int64, sizeMode: SizeMode, ops: Int
     ) {
       self.policies = policies
+      self.admissions = admissions
       self.locks = locks
       self.threads = threads
       self.cacheSize = cacheSize
@@ -186,13 +196,15 @@ public enum StressRun {
     }
 
     /// The cells in the order they run; the comparison points have no
-    /// policy, so they run beside the first only.
-    public var cells: [(policy: PolicySpec, threads: Int, target: StressTarget)] {
-      var cells: [(PolicySpec, Int, StressTarget)] = []
+    /// policy, so they run beside the first policy and admission only.
+    public var cells: [(policy: PolicySpec, admission: AdmissionSpec, threads: Int, target: StressTarget)] {
+      var cells: [(PolicySpec, AdmissionSpec, Int, StressTarget)] = []
       for (p, policy) in policies.enumerated() {
-        for n in threads {
-          for lock in locks { cells.append((policy, n, .cache(lock))) }
-          if p == 0 { cells += [(policy, n, .nscache), (policy, n, .dictionary)] }
+        for (a, admission) in admissions.enumerated() {
+          for n in threads {
+            for lock in locks { cells.append((policy, admission, n, .cache(lock))) }
+            if p == 0 && a == 0 { cells += [(policy, .none, n, .nscache), (policy, .none, n, .dictionary)] }
+          }
         }
       }
       return cells
@@ -205,7 +217,7 @@ public enum StressRun {
         results.append(
           try StressRun.run(
             workload, target: cell.target, policy: cell.policy, cacheSize: cacheSize, sizeMode: sizeMode,
-            threads: cell.threads, ops: ops))
+            threads: cell.threads, ops: ops, admission: cell.admission))
         progress?.requests.add(ops, ordering: .relaxed)
         progress?.cellsDone.add(1, ordering: .relaxed)
       }

@@ -6,7 +6,7 @@ import Testing
     "trace", "policy", "cache_size", "size_mode", "threads", "lock", "ops", "gets", "sets", "seconds",
     "ops_per_second", "hit_ratio", "get_p50_ns", "get_p90_ns", "get_p99_ns", "get_p999_ns", "get_max_ns",
     "set_p50_ns", "set_p90_ns", "set_p99_ns", "set_p999_ns", "set_max_ns", "acquisitions", "contended_share",
-    "wait_p50_ns", "wait_p99_ns", "wait_max_ns", "wait_share", "vs_nscache", "vs_dictionary",
+    "wait_p50_ns", "wait_p99_ns", "wait_max_ns", "wait_share", "vs_nscache", "vs_dictionary", "admission",
   ]
 
   /// One thread through the cache hits exactly where the replay does; every
@@ -86,7 +86,7 @@ import Testing
     let lines = shards.stdout.split(separator: "\n")
     #expect(
       lines.first
-        == "trace,policy,method,rate,size_mode,cache_size,requests,misses,miss_ratio,bytes_requested,bytes_missed,byte_miss_ratio"
+        == "trace,policy,method,rate,size_mode,cache_size,requests,misses,miss_ratio,bytes_requested,bytes_missed,byte_miss_ratio,admission"
     )
     #expect(lines.count == 6 && lines[1].contains(",s3fifo,shards,0.1,count,1000,"))
   }
