@@ -105,7 +105,7 @@ public final class MemoryCache<Key: Hashable, Value> {
     do { spec = try PolicySpec(policy) } catch { throw .policy(error) }
     let admissionSpec: AdmissionSpec
     do { admissionSpec = try AdmissionSpec(admission) } catch { throw .admission(error) }
-    if case .size = admissionSpec.kind, costLimit == nil { throw .admissionJudgesSize(admissionSpec.description) }
+    if admissionSpec.judgesSizes, costLimit == nil { throw .admissionJudgesSize(admissionSpec.description) }
     guard !spec.descriptor.isOffline else { throw .offlinePolicy(spec.name) }
     guard PolicyCatalog.entry(named: spec.name)?.trimsOnATimer != true else { throw .trimsOnATimer(spec.name) }
     try Self.validate(countLimit: countLimit, costLimit: costLimit, ageLimit: ageLimit)

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// An admission policy: which missed objects a cache lets in at all. It
 /// sits in front of any eviction policy (``AdmittedPolicy``), is asked once
 /// per miss, before the eviction policy makes room, and never sees hits, as
@@ -18,6 +24,10 @@ public struct AdmissionSpec: Hashable, Sendable, CustomStringConvertible {
     /// Objects of at most `max` bytes are admitted (libCacheSim's
     /// `size=N` admits sizes below N: `size:max=N-1` here).
     case size(max: Int64)
+    /// An object of `s` bytes is admitted with probability e^(−s/c), `c`
+    /// retuned every `interval` requests by a model of the cache (AdaptSize,
+    /// Berger et al., NSDI'17; see ``AdaptSizeTuner``).
+    case adaptSize(interval: Int, seed: UInt64)
   }
 
   public let kind: Kind
@@ -27,7 +37,7 @@ public struct AdmissionSpec: Hashable, Sendable, CustomStringConvertible {
   public init(kind: Kind) { self.kind = kind }
 
   /// The admission names `evlab` takes.
-  public static let names = ["none", "bloom-filter", "prob", "size"]
+  public static let names = ["none", "bloom-filter", "prob", "size", "adaptsize"]
 
   /// Parses `name[:key=value,...]`; names are case-insensitive, `_` and `-` alike.
   public init(_ text: String) throws(AdmissionError) {
@@ -76,6 +86,16 @@ public struct AdmissionSpec: Hashable, Sendable, CustomStringConvertible {
         throw AdmissionError("admission size: max='\(text)' must be a positive size such as 65536, 64k or 1m")
       }
       kind = .size(max: max)
+    case "adaptsize":
+      try take(["interval", "seed"])
+      guard let interval = Int(parameters["interval"] ?? "100000"), interval >= 1_000 else {
+        throw AdmissionError(
+          "admission adaptsize: interval='\(parameters["interval"]!)' must be a whole number of requests ≥ 1000")
+      }
+      guard let seed = UInt64(parameters["seed"] ?? "1") else {
+        throw AdmissionError("admission adaptsize: seed='\(parameters["seed"]!)' must be a whole number ≥ 0")
+      }
+      kind = .adaptSize(interval: interval, seed: seed)
     default:
       throw AdmissionError("unknown admission '\(trimmed)'; choose from \(Self.names.joined(separator: ", "))")
     }
@@ -120,23 +140,48 @@ public struct AdmissionSpec: Hashable, Sendable, CustomStringConvertible {
     case .secondRequest: "bloom-filter"
     case .probability(let p, let seed): seed == 1 ? "prob:p=\(p)" : "prob:p=\(p),seed=\(seed)"
     case .size(let max): "size:max=\(max)"
+    case .adaptSize(let interval, let seed):
+      switch (interval == 100_000, seed == 1) {
+      case (true, true): "adaptsize"
+      case (false, true): "adaptsize:interval=\(interval)"
+      case (true, false): "adaptsize:seed=\(seed)"
+      case (false, false): "adaptsize:interval=\(interval),seed=\(seed)"
+      }
     }
   }
 
   /// This spec with its seed replaced by `seed` (itself when it draws nothing).
   public func withSeed(_ seed: UInt64) -> AdmissionSpec {
-    if case .probability(let p, _) = kind { return AdmissionSpec(kind: .probability(p: p, seed: seed)) }
-    return self
+    switch kind {
+    case .probability(let p, _): AdmissionSpec(kind: .probability(p: p, seed: seed))
+    case .adaptSize(let interval, _): AdmissionSpec(kind: .adaptSize(interval: interval, seed: seed))
+    default: self
+    }
   }
 
   /// The seed of a randomized admission (1 for the others).
   public var seed: UInt64 {
-    if case .probability(_, let seed) = kind { seed } else { 1 }
+    switch kind {
+    case .probability(_, let seed), .adaptSize(_, let seed): seed
+    default: 1
+    }
   }
 
   /// Whether decisions are drawn at random (seeded).
   public var isRandomized: Bool {
-    if case .probability = kind { true } else { false }
+    switch kind {
+    case .probability, .adaptSize: true
+    default: false
+    }
+  }
+
+  /// Whether decisions depend on object sizes (meaningless in count mode,
+  /// where every object weighs 1).
+  public var judgesSizes: Bool {
+    switch kind {
+    case .size, .adaptSize: true
+    default: false
+    }
   }
 }
 
@@ -155,20 +200,34 @@ public struct AdmissionGate<Key: Hashable> {
   /// p · 2⁶⁴, saturated: a miss is admitted when a draw falls below it.
   @usableFromInline let threshold: UInt64
   @usableFromInline let maxWeight: Int64
+  /// AdaptSize's statistics and model (nil for the other kinds).
+  @usableFromInline let tuner: AdaptSizeTuner<Key>?
 
   public init(_ spec: AdmissionSpec) {
     kind = spec.kind
     var seed: UInt64 = 0
     var p = 1.0
     var maxWeight = Int64.max
+    var tuner: AdaptSizeTuner<Key>? = nil
     switch spec.kind {
     case .none, .secondRequest: break
     case .probability(let probability, let s): (p, seed) = (probability, s)
     case .size(let max): maxWeight = max
+    case .adaptSize(let interval, let s):
+      seed = s
+      tuner = AdaptSizeTuner(interval: interval)
     }
     generator = SeededGenerator(seed: seed)
     threshold = p >= 1 ? .max : UInt64(p * 0x1p64)
     self.maxWeight = maxWeight
+    self.tuner = tuner
+  }
+
+  /// Counts a request, hit or miss, where the admission keeps statistics
+  /// (AdaptSize); `capacity` is the cache's.
+  @inlinable @inline(__always)
+  public func observe(_ request: Request<Key>, capacity: Int64) {
+    tuner?.observe(request.key, size: request.weight, capacity: capacity)
   }
 
   /// Whether the missed `request` may enter the cache; records the miss.
@@ -179,6 +238,10 @@ public struct AdmissionGate<Key: Hashable> {
     case .secondRequest: return !seen.insert(request.key).inserted
     case .probability: return generator.next() < threshold
     case .size: return request.weight <= maxWeight
+    case .adaptSize:
+      // e^(−s/c) against a uniform draw in [0, 1).
+      let draw = Double(generator.next() >> 11) * 0x1p-53
+      return draw < exp(-Double(request.weight) / tuner!.c)
     }
   }
 }
@@ -206,7 +269,8 @@ public struct AdmittedPolicy<Policy: ReplacementPolicy & ~Copyable>: Replacement
 
   @inlinable @inline(__always)
   public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
-    policy.lookup(request, onEvict: onEvict)
+    gate.observe(request, capacity: policy.capacity)
+    return policy.lookup(request, onEvict: onEvict)
   }
 
   @inlinable @inline(__always)

@@ -41,7 +41,7 @@ struct Compare: ParsableCommand {
   @Option(
     name: .customLong("admission"),
     help:
-      "Without --config: admission policies in front of every policy, comma-separated (none, bloom-filter, prob:p=F, size:max=BYTES; default none)."
+      "Without --config: admission policies in front of every policy, comma-separated (none, bloom-filter, prob:p=F, size:max=BYTES, adaptsize; default none)."
   )
   var admissions: [String] = []
 

@@ -39,7 +39,7 @@ struct MRC: ParsableCommand {
   @Option(
     name: .customLong("admission"),
     help:
-      "Admission policies in front of every policy, comma-separated or repeated: none (the default), bloom-filter, prob:p=F[,seed=N], size:max=BYTES. Curves behind one are simulated."
+      "Admission policies in front of every policy, comma-separated or repeated: none (the default), bloom-filter, prob:p=F[,seed=N], size:max=BYTES, adaptsize[:interval=N]. Curves behind one are simulated."
   )
   var admissions: [Checked<AdmissionList>] = []
 

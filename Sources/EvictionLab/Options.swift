@@ -88,7 +88,7 @@ extension [Checked<AdmissionList>] {
     let specs: [AdmissionSpec] = isEmpty ? [.none] : values()
     guard Set(specs).count == specs.count else { throw ArgumentError("--admission names one twice; name each once") }
     for spec in specs {
-      if case .size = spec.kind, sizeMode == .count {
+      if spec.judgesSizes, sizeMode == .count {
         throw ArgumentError(
           "--admission \(spec) judges sizes, but in count mode every object weighs 1; add --size-mode bytes")
       }

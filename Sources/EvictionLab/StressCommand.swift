@@ -32,7 +32,7 @@ struct Stress: ParsableCommand {
   @Option(
     name: .customLong("admission"),
     help:
-      "Admission policies in front of every policy, comma-separated or repeated: none (the default), bloom-filter, prob:p=F[,seed=N], size:max=BYTES."
+      "Admission policies in front of every policy, comma-separated or repeated: none (the default), bloom-filter, prob:p=F[,seed=N], size:max=BYTES, adaptsize[:interval=N]."
   )
   var admissions: [Checked<AdmissionList>] = []
 

@@ -189,7 +189,7 @@ public struct CompareConfig: Sendable {
       throw ConfigError(file: file, "admissions names one twice (or none at all); e.g. [\"none\", \"bloom-filter\"]")
     }
     for admission in admissions {
-      if case .size = admission.kind, sizeMode == .count {
+      if admission.judgesSizes, sizeMode == .count {
         throw ConfigError(
           file: file,
           "admissions: \(admission) judges sizes, but in count mode every object weighs 1; set size_mode = \"bytes\"")
