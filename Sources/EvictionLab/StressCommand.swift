@@ -87,7 +87,8 @@ struct Stress: ParsableCommand {
     let workload = try failing { () throws(TraceError) in try StressRun.Workload(source) }
     let cacheSize = try resolveSizes(size.value.sizes, for: source, sizeMode: sizeMode)[0]
     let plan = StressRun.Sweep(
-      policies: specs, admissions: try admissions.specs(sizeMode: sizeMode), locks: locks, threads: threadCounts, cacheSize: cacheSize, sizeMode: sizeMode,
+      policies: specs, admissions: try admissions.specs(sizeMode: sizeMode), locks: locks, threads: threadCounts,
+      cacheSize: cacheSize, sizeMode: sizeMode,
       ops: ops ?? workload.keys.count)
     let progress = ReplayProgress(expectedRequests: plan.cells.count * plan.ops)
     let display = ProgressLine(progress, total: plan.cells.count, label: "stress")

@@ -18,7 +18,8 @@ public enum StressTables {
     ]
     let rows = results.map { r in
       [
-        r.admission == "none" ? r.policy : "\(r.policy) + \(r.admission)", String(r.threads), r.lock, ReplayTables.fixed(r.opsPerSecond / 1e6, 2), ReplayTables.fixed(r.hitRatio, 4),
+        r.admission == "none" ? r.policy : "\(r.policy) + \(r.admission)", String(r.threads), r.lock,
+        ReplayTables.fixed(r.opsPerSecond / 1e6, 2), ReplayTables.fixed(r.hitRatio, 4),
         "\(r.getP50Ns) ns", "\(r.getP99Ns) ns", "\(r.setP99Ns) ns", ReplayTables.fixed(r.contendedShare, 3),
         "\(r.waitP99Ns) ns", r.vsNscache.map { ReplayTables.fixed($0, 2) + "×" } ?? "",
         r.vsDictionary.map { ReplayTables.fixed($0, 2) + "×" } ?? "",

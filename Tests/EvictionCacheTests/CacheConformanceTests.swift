@@ -49,7 +49,8 @@ import Testing
       }
       #expect(
         hits == expected,
-        "\(policy) + \(admission): first difference at request \(hits.indices.first { hits[$0] != expected[$0] } ?? -1)")
+        "\(policy) + \(admission): first difference at request \(hits.indices.first { hits[$0] != expected[$0] } ?? -1)"
+      )
       #expect(cache.statistics.evictions[.rejected, default: 0] > 0, "\(admission) refused nothing")
       #expect(cache.policyName.hasSuffix(" + " + (try AdmissionSpec(admission)).description))
     }

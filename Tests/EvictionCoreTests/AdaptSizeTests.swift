@@ -36,7 +36,8 @@ import Testing
     // flush the small ones: c is set so that they rarely get in.
     let small = (rate: 10.0, size: Int64(1_024))
     let large = (rate: 0.2, size: Int64(1 << 20))
-    let rare = AdaptSizeModel(Array(repeating: small, count: 1_000) + Array(repeating: large, count: 1_000), capacity: 2 * 1_048_576)
+    let rare = AdaptSizeModel(
+      Array(repeating: small, count: 1_000) + Array(repeating: large, count: 1_000), capacity: 2 * 1_048_576)
     let c1 = exp2(rare.bestLog2C())
     #expect(exp(-Double(large.size) / c1) < 0.05, "c = \(c1)")
     #expect(exp(-Double(small.size) / c1) > 0.5, "c = \(c1)")
