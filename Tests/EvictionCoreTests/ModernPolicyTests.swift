@@ -39,6 +39,9 @@ import Testing
   @Test func countingBloomFilterNeverUnderestimatesAndHalves() {
     var filter = CountingBloomFilter(entries: 1000, error: 0.001)
     #expect(filter.probes == 10 && filter.counterCount == 14_378)
+    // W-TinyLFU's sketch at 1 M objects is an array; a byte-mode one of 1 GiB is sparse.
+    #expect(CountingBloomFilter(entries: 1_000_000, error: 0.001).isDense)
+    #expect(!CountingBloomFilter(entries: 1 << 30, error: 0.001).isDense)
     for item in UInt64(1)...500 {
       for _ in 0..<(item % 7) { filter.add(item) }
     }
