@@ -6,14 +6,6 @@ import Testing
 /// `--admission` on replay, mrc and stress: one gate in front of one policy,
 /// so the three agree where their runs are the same run.
 @Suite struct AdmissionEverywhereTests {
-  func rows(_ csv: String) -> [[String: String]] {
-    let lines = csv.split(separator: "\n").map {
-      $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-    }
-    guard let header = lines.first else { return [] }
-    return lines.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(header, $0)) }
-  }
-
   @Test func replayMRCAndOneThreadStressAgreeBehindEachAdmission() throws {
     let dir = try scratchDirectory()
     var rng = SeededGenerator(seed: 5)

@@ -7,14 +7,6 @@ import Testing
 /// Issue 16: no plausible-looking wrong answer with exit 0. Each test here
 /// failed on the main before it.
 @Suite struct HonestyTests {
-  func rows(_ csv: String) -> [[String: String]] {
-    let lines = csv.split(separator: "\n").map {
-      $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-    }
-    guard let header = lines.first else { return [] }
-    return lines.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(header, $0)) }
-  }
-
   // Item 2: every list value runs, or the command refuses.
   @Test func mrcAndStressRunEveryPolicyGivenAsAListOrRepeated() throws {
     let dir = try scratchDirectory()
