@@ -87,7 +87,9 @@ public final class AdaptSizeTuner<Key: Hashable> {
   /// sets `c` to the model's best.
   @usableFromInline
   func retune(capacity: Int64) {
-    guard knownBytes > 3 * capacity else {
+    // knownBytes > 3 × capacity, written so that a byte capacity near
+    // Int64.max cannot overflow (capacity ≥ 1, so knownBytes = 0 fails too).
+    guard (knownBytes - 1) / 3 >= capacity else {
       untilRetune = 1_000
       return
     }

@@ -81,4 +81,16 @@ import Testing
     #expect(adaptive.misses < limits[0] && adaptive.misses < limits[2], "\(adaptive.misses) against \(limits)")
     #expect(Double(adaptive.misses) < 1.25 * Double(limits.min()!), "\(adaptive.misses) against \(limits)")
   }
+
+  /// A capacity near Int64.max (a hostile `--size`) neither overflows the
+  /// wait-for-enough-objects rule nor retunes: nothing outweighs it.
+  @Test func aHugeCapacityWaitsInsteadOfOverflowing() throws {
+    var policy = AdmittedPolicy(
+      LRUPolicy<IntegerSlotIndex<UInt64>>(capacity: 4_000_000_000_000_000_000),
+      admission: try AdmissionSpec("adaptsize:interval=1000"))
+    var misses = 0
+    for key in 0..<5_000 where !policy.access(Request(key: UInt64(key % 2_000), weight: 512)) { misses += 1 }
+    #expect(policy.gate.tuner?.retunes == 0)
+    #expect(misses >= 2_000 && misses < 5_000)
+  }
 }
