@@ -11,11 +11,13 @@ public typealias BuiltinPolicies = PolicyList
   .And<CRLFU>
   .And<SRLRU>
   .And<LeCaR>
+  .And<Cacheus>
   .And<MRU>
   .And<RandomEviction>
   .And<RandomTwo>
   .And<LRUProb>
   .And<Hyperbolic>
+  .And<LHD>
   .And<ARC>
   .And<LPARC>
   .And<CAR>
@@ -30,6 +32,7 @@ public typealias BuiltinPolicies = PolicyList
   .And<TwoQ>
   .And<LPTwoQ>
   .And<LIRS>
+  .And<ClockPro>
   .And<LFUDA>
   .And<GDSF>
   .And<SizeEviction>

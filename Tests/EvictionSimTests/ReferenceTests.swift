@@ -15,11 +15,12 @@ import Testing
     "slru(n-seg=5)": "slru:segments=5", "random": "random", "clock": "clock", "sieve": "sieve", "s3fifo": "s3fifo",
     "2q": "2q", "lfuda": "lfuda", "belady": "belady", "gdsf": "gdsf",
     "wtinylfu": "wtinylfu", "beladysize": "belady-size", "qdlp": "qdlp",
-    "cr_lfu": "cr-lfu", "sr_lru": "sr-lru", "lecar": "lecar", "hyperbolic": "hyperbolic",
+    "cr_lfu": "cr-lfu", "sr_lru": "sr-lru", "lecar": "lecar", "hyperbolic": "hyperbolic", "cacheus": "cacheus",
+    "lhd": "lhd",
   ]
   /// Every row of the first file whose policy we have: exact, except where
   /// the policy draws random numbers (libCacheSim's generator is not ours),
-  /// whose mean miss ratio over three seeds must lie within 1% (see
+  /// whose mean miss ratio over eight seeds must lie within 1% (see
   /// ``MoreTracesReferenceTests/disagreements(_:seeds:)``). Hyperbolic's
   /// rows are compared with libCacheSim sampling uniformly instead
   /// (``MoreTracesReferenceTests/hyperbolicAgreesWithLibCacheSimSamplingUniformly()``).
@@ -35,8 +36,8 @@ import Testing
     #expect(rows.count >= 886, "the reference lost rows (\(rows.count))")
     #expect(Set(rows.map { $0["format"]! }) == ["txt", "csv", "vscsi", "oracleGeneral"])
     let sampled = Set(rows.filter { $0["match"] == "ratio1pct" }.map { $0["algorithm"]! })
-    #expect(sampled.isSuperset(of: ["random", "lecar"]))
-    let wrong = try MoreTracesReferenceTests.disagreements(rows, seeds: [1, 2, 3])
+    #expect(sampled.isSuperset(of: ["random", "lecar", "cacheus", "lhd"]))
+    let wrong = try MoreTracesReferenceTests.disagreements(rows)
     #expect(wrong.isEmpty, "\(wrong.count) rows differ:\n\(wrong.joined(separator: "\n"))")
   }
 
@@ -276,6 +277,16 @@ import Testing
   /// uniformly among residents.
   static let headSampledRows: Set = ["random 536870912"]
 
+  /// Rows whose reference figure is an outlier of libCacheSim's own draws:
+  /// libCacheSim seeds its generator differently run to run, and ten runs
+  /// of `cachesim 2_pools.txt txt lhd 100 --ignore-obj-size 1` (this
+  /// machine, 2026-11-23) gave 0.5560 once, 0.5621 once and 0.5625 eight
+  /// times, where the file has 0.55325. There the mean must lie within 1%
+  /// of the range libCacheSim's runs span.
+  static let libCacheSimRuns: [String: ClosedRange<Double>] = [
+    "lhd caffeine/lirs/2_pools.trace.gz 100": 0.5560...0.5625
+  ]
+
   /// libCacheSim's Hyperbolic with uniform draws, miss ratios as its
   /// `cachesim` prints them (4 decimals), by trace and size. Its own draws
   /// take the head of a random bucket of its hash table, which starts at 2¹²
@@ -375,7 +386,11 @@ import Testing
         let mean = ratios.reduce(0, +) / Double(ratios.count)
         let deviation = (ratios.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(ratios.count - 1)).squareRoot()
         let tolerance = headSampledRows.contains("\(row["algorithm"]!) \(row["cache_size"]!)") ? 0.025 : 0.01
-        if abs(mean - reference) >= max(tolerance * reference, 4 * deviation) {
+        if let runs = libCacheSimRuns["\(row["algorithm"]!) \(row["trace"]!) \(row["cache_size"]!)"] {
+          if mean < runs.lowerBound * 0.99 || mean > runs.upperBound * 1.01 {
+            wrong.append("\(what): mean miss ratio \(mean), libCacheSim's runs \(runs)")
+          }
+        } else if abs(mean - reference) >= max(tolerance * reference, 4 * deviation) {
           wrong.append("\(what): mean miss ratio \(mean) (sd \(deviation)), libCacheSim \(reference)")
         }
       default:

@@ -1,0 +1,381 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Cacheus (Rodriguez, Yusuf, Lyons, Paz, Rangaswami, Liu, Zhao and
+/// Narasimhan, "Learning Cache Replacement with CACHEUS", FAST'21): LeCaR's
+/// two weighted experts, with a scan-resistant LRU (``SRLRUPolicy``) and a
+/// churn-resistant LFU (``CRLFU``) in place of plain LRU and LFU, and a
+/// learning rate that tunes itself instead of a fixed one.
+///
+/// Both experts order the same resident set. At an eviction each names its
+/// victim (SR-LRU: the oldest of SR, or of R when SR is empty; CR-LFU: the
+/// newest of the least frequent); one of the two is chosen at random with
+/// the LRU expert's weight and filed in that expert's ghost list. A miss on a
+/// key in an expert's ghost list multiplies that expert's weight by e^(−λ).
+///
+/// Follows libCacheSim's `cacheus` (`eviction/Cacheus.c`, with its
+/// `SR_LRU.c` and `CR_LFU.c` linked to each other) where the paper leaves a
+/// choice or differs:
+/// - SR and R keep ⌊N/2⌋ each (the boundary does not move, as in
+///   ``SRLRUPolicy``), and an object heavier than N/2 is not admitted, though
+///   room is made for it first;
+/// - SR-LRU's history H holds every evicted object, newest first, while it
+///   weighs less than N, with the object's CR-LFU frequency: an object
+///   readmitted from H resumes at that frequency plus one (at the newest end
+///   of its frequency), a new one starts at 1;
+/// - an object SR-LRU's own trimming pushes out of SR (after an admission)
+///   leaves CR-LFU too, with no expert ghost; so does the victim both experts
+///   name;
+/// - each expert's ghost list is an LRU of N/2 weight; a missed request
+///   leaves both, whether it was there or not;
+/// - the draw compares ⌊100·u⌋/100 with the LRU weight (u uniform), on every
+///   eviction; after a ghost hit the weights are renormalised;
+/// - λ starts uniform in [0.001, 1.0] (in steps of 0.001) and is revised every
+///   N requests from the hit rate of the last N, an integer division in
+///   libCacheSim (0 unless every request hit): the rate moves by ±λ·|Δλ|,
+///   falling to 10⁻⁴ at the floor of 10⁻³, and is drawn afresh after ten
+///   revisions without progress;
+/// - removing a key forgets it, ghosts included (a removal is not an
+///   eviction), where libCacheSim files it in H.
+///
+/// The draws are seeded (`cacheus:seed=N`); libCacheSim draws from its own
+/// generator, so only the miss ratio can agree with it.
+public struct CacheusPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
+  public typealias Key = Index.Key
+
+  /// A resident entry's frequency bucket and its node there; an entry in H,
+  /// its frequency when it left.
+  @frozen public struct Node {
+    @usableFromInline var bucket: Slot
+    @usableFromInline var frequencyNode: Slot
+    @usableFromInline var frequency: Int64
+    @inlinable init(bucket: Slot, frequencyNode: Slot, frequency: Int64) {
+      self.bucket = bucket
+      self.frequencyNode = frequencyNode
+      self.frequency = frequency
+    }
+  }
+
+  @inlinable @inline(__always) static var inR: UInt8 { 1 }
+  @inlinable @inline(__always) static var inSR: UInt8 { 2 }
+  @inlinable @inline(__always) static var inHistory: UInt8 { 3 }
+  @inlinable @inline(__always) static var chosenByLRU: UInt8 { 1 }
+  @inlinable @inline(__always) static var chosenByLFU: UInt8 { 2 }
+
+  /// Resident entries (in R or SR) and SR-LRU's history H.
+  public var store: PolicyStorage<Index, Node>
+  @usableFromInline var recent = EntryList()
+  @usableFromInline var scanResistant = EntryList()
+  @usableFromInline var history = EntryList()
+  /// CR-LFU's order: one node per resident entry (its key is the entry's
+  /// slot) in frequency buckets, oldest arrival first.
+  @usableFromInline var frequencyNodes: EntryTable<Slot, Void>
+  @usableFromInline var buckets = SortedBuckets()
+  /// The experts' ghost lists, most recent first (a key may sit in H and in
+  /// one of them at once, each trimmed on its own).
+  @usableFromInline var ghosts: PolicyStorage<Index, UInt8>
+  @usableFromInline var lruGhosts = EntryList()
+  @usableFromInline var lfuGhosts = EntryList()
+  /// The weight each of R, SR and the two ghost lists keeps.
+  public let half: Int64
+  @usableFromInline var lruWeight = 0.5
+  @usableFromInline var lfuWeight = 0.5
+  @usableFromInline var rate: Double
+  @usableFromInline var previousRate = 0.0
+  @usableFromInline var previousHitRate = 0.0
+  @usableFromInline var stalledRevisions = 0
+  @usableFromInline var hitsSinceRevision: Int64 = 0
+  @usableFromInline var requests: Int64 = 0
+  @usableFromInline var generator: SeededGenerator
+  public let seed: UInt64
+
+  @inlinable
+  public init(capacity: Int64, seed: UInt64 = 1) {
+    store = PolicyStorage(capacity: capacity)
+    half = capacity / 2
+    ghosts = PolicyStorage(capacity: max(1, capacity / 2))
+    frequencyNodes = EntryTable(minimumCapacity: 1024)
+    generator = SeededGenerator(seed: seed)
+    rate = 0
+    self.seed = seed
+    rate = drawRate()
+  }
+
+  public var name: String { "Cacheus(seed=\(seed))" }
+
+  /// The LRU expert's current weight (the LFU expert's is 1 minus it).
+  public var weightOfLRU: Double { lruWeight }
+  /// The current learning rate λ.
+  public var learningRate: Double { rate }
+
+  @inlinable public func contains(_ key: Key) -> Bool {
+    let slot = store.find(key)
+    return slot >= 0 && store.table[slot].list != Self.inHistory
+  }
+
+  @inlinable @inline(__always)
+  public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
+    if requests > 0 && requests % store.capacity == 0 { reviseRate() }
+    requests &+= 1
+    let slot = store.find(request.key)
+    if slot >= 0 {
+      switch store.table[slot].list {
+      case Self.inR:
+        store.table.moveToFront(slot, &recent)
+        countAccess(slot)
+        return slot
+      case Self.inSR:
+        store.table.unlink(slot, &scanResistant)
+        store.table.pushFront(slot, &recent, tag: Self.inR)
+        demote(above: 0)
+        countAccess(slot)
+        return slot
+      default: break
+      }
+    }
+    if ghosts.count > 0 { learn(from: request.key) }
+    return nil
+  }
+
+  @inlinable @inline(__always)
+  public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
+    guard makeRoom(for: request.weight, onEvict: onEvict), request.weight <= half else { return nil }
+    let known = store.find(request.key)
+    let slot: Slot
+    if known >= 0 {
+      let frequency = store.table[known].payload.frequency &+ 1
+      store.table.unlink(known, &history)
+      store.delete(known, resident: false)
+      demote(above: request.weight)
+      slot = store.insert(
+        request.key, weight: request.weight, payload: Node(bucket: -1, frequencyNode: -1, frequency: 0))
+      store.table.pushFront(slot, &recent, tag: Self.inR)
+      attach(slot, frequency: frequency)
+    } else {
+      slot = store.insert(
+        request.key, weight: request.weight, payload: Node(bucket: -1, frequencyNode: -1, frequency: 0))
+      store.table.pushFront(slot, &scanResistant, tag: Self.inSR)
+      attach(slot, frequency: 1)
+    }
+    while scanResistant.weight > half { retireToHistory(scanResistant.back, onEvict) }
+    return slot
+  }
+
+  /// Draws between the experts' victims and files the loser of the draw in
+  /// the ghost list of the expert that chose it (no ghost when they agree).
+  @inlinable @inline(__always)
+  public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
+    guard store.count > 0 else { return false }
+    let byRecency = scanResistant.isEmpty ? recent.back : scanResistant.back
+    let byFrequency = frequencyNodes[buckets[buckets.first].back].key
+    let lruChooses = Double(generator.below(100)) / 100 < lruWeight
+    let victim = byRecency == byFrequency || lruChooses ? byRecency : byFrequency
+    let key = store.table[victim].key
+    let weight = store.table[victim].weight
+    retireToHistory(victim, onEvict)
+    if byRecency != byFrequency {
+      if lruChooses {
+        ghosts.file(key, weight: weight, in: &lruGhosts, capacity: half, tag: Self.chosenByLRU)
+      } else {
+        ghosts.file(key, weight: weight, in: &lfuGhosts, capacity: half, tag: Self.chosenByLFU)
+      }
+    }
+    return true
+  }
+
+  @inlinable
+  public mutating func remove(_ key: Key) -> Slot? {
+    forgetGhost(key)
+    let slot = store.find(key)
+    guard slot >= 0 else { return nil }
+    switch store.table[slot].list {
+    case Self.inR: store.table.unlink(slot, &recent)
+    case Self.inSR: store.table.unlink(slot, &scanResistant)
+    default:
+      store.table.unlink(slot, &history)
+      store.delete(slot, resident: false)
+      return nil
+    }
+    detach(slot)
+    store.delete(slot, resident: true)
+    return slot
+  }
+
+  /// A miss: a key in an expert's ghost list proves that expert wrong, and
+  /// the key leaves the ghost lists.
+  @inlinable
+  mutating func learn(from key: Key) {
+    let ghost = ghosts.find(key)
+    guard ghost >= 0 else { return }
+    if ghosts.table[ghost].list == Self.chosenByLRU {
+      lruWeight *= exp(-rate)
+    } else {
+      lfuWeight *= exp(-rate)
+    }
+    lruWeight /= lruWeight + lfuWeight
+    lfuWeight = 1 - lruWeight
+    forgetGhost(key)
+  }
+
+  @inlinable
+  mutating func forgetGhost(_ key: Key) {
+    let ghost = ghosts.find(key)
+    guard ghost >= 0 else { return }
+    if ghosts.table[ghost].list == Self.chosenByLRU {
+      ghosts.table.unlink(ghost, &lruGhosts)
+    } else {
+      ghosts.table.unlink(ghost, &lfuGhosts)
+    }
+    ghosts.delete(ghost, resident: true)
+  }
+
+  /// Revises λ from the hit rate of the last N requests (see the header).
+  @inlinable
+  mutating func reviseRate() {
+    let hitRate = Double(hitsSinceRevision / store.capacity)
+    let hitRateChange = hitRate - previousHitRate
+    let rateChange = rate - previousRate
+    previousRate = rate
+    previousHitRate = hitRate
+    if rateChange != 0 {
+      let step = (hitRateChange / rateChange > 0 ? 1.0 : -1.0) * abs(rate * rateChange)
+      rate = rate + step > 0.001 ? rate + step : 0.0001
+      stalledRevisions = 0
+    } else if hitRate == 0 || hitRateChange <= 0 {
+      stalledRevisions += 1
+    } else if stalledRevisions >= 10 {
+      stalledRevisions = 0
+      rate = drawRate()
+    }
+    hitsSinceRevision = 0
+  }
+
+  @inlinable
+  mutating func drawRate() -> Double { 0.001 + Double(generator.below(1000)) / 1000 }
+
+  /// Moves a resident entry out of R or SR into H with its frequency, takes
+  /// it off CR-LFU's order, and trims H below N.
+  @inlinable @inline(__always)
+  mutating func retireToHistory(_ slot: Slot, _ onEvict: (Slot, Key) -> Void) {
+    if store.table[slot].list == Self.inSR {
+      store.table.unlink(slot, &scanResistant)
+    } else {
+      store.table.unlink(slot, &recent)
+    }
+    let frequency = buckets.key(of: store.table[slot].payload.bucket)
+    detach(slot)
+    store.table[slot].payload.frequency = frequency
+    onEvict(slot, store.table[slot].key)
+    store.retire(slot)
+    store.table.pushFront(slot, &history, tag: Self.inHistory)
+    while history.weight >= store.capacity { store.deleteBack(of: &history) }
+  }
+
+  /// A hit: SR-LRU has moved the entry; CR-LFU raises its frequency and puts
+  /// it at the newest end of its new bucket.
+  @inlinable @inline(__always)
+  mutating func countAccess(_ slot: Slot) {
+    hitsSinceRevision &+= 1
+    let bucket = store.table[slot].payload.bucket
+    let node = store.table[slot].payload.frequencyNode
+    let target = buckets.bucket(for: buckets.key(of: bucket) &+ 1, searchingAfter: bucket)
+    frequencyNodes.unlink(node, &buckets[bucket])
+    frequencyNodes.pushBack(node, &buckets[target], tag: 0)
+    store.table[slot].payload.bucket = target
+    buckets.dropIfEmpty(bucket)
+  }
+
+  @inlinable @inline(__always)
+  mutating func attach(_ slot: Slot, frequency: Int64) {
+    let bucket = buckets.bucket(for: frequency)
+    let node = frequencyNodes.allocate(key: slot, weight: 0, payload: ())
+    frequencyNodes.pushBack(node, &buckets[bucket], tag: 0)
+    store.table[slot].payload = Node(bucket: bucket, frequencyNode: node, frequency: 0)
+  }
+
+  @inlinable @inline(__always)
+  mutating func detach(_ slot: Slot) {
+    let bucket = store.table[slot].payload.bucket
+    let node = store.table[slot].payload.frequencyNode
+    frequencyNodes.unlink(node, &buckets[bucket])
+    frequencyNodes.release(node)
+    buckets.dropIfEmpty(bucket)
+  }
+
+  /// Demotes R's oldest entries to the front of SR until R, with `incoming`
+  /// more weight, fits its half.
+  @inlinable @inline(__always)
+  mutating func demote(above incoming: Int64) {
+    while recent.weight &+ incoming > half {
+      let slot = recent.back
+      store.table.unlink(slot, &recent)
+      store.table.pushFront(slot, &scanResistant, tag: Self.inSR)
+    }
+  }
+
+  public func checkInvariants() {
+    store.table.checkList(recent, tag: Self.inR, "R")
+    store.table.checkList(scanResistant, tag: Self.inSR, "SR")
+    store.table.checkList(history, tag: Self.inHistory, "H")
+    precondition(recent.weight <= half, "R over its half")
+    precondition(history.weight < store.capacity, "H not below the capacity")
+    store.checkTotals([recent, scanResistant])
+    var counted = 0
+    for members in buckets.check(frequencyNodes) {
+      var node = members.front
+      while node >= 0 {
+        let slot = frequencyNodes[node].key
+        let list = store.table[slot].list
+        precondition(list == Self.inR || list == Self.inSR, "a non-resident entry in CR-LFU's order")
+        precondition(store.table[slot].payload.frequencyNode == node, "an entry points to the wrong node")
+        counted += 1
+        node = frequencyNodes[node].next
+      }
+    }
+    precondition(counted == store.count, "the experts order \(store.count) and \(counted) entries")
+    ghosts.table.checkList(lruGhosts, tag: Self.chosenByLRU, "LRU ghosts")
+    ghosts.table.checkList(lfuGhosts, tag: Self.chosenByLFU, "LFU ghosts")
+    precondition(lruGhosts.weight <= half && lfuGhosts.weight <= half, "a ghost list over N/2")
+    precondition(ghosts.count == lruGhosts.count + lfuGhosts.count, "a ghost on no list")
+    for key in ghosts.table.keys(of: lruGhosts) + ghosts.table.keys(of: lfuGhosts) {
+      precondition(!contains(key), "a resident key is an expert's ghost")
+    }
+    precondition(abs(lruWeight + lfuWeight - 1) < 1e-9, "weights do not sum to 1")
+  }
+
+  public func lists() -> [(name: String, keys: [Key])] {
+    [
+      ("R", store.table.keys(of: recent)), ("SR", store.table.keys(of: scanResistant)),
+      ("H", store.table.keys(of: history)), ("LRU ghosts", ghosts.table.keys(of: lruGhosts)),
+      ("LFU ghosts", ghosts.table.keys(of: lfuGhosts)),
+    ]
+  }
+}
+
+/// Cacheus in the catalog.
+public enum Cacheus: PolicyDefinition {
+  public static let descriptor = PolicyDescriptor(
+    name: "cacheus", summary: "SR-LRU and CR-LFU experts weighted by regret, self-tuning learning rate",
+    citation: "Rodriguez et al., FAST'21",
+    parameters: [PolicyParameter("seed", default: 1, range: 0...Int64.max, help: "random stream seed")],
+    traits: .randomized,
+    checkedAgainst:
+      "libCacheSim's miss ratio within 1% (cloudPhysicsIO in 4 encodings × 2 size modes; seven more traces)")
+
+  @inlinable
+  public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
+    _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
+  ) -> Visitor.Output where Index.Key == Visitor.Key {
+    visitor.visit(CacheusPolicy<Index>(capacity: capacity, seed: UInt64(spec.integer("seed"))))
+  }
+
+  /// SR and R each admit objects up to half the capacity: in count mode it needs 2.
+  public static func cachesAnything(at capacity: Int64, _ spec: PolicySpec) -> Bool { capacity / 2 >= 1 }
+
+  public static func minimumCapacityHint(_ spec: PolicySpec) -> String {
+    "; Cacheus keeps SR-LRU's two halves of the capacity and admits only what fits one: raise the size"
+  }
+}
