@@ -170,4 +170,18 @@ import Testing
     #expect(afterLoop > 10, "m_c \(afterLoop) after a loop")
     #expect(policy.coldAllocation == 10, "m_c \(policy.coldAllocation) after one-time keys")
   }
+
+  /// A `MemoryCache` entry may cost 0, so pages may weigh nothing: trimming
+  /// must still find a page to evict (HAND_cold used to look for cold
+  /// weight, found none, and ran forever).
+  @Test func clockProEvictsPagesThatWeighNothing() {
+    var policy = ClockProPolicy<IntegerSlotIndex<UInt64>>(capacity: 10)
+    for key in 0..<20 { _ = policy.access(Request(key: UInt64(key), weight: 0)) }
+    for key in 20..<25 { _ = policy.access(Request(key: UInt64(key), weight: 2)) }
+    policy.checkInvariants()
+    #expect(policy.count == 25 && policy.usedWeight == 10)
+    var evicted = 0
+    while policy.evictOne(onEvict: { _, _ in evicted += 1 }) { policy.checkInvariants() }
+    #expect(evicted == 25 && policy.count == 0 && policy.usedWeight == 0)
+  }
 }

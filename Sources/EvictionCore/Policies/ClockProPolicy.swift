@@ -63,6 +63,10 @@ public struct ClockProPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
   @usableFromInline var hotWeight: Int64 = 0
   @usableFromInline var coldWeight: Int64 = 0
   @usableFromInline var nonResidentWeight: Int64 = 0
+  /// Resident hot and cold pages by number: a page may weigh nothing (a
+  /// `MemoryCache` entry of cost 0), so weights cannot tell whether any is left.
+  @usableFromInline var hotCount = 0
+  @usableFromInline var coldCount = 0
   /// m_c, the weight the cold resident pages aim at.
   @usableFromInline var coldTarget: Int64
   @usableFromInline let minimumCold: Int64
@@ -111,13 +115,16 @@ public struct ClockProPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
       grow(by: weight)
       slot = store.insert(request.key, weight: weight, payload: Self.resident | Self.hot)
       hotWeight &+= weight
+      hotCount &+= 1
     } else if store.used == hotWeight && hotWeight &+ weight <= store.capacity - coldTarget {
       // Filling up: hot until the hot share is reached.
       slot = store.insert(request.key, weight: weight, payload: Self.resident | Self.hot)
       hotWeight &+= weight
+      hotCount &+= 1
     } else {
       slot = store.insert(request.key, weight: weight, payload: Self.resident | Self.inTest)
       coldWeight &+= weight
+      coldCount &+= 1
     }
     insertAtHead(slot)
     balanceHot()
@@ -143,7 +150,13 @@ public struct ClockProPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
       store.delete(slot, resident: false)
       return nil
     }
-    if flags & Self.hot != 0 { hotWeight &-= weight } else { coldWeight &-= weight }
+    if flags & Self.hot != 0 {
+      hotWeight &-= weight
+      hotCount &-= 1
+    } else {
+      coldWeight &-= weight
+      coldCount &-= 1
+    }
     store.delete(slot, resident: true)
     return slot
   }
@@ -152,7 +165,7 @@ public struct ClockProPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
   @inlinable
   mutating func runHandCold(_ onEvict: (Slot, Key) -> Void) {
     while true {
-      if coldWeight == 0 {
+      if coldCount == 0 {
         // Everything resident is hot (weights can leave no cold page):
         // demote one so there is something to evict.
         demoteOneHotPage()
@@ -170,6 +183,8 @@ public struct ClockProPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
           store.table[slot].payload = Self.resident | Self.hot
           coldWeight &-= weight
           hotWeight &+= weight
+          coldCount &-= 1
+          hotCount &+= 1
         } else {
           store.table[slot].payload = Self.resident | Self.inTest
         }
@@ -181,6 +196,7 @@ public struct ClockProPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
       onEvict(slot, store.table[slot].key)
       store.retire(slot)
       coldWeight &-= weight
+      coldCount &-= 1
       if flags & Self.inTest != 0 {
         store.table[slot].payload = Self.inTest
         nonResidentWeight &+= weight
@@ -205,7 +221,7 @@ public struct ClockProPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
   /// HAND_hot passes the page.
   @inlinable
   mutating func demoteOneHotPage() {
-    guard hotWeight > 0 else { return }
+    guard hotCount > 0 else { return }
     if handHot < 0 { handHot = ring.front }
     while true {
       let slot = handHot
@@ -221,6 +237,8 @@ public struct ClockProPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
       store.table[slot].payload = Self.resident
       hotWeight &-= store.table[slot].weight
       coldWeight &+= store.table[slot].weight
+      hotCount &-= 1
+      coldCount &+= 1
       return
     }
   }
@@ -302,6 +320,8 @@ public struct ClockProPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
     var hot: Int64 = 0
     var cold: Int64 = 0
     var nonResident: Int64 = 0
+    var hotPages = 0
+    var coldPages = 0
     var slot = ring.front
     while slot >= 0 {
       let flags = store.table[slot].payload
@@ -312,13 +332,16 @@ public struct ClockProPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
       } else if flags & Self.hot != 0 {
         precondition(flags & Self.inTest == 0, "a hot page in a test period")
         hot += weight
+        hotPages += 1
       } else {
         cold += weight
+        coldPages += 1
       }
       slot = store.table[slot].next
     }
     precondition(hot == hotWeight && cold == coldWeight, "hot \(hot)/\(hotWeight), cold \(cold)/\(coldWeight)")
     precondition(nonResident == nonResidentWeight, "non-resident \(nonResident)/\(nonResidentWeight)")
+    precondition(hotPages == hotCount && coldPages == coldCount, "hot and cold pages miscounted")
     precondition(nonResidentWeight <= store.capacity, "non-resident pages over the capacity")
     precondition(hotWeight + coldWeight == store.used, "resident weight \(hotWeight + coldWeight)/\(store.used)")
     precondition(store.used <= store.capacity, "used exceeds capacity")
