@@ -106,6 +106,7 @@ public final class MemoryCache<Key: Hashable, Value> {
     let admissionSpec: AdmissionSpec
     do { admissionSpec = try AdmissionSpec(admission) } catch { throw .admission(error) }
     if admissionSpec.judgesSizes, costLimit == nil { throw .admissionJudgesSize(admissionSpec.description) }
+    do { try admissionSpec.check(composesWith: spec.descriptor) } catch { throw .admission(error) }
     guard !spec.descriptor.isOffline else { throw .offlinePolicy(spec.name) }
     guard PolicyCatalog.entry(named: spec.name)?.trimsOnATimer != true else { throw .trimsOnATimer(spec.name) }
     try Self.validate(countLimit: countLimit, costLimit: costLimit, ageLimit: ageLimit)

@@ -10,7 +10,8 @@
 /// libCacheSim asks its admissioners (`cache_can_insert_default`).
 ///
 /// Written as libCacheSim's `-a NAME --admission-params ...` with our
-/// spelling: `none`, `bloom-filter`, `prob:p=0.5,seed=1`, `size:max=65535`.
+/// spelling: `none`, `bloom-filter`, `prob:p=0.5,seed=1`, `size:max=65535`;
+/// beyond libCacheSim, `tinylfu` and `adaptsize`.
 public struct AdmissionSpec: Hashable, Sendable, CustomStringConvertible {
   public enum Kind: Hashable, Sendable {
     /// Every missed object is admitted.
@@ -28,6 +29,12 @@ public struct AdmissionSpec: Hashable, Sendable, CustomStringConvertible {
     /// retuned every `interval` requests by a model of the cache (AdaptSize,
     /// Berger et al., NSDI'17; see ``AdaptSizeTuner``).
     case adaptSize(interval: Int, seed: UInt64)
+    /// A missed object replaces the eviction policy's next victim only if
+    /// a frequency sketch of all requests rates it strictly higher
+    /// (TinyLFU, Einziger, Friedman and Manes, ACM TOS 2017; ``FrequencySketch``).
+    /// Composes with the policies that name their victim
+    /// (``PolicyTraits/namesVictims``).
+    case tinyLFU
   }
 
   public let kind: Kind
@@ -37,7 +44,7 @@ public struct AdmissionSpec: Hashable, Sendable, CustomStringConvertible {
   public init(kind: Kind) { self.kind = kind }
 
   /// The admission names `evlab` takes.
-  public static let names = ["none", "bloom-filter", "prob", "size", "adaptsize"]
+  public static let names = ["none", "bloom-filter", "prob", "size", "adaptsize", "tinylfu"]
 
   /// Parses `name[:key=value,...]`; names are case-insensitive, `_` and `-` alike.
   public init(_ text: String) throws(AdmissionError) {
@@ -96,6 +103,9 @@ public struct AdmissionSpec: Hashable, Sendable, CustomStringConvertible {
         throw AdmissionError("admission adaptsize: seed='\(parameters["seed"]!)' must be a whole number ≥ 0")
       }
       kind = .adaptSize(interval: interval, seed: seed)
+    case "tinylfu":
+      try take([])
+      kind = .tinyLFU
     default:
       throw AdmissionError("unknown admission '\(trimmed)'; choose from \(Self.names.joined(separator: ", "))")
     }
@@ -140,6 +150,7 @@ public struct AdmissionSpec: Hashable, Sendable, CustomStringConvertible {
     case .secondRequest: "bloom-filter"
     case .probability(let p, let seed): seed == 1 ? "prob:p=\(p)" : "prob:p=\(p),seed=\(seed)"
     case .size(let max): "size:max=\(max)"
+    case .tinyLFU: "tinylfu"
     case .adaptSize(let interval, let seed):
       switch (interval == 100_000, seed == 1) {
       case (true, true): "adaptsize"
@@ -175,6 +186,23 @@ public struct AdmissionSpec: Hashable, Sendable, CustomStringConvertible {
     }
   }
 
+  /// Whether it compares a missed object with the policy's next victim, so
+  /// composes only with policies that name it (``PolicyTraits/namesVictims``).
+  public var comparesWithVictims: Bool {
+    if case .tinyLFU = kind { return true }
+    return false
+  }
+
+  /// Throws unless this admission can sit in front of `policy`.
+  public func check(composesWith policy: PolicyDescriptor) throws(AdmissionError) {
+    guard comparesWithVictims, !policy.namesVictims else { return }
+    let naming = PolicyCatalog.entries.filter(\.namesVictims).map(\.name)
+    throw AdmissionError(
+      "admission \(self) compares a missed object with the policy's next victim, and \(policy.name) "
+        + "does not name its victim before evicting; tinylfu composes with \(naming.joined(separator: ", ")) "
+        + "(for W-TinyLFU itself, choose the policy wtinylfu)")
+  }
+
   /// Whether decisions depend on object sizes (meaningless in count mode,
   /// where every object weighs 1).
   public var judgesSizes: Bool {
@@ -202,15 +230,21 @@ public struct AdmissionGate<Key: Hashable> {
   @usableFromInline let maxWeight: Int64
   /// AdaptSize's statistics and model (nil for the other kinds).
   @usableFromInline let tuner: AdaptSizeTuner<Key>?
+  /// TinyLFU's sketch of every request (nil for the other kinds).
+  @usableFromInline var sketch: FrequencySketch?
 
-  public init(_ spec: AdmissionSpec) {
+  /// `capacity` is the policy's; TinyLFU sizes its sketch by it (for at
+  /// most 2¹⁶ objects at first; see ``fitSketch(to:)``).
+  public init(_ spec: AdmissionSpec, capacity: Int64 = 1 << 16) {
     kind = spec.kind
     var seed: UInt64 = 0
     var p = 1.0
     var maxWeight = Int64.max
     var tuner: AdaptSizeTuner<Key>? = nil
+    sketch = nil
     switch spec.kind {
     case .none, .secondRequest: break
+    case .tinyLFU: sketch = FrequencySketch(entries: Int(min(capacity, 1 << 16)))
     case .probability(let probability, let s): (p, seed) = (probability, s)
     case .size(let max): maxWeight = max
     case .adaptSize(let interval, let s):
@@ -224,10 +258,27 @@ public struct AdmissionGate<Key: Hashable> {
   }
 
   /// Counts a request, hit or miss, where the admission keeps statistics
-  /// (AdaptSize); `capacity` is the cache's.
+  /// (AdaptSize, TinyLFU); `capacity` is the cache's.
   @inlinable @inline(__always)
-  public func observe(_ request: Request<Key>, capacity: Int64) {
+  public mutating func observe(_ request: Request<Key>, capacity: Int64) {
     tuner?.observe(request.key, size: request.weight, capacity: capacity)
+    if sketch != nil { sketch!.increment(stableBits(of: request.key)) }
+  }
+
+  /// Whether TinyLFU rates `candidate` strictly above `victim` (always true
+  /// for the other kinds, which never compare).
+  @inlinable @inline(__always)
+  public func prefers(_ candidate: Key, over victim: Key) -> Bool {
+    guard let sketch else { return true }
+    return sketch.estimate(stableBits(of: candidate)) > sketch.estimate(stableBits(of: victim))
+  }
+
+  /// Resizes TinyLFU's sketch once the cache holds more objects than it was
+  /// sized for (a byte-mode cache of small objects, or a count-mode cache of
+  /// more than 2¹⁶), as Caffeine's sketch grows with a weighted cache.
+  @inlinable @inline(__always)
+  public mutating func fitSketch(to residents: Int) {
+    if let entries = sketch?.entries, residents > entries { sketch!.grow(toFit: residents) }
   }
 
   /// Whether the missed `request` may enter the cache; records the miss.
@@ -238,6 +289,7 @@ public struct AdmissionGate<Key: Hashable> {
     case .secondRequest: return !seen.insert(request.key).inserted
     case .probability: return generator.next() < threshold
     case .size: return request.weight <= maxWeight
+    case .tinyLFU: return true
     case .adaptSize:
       // e^(−s/c) against a uniform draw in [0, 1).
       let draw = Double(generator.next() >> 11) * 0x1p-53
@@ -249,6 +301,12 @@ public struct AdmissionGate<Key: Hashable> {
 /// `Policy` behind an admission policy: a miss the gate refuses is served
 /// without caching (no eviction, no insertion); everything else is the
 /// policy's own. The same wrapper runs in the simulator and in the caches.
+///
+/// TinyLFU decides victim by victim: while the missed object does not fit,
+/// the policy names its next victim; the object must be rated above it,
+/// else it is refused and the victim stays (victims already evicted for it
+/// stay evicted, as in Caffeine's simulator); if it wins, the victim is
+/// evicted. Once it fits, the policy admits it as usual.
 public struct AdmittedPolicy<Policy: ReplacementPolicy & ~Copyable>: ReplacementPolicy, ~Copyable {
   public typealias Key = Policy.Key
   public var policy: Policy
@@ -258,7 +316,7 @@ public struct AdmittedPolicy<Policy: ReplacementPolicy & ~Copyable>: Replacement
   @inlinable
   public init(_ policy: consuming Policy, admission: AdmissionSpec) {
     self.policy = policy
-    self.gate = AdmissionGate(admission)
+    self.gate = AdmissionGate(admission, capacity: self.policy.capacity)
     self.admission = admission
   }
 
@@ -276,6 +334,16 @@ public struct AdmittedPolicy<Policy: ReplacementPolicy & ~Copyable>: Replacement
   @inlinable @inline(__always)
   public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
     guard gate.admits(request) else { return nil }
+    if admission.comparesWithVictims, request.weight <= policy.capacity {
+      gate.fitSketch(to: policy.count)
+      while policy.usedWeight &+ request.weight > policy.capacity {
+        guard let victim = policy.nextVictim() else {
+          preconditionFailure("\(admission) in front of \(policy.name), which names no victim")
+        }
+        guard gate.prefers(request.key, over: policy.key(at: victim)) else { return nil }
+        _ = policy.evictOne(onEvict: onEvict)
+      }
+    }
     return policy.admit(request, onEvict: onEvict)
   }
 

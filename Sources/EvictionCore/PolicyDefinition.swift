@@ -69,6 +69,10 @@ public struct PolicyTraits: OptionSet, Sendable, Hashable {
   public static let model = PolicyTraits(rawValue: 1 << 2)
   /// May hold more than its capacity between trims (it trims on a timer).
   public static let mayExceedCapacity = PolicyTraits(rawValue: 1 << 3)
+  /// Names the entry it would evict next before evicting it
+  /// (``ReplacementPolicy/nextVictim()``), and makes room only by evicting
+  /// such entries, so TinyLFU admission can compare a missed object with it.
+  public static let namesVictims = PolicyTraits(rawValue: 1 << 4)
 }
 
 /// A catalog policy's self-description: the source of `evlab policies`, the
@@ -112,6 +116,8 @@ public struct PolicyDescriptor: Sendable {
   public var canDriveACache: Bool { !isOffline && !trimsOnATimer }
   /// Whether it reads next-access times (see ``PolicyTraits/offline``).
   public var isOffline: Bool { traits.contains(.offline) }
+  /// Whether it names its next victim (see ``PolicyTraits/namesVictims``).
+  public var namesVictims: Bool { traits.contains(.namesVictims) }
 }
 
 /// A tunable parameter: an integer in a range, a fraction of the capacity,

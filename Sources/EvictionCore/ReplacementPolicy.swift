@@ -48,6 +48,15 @@ public protocol ReplacementPolicy: ~Copyable {
   /// a cache below its capacity).
   mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool
 
+  /// The resident entry ``evictOne(onEvict:)`` would evict next, without
+  /// evicting it, or nil if the policy cannot name it beforehand (the
+  /// default; see ``PolicyTraits/namesVictims``). Searching may move the
+  /// policy's state as evicting would (a CLOCK hand's sweep clears the
+  /// reference bits it passes); the entry named stays resident and stays
+  /// next until the policy is used again. TinyLFU admission asks it to
+  /// compare a missed object with the entry it would replace.
+  mutating func nextVictim() -> Slot?
+
   /// Whether `key` is resident, without counting as an access.
   func contains(_ key: Key) -> Bool
 
@@ -63,6 +72,9 @@ public protocol ReplacementPolicy: ~Copyable {
 }
 
 extension ReplacementPolicy where Self: ~Copyable {
+  /// By default a policy does not name its victim before evicting it.
+  @inlinable public mutating func nextVictim() -> Slot? { nil }
+
   /// Serves one request: ``lookup(_:onEvict:)``, then ``admit(_:onEvict:)`` on a miss.
   /// Returns whether it was a hit.
   @inlinable @inline(__always)
@@ -236,6 +248,95 @@ extension ProbationGhostPolicy where Self: ~Copyable {
       (names.probation, store.table.keys(of: probation)), (names.main, store.table.keys(of: main)),
       (names.ghost, store.table.keys(of: ghost)),
     ]
+  }
+}
+
+/// The payload of a ``SampledPolicy``'s entry: at least its place in
+/// `members`.
+public protocol MemberPlace {
+  /// The entry's index in `members` (a policy may mark entries kept
+  /// elsewhere, such as Belady-Size's dead ones, with -1).
+  var position: Int32 { get set }
+}
+
+/// The payload of a sampled policy that keeps nothing else per entry.
+@frozen public struct Membership: MemberPlace {
+  public var position: Int32
+  @inlinable public init(position: Int32) { self.position = position }
+}
+
+/// A policy that draws victims from a random sample of its resident entries
+/// (Random, RandomTwo, Hyperbolic, LHD, Belady-Size): the members sit in an
+/// array, each entry's payload holding its place there, so a draw is O(1)
+/// and removal swaps the last member into the gap. Admission, eviction,
+/// removal and the structural check of the members come from the extension
+/// below; ``willLeave(_:)`` lets a policy drop its own references first.
+public protocol SampledPolicy: StoredPolicy, ~Copyable where Payload: MemberPlace {
+  /// The entries victims are drawn from, in no particular order.
+  var members: [Slot] { get set }
+  /// Called before member `slot` leaves the cache (evicted or removed).
+  mutating func willLeave(_ slot: Slot)
+}
+
+extension SampledPolicy where Self: ~Copyable {
+  @inlinable @inline(__always) public mutating func willLeave(_ slot: Slot) {}
+
+  /// Inserts `request`'s object with `payload` as the last member.
+  @inlinable @inline(__always)
+  public mutating func insertMember(_ request: Request<Key>, payload: Payload) -> Slot {
+    var payload = payload
+    payload.position = Int32(members.count)
+    let slot = store.insert(request.key, weight: request.weight, payload: payload)
+    members.append(slot)
+    return slot
+  }
+
+  /// Takes `slot` out of `members`; the last member moves into its place.
+  @inlinable @inline(__always)
+  public mutating func detachMember(_ slot: Slot) {
+    let position = Int(store.table[slot].payload.position)
+    let last = members.removeLast()
+    if last != slot {
+      members[position] = last
+      store.table[last].payload.position = Int32(position)
+    }
+  }
+
+  /// Evicts member `slot`, telling `onEvict`.
+  @inlinable @inline(__always)
+  public mutating func evictMember(_ slot: Slot, onEvict: (Slot, Key) -> Void) {
+    willLeave(slot)
+    detachMember(slot)
+    onEvict(slot, store.table[slot].key)
+    store.delete(slot, resident: true)
+  }
+
+  @inlinable
+  public mutating func remove(_ key: Key) -> Slot? {
+    let slot = store.find(key)
+    guard slot >= 0 else { return nil }
+    willLeave(slot)
+    detachMember(slot)
+    store.delete(slot, resident: true)
+    return slot
+  }
+
+  /// Checks that every member is indexed and knows its place, hands each
+  /// member's payload to `check`, and returns the members' total weight.
+  public func checkMembers(_ check: (Payload) -> Void = { _ in }) -> Int64 {
+    var weight: Int64 = 0
+    for (position, slot) in members.enumerated() {
+      precondition(store.table[slot].payload.position == Int32(position), "member position out of date")
+      precondition(store.find(store.table[slot].key) == slot, "member not indexed")
+      check(store.table[slot].payload)
+      weight += store.table[slot].weight
+    }
+    precondition(store.used <= store.capacity, "used exceeds capacity")
+    return weight
+  }
+
+  public func lists() -> [(name: String, keys: [Key])] {
+    [("members", members.map { store.table[$0].key })]
   }
 }
 

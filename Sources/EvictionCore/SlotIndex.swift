@@ -37,15 +37,21 @@ public protocol SlotIndex<Key>: ~Copyable {
 
 extension SlotIndex where Self: ~Copyable {
   @inlinable
-  public static func sketchBits(_ key: Key) -> UInt64 {
-    if let integer = key as? any BinaryInteger { return UInt64(truncatingIfNeeded: integer) }
-    if let string = key as? String {
-      var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-      for byte in string.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
-      return hash
-    }
-    return UInt64(bitPattern: Int64(key.hashValue))
+  public static func sketchBits(_ key: Key) -> UInt64 { stableBits(of: key) }
+}
+
+/// 64 bits that stand for `key` in frequency sketches (see
+/// ``SlotIndex/sketchBits(_:)``): an integer itself, a string's FNV-1a
+/// hash, any other key's `hashValue`.
+@inlinable
+public func stableBits<Key: Hashable>(of key: Key) -> UInt64 {
+  if let integer = key as? any BinaryInteger { return UInt64(truncatingIfNeeded: integer) }
+  if let string = key as? String {
+    var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+    for byte in string.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+    return hash
   }
+  return UInt64(bitPattern: Int64(key.hashValue))
 }
 
 /// An index over integer keys: linear probing over a power-of-two table,

@@ -39,7 +39,7 @@ struct MRC: ParsableCommand {
   @Option(
     name: .customLong("admission"),
     help:
-      "Admission policies in front of every policy, comma-separated or repeated: none (the default), bloom-filter, prob:p=F[,seed=N], size:max=BYTES, adaptsize[:interval=N]. Curves behind one are simulated."
+      "Admission policies in front of every policy, comma-separated or repeated: none (the default), bloom-filter, prob:p=F[,seed=N], size:max=BYTES, adaptsize[:interval=N], tinylfu (lru, fifo, clock, sieve, lfu, … only). Curves behind one are simulated."
   )
   var admissions: [Checked<AdmissionList>] = []
 
@@ -63,7 +63,7 @@ struct MRC: ParsableCommand {
 
   /// Every policy × admission, with the method each is computed by.
   func plans() throws -> [(spec: PolicySpec, admission: AdmissionSpec, plan: MissRatioCurves.Plan)] {
-    let admissionSpecs = try admissions.specs(sizeMode: sizeMode)
+    let admissionSpecs = try admissions.specs(sizeMode: sizeMode, policies: try specs())
     return try specs().flatMap { spec in
       try admissionSpecs.map { admission in
         let plan = try failing { () throws(CurveError) in

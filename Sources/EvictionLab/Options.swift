@@ -82,8 +82,9 @@ struct AdmissionList: ArgumentValue, Sequence {
 
 extension [Checked<AdmissionList>] {
   /// The admission policies named, `none` when none was; an error if one is
-  /// named twice, or if size admission is asked for in count mode.
-  func specs(sizeMode: SizeMode) throws(ArgumentError) -> [AdmissionSpec] {
+  /// named twice, if size admission is asked for in count mode, or if one
+  /// cannot sit in front of one of `policies` (TinyLFU needs a named victim).
+  func specs(sizeMode: SizeMode, policies: [PolicySpec]) throws(ArgumentError) -> [AdmissionSpec] {
     try check()
     let specs: [AdmissionSpec] = isEmpty ? [.none] : values()
     guard Set(specs).count == specs.count else { throw ArgumentError("--admission names one twice; name each once") }
@@ -91,6 +92,11 @@ extension [Checked<AdmissionList>] {
       if spec.judgesSizes, sizeMode == .count {
         throw ArgumentError(
           "--admission \(spec) judges sizes, but in count mode every object weighs 1; add --size-mode bytes")
+      }
+      for policy in policies {
+        do throws(AdmissionError) { try spec.check(composesWith: policy.descriptor) } catch {
+          throw ArgumentError("--admission: \(error.description)")
+        }
       }
     }
     return specs

@@ -42,7 +42,7 @@ struct Replay: ParsableCommand {
   @Option(
     name: .customLong("admission"),
     help:
-      "Admission policies in front of every policy, comma-separated or repeated: none (the default), bloom-filter (admit on the second miss), prob:p=F[,seed=N] (admit with probability F), size:max=BYTES (admit objects of at most BYTES; byte mode), adaptsize[:interval=N] (AdaptSize's tuned size filter; byte mode). Each is a column value of its own rows."
+      "Admission policies in front of every policy, comma-separated or repeated: none (the default), bloom-filter (admit on the second miss), prob:p=F[,seed=N] (admit with probability F), size:max=BYTES (admit objects of at most BYTES; byte mode), adaptsize[:interval=N] (AdaptSize's tuned size filter; byte mode), tinylfu (admit a miss rated above the policy's victim; policies that name their victim: lru, fifo, clock, sieve, lfu, …). Each is a column value of its own rows."
   )
   var admissions: [Checked<AdmissionList>] = []
 
@@ -77,7 +77,7 @@ struct Replay: ParsableCommand {
 
   func validate() throws {
     _ = try policies.specs()
-    _ = try admissions.specs(sizeMode: sizeMode)
+    _ = try admissions.specs(sizeMode: sizeMode, policies: try policies.specs())
     try sizes.check()
     try diskSize?.check()
     if let jobs, jobs < 1 { throw ArgumentError("--jobs \(jobs): at least one job is needed") }
@@ -119,7 +119,7 @@ struct Replay: ParsableCommand {
     let paths = isDefaultJob ? try defaultTraces() : traces
     let specs = policies.isEmpty ? DefaultJob.policies : try policies.specs()
     let sources = try paths.map { try traceSource($0, traceOptions, copies: copies) }
-    let admissionSpecs = try admissions.specs(sizeMode: sizeMode)
+    let admissionSpecs = try admissions.specs(sizeMode: sizeMode, policies: specs)
     let cells = try failing { () throws(TraceError) in
       try ReplayCell.grid(
         sources, policies: specs, sizes: sizes.isEmpty ? DefaultJob.sizes : sizes.sizes, sizeMode: sizeMode,

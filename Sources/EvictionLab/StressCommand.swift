@@ -32,7 +32,7 @@ struct Stress: ParsableCommand {
   @Option(
     name: .customLong("admission"),
     help:
-      "Admission policies in front of every policy, comma-separated or repeated: none (the default), bloom-filter, prob:p=F[,seed=N], size:max=BYTES, adaptsize[:interval=N]."
+      "Admission policies in front of every policy, comma-separated or repeated: none (the default), bloom-filter, prob:p=F[,seed=N], size:max=BYTES, adaptsize[:interval=N], tinylfu (lru, fifo, clock, sieve, lfu, … only)."
   )
   var admissions: [Checked<AdmissionList>] = []
 
@@ -76,7 +76,7 @@ struct Stress: ParsableCommand {
       throw ArgumentError("--size '\(size.text)': stress runs one size; give one")
     }
     if let ops, ops < 1 { throw ArgumentError("--ops \(ops): at least one request is needed") }
-    _ = try admissions.specs(sizeMode: sizeMode)
+    _ = try admissions.specs(sizeMode: sizeMode, policies: try specs())
   }
 
   func run() throws {
@@ -87,7 +87,8 @@ struct Stress: ParsableCommand {
     let workload = try failing { () throws(TraceError) in try StressRun.Workload(source) }
     let cacheSize = try resolveSizes(size.value.sizes, for: source, sizeMode: sizeMode)[0]
     let plan = StressRun.Sweep(
-      policies: specs, admissions: try admissions.specs(sizeMode: sizeMode), locks: locks, threads: threadCounts,
+      policies: specs, admissions: try admissions.specs(sizeMode: sizeMode, policies: specs), locks: locks,
+      threads: threadCounts,
       cacheSize: cacheSize, sizeMode: sizeMode,
       ops: ops ?? workload.keys.count)
     let progress = ReplayProgress(expectedRequests: plan.cells.count * plan.ops)

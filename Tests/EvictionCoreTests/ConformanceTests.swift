@@ -9,7 +9,7 @@ import Testing
   @Test(arguments: specs)
   func countCapacity(spec: String) throws {
     let policy = try PolicySpec(spec)
-    for capacity: Int64 in [1, 2, 7, 64] {
+    for capacity: Int64 in [1, 2, 3, 5, 7, 10, 64] {
       var driver = ConformanceDriver(
         requests: conformanceRequests(seed: 11, weighted: false), checkEvery: 1, policy: policy)
       let outcome = policy.withPolicy(capacity: capacity, index: IntegerSlotIndex<UInt64>.self, visitor: &driver)

@@ -134,7 +134,8 @@ public struct ARCPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
   @inlinable @inline(__always)
   mutating func replace(_ onEvict: (Slot, Key) -> Void) {
     let t1Weight = Double(t1.weight)
-    if (t1.weight > 0 && (t1Weight > p || (t1Weight == p && ghostHitInB2))) || t2.weight == 0 {
+    // Emptiness by count: an entry may weigh nothing (a cache entry of cost 0).
+    if (t1.count > 0 && (t1Weight > p || (t1Weight == p && ghostHitInB2))) || t2.count == 0 {
       let victim = t1.back
       store.table.unlink(victim, &t1)
       store.retire(victim)
@@ -163,7 +164,7 @@ public struct ARCPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
   mutating func evictOnFullMiss(incoming: Int64, _ onEvict: (Slot, Key) -> Void) {
     let c = store.capacity
     if t1.weight &+ b1.weight &+ incoming > c {
-      if b1.weight > 0 {
+      if b1.count > 0 {
         store.deleteBack(of: &b1)
         replace(onEvict)
       } else {
@@ -173,7 +174,7 @@ public struct ARCPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
       }
     } else {
       // ARC drops one B2 ghost; libCacheSim's LP-ARC drops them until under 2c.
-      while t1.weight &+ b1.weight &+ t2.weight &+ b2.weight >= 2 &* c && b2.weight > 0 {
+      while t1.weight &+ b1.weight &+ t2.weight &+ b2.weight >= 2 &* c && b2.count > 0 {
         store.deleteBack(of: &b2)
         if !lazyPromotion { break }
       }

@@ -14,13 +14,13 @@
 /// this one is seeded (`belady-size:seed=N`) and reproducible.
 ///
 /// - Complexity: O(samples) per eviction, O(1) otherwise.
-public struct BeladySizePolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
+public struct BeladySizePolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Copyable {
   public typealias Key = Index.Key
 
   /// An entry's place among the sampled members and its next access.
-  public struct Payload {
+  public struct Payload: MemberPlace {
     /// Position in `members`, or -1 on the dead list.
-    @usableFromInline var position: Int32
+    public var position: Int32
     @usableFromInline var nextAccess: Int64
     @inlinable init(position: Int32, nextAccess: Int64) {
       self.position = position
@@ -29,8 +29,8 @@ public struct BeladySizePolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Cop
   }
 
   public var store: PolicyStorage<Index, Payload>
-  /// Live resident slots, sampled for victims; swap-removal.
-  @usableFromInline var members: [Slot] = []
+  /// Live resident slots, sampled for victims.
+  public var members: [Slot] = []
   /// Resident objects that will not be requested again.
   @usableFromInline var dead = EntryList()
   @usableFromInline var generator: SeededGenerator
@@ -71,11 +71,7 @@ public struct BeladySizePolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Cop
     guard request.nextAccess != Request<Key>.never, makeRoom(for: request.weight, onEvict: onEvict) else {
       return nil
     }
-    let slot = store.insert(
-      request.key, weight: request.weight,
-      payload: Payload(position: Int32(members.count), nextAccess: request.nextAccess))
-    members.append(slot)
-    return slot
+    return insertMember(request, payload: Payload(position: 0, nextAccess: request.nextAccess))
   }
 
   @inlinable
@@ -96,9 +92,7 @@ public struct BeladySizePolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Cop
         victim = slot
       }
     }
-    detach(victim)
-    onEvict(victim, store.table[victim].key)
-    store.delete(victim, resident: true)
+    evictMember(victim, onEvict: onEvict)
     return true
   }
 
@@ -118,25 +112,14 @@ public struct BeladySizePolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Cop
   /// Takes a live slot out of `members`.
   @inlinable @inline(__always)
   mutating func detach(_ slot: Slot) {
-    let position = Int(store.table[slot].payload.position)
-    let last = members.removeLast()
-    if last != slot {
-      members[position] = last
-      store.table[last].payload.position = Int32(position)
-    }
+    detachMember(slot)
     store.table[slot].payload.position = -1
   }
 
   public func checkInvariants() {
     store.table.checkList(dead, tag: 1, "dead")
-    var weight = dead.weight
-    for (position, slot) in members.enumerated() {
-      precondition(store.table[slot].payload.position == Int32(position), "member position out of date")
-      precondition(store.find(store.table[slot].key) == slot, "member not indexed")
-      weight += store.table[slot].weight
-    }
+    let weight = dead.weight + checkMembers()
     precondition(members.count + dead.count == store.count && weight == store.used, "member totals differ")
-    precondition(store.used <= store.capacity, "used exceeds capacity")
   }
 
   public func lists() -> [(name: String, keys: [Key])] {

@@ -12,6 +12,7 @@ public enum CRLFU: PolicyDefinition {
   public static let descriptor = PolicyDescriptor(
     name: "cr-lfu", summary: "churn-resistant LFU: newest first among the least frequent",
     citation: "Rodriguez et al., FAST'21",
+    traits: .namesVictims,
     checkedAgainst: "libCacheSim (4 encodings × 2 size modes)")
 
   @inlinable

@@ -44,11 +44,15 @@ public struct ClockPolicy<Index: SlotIndex & ~Copyable>: SingleListPolicy, ~Copy
 
   @inlinable @inline(__always)
   public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
-    guard !queue.isEmpty else { return false }
-    let victim = store.clockVictim(of: &queue)
+    guard let victim = nextVictim() else { return false }
     store.evict(victim, from: &queue, onEvict: onEvict)
     return true
   }
+
+  /// The hand's sweep, stopping at the first entry with a zero counter,
+  /// which is left at the back.
+  @inlinable @inline(__always)
+  public mutating func nextVictim() -> Slot? { queue.isEmpty ? nil : store.clockVictim(of: &queue) }
 
   public func checkInvariants() {
     store.table.checkList(queue, tag: 0, "queue")
@@ -69,6 +73,7 @@ public enum CLOCK: PolicyDefinition {
       PolicyParameter("bits", default: 1, range: 1...8, help: "bits of the access counter"),
       PolicyParameter("init", default: 0, range: 0...255, help: "counter of a new entry"),
     ],
+    traits: .namesVictims,
     checkedAgainst: "libCacheSim")
 
   @inlinable

@@ -13,6 +13,7 @@ public typealias FIFOPolicy<Index: SlotIndex & ~Copyable> = QueuePolicy<Index, F
 public enum FIFO: PolicyDefinition {
   public static let descriptor = PolicyDescriptor(
     name: "fifo", summary: "first in, first out",
+    traits: .namesVictims,
     checkedAgainst: "libCacheSim (all reference rows, 4 encodings × 2 size modes)")
 
   @inlinable

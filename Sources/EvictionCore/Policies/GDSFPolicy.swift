@@ -77,6 +77,9 @@ public struct GDSFPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable 
     return true
   }
 
+  @inlinable @inline(__always)
+  public func nextVictim() -> Slot? { heap.count > 0 ? heap.top : nil }
+
   @inlinable
   public mutating func remove(_ key: Key) -> Slot? { store.remove(key, from: &heap) }
 
@@ -94,6 +97,7 @@ public struct GDSFPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable 
 public enum GDSF: PolicyDefinition {
   public static let descriptor = PolicyDescriptor(
     name: "gdsf", summary: "Greedy-Dual-Size-Frequency, size-aware", citation: "Cherkasova, 1998",
+    traits: .namesVictims,
     checkedAgainst: "libCacheSim")
 
   @inlinable

@@ -17,13 +17,13 @@
 ///   candidate; that moves its miss ratio by up to 5.4% on the reference
 ///   traces. With its draws made uniform its figures agree with
 ///   these within 1% (`MoreTracesReferenceTests`).
-public struct HyperbolicPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
+public struct HyperbolicPolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Copyable {
   public typealias Key = Index.Key
 
   /// An entry's place in `members`, its hits since admission (plus one) and
   /// the request count at its admission.
-  @frozen public struct Stamp {
-    @usableFromInline var position: Int32
+  @frozen public struct Stamp: MemberPlace {
+    public var position: Int32
     @usableFromInline var uses: Int32
     @usableFromInline var admittedAt: Int64
     @inlinable init(position: Int32, uses: Int32, admittedAt: Int64) {
@@ -34,8 +34,7 @@ public struct HyperbolicPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Cop
   }
 
   public var store: PolicyStorage<Index, Stamp>
-  /// Resident slots, in no particular order; removal swaps with the last.
-  @usableFromInline var members: [Slot] = []
+  public var members: [Slot] = []
   @usableFromInline var generator: SeededGenerator
   @usableFromInline var clock: Int64 = 0
   public let samples: Int
@@ -65,10 +64,7 @@ public struct HyperbolicPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Cop
   @inlinable @inline(__always)
   public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
     guard makeRoom(for: request.weight, onEvict: onEvict) else { return nil }
-    let stamp = Stamp(position: Int32(members.count), uses: 1, admittedAt: clock)
-    let slot = store.insert(request.key, weight: request.weight, payload: stamp)
-    members.append(slot)
-    return slot
+    return insertMember(request, payload: Stamp(position: 0, uses: 1, admittedAt: clock))
   }
 
   @inlinable @inline(__always)
@@ -88,45 +84,15 @@ public struct HyperbolicPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Cop
         victim = slot
       }
     }
-    detach(victim)
-    onEvict(victim, store.table[victim].key)
-    store.delete(victim, resident: true)
+    evictMember(victim, onEvict: onEvict)
     return true
   }
 
-  @inlinable
-  public mutating func remove(_ key: Key) -> Slot? {
-    let slot = store.find(key)
-    guard slot >= 0 else { return nil }
-    detach(slot)
-    store.delete(slot, resident: true)
-    return slot
-  }
-
-  @inlinable @inline(__always)
-  mutating func detach(_ slot: Slot) {
-    let position = Int(store.table[slot].payload.position)
-    let last = members.removeLast()
-    if last != slot {
-      members[position] = last
-      store.table[last].payload.position = Int32(position)
-    }
-  }
-
   public func checkInvariants() {
-    var weight: Int64 = 0
-    for (position, slot) in members.enumerated() {
-      let stamp = store.table[slot].payload
-      precondition(stamp.position == Int32(position), "member position out of date")
+    let weight = checkMembers { stamp in
       precondition(stamp.admittedAt <= clock && stamp.uses >= 1, "an entry admitted in the future or never used")
-      weight += store.table[slot].weight
     }
     precondition(members.count == store.count && weight == store.used, "member totals differ")
-    precondition(store.used <= store.capacity, "used exceeds capacity")
-  }
-
-  public func lists() -> [(name: String, keys: [Key])] {
-    [("members", members.map { store.table[$0].key })]
   }
 }
 

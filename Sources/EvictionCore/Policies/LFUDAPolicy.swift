@@ -68,10 +68,8 @@ public struct LFUDAPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable
 
   @inlinable
   public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
-    guard store.count > 0 else { return false }
-    // libCacheSim evicts from the bucket at L (at 1 while L is 0 or 1).
-    let bucket = buckets.bucket(at: max(age, 1)) ?? buckets.first
-    let victim = buckets[bucket].front
+    guard let victim = nextVictim() else { return false }
+    let bucket = store.table[victim].payload
     age = buckets.key(of: bucket)
     store.table.unlink(victim, &buckets[bucket])
     if buckets[bucket].isEmpty {
@@ -82,6 +80,14 @@ public struct LFUDAPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable
     onEvict(victim, store.table[victim].key)
     store.delete(victim, resident: true)
     return true
+  }
+
+  /// The oldest entry of the bucket at L (at 1 while L is 0 or 1), else of
+  /// the lowest bucket.
+  @inlinable @inline(__always)
+  public func nextVictim() -> Slot? {
+    guard store.count > 0 else { return nil }
+    return buckets[buckets.bucket(at: max(age, 1)) ?? buckets.first].front
   }
 
   @inlinable @inline(__always)
@@ -127,6 +133,7 @@ public struct LFUDAPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable
 public enum LFUDA: PolicyDefinition {
   public static let descriptor = PolicyDescriptor(
     name: "lfuda", summary: "LFU with dynamic aging", citation: "Arlitt et al., 2000",
+    traits: .namesVictims,
     checkedAgainst: "libCacheSim")
 
   @inlinable

@@ -59,14 +59,20 @@ public struct LFUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
 
   @inlinable @inline(__always)
   public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
+    guard let victim = nextVictim() else { return false }
     let bucket = order.front
-    guard bucket >= 0 else { return false }
-    let victim = evictsNewest ? buckets[bucket].payload.back : buckets[bucket].payload.front
     store.table.unlink(victim, &buckets[bucket].payload)
     dropIfEmpty(bucket)
     onEvict(victim, store.table[victim].key)
     store.delete(victim, resident: true)
     return true
+  }
+
+  @inlinable @inline(__always)
+  public func nextVictim() -> Slot? {
+    let bucket = order.front
+    guard bucket >= 0 else { return nil }
+    return evictsNewest ? buckets[bucket].payload.back : buckets[bucket].payload.front
   }
 
   @inlinable
@@ -131,6 +137,7 @@ public struct LFUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
 public enum LFU: PolicyDefinition {
   public static let descriptor = PolicyDescriptor(
     name: "lfu", summary: "least frequently used, oldest first among equals",
+    traits: .namesVictims,
     checkedAgainst: "libCacheSim")
 
   @inlinable

@@ -34,14 +34,14 @@
 /// generator, so only the miss ratio can agree with it.
 /// - Complexity: an eviction costs O(associativity); a reconfiguration
 ///   O(16 × 20,000), amortised over 2²⁰ accesses.
-public struct LHDPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
+public struct LHDPolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Copyable {
   public typealias Key = Index.Key
 
   /// A resident object's place in `members`, whether it explores, its
   /// class (from its last two hit ages, kept since it changes only on a
   /// hit), its last hit age and its last access time.
-  @frozen public struct Tag {
-    @usableFromInline var position: Int32
+  @frozen public struct Tag: MemberPlace {
+    public var position: Int32
     @usableFromInline var explorer: Bool
     @usableFromInline var hitAgeClass: UInt8
     @usableFromInline var lastHitAge: Int32
@@ -57,8 +57,7 @@ public struct LHDPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
   }
 
   public var store: PolicyStorage<Index, Tag>
-  /// Resident slots, in no particular order; removal swaps with the last.
-  @usableFromInline var members: [Slot] = []
+  public var members: [Slot] = []
   @usableFromInline var model = LHDModel()
   /// The last admissions that looked like victims, a ring of 8 keys, and
   /// each one's slot while it is resident (-1 otherwise), so an eviction
@@ -101,8 +100,7 @@ public struct LHDPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
   @inlinable @inline(__always)
   public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
     guard makeRoom(for: request.weight, onEvict: onEvict) else { return nil }
-    let slot = store.insert(request.key, weight: request.weight, payload: Tag(position: Int32(members.count)))
-    members.append(slot)
+    let slot = insertMember(request, payload: Tag(position: 0))
     for i in 0..<8 where suspectKeys[i] == request.key { suspectSlots[i] = slot }
     access(slot, admitted: true)
     return slot
@@ -131,19 +129,8 @@ public struct LHDPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
     victimDensity = 0.9 * victimDensity + (1 - 0.9) * lowest
     let tag = store.table[victim].payload
     model.eviction(class: Int(tag.hitAgeClass), age: model.age(of: tag.accessedAt))
-    detach(victim)
-    onEvict(victim, store.table[victim].key)
-    store.delete(victim, resident: true)
+    evictMember(victim, onEvict: onEvict)
     return true
-  }
-
-  @inlinable
-  public mutating func remove(_ key: Key) -> Slot? {
-    let slot = store.find(key)
-    guard slot >= 0 else { return nil }
-    detach(slot)
-    store.delete(slot, resident: true)
-    return slot
   }
 
   /// Stamps an access: the time, the explorer draw, the suspect ring for an
@@ -178,41 +165,28 @@ public struct LHDPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
     return tag.explorer ? density + 1 : density
   }
 
+  /// A leaving object is no longer a suspect, and an explorer returns its
+  /// weight to the budget.
   @inlinable @inline(__always)
-  mutating func detach(_ slot: Slot) {
+  public mutating func willLeave(_ slot: Slot) {
     for i in 0..<8 where suspectSlots[i] == slot { suspectSlots[i] = -1 }
     if store.table[slot].payload.explorer { explorerBudget &+= store.table[slot].weight }
-    let position = Int(store.table[slot].payload.position)
-    let last = members.removeLast()
-    if last != slot {
-      members[position] = last
-      store.table[last].payload.position = Int32(position)
-    }
   }
 
   public func checkInvariants() {
-    var weight: Int64 = 0
     var explorers: Int64 = 0
-    for (position, slot) in members.enumerated() {
-      let tag = store.table[slot].payload
-      precondition(tag.position == Int32(position), "member position out of date")
+    for slot in members where store.table[slot].payload.explorer { explorers += store.table[slot].weight }
+    let weight = checkMembers { tag in
       precondition(tag.accessedAt < model.time, "an object accessed in the future")
       precondition(tag.lastHitAge < LHDModel.maximumAge, "a hit age beyond the maximum")
-      weight += store.table[slot].weight
-      if tag.explorer { explorers += store.table[slot].weight }
     }
     precondition(members.count == store.count && weight == store.used, "member totals differ")
     for (key, slot) in zip(suspectKeys, suspectSlots) {
       guard let key else { continue }
       precondition(slot == store.find(key), "a suspect's slot is out of date")
     }
-    precondition(store.used <= store.capacity, "used exceeds capacity")
     precondition(
       explorerBudget + explorers == LHDModel.explorerBudget(store.capacity), "the explorers' budget does not balance")
-  }
-
-  public func lists() -> [(name: String, keys: [Key])] {
-    [("members", members.map { store.table[$0].key })]
   }
 }
 

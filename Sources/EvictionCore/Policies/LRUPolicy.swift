@@ -13,6 +13,7 @@ public typealias LRUPolicy<Index: SlotIndex & ~Copyable> = QueuePolicy<Index, LR
 public enum LRU: PolicyDefinition {
   public static let descriptor = PolicyDescriptor(
     name: "lru", summary: "least recently used",
+    traits: .namesVictims,
     checkedAgainst: "libCacheSim (all reference rows, 4 encodings × 2 size modes)")
 
   @inlinable

@@ -51,6 +51,8 @@ public struct LRUProbPolicy<Index: SlotIndex & ~Copyable>: SingleListPolicy, ~Co
     store.evict(queue.back, from: &queue, onEvict: onEvict)
     return true
   }
+
+  @inlinable public func nextVictim() -> Slot? { queue.back >= 0 ? queue.back : nil }
 }
 
 /// LRU-Prob in the catalog.
@@ -61,7 +63,7 @@ public enum LRUProb: PolicyDefinition {
       PolicyParameter(fraction: "p", default: 0.5, help: "probability that a hit moves the entry to the front"),
       PolicyParameter("seed", default: 1, range: 0...Int64.max, help: "random stream seed"),
     ],
-    traits: .randomized,
+    traits: [.randomized, .namesVictims],
     checkedAgainst: "libCacheSim's miss ratio within 1% (its generator differs)")
 
   @inlinable

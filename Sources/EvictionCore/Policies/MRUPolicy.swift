@@ -14,6 +14,7 @@ public typealias MRUPolicy<Index: SlotIndex & ~Copyable> = QueuePolicy<Index, MR
 public enum MRU: PolicyDefinition {
   public static let descriptor = PolicyDescriptor(
     name: "mru", summary: "most recently used",
+    traits: .namesVictims,
     checkedAgainst: "libCacheSim (all reference rows, 4 encodings × 2 size modes)")
 
   @inlinable

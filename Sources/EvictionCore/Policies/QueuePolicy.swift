@@ -44,9 +44,14 @@ public struct QueuePolicy<Index: SlotIndex & ~Copyable, Discipline: QueueDiscipl
 
   @inlinable @inline(__always)
   public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
-    let victim = Discipline.evictsFront ? queue.front : queue.back
-    guard victim >= 0 else { return false }
+    guard let victim = nextVictim() else { return false }
     store.evict(victim, from: &queue, onEvict: onEvict)
     return true
+  }
+
+  @inlinable @inline(__always)
+  public func nextVictim() -> Slot? {
+    let victim = Discipline.evictsFront ? queue.front : queue.back
+    return victim >= 0 ? victim : nil
   }
 }

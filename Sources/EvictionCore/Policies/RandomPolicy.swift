@@ -3,14 +3,14 @@
 /// Seeded (`random:seed=N`, default 1) and reproducible run to run. libCacheSim's
 /// `random` draws with its own generator, so only its miss ratio, not its exact
 /// count, can be compared.
-public struct RandomPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
+public struct RandomPolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Copyable {
   public typealias Key = Index.Key
-  /// Entries carry their position in `members`.
-  public var store: PolicyStorage<Index, Int32>
-  /// Resident slots, in no particular order; removal swaps with the last.
-  @usableFromInline var members: [Slot] = []
+  public var store: PolicyStorage<Index, Membership>
+  public var members: [Slot] = []
   @usableFromInline var generator: SeededGenerator
   public let seed: UInt64
+  /// The victim drawn by ``nextVictim()`` and not yet evicted, or -1.
+  @usableFromInline var drawn: Slot = -1
 
   @inlinable
   public init(capacity: Int64, seed: UInt64 = 1) {
@@ -30,54 +30,37 @@ public struct RandomPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyabl
   @inlinable @inline(__always)
   public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
     guard makeRoom(for: request.weight, onEvict: onEvict) else { return nil }
-    let slot = store.insert(request.key, weight: request.weight, payload: Int32(members.count))
-    members.append(slot)
-    return slot
+    return insertMember(request, payload: Membership(position: 0))
   }
 
   @inlinable @inline(__always)
   public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
-    guard !members.isEmpty else { return false }
-    let victim = members[generator.below(members.count)]
-    detach(victim)
-    onEvict(victim, store.table[victim].key)
-    store.delete(victim, resident: true)
+    guard let victim = nextVictim() else { return false }
+    evictMember(victim, onEvict: onEvict)
     return true
   }
 
-  @inlinable
-  public mutating func remove(_ key: Key) -> Slot? {
-    let slot = store.find(key)
-    guard slot >= 0 else { return nil }
-    detach(slot)
-    store.delete(slot, resident: true)
-    return slot
+  /// Draws the victim once; it stays the next until evicted or removed.
+  @inlinable @inline(__always)
+  public mutating func nextVictim() -> Slot? {
+    if drawn < 0 {
+      guard !members.isEmpty else { return nil }
+      drawn = members[generator.below(members.count)]
+    }
+    return drawn
   }
 
+  /// A member leaving is no longer the drawn victim.
   @inlinable @inline(__always)
-  mutating func detach(_ slot: Slot) {
-    let position = Int(store.table[slot].payload)
-    let last = members.removeLast()
-    if last != slot {
-      members[position] = last
-      store.table[last].payload = Int32(position)
-    }
+  public mutating func willLeave(_ slot: Slot) {
+    if slot == drawn { drawn = -1 }
   }
 
   public func checkInvariants() {
-    var weight: Int64 = 0
-    for (position, slot) in members.enumerated() {
-      precondition(store.table[slot].payload == Int32(position), "member position out of date")
-      precondition(store.find(store.table[slot].key) == slot, "member not indexed")
-      weight += store.table[slot].weight
-    }
-    precondition(members.count == store.count && weight == store.used, "member totals differ")
-    precondition(store.used <= store.capacity, "used exceeds capacity")
+    precondition(members.count == store.count && checkMembers() == store.used, "member totals differ")
     precondition(store.index.count == store.count, "index and members differ")
-  }
-
-  public func lists() -> [(name: String, keys: [Key])] {
-    [("members", members.map { store.table[$0].key })]
+    precondition(
+      drawn < 0 || members[Int(store.table[drawn].payload.position)] == drawn, "the drawn victim is not a member")
   }
 }
 
@@ -88,7 +71,7 @@ public enum RandomEviction: PolicyDefinition {
     parameters: [
       PolicyParameter("seed", default: 1, range: 0...Int64.max, help: "random stream seed")
     ],
-    traits: .randomized,
+    traits: [.randomized, .namesVictims],
     checkedAgainst: "libCacheSim's miss ratio within 1% (its generator differs)")
 
   @inlinable

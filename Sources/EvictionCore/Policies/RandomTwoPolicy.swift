@@ -9,12 +9,12 @@
 /// a tie goes to the second draw. The draws are uniform among residents and
 /// seeded (`randomtwo:seed=N`); libCacheSim draws hash buckets from its own
 /// generator, so only the miss ratio can agree with it.
-public struct RandomTwoPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
+public struct RandomTwoPolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Copyable {
   public typealias Key = Index.Key
 
   /// An entry's place in `members` and the request count at its last use.
-  @frozen public struct Stamp {
-    @usableFromInline var position: Int32
+  @frozen public struct Stamp: MemberPlace {
+    public var position: Int32
     @usableFromInline var lastUse: Int64
     @inlinable init(position: Int32, lastUse: Int64) {
       self.position = position
@@ -23,8 +23,7 @@ public struct RandomTwoPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copy
   }
 
   public var store: PolicyStorage<Index, Stamp>
-  /// Resident slots, in no particular order; removal swaps with the last.
-  @usableFromInline var members: [Slot] = []
+  public var members: [Slot] = []
   @usableFromInline var generator: SeededGenerator
   @usableFromInline var clock: Int64 = 0
   public let seed: UInt64
@@ -50,10 +49,7 @@ public struct RandomTwoPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copy
   @inlinable @inline(__always)
   public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
     guard makeRoom(for: request.weight, onEvict: onEvict) else { return nil }
-    let stamp = Stamp(position: Int32(members.count), lastUse: clock)
-    let slot = store.insert(request.key, weight: request.weight, payload: stamp)
-    members.append(slot)
-    return slot
+    return insertMember(request, payload: Stamp(position: 0, lastUse: clock))
   }
 
   @inlinable @inline(__always)
@@ -62,44 +58,13 @@ public struct RandomTwoPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copy
     let first = members[generator.below(members.count)]
     let second = members[generator.below(members.count)]
     let victim = store.table[first].payload.lastUse < store.table[second].payload.lastUse ? first : second
-    detach(victim)
-    onEvict(victim, store.table[victim].key)
-    store.delete(victim, resident: true)
+    evictMember(victim, onEvict: onEvict)
     return true
   }
 
-  @inlinable
-  public mutating func remove(_ key: Key) -> Slot? {
-    let slot = store.find(key)
-    guard slot >= 0 else { return nil }
-    detach(slot)
-    store.delete(slot, resident: true)
-    return slot
-  }
-
-  @inlinable @inline(__always)
-  mutating func detach(_ slot: Slot) {
-    let position = Int(store.table[slot].payload.position)
-    let last = members.removeLast()
-    if last != slot {
-      members[position] = last
-      store.table[last].payload.position = Int32(position)
-    }
-  }
-
   public func checkInvariants() {
-    var weight: Int64 = 0
-    for (position, slot) in members.enumerated() {
-      precondition(store.table[slot].payload.position == Int32(position), "member position out of date")
-      precondition(store.table[slot].payload.lastUse <= clock, "an entry used in the future")
-      weight += store.table[slot].weight
-    }
+    let weight = checkMembers { precondition($0.lastUse <= clock, "an entry used in the future") }
     precondition(members.count == store.count && weight == store.used, "member totals differ")
-    precondition(store.used <= store.capacity, "used exceeds capacity")
-  }
-
-  public func lists() -> [(name: String, keys: [Key])] {
-    [("members", members.map { store.table[$0].key })]
   }
 }
 

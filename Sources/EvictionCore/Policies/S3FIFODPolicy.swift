@@ -113,7 +113,7 @@ public struct S3FIFODPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy,
   /// more than twice as often, once over 100 such returns have been seen.
   @inlinable @inline(__always)
   mutating func adaptShares() {
-    guard evictedFromMain.weight > 0 else {
+    guard evictedFromMain.count > 0 else {
       fifoEvictionHits = 0
       mainEvictionHits = 0
       return

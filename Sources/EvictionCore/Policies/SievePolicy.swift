@@ -38,16 +38,25 @@ public struct SievePolicy<Index: SlotIndex & ~Copyable>: SingleListPolicy, ~Copy
 
   @inlinable @inline(__always)
   public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
-    guard queue.back >= 0 else { return false }
+    guard let victim = nextVictim() else { return false }
+    hand = store.table[victim].prev
+    store.evict(victim, from: &queue, onEvict: onEvict)
+    return true
+  }
+
+  /// The hand's sweep, clearing visited bits up to the first unvisited
+  /// entry, where the hand then rests.
+  @inlinable @inline(__always)
+  public mutating func nextVictim() -> Slot? {
+    guard queue.back >= 0 else { return nil }
     var victim = hand >= 0 ? hand : queue.back
     while store.table[victim].payload {
       store.table[victim].payload = false
       let towardsFront = store.table[victim].prev
       victim = towardsFront >= 0 ? towardsFront : queue.back
     }
-    hand = store.table[victim].prev
-    store.evict(victim, from: &queue, onEvict: onEvict)
-    return true
+    hand = victim
+    return victim
   }
 
   @inlinable
@@ -71,6 +80,7 @@ public struct SievePolicy<Index: SlotIndex & ~Copyable>: SingleListPolicy, ~Copy
 public enum Sieve: PolicyDefinition {
   public static let descriptor = PolicyDescriptor(
     name: "sieve", summary: "SIEVE", citation: "Zhang et al., NSDI'24",
+    traits: .namesVictims,
     checkedAgainst: "libCacheSim")
 
   @inlinable

@@ -49,6 +49,9 @@ public struct SizePolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable 
     return true
   }
 
+  @inlinable @inline(__always)
+  public func nextVictim() -> Slot? { heap.count > 0 ? heap.top : nil }
+
   @inlinable
   public mutating func remove(_ key: Key) -> Slot? { store.remove(key, from: &heap) }
 
@@ -66,6 +69,7 @@ public struct SizePolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable 
 public enum SizeEviction: PolicyDefinition {
   public static let descriptor = PolicyDescriptor(
     name: "size", summary: "evict the largest object", citation: "Williams et al., SIGCOMM'96",
+    traits: .namesVictims,
     checkedAgainst: "libCacheSim (cloudPhysicsIO, count and bytes; seven more traces)")
 
   @inlinable

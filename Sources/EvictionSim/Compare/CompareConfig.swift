@@ -194,6 +194,11 @@ public struct CompareConfig: Sendable {
           file: file,
           "admissions: \(admission) judges sizes, but in count mode every object weighs 1; set size_mode = \"bytes\"")
       }
+      for policy in policies {
+        do throws(AdmissionError) { try admission.check(composesWith: policy.descriptor) } catch {
+          throw ConfigError(file: file, "admissions: \(error.description)")
+        }
+      }
     }
     let sizes = try reader.sizes("sizes") ?? []
     guard !sizes.isEmpty else {
