@@ -40,6 +40,8 @@ let package = Package(
     .systemLibrary(
       name: "CCompression", path: "Sources/CCompression",
       providers: [.apt(["zlib1g-dev", "liblzma-dev", "libzstd-dev"])]),
+    // glibc's allocator statistics (malloc.h), for `evlab bench memory`.
+    .systemLibrary(name: "CAllocator", path: "Sources/CAllocator"),
 
     // The policy family. Standard library only: it must stay embeddable anywhere.
     .target(name: "EvictionCore", swiftSettings: core),
@@ -59,7 +61,7 @@ let package = Package(
       name: "EvictionSim",
       dependencies: [
         "EvictionCore", "EvictionCache", "EvictionDisk", "EvictionTraces", "EvictionWorkloads", "EvictionStats",
-        .product(name: "Histogram", package: "hdrhistogram-swift"),
+        "CAllocator", .product(name: "Histogram", package: "hdrhistogram-swift"),
       ]),
     // The disk tier: a SQLite manifest over value files (libsqlite3 only; never GSL).
     .target(name: "EvictionDisk", dependencies: ["EvictionCore", "CSQLite"]),

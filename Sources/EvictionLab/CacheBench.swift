@@ -1,4 +1,5 @@
 import ArgumentParser
+import EvictionCore
 import EvictionReports
 import EvictionSim
 
@@ -52,5 +53,64 @@ struct CacheBench: ParsableCommand {
     let report = try failing { () throws(BenchError) in try benchmark.run(log: printError) }
     print(BenchTables.cache(report), terminator: "")
     try write(OutputFile.json(report), to: json)
+  }
+}
+
+/// Heap bytes per entry of `MemoryCache<Int, Int>` per policy, and per ghost
+/// entry, beside `Dictionary<Int, Int>` and NSCache.
+struct MemoryBench: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "memory",
+    abstract: "Heap bytes per entry (and per ghost entry) of MemoryCache<Int, Int> per policy, Dictionary and NSCache.",
+    discussion: """
+      Read from the allocator's statistics (glibc mallinfo2) before and after filling a cache of N \
+      entries with N distinct keys; ghosts: the policy filled, then asked for N more keys. Example:
+        evlab bench memory --policy lru,arc,s3fifo --entries 10000,1000000 --json memory.json
+      """)
+
+  @Option(name: .customLong("policy"), help: "Policies (default: every one that can run a cache).")
+  var policies: [Checked<PolicyList>] = []
+
+  @Option(help: "Entry counts, comma-separated.")
+  var entries: String = "10000,100000,1000000"
+
+  @Option(help: "Write the rows as JSON to PATH; - for standard output.")
+  var json: String?
+
+  @Option(help: "Write the rows as CSV to PATH; - for standard output.")
+  var csv: String?
+
+  func counts() throws -> [Int] {
+    let counts = try listItems([entries], option: "entries").map { text in
+      guard let n = Int(text), n >= 1, n <= 100_000_000 else {
+        throw ArgumentError("--entries '\(text)': a whole number of entries from 1 to 100000000")
+      }
+      return n
+    }
+    guard Set(counts).count == counts.count else { throw ArgumentError("--entries names a count twice") }
+    return counts
+  }
+
+  func specs() throws -> [PolicySpec] {
+    let named = try policies.specs()
+    let specs =
+      named.isEmpty ? try PolicyCatalog.entries.filter(\.canDriveACache).map { try PolicySpec($0.name) } : named
+    for spec in specs where !spec.descriptor.canDriveACache {
+      throw ArgumentError("--policy \(spec.name) cannot run a cache (offline or trimmed on a timer)")
+    }
+    return specs
+  }
+
+  func validate() throws {
+    _ = try counts()
+    _ = try specs()
+  }
+
+  func run() throws {
+    let benchmark = MemoryBenchmark(policies: try specs(), entries: try counts())
+    let report = try failing { () throws(BenchError) in try benchmark.run(log: printError) }
+    if json != "-" && csv != "-" { print(BenchTables.memory(report), terminator: "") }
+    try write(OutputFile.json(report), to: json)
+    try write(ResultWriter.csv(report.results), to: csv)
   }
 }

@@ -45,6 +45,15 @@ public enum BenchTables {
       leftColumns: 1)
   }
 
+  /// `evlab bench memory`.
+  public static func memory(_ report: MemoryBenchmark.Report) -> String {
+    let rows = report.results.map { r in
+      [r.policy, String(r.entries), fixed(r.bytesPerEntry, 1), r.bytesPerGhost.map { fixed($0, 1) } ?? "–"]
+    }
+    return ReplayTables.render(
+      header: ["policy", "entries", "bytes/entry", "bytes/ghost"], rows: rows, leftColumns: 1)
+  }
+
   /// `evlab bench cache`.
   public static func cache(_ report: CacheBenchmark.Report) -> String {
     let rows = report.results.map { r in
