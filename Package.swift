@@ -11,6 +11,14 @@ import PackageDescription
 /// cache's lock-guarded state (README, "Use EvictionLab as a library").
 let core: [SwiftSetting] = [.enableExperimentalFeature("SuppressedAssociatedTypes")]
 
+/// Test code is compiled without optimisation, in release builds too. The
+/// libraries under test stay optimised (the reference tests replay through
+/// them); the tests' own calls reach the policies unspecialised. Optimising
+/// the tests specialised every catalog policy again for each test's visitor:
+/// EvictionCoreTests alone took 7 of a 2-core machine's minutes. Test
+/// targets are in no product, so depending packages never see this flag.
+let tests: [SwiftSetting] = [.unsafeFlags(["-Onone"], .when(configuration: .release))]
+
 let package = Package(
   name: "EvictionLab",
   platforms: [.macOS(.v15)],
@@ -80,24 +88,33 @@ let package = Package(
     .executableTarget(name: "evlab", dependencies: ["EvictionLab"]),
 
     // What every test target shares: scratch folders that clean up, file-tree digests.
-    .target(name: "EvictionTestSupport", dependencies: ["EvictionCore"], path: "Tests/EvictionTestSupport"),
-    .testTarget(name: "EvictionCoreTests", dependencies: ["EvictionCore", "EvictionTestSupport"]),
-    .testTarget(name: "EvictionCacheTests", dependencies: ["EvictionCache", "EvictionCore", "EvictionTestSupport"]),
-    .testTarget(name: "EvictionTracesTests", dependencies: ["EvictionTraces", "EvictionTestSupport"]),
+    .target(
+      name: "EvictionTestSupport", dependencies: ["EvictionCore"], path: "Tests/EvictionTestSupport",
+      swiftSettings: tests),
     .testTarget(
-      name: "EvictionWorkloadsTests", dependencies: ["EvictionWorkloads", "EvictionTraces", "EvictionTestSupport"]),
+      name: "EvictionCoreTests", dependencies: ["EvictionCore", "EvictionTestSupport"], swiftSettings: tests),
+    .testTarget(
+      name: "EvictionCacheTests", dependencies: ["EvictionCache", "EvictionCore", "EvictionTestSupport"],
+      swiftSettings: tests),
+    .testTarget(
+      name: "EvictionTracesTests", dependencies: ["EvictionTraces", "EvictionTestSupport"], swiftSettings: tests),
+    .testTarget(
+      name: "EvictionWorkloadsTests", dependencies: ["EvictionWorkloads", "EvictionTraces", "EvictionTestSupport"],
+      swiftSettings: tests),
     .testTarget(
       name: "EvictionSimTests",
       dependencies: [
         "EvictionSim", "EvictionCore", "EvictionCache", "EvictionTraces", "EvictionWorkloads", "EvictionDisk",
         "EvictionTestSupport",
-      ]),
-    .testTarget(name: "EvictionStatsTests", dependencies: ["EvictionStats"]),
+      ], swiftSettings: tests),
+    .testTarget(name: "EvictionStatsTests", dependencies: ["EvictionStats"], swiftSettings: tests),
     .testTarget(
       name: "EvictionReportsTests",
-      dependencies: ["EvictionReports", "EvictionSim", "EvictionTraces", "EvictionCore", "EvictionTestSupport"]),
+      dependencies: ["EvictionReports", "EvictionSim", "EvictionTraces", "EvictionCore", "EvictionTestSupport"],
+      swiftSettings: tests),
     .testTarget(
-      name: "EvictionDiskTests", dependencies: ["EvictionDisk", "EvictionCore", "EvictionCache", "EvictionTestSupport"]),
+      name: "EvictionDiskTests",
+      dependencies: ["EvictionDisk", "EvictionCore", "EvictionCache", "EvictionTestSupport"], swiftSettings: tests),
     // The disk tests' second process: a writer to kill, a holder of the write lock.
     .executableTarget(name: "disk-helper", dependencies: ["EvictionDisk"], path: "Tests/DiskHelper"),
     .testTarget(
@@ -106,6 +123,6 @@ let package = Package(
         "EvictionLab", "evlab", "disk-helper", "EvictionDisk", "EvictionSim", "EvictionCore", "EvictionTraces",
         "EvictionTestSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
-      ]),
+      ], swiftSettings: tests),
   ]
 )

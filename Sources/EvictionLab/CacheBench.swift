@@ -56,12 +56,12 @@ struct CacheBench: ParsableCommand {
   }
 }
 
-/// Heap bytes per entry of `MemoryCache<Int, Int>` per policy, and per ghost
+/// Heap bytes per entry of `MemoryCache<UInt64, UInt64>` per policy, and per ghost
 /// entry, beside `Dictionary<Int, Int>` and NSCache.
 struct MemoryBench: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "memory",
-    abstract: "Heap bytes per entry (and per ghost entry) of MemoryCache<Int, Int> per policy, Dictionary and NSCache.",
+    abstract: "Heap bytes per entry (and per ghost) of MemoryCache<UInt64, UInt64> per policy, Dictionary and NSCache.",
     discussion: """
       Read from the allocator's statistics (glibc mallinfo2) before and after filling a cache of N \
       entries with N distinct keys; ghosts: the policy filled, then asked for N more keys. Example:
