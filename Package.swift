@@ -3,7 +3,8 @@
 // and shipped in a real cache. Module layout and import rules: ../shared/DESIGN.md.
 import PackageDescription
 
-/// No unsafe flags anywhere, so the package works as a versioned dependency.
+/// No unsafe flags in any target a product contains (only the tests carry
+/// one, `-Onone`, below), so the package works as a versioned dependency.
 /// EvictionCore uses one experimental feature, which SwiftPM accepts in a
 /// dependency: noncopyable associated types, so `StoredPolicy` can name a
 /// policy's (noncopyable) storage and forward its bookkeeping once. Speed
