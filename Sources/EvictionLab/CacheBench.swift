@@ -71,8 +71,8 @@ struct MemoryBench: ParsableCommand {
   @Option(name: .customLong("policy"), help: "Policies (default: every one that can run a cache).")
   var policies: [Checked<PolicyList>] = []
 
-  @Option(help: "Entry counts, comma-separated.")
-  var entries: String = "10000,100000,1000000"
+  @Option(help: "Entry counts, comma-separated or repeated (default: 10000,100000,1000000).")
+  var entries: [String] = []
 
   @Option(help: "Write the rows as JSON to PATH; - for standard output.")
   var json: String?
@@ -81,7 +81,8 @@ struct MemoryBench: ParsableCommand {
   var csv: String?
 
   func counts() throws -> [Int] {
-    let counts = try listItems([entries], option: "entries").map { text in
+    let given = entries.isEmpty ? ["10000,100000,1000000"] : entries
+    let counts = try listItems(given, option: "--entries").map { text in
       guard let n = Int(text), n >= 1, n <= 100_000_000 else {
         throw ArgumentError("--entries '\(text)': a whole number of entries from 1 to 100000000")
       }

@@ -11,7 +11,6 @@ let sharedTraces = SharedData.traces
 
 typealias Run = ProgramRun
 
-/// Runs the built `evlab`, both pipes drained.
 /// A CSV without quoted fields, as rows keyed by its header.
 func rows(_ csv: String) -> [[String: String]] {
   let lines = csv.split(separator: "\n").map {
@@ -21,6 +20,7 @@ func rows(_ csv: String) -> [[String: String]] {
   return lines.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(header, $0)) }
 }
 
+/// Runs the built `evlab`, both pipes drained.
 func evlab(_ arguments: [String], in directory: URL? = nil, environment: [String: String]? = nil) throws -> Run {
   try runProgram(evlabPath, arguments, in: directory, environment: environment)
 }
