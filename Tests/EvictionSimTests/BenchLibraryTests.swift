@@ -1,10 +1,11 @@
 import EvictionCache
 import EvictionCore
-@testable import EvictionSim
 import EvictionTestSupport
 import EvictionTraces
 import Foundation
 import Testing
+
+@testable import EvictionSim
 
 /// The measurement library behind `evlab bench`: what it reports must be
 /// right before how fast it is matters.
