@@ -33,6 +33,19 @@ import Testing
     }
   }
 
+  /// Objects that weigh nothing (a `MemoryCache` entry of cost 0) are held,
+  /// found and evicted like any other, weight limits hold, and trimming
+  /// still ends with an empty cache.
+  @Test(arguments: specs)
+  func objectsThatWeighNothing(spec: String) throws {
+    let policy = try PolicySpec(spec)
+    for capacity: Int64 in [1, 40, 300] {
+      var driver = ConformanceDriver(
+        requests: conformanceRequests(seed: 9, weighted: true, weightless: true), checkEvery: 3, policy: policy)
+      _ = policy.withPolicy(capacity: capacity, index: IntegerSlotIndex<UInt64>.self, visitor: &driver)
+    }
+  }
+
   @Test(arguments: specs)
   func deterministicForAFixedSeed(spec: String) throws {
     let policy = try PolicySpec(spec)

@@ -95,8 +95,12 @@ public struct ConformanceDriver: PolicyVisitor {
   }
 }
 
-/// A skewed stream with a loop and a scan mixed in, weights 1 or drawn from 1...64.
-public func conformanceRequests(seed: UInt64, weighted: Bool, count: Int = 6_000) -> [Request<UInt64>] {
+/// A skewed stream with a loop and a scan mixed in, weights 1 or drawn from
+/// 1...64; with `weightless`, a third of the weighted objects weigh 0 (a
+/// `MemoryCache` entry may cost nothing).
+public func conformanceRequests(
+  seed: UInt64, weighted: Bool, weightless: Bool = false, count: Int = 6_000
+) -> [Request<UInt64>] {
   var rng = SeededGenerator(seed: seed)
   var sizes: [UInt64: Int64] = [:]
   let requests = (0..<count).map { i in
@@ -107,7 +111,9 @@ public func conformanceRequests(seed: UInt64, weighted: Bool, count: Int = 6_000
     case 8: key = UInt64(1_000 + i)  // scan: never seen again
     default: key = UInt64(rng.below(2_000))
     }
-    let weight: Int64 = weighted ? sizes[key, default: Int64(1 + rng.below(64))] : 1
+    let weight: Int64 =
+      weighted
+      ? sizes[key, default: weightless && rng.below(3) == 0 ? 0 : Int64(1 + rng.below(64))] : 1
     sizes[key] = weight
     // 50 requests a second: the timed models clean up twice a run.
     return Request(key: key, weight: weight, time: Int64(i + 1), timestamp: Int64(i / 50))

@@ -89,12 +89,14 @@ public struct CARPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
       store.table.pushFront(slot, &t1, tag: Self.inT1)
       return slot
     }
+    // A ghost that weighs nothing moves p by nothing (and its list may weigh
+    // nothing, which would make the ratio infinite and the step NaN).
     let w = Double(weight)
     if store.table[ghost].list == Self.inB1 {
-      p = min(p + w * max(1, Double(b2.weight) / Double(b1.weight)), Double(c))
+      if weight > 0 { p = min(p + w * max(1, Double(b2.weight) / Double(b1.weight)), Double(c)) }
       store.table.unlink(ghost, &b1)
     } else {
-      p = max(p - w * max(1, Double(b1.weight) / Double(b2.weight)), 0)
+      if weight > 0 { p = max(p - w * max(1, Double(b1.weight) / Double(b2.weight)), 0) }
       store.table.unlink(ghost, &b2)
     }
     store.delete(ghost, resident: false)

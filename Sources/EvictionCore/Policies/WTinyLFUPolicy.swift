@@ -182,8 +182,11 @@ public struct WTinyLFUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
         sketch.add(candidateBits)
         continue
       }
+      // A candidate competes only if the main cache can hold it at all: one
+      // that outweighs the main cache's share (a tiny capacity, whose main
+      // cache holds only objects that weigh nothing) would empty it in vain.
       let mainIsEmpty = probation.isEmpty && protected.isEmpty
-      if !mainIsEmpty && sketch.estimate(candidateBits) > sketch.estimate(bits(store.table[mainVictim].key)) {
+      if weight <= mainCapacity && !mainIsEmpty && sketch.estimate(candidateBits) > sketch.estimate(bits(store.table[mainVictim].key)) {
         evictFromMain(onEvict)
         store.table.unlink(candidate, &window)
         moveToMain(candidate, onEvict)
