@@ -186,7 +186,9 @@ public struct WTinyLFUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
       // that outweighs the main cache's share (a tiny capacity, whose main
       // cache holds only objects that weigh nothing) would empty it in vain.
       let mainIsEmpty = probation.isEmpty && protected.isEmpty
-      if weight <= mainCapacity && !mainIsEmpty && sketch.estimate(candidateBits) > sketch.estimate(bits(store.table[mainVictim].key)) {
+      if weight <= mainCapacity && !mainIsEmpty
+        && sketch.estimate(candidateBits) > sketch.estimate(bits(store.table[mainVictim].key))
+      {
         evictFromMain(onEvict)
         store.table.unlink(candidate, &window)
         moveToMain(candidate, onEvict)
