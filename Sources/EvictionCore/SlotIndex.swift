@@ -45,6 +45,10 @@ extension SlotIndex where Self: ~Copyable {
 /// hash, any other key's `hashValue`.
 @inlinable
 public func stableBits<Key: Hashable>(of key: Key) -> UInt64 {
+  // The trace's key types first: a specialisation folds these to the key
+  // itself, where the existential cast below costs a call per request.
+  if Key.self == UInt64.self { return unsafeBitCast(key, to: UInt64.self) }
+  if Key.self == Int.self { return UInt64(bitPattern: Int64(unsafeBitCast(key, to: Int.self))) }
   if let integer = key as? any BinaryInteger { return UInt64(truncatingIfNeeded: integer) }
   if let string = key as? String {
     var hash: UInt64 = 0xCBF2_9CE4_8422_2325

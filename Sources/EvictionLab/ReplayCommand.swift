@@ -71,7 +71,7 @@ struct Replay: ParsableCommand {
   @Option(
     name: .customLong("repeat"),
     help:
-      "Replay each trace this many times in a row, copy k with k·(largest id + 1) added to every id so copies share no object (a longer trace with the same structure; default 1)."
+      "Replay each trace this many times in a row, copy k with k·(largest id + 1) added to every id so copies share no object (a longer trace with the same structure)."
   )
   var copies: Int = 1
 

@@ -39,6 +39,9 @@ public struct HyperbolicPolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Co
   @usableFromInline var clock: Int64 = 0
   public let samples: Int
   public let seed: UInt64
+  /// The victim ``nextVictim()`` drew and not yet evicted, or -1; a
+  /// request clears it (a hit changes what the samples rank).
+  @usableFromInline var drawn: Slot = -1
 
   @inlinable
   public init(capacity: Int64, samples: Int = 64, seed: UInt64 = 1) {
@@ -54,6 +57,7 @@ public struct HyperbolicPolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Co
   @inlinable @inline(__always)
   public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
     clock &+= 1
+    drawn = -1
     let slot = store.find(request.key)
     guard slot >= 0 else { return nil }
     let uses = store.table[slot].payload.uses
@@ -69,7 +73,17 @@ public struct HyperbolicPolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Co
 
   @inlinable @inline(__always)
   public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
-    guard !members.isEmpty else { return false }
+    guard let victim = nextVictim() else { return false }
+    evictMember(victim, onEvict: onEvict)
+    return true
+  }
+
+  /// Of `samples` draws, the lowest priority (hits per request cached);
+  /// drawn once until evicted or the next request.
+  @inlinable @inline(__always)
+  public mutating func nextVictim() -> Slot? {
+    guard drawn < 0 else { return drawn }
+    guard !members.isEmpty else { return nil }
     var victim: Slot = -1
     var lowest = Double.infinity
     for _ in 0..<samples {
@@ -84,8 +98,14 @@ public struct HyperbolicPolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Co
         victim = slot
       }
     }
-    evictMember(victim, onEvict: onEvict)
-    return true
+    drawn = victim
+    return victim
+  }
+
+  /// A member leaving is no longer the drawn victim.
+  @inlinable @inline(__always)
+  public mutating func willLeave(_ slot: Slot) {
+    if slot == drawn { drawn = -1 }
   }
 
   public func checkInvariants() {
@@ -105,7 +125,7 @@ public enum Hyperbolic: PolicyDefinition {
       PolicyParameter("samples", default: 64, range: 1...4096, help: "entries sampled per eviction"),
       PolicyParameter("seed", default: 1, range: 0...Int64.max, help: "random stream seed"),
     ],
-    traits: .randomized,
+    traits: [.randomized, .namesVictims],
     checkedAgainst:
       "libCacheSim drawing uniformly: miss ratio within 1% (cloudPhysicsIO, both size modes; seven more traces); its own sampler moves it by up to 5%"
   )

@@ -70,6 +70,9 @@ public struct LHDPolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Copyable 
   @usableFromInline var generator: SeededGenerator
   public let associativity: Int
   public let seed: UInt64
+  /// The victim ``nextVictim()`` drew and not yet evicted, or -1; a
+  /// request clears it (a hit changes densities and the model's clock).
+  @usableFromInline var drawn: Slot = -1
 
   @inlinable
   public init(capacity: Int64, associativity: Int = 32, seed: UInt64 = 1) {
@@ -85,6 +88,7 @@ public struct LHDPolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Copyable 
 
   @inlinable @inline(__always)
   public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
+    drawn = -1
     let slot = store.find(request.key)
     guard slot >= 0 else { return nil }
     let tag = store.table[slot].payload
@@ -108,7 +112,20 @@ public struct LHDPolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Copyable 
 
   @inlinable @inline(__always)
   public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
-    guard !members.isEmpty else { return false }
+    guard let victim = nextVictim() else { return false }
+    victimDensity = 0.9 * victimDensity + (1 - 0.9) * density(of: victim)
+    let tag = store.table[victim].payload
+    model.eviction(class: Int(tag.hitAgeClass), age: model.age(of: tag.accessedAt))
+    evictMember(victim, onEvict: onEvict)
+    return true
+  }
+
+  /// The lowest hit density among the sampled members and the suspects;
+  /// drawn once until evicted or the next request.
+  @inlinable @inline(__always)
+  public mutating func nextVictim() -> Slot? {
+    guard drawn < 0 else { return drawn }
+    guard !members.isEmpty else { return nil }
     var victim: Slot = -1
     var lowest = Float.greatestFiniteMagnitude
     for _ in 0..<(model.reconfigurations > 50 ? associativity : 8) {
@@ -126,11 +143,8 @@ public struct LHDPolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Copyable 
         victim = slot
       }
     }
-    victimDensity = 0.9 * victimDensity + (1 - 0.9) * lowest
-    let tag = store.table[victim].payload
-    model.eviction(class: Int(tag.hitAgeClass), age: model.age(of: tag.accessedAt))
-    evictMember(victim, onEvict: onEvict)
-    return true
+    drawn = victim
+    return victim
   }
 
   /// Stamps an access: the time, the explorer draw, the suspect ring for an
@@ -169,6 +183,7 @@ public struct LHDPolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Copyable 
   /// weight to the budget.
   @inlinable @inline(__always)
   public mutating func willLeave(_ slot: Slot) {
+    if slot == drawn { drawn = -1 }
     for i in 0..<8 where suspectSlots[i] == slot { suspectSlots[i] = -1 }
     if store.table[slot].payload.explorer { explorerBudget &+= store.table[slot].weight }
   }
@@ -350,7 +365,7 @@ public enum LHD: PolicyDefinition {
         "associativity", default: 32, range: 1...4096, help: "entries sampled per eviction once the model has settled"),
       PolicyParameter("seed", default: 1, range: 0...Int64.max, help: "random stream seed"),
     ],
-    traits: .randomized,
+    traits: [.randomized, .namesVictims],
     checkedAgainst:
       "libCacheSim's miss ratio within 1% (cloudPhysicsIO in 4 encodings × 2 size modes; seven more traces)")
 

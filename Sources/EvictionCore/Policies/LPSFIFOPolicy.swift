@@ -65,16 +65,25 @@ public struct LPSFIFOPolicy<Index: SlotIndex & ~Copyable>: SegmentedPolicy, ~Cop
 
   @inlinable @inline(__always)
   public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
-    guard store.count > 0 else { return false }
+    guard let victim = nextVictim() else { return false }
+    store.evict(victim, from: &segments[Int(store.table[victim].list)], onEvict: onEvict)
+    return true
+  }
+
+  /// The entry eviction takes: the bottom segment's oldest, after promoting
+  /// the oldest entries that were hit (each up as many segments as its hits,
+  /// demoting what overflows), or the oldest of the lowest segment that
+  /// holds any once the bottom is empty. The promotions are eviction's own,
+  /// so the entry named is the one ``evictOne(onEvict:)`` then takes.
+  @inlinable @inline(__always)
+  public mutating func nextVictim() -> Slot? {
+    guard store.count > 0 else { return nil }
     while true {
       // The bottom segment is empty only after trims from outside admission.
       let bottom = segments.firstIndex { !$0.isEmpty }!
       let victim = segments[bottom].back
       let hits = store.table[victim].payload
-      if hits == 0 || bottom != 0 {
-        store.evict(victim, from: &segments[bottom], onEvict: onEvict)
-        return true
-      }
+      if hits == 0 || bottom != 0 { return victim }
       let up = Int(min(hits, UInt32(segments.count - 1)))
       store.table.unlink(victim, &segments[0])
       store.table[victim].payload = 0
@@ -107,6 +116,7 @@ public enum LPSFIFO: PolicyDefinition {
     parameters: [
       PolicyParameter("segments", default: 4, range: 1...16, help: "number of segments")
     ],
+    traits: .namesVictims,
     checkedAgainst: "libCacheSim (cloudPhysicsIO, count and bytes; seven more traces)")
 
   @inlinable

@@ -27,6 +27,9 @@ public struct RandomTwoPolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Cop
   @usableFromInline var generator: SeededGenerator
   @usableFromInline var clock: Int64 = 0
   public let seed: UInt64
+  /// The victim ``nextVictim()`` drew and not yet evicted, or -1; a
+  /// request clears it (a hit changes what the samples rank).
+  @usableFromInline var drawn: Slot = -1
 
   @inlinable
   public init(capacity: Int64, seed: UInt64 = 1) {
@@ -40,6 +43,7 @@ public struct RandomTwoPolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Cop
   @inlinable @inline(__always)
   public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
     clock &+= 1
+    drawn = -1
     let slot = store.find(request.key)
     guard slot >= 0 else { return nil }
     store.table[slot].payload.lastUse = clock
@@ -54,12 +58,28 @@ public struct RandomTwoPolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Cop
 
   @inlinable @inline(__always)
   public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
-    guard !members.isEmpty else { return false }
-    let first = members[generator.below(members.count)]
-    let second = members[generator.below(members.count)]
-    let victim = store.table[first].payload.lastUse < store.table[second].payload.lastUse ? first : second
+    guard let victim = nextVictim() else { return false }
     evictMember(victim, onEvict: onEvict)
     return true
+  }
+
+  /// Of two draws, the one used less recently; drawn once until evicted or
+  /// the next request.
+  @inlinable @inline(__always)
+  public mutating func nextVictim() -> Slot? {
+    if drawn < 0 {
+      guard !members.isEmpty else { return nil }
+      let first = members[generator.below(members.count)]
+      let second = members[generator.below(members.count)]
+      drawn = store.table[first].payload.lastUse < store.table[second].payload.lastUse ? first : second
+    }
+    return drawn
+  }
+
+  /// A member leaving is no longer the drawn victim.
+  @inlinable @inline(__always)
+  public mutating func willLeave(_ slot: Slot) {
+    if slot == drawn { drawn = -1 }
   }
 
   public func checkInvariants() {
@@ -76,7 +96,7 @@ public enum RandomTwo: PolicyDefinition {
     parameters: [
       PolicyParameter("seed", default: 1, range: 0...Int64.max, help: "random stream seed")
     ],
-    traits: .randomized,
+    traits: [.randomized, .namesVictims],
     checkedAgainst:
       "libCacheSim's miss ratio within 1% on cloudPhysicsIO (on small traces its sampler is not uniform; see the tests)"
   )

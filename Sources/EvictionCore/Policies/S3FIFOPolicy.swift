@@ -38,6 +38,10 @@ public struct S3FIFOPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy, 
   @usableFromInline let threshold: UInt8
   /// Whether the last lookup found its key in the ghost FIFO.
   @usableFromInline var hitOnGhost = false
+  /// Small's entry ``nextVictim()`` named after promoting the entries before
+  /// it, or -1: eviction chose small before those promotions (which may have
+  /// put main over its share), so the choice is kept, not made again.
+  @usableFromInline var namedInSmall: Slot = -1
   @usableFromInline let smallRatio: Double
 
   public static var queueNames: (probation: String, main: String, ghost: String) { ("small", "main", "ghost") }
@@ -60,6 +64,7 @@ public struct S3FIFOPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy, 
   @inlinable @inline(__always)
   public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
     hitOnGhost = false
+    namedInSmall = -1
     let slot = store.find(request.key)
     guard slot >= 0 else { return nil }
     if store.table[slot].list == Self.inGhost {
@@ -78,6 +83,7 @@ public struct S3FIFOPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy, 
     guard weight <= smallCapacity, makeRoom(for: weight, onEvict: onEvict) else { return nil }
     let toMain = hitOnGhost
     hitOnGhost = false
+    namedInSmall = -1
     let slot = store.insert(request.key, weight: weight, payload: 0)
     if toMain {
       store.table.pushFront(slot, &main, tag: Self.inMain)
@@ -89,48 +95,52 @@ public struct S3FIFOPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy, 
 
   @inlinable @inline(__always)
   public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
-    guard store.count > 0 else { return false }
-    if main.weight > mainCapacity || small.isEmpty {
-      evictMain(onEvict)
+    guard let slot = nextVictim() else { return false }
+    namedInSmall = -1
+    if store.table[slot].list == Self.inProbation {
+      store.table.unlink(slot, &small)
+      onEvict(slot, store.table[slot].key)
+      store.retire(slot)
+      store.remember(slot, in: &ghost, capacity: ghostCapacity, tag: Self.inGhost)
     } else {
-      evictSmall(onEvict)
+      store.evict(slot, from: &main, onEvict: onEvict)
     }
     return true
   }
 
-  /// Small's oldest entries move to main until one without enough hits is
-  /// evicted into the ghost FIFO (or small runs empty).
-  @inlinable
-  mutating func evictSmall(_ onEvict: (Slot, Key) -> Void) {
-    while !small.isEmpty {
-      let slot = small.back
-      store.table.unlink(slot, &small)
-      if store.table[slot].payload >= threshold {
+  /// The entry eviction takes: main's victim when main is over its share or
+  /// small is empty, else small's oldest entry without enough hits, after
+  /// moving those with enough to main (when that empties small, main's
+  /// victim). The moves are eviction's own.
+  @inlinable @inline(__always)
+  public mutating func nextVictim() -> Slot? {
+    guard store.count > 0 else { return nil }
+    if namedInSmall >= 0 && small.back == namedInSmall { return namedInSmall }
+    if main.weight <= mainCapacity && !small.isEmpty {
+      while !small.isEmpty {
+        let slot = small.back
+        guard store.table[slot].payload >= threshold else {
+          namedInSmall = slot
+          return slot
+        }
+        store.table.unlink(slot, &small)
         store.table[slot].payload = 0
         store.table.pushFront(slot, &main, tag: Self.inMain)
-        continue
       }
-      onEvict(slot, store.table[slot].key)
-      store.retire(slot)
-      store.remember(slot, in: &ghost, capacity: ghostCapacity, tag: Self.inGhost)
-      return
     }
+    return mainVictim()
   }
 
-  /// Main's oldest entries with hits are reinserted, one hit poorer, until
-  /// one without is evicted (or main runs empty).
-  @inlinable
-  mutating func evictMain(_ onEvict: (Slot, Key) -> Void) {
-    while !main.isEmpty {
+  /// Main's oldest entry without hits, after reinserting those with hits,
+  /// one hit poorer (a 2-bit CLOCK).
+  @inlinable @inline(__always)
+  mutating func mainVictim() -> Slot {
+    while true {
       let slot = main.back
       let hits = store.table[slot].payload
-      if hits >= 1 {
-        store.table.moveToFront(slot, &main)
-        store.table[slot].payload = min(hits, 3) - 1
-        continue
-      }
-      store.evict(slot, from: &main, onEvict: onEvict)
-      return
+      guard hits >= 1 else { return slot }
+      store.table.moveToFront(slot, &main)
+      store.table[slot].payload = min(hits, 3) - 1
     }
   }
 
@@ -138,7 +148,6 @@ public struct S3FIFOPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy, 
     checkQueues()
     precondition(ghost.weight <= ghostCapacity, "ghost FIFO over its weight")
   }
-
 }
 
 /// S3-FIFO in the catalog.
@@ -150,6 +159,7 @@ public enum S3FIFO: PolicyDefinition {
       PolicyParameter(fraction: "ghost", default: 0.9, help: "ghost FIFO's weight as a share of the capacity"),
       PolicyParameter("threshold", default: 2, range: 1...255, help: "hits in the small FIFO that earn main"),
     ],
+    traits: .namesVictims,
     checkedAgainst: "libCacheSim")
 
   @inlinable

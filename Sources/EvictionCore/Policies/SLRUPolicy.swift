@@ -79,12 +79,16 @@ public struct SLRUPolicy<Index: SlotIndex & ~Copyable>: SegmentedPolicy, ~Copyab
 
   @inlinable @inline(__always)
   public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
-    for i in segments.indices where !segments[i].isEmpty {
-      let victim = segments[i].back
-      store.evict(victim, from: &segments[i], onEvict: onEvict)
-      return true
-    }
-    return false
+    guard let victim = nextVictim() else { return false }
+    store.evict(victim, from: &segments[Int(store.table[victim].list)], onEvict: onEvict)
+    return true
+  }
+
+  /// The least recent entry of the lowest segment that holds any.
+  @inlinable @inline(__always)
+  public func nextVictim() -> Slot? {
+    for segment in segments where !segment.isEmpty { return segment.back }
+    return nil
   }
 }
 
@@ -96,6 +100,7 @@ public enum SLRU: PolicyDefinition {
     parameters: [
       PolicyParameter("segments", default: 4, range: 1...64, help: "number of segments")
     ],
+    traits: .namesVictims,
     checkedAgainst: "libCacheSim (4 and 5 segments)")
 
   @inlinable

@@ -92,25 +92,37 @@ public struct TwoQueuePolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy
 
   @inlinable @inline(__always)
   public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
-    guard store.count > 0 else { return false }
-    if ain.weight > ainCapacity || am.isEmpty {
+    guard let slot = nextVictim() else { return false }
+    if store.table[slot].list == Self.inProbation {
       // A1in's oldest leaves, remembered in A1out.
-      let slot = ain.back
       store.table.unlink(slot, &ain)
       onEvict(slot, store.table[slot].key)
       store.retire(slot)
       store.remember(slot, in: &aout, capacity: aoutCapacity, tag: Self.inGhost)
     } else {
-      evictAm(onEvict)
+      store.evict(slot, from: &am, onEvict: onEvict)
     }
     return true
   }
 
+  /// A1in's oldest while A1in is over its share (or Am is empty), else Am's
+  /// victim (its CLOCK's under lazy promotion, whose sweep moves on the
+  /// entries it passes, as evicting would).
+  @inlinable @inline(__always)
+  public mutating func nextVictim() -> Slot? {
+    guard store.count > 0 else { return nil }
+    if ain.weight > ainCapacity || am.isEmpty { return ain.back }
+    return amVictim()
+  }
+
+  /// Am's victim: its LRU end, or under lazy promotion its CLOCK's, where a
+  /// referenced entry gets a second chance.
+  @inlinable @inline(__always)
+  mutating func amVictim() -> Slot { lazyPromotion ? store.clockVictim(of: &am) : am.back }
+
   @inlinable @inline(__always)
   mutating func evictAm(_ onEvict: (Slot, Key) -> Void) {
-    // Under lazy promotion, CLOCK: a referenced entry gets a second chance.
-    let slot = lazyPromotion ? store.clockVictim(of: &am) : am.back
-    store.evict(slot, from: &am, onEvict: onEvict)
+    store.evict(amVictim(), from: &am, onEvict: onEvict)
   }
 
   public func checkInvariants() {
@@ -128,6 +140,7 @@ public enum TwoQ: PolicyDefinition {
       PolicyParameter(fraction: "in", default: 0.25, help: "A1in's share of the capacity"),
       PolicyParameter(fraction: "out", default: 0.5, help: "A1out's (ghost) weight as a share of the capacity"),
     ],
+    traits: .namesVictims,
     checkedAgainst: "libCacheSim")
 
   @inlinable
