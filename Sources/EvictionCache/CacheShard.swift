@@ -39,6 +39,9 @@ public struct CacheStatistics: Sendable, Equatable {
   public var misses = 0
   public var sets = 0
   public var evictions: [EvictionReason: Int] = [:]
+  /// Hits the policy never heard of: the `buffered` strategy's ring buffers
+  /// were full or being drained (always 0 for the other strategies).
+  public var droppedAccesses = 0
   public var count = 0
   public var cost: Int64 = 0
 
@@ -51,6 +54,7 @@ public struct CacheStatistics: Sendable, Equatable {
     misses += other.misses
     sets += other.sets
     evictions.merge(other.evictions, uniquingKeysWith: +)
+    droppedAccesses += other.droppedAccesses
     count += other.count
     cost += other.cost
   }
@@ -78,6 +82,8 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
   }
 
   @usableFromInline let lock: ShardLock
+  /// The `buffered` strategy's lock-free read side (nil for the others).
+  @usableFromInline let reads: BufferedReads<Key, Value>?
   @usableFromInline let policy: AnyCachePolicy<Key>
   /// Indexed by the policy's slots; the first `recordCount` are initialised.
   @usableFromInline @exclusivity(unchecked) var records: UnsafeMutablePointer<Record>
@@ -109,8 +115,9 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
 
   @usableFromInline init(
     policy: AnyCachePolicy<Key>, lock: ShardLock, weighsCost: Bool, countLimit: Int, costLimit: Int64,
-    ageLimit: UInt64, collectsDepartures: Bool
+    ageLimit: UInt64, collectsDepartures: Bool, reads: BufferedReads<Key, Value>? = nil
   ) {
+    self.reads = reads
     self.collectsDepartures = collectsDepartures || !_isPOD(Key.self) || !_isPOD(Value.self)
     self.policy = policy
     self.lock = lock
@@ -131,6 +138,36 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
 
   // MARK: Operations (caller holds the lock)
 
+  /// Runs `body` under the shard's lock: with buffered reads, the recorded
+  /// hits reach the policy first, and readers may use the table again after.
+  /// A get, set or remove (`ownRing`) replays only the calling thread's
+  /// hits: on one thread that is every hit, so decisions stay exact, and a
+  /// write never reads another core's ring (those drain when they fill, or
+  /// with their own thread's next write).
+  @inlinable
+  func exclusive<R>(ownRing: Bool = false, _ body: () -> R) -> R {
+    lock.exclusive {
+      if let reads { drainReads(only: ownRing ? reads.currentStripe() : -1) }
+      defer { reads?.endWrite() }
+      return body()
+    }
+  }
+
+  /// Replays the hits served without the lock into the policy, in order
+  /// (every stripe's, or only `stripe`'s).
+  @inlinable
+  func drainReads(only stripe: Int = -1) {
+    guard let reads else { return }
+    let drained = reads.drain(only: stripe) { key, now in
+      guard policy.contains(key) else { return }
+      tick &+= 1
+      let request = Request(key: key, weight: 1, time: tick, timestamp: Int64(now / 1_000_000_000))
+      if let slot = policy.lookup(request, { self.depart($0, $1, .capacity) }) { touch(slot, now) }
+    }
+    // As a hit under the lock would have, the hits forget an earlier miss.
+    if drained > 0 { pendingMiss = nil }
+  }
+
   @inlinable
   func value(forKey key: Key, now: UInt64) -> Value? {
     tick &+= 1
@@ -149,6 +186,7 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
     }
     statistics.hits &+= 1
     touch(slot, now)
+    if let reads, ageLimit != .max { reads.refresh(key, stamp: records[Int(slot)].stamp) }
     return records[Int(slot)].value
   }
 
@@ -171,6 +209,7 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
         self.cost &+= cost &- records[i].cost
         records[i].cost = cost
         touch(slot, now)
+        reads?.store(key, value, stamp: records[i].stamp)
         enforceLimits()
         return
       }
@@ -198,6 +237,7 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
     }
     linkNewest(slot)
     self.cost &+= cost
+    reads?.store(key, value, stamp: records[i].stamp)
     enforceLimits()
   }
 
@@ -263,6 +303,11 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
 
   func snapshot() -> CacheStatistics {
     var s = statistics
+    if let reads {
+      let (hits, dropped) = reads.counts()
+      s.hits += hits
+      s.droppedAccesses = dropped
+    }
     for reason in EvictionReason.allCases where departures[reason.ordinal] > 0 {
       s.evictions[reason] = departures[reason.ordinal]
     }
@@ -280,6 +325,7 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
     unlink(slot)
     cost &-= records[i].cost
     let value = records[i].value.take()!
+    reads?.remove(key)
     if collectsDepartures { departed.append((key, value, reason)) }
     departures[reason.ordinal] &+= 1
   }
@@ -329,5 +375,6 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
     }
     precondition(n == policy.count(), "age list holds \(n), policy \(policy.count())")
     precondition(total == cost, "age list costs \(total), counted \(cost)")
+    reads?.check(against: { policy.contains($0) }, count: n)
   }
 }

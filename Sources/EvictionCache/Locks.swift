@@ -46,11 +46,18 @@ public func coarseMonotonicNanoseconds() -> UInt64 {
 ///   evicts the LRU entry *of the shard* that needs room, not the globally
 ///   least recent one, so hit ratios differ (slightly, for large shards) from
 ///   the single policy's.
+/// - `buffered`: hits are served without the policy lock, from a read index
+///   beside the policy's, and recorded in per-thread ring buffers that the
+///   next holder of the policy lock (a `pthread_mutex_t`) replays into the
+///   policy (BP-Wrapper, as in Caffeine). Misses and writes take the lock.
+///   Under pressure a hit may go unrecorded (counted as a dropped access);
+///   on one thread nothing is dropped and the policy decides exactly as
+///   under `mutex`. See ``BufferedReads``.
 public enum LockStrategy: Hashable, Sendable, CustomStringConvertible {
-  case mutex, pthread, rwlock, queue
+  case mutex, pthread, rwlock, queue, buffered
   case striped(shards: Int)
 
-  /// Parses `mutex`, `pthread`, `rwlock`, `queue`, `striped` (8 shards) or `striped:N`.
+  /// Parses `mutex`, `pthread`, `rwlock`, `queue`, `buffered`, `striped` (8 shards) or `striped:N`.
   public init(_ text: String) throws(CacheError) {
     let lower = text.lowercased()
     switch lower {
@@ -58,6 +65,7 @@ public enum LockStrategy: Hashable, Sendable, CustomStringConvertible {
     case "pthread": self = .pthread
     case "rwlock": self = .rwlock
     case "queue": self = .queue
+    case "buffered": self = .buffered
     case "striped": self = .striped(shards: 8)
     default:
       if lower.hasPrefix("striped:"), let n = Int(lower.dropFirst("striped:".count)) {
@@ -75,6 +83,7 @@ public enum LockStrategy: Hashable, Sendable, CustomStringConvertible {
     case .pthread: "pthread"
     case .rwlock: "rwlock"
     case .queue: "queue"
+    case .buffered: "buffered"
     case .striped(let n): "striped:\(n)"
     }
   }
@@ -148,11 +157,19 @@ final class ShardLock: @unchecked Sendable {
     case .mutex, .striped:
       kind = .mutex
       mutex = MutexBox()
-    case .pthread:
+    case .pthread, .buffered:
       kind = .pthread
       pthreadMutex = .allocate(capacity: 1)
       pthreadMutex!.initialize(to: pthread_mutex_t())
-      pthread_mutex_init(pthreadMutex!, nil)
+      var attributes = pthread_mutexattr_t()
+      pthread_mutexattr_init(&attributes)
+      #if os(Linux)
+        // The buffered strategy's writers hold the lock briefly: spinning a
+        // little before sleeping saves a futex round trip per contended write.
+        if strategy == .buffered { pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ADAPTIVE_NP)) }
+      #endif
+      pthread_mutex_init(pthreadMutex!, &attributes)
+      pthread_mutexattr_destroy(&attributes)
     case .rwlock:
       kind = .rwlock
       rwlock = .allocate(capacity: 1)
@@ -200,6 +217,22 @@ final class ShardLock: @unchecked Sendable {
     case .queue:
       return queue.unsafelyUnwrapped.sync(execute: body)
     }
+  }
+
+  /// Runs `body` if the lock is free now (a `pthread` lock); any other kind
+  /// waits for it. Returns whether `body` ran.
+  @inlinable
+  func tryExclusive(_ body: () -> Void) -> Bool {
+    guard kind == .pthread else {
+      exclusive(body)
+      return true
+    }
+    let lock = pthreadMutex.unsafelyUnwrapped
+    guard pthread_mutex_trylock(lock) == 0 else { return false }
+    if instrumented { statistics.record(contended: false, wait: 0) }
+    defer { pthread_mutex_unlock(lock) }
+    body()
+    return true
   }
 
   @inlinable @inline(__always)

@@ -19,7 +19,7 @@ public enum CacheError: Error, Equatable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .unknownLock(let name):
-      "unknown lock strategy '\(name)': use mutex, pthread, rwlock, queue, striped or striped:N"
+      "unknown lock strategy '\(name)': use mutex, pthread, rwlock, queue, buffered, striped or striped:N"
     case .invalidShardCount(let n): "striped:\(n): the number of shards must be in 1...4096"
     case .moreShardsThanCapacity(let shards, let capacity):
       "striped:\(shards) splits a capacity of \(capacity) into more shards than it holds; use at most striped:\(capacity)"
@@ -64,6 +64,10 @@ public final class MemoryCache<Key: Hashable, Value> {
   public typealias EvictionHandler = (Key, Value, EvictionReason) -> Void
 
   @usableFromInline let shards: [CacheShard<Key, Value>]
+  /// The `buffered` strategy's read side, owned by the one shard: held
+  /// unretained so that a hit writes no reference count (a shared cache
+  /// line between cores).
+  @usableFromInline let bufferedReads: Unmanaged<BufferedReads<Key, Value>>?
   @usableFromInline let shardShift: UInt64
   @usableFromInline let clock: () -> UInt64
   @usableFromInline let onEvict: EvictionHandler?
@@ -125,6 +129,7 @@ public final class MemoryCache<Key: Hashable, Value> {
         policy: spec.description, capacity: smallestShare, minimum: spec.minimumCapacity, hint: spec.minimumCapacityHint
       )
     }
+    let clock = clock ?? coarseMonotonicNanoseconds
     var built: [CacheShard<Key, Value>] = []
     for i in 0..<shardCount {
       var visitor = BoxingVisitor<Key>(admission: admissionSpec.withSeed(admissionSpec.seed &+ UInt64(i)))
@@ -139,11 +144,13 @@ public final class MemoryCache<Key: Hashable, Value> {
             ? countLimit.map { Int(Self.share(of: Int64($0), shard: i, of: shardCount)) } ?? Int.max : Int.max,
           costLimit: weighsCost
             ? Int64.max : costLimit.map { Self.share(of: $0, shard: i, of: shardCount) } ?? Int64.max,
-          ageLimit: ageLimit.map(nanoseconds) ?? .max, collectsDepartures: onEvict != nil))
+          ageLimit: ageLimit.map(nanoseconds) ?? .max, collectsDepartures: onEvict != nil,
+          reads: lock == .buffered ? BufferedReads(ageLimit: ageLimit.map(nanoseconds) ?? .max, clock: clock) : nil))
     }
     shards = built
+    bufferedReads = built[0].reads.map { Unmanaged.passUnretained($0) }
     shardShift = 32
-    self.clock = clock ?? coarseMonotonicNanoseconds
+    self.clock = clock
     self.onEvict = onEvict
     lockStrategy = lock
     policyName = admissionSpec.kind == .none ? spec.description : "\(spec) + \(admissionSpec)"
@@ -176,13 +183,16 @@ public final class MemoryCache<Key: Hashable, Value> {
     if case .striped = lock { throw .unknownLock("\(lock) (a hand-built policy runs in one shard)") }
     let capacity = policy.capacity
     let box = AnyCachePolicy(policy)
+    let clock = clock ?? coarseMonotonicNanoseconds
     shards = [
       CacheShard(
         policy: box, lock: ShardLock(lock, instrumented: instrumentLocks), weighsCost: weighsCost,
-        countLimit: Int.max, costLimit: Int64.max, ageLimit: .max, collectsDepartures: onEvict != nil)
+        countLimit: Int.max, costLimit: Int64.max, ageLimit: .max, collectsDepartures: onEvict != nil,
+        reads: lock == .buffered ? BufferedReads(ageLimit: .max, clock: clock) : nil)
     ]
+    bufferedReads = shards[0].reads.map { Unmanaged.passUnretained($0) }
     shardShift = 63
-    self.clock = clock ?? coarseMonotonicNanoseconds
+    self.clock = clock
     self.onEvict = onEvict
     lockStrategy = lock
     policyName = box.name
@@ -219,10 +229,14 @@ public final class MemoryCache<Key: Hashable, Value> {
   /// The value for `key`, or nil. A hit counts as an access for the policy.
   @inlinable
   public func value(forKey key: Key) -> Value? {
+    if let bufferedReads, let (value, fullStripe) = bufferedReads._withUnsafeGuaranteedRef({ $0.read(key) }) {
+      if fullStripe >= 0 { drainIfFree(shards[0], stripe: fullStripe) }
+      return value
+    }
     let shard = shard(for: key)
     let now = clock()
     var departed: [(key: Key, value: Value, reason: EvictionReason)] = []
-    let value = shard.lock.exclusive {
+    let value = shard.exclusive(ownRing: true) {
       let value = shard.value(forKey: key, now: now)
       departed = shard.takeDeparted()
       return value
@@ -231,13 +245,27 @@ public final class MemoryCache<Key: Hashable, Value> {
     return value
   }
 
+  /// Replays a full ring's hits into the policy unless another thread holds
+  /// its lock (the other rings wait for their own threads, or for the next
+  /// operation under the lock: a drain reads no other core's ring).
+  @inlinable
+  func drainIfFree(_ shard: CacheShard<Key, Value>, stripe: Int) {
+    var departed: [(key: Key, value: Value, reason: EvictionReason)] = []
+    let drained = shard.lock.tryExclusive {
+      shard.drainReads(only: stripe)
+      shard.reads?.endWrite()
+      departed = shard.takeDeparted()
+    }
+    if drained && !departed.isEmpty { deliver(departed) }
+  }
+
   /// Stores `value` for `key` at `cost` (0 or more; what the cost limit counts).
   @inlinable
   public func setValue(_ value: Value, forKey key: Key, cost: Int64 = 0) throws(CacheError) {
     guard cost >= 0 else { throw .negativeCost(cost) }
     let shard = shard(for: key)
     let now = clock()
-    let departed = shard.lock.exclusive {
+    let departed = shard.exclusive(ownRing: true) {
       shard.setValue(value, forKey: key, cost: cost, now: now)
       return shard.takeDeparted()
     }
@@ -248,7 +276,7 @@ public final class MemoryCache<Key: Hashable, Value> {
   @discardableResult
   public func removeValue(forKey key: Key) -> Bool {
     let shard = shard(for: key)
-    let (removed, departed) = shard.lock.exclusive { (shard.removeValue(forKey: key), shard.takeDeparted()) }
+    let (removed, departed) = shard.exclusive(ownRing: true) { (shard.removeValue(forKey: key), shard.takeDeparted()) }
     deliver(departed)
     return removed
   }
@@ -257,7 +285,7 @@ public final class MemoryCache<Key: Hashable, Value> {
   public func removeAll() {
     for shard in shards {
       deliver(
-        shard.lock.exclusive {
+        shard.exclusive {
           shard.removeAll()
           return shard.takeDeparted()
         })
@@ -302,7 +330,7 @@ public final class MemoryCache<Key: Hashable, Value> {
       let share =
         isPolicyCapacity ? Int.max : limit.map { Int(Self.share(of: Int64($0), shard: i, of: shards.count)) } ?? Int.max
       deliver(
-        shard.lock.exclusive {
+        shard.exclusive {
           shard.countLimit = share
           shard.trim(toCount: share)
           return shard.takeDeparted()
@@ -322,7 +350,7 @@ public final class MemoryCache<Key: Hashable, Value> {
       let share =
         isPolicyCapacity ? Int64.max : limit.map { Self.share(of: $0, shard: i, of: shards.count) } ?? Int64.max
       deliver(
-        shard.lock.exclusive {
+        shard.exclusive {
           shard.costLimit = share
           shard.trim(toCost: share)
           return shard.takeDeparted()
@@ -338,8 +366,9 @@ public final class MemoryCache<Key: Hashable, Value> {
     let now = clock()
     for shard in shards {
       let age = limit.map(nanoseconds) ?? .max
+      shard.reads?.shared.pointee.ageLimit.store(age, ordering: .relaxed)
       deliver(
-        shard.lock.exclusive {
+        shard.exclusive {
           shard.ageLimit = age
           shard.trim(toAge: age, now: now)
           return shard.takeDeparted()
@@ -352,7 +381,7 @@ public final class MemoryCache<Key: Hashable, Value> {
     for (i, shard) in shards.enumerated() {
       let share = Int(Self.share(of: Int64(max(0, count)), shard: i, of: shards.count))
       deliver(
-        shard.lock.exclusive {
+        shard.exclusive {
           shard.trim(toCount: count <= 0 ? 0 : share)
           return shard.takeDeparted()
         })
@@ -364,7 +393,7 @@ public final class MemoryCache<Key: Hashable, Value> {
     for (i, shard) in shards.enumerated() {
       let share = Self.share(of: max(0, cost), shard: i, of: shards.count)
       deliver(
-        shard.lock.exclusive {
+        shard.exclusive {
           shard.trim(toCost: cost <= 0 ? 0 : share)
           return shard.takeDeparted()
         })
@@ -377,7 +406,7 @@ public final class MemoryCache<Key: Hashable, Value> {
     let nanos = nanoseconds(max(age, .zero))
     for shard in shards {
       deliver(
-        shard.lock.exclusive {
+        shard.exclusive {
           shard.trim(toAge: nanos, now: now)
           return shard.takeDeparted()
         })
@@ -389,7 +418,7 @@ public final class MemoryCache<Key: Hashable, Value> {
     let now = clock()
     for shard in shards {
       deliver(
-        shard.lock.exclusive {
+        shard.exclusive {
           shard.enforceLimits()
           if shard.ageLimit != .max { shard.trim(toAge: shard.ageLimit, now: now) }
           return shard.takeDeparted()
@@ -435,7 +464,7 @@ public final class MemoryCache<Key: Hashable, Value> {
 
   /// Checks every shard's policy and the value bookkeeping (for tests).
   public func checkInvariants() {
-    for shard in shards { shard.lock.exclusive { shard.checkInvariants() } }
+    for shard in shards { shard.exclusive { shard.checkInvariants() } }
   }
 }
 

@@ -10,23 +10,30 @@ import Testing
   static let online = PolicyCatalog.entries.filter { !PolicyCatalog.offline.contains($0.name) && !$0.trimsOnATimer }
     .map(\.name)
 
+  /// Under `buffered` too: on one thread no hit is dropped, and every
+  /// operation under the lock replays the buffered hits first.
   @Test(arguments: online)
   func aReadThroughCacheHitsWhereThePolicyHits(policy: String) throws {
     let spec = try PolicySpec(policy)
     let requests = conformanceRequests(seed: 8, weighted: false)
     var driver = ConformanceDriver(requests: requests, checkEvery: 1_000, policy: spec)
     let expected = spec.withPolicy(capacity: 64, index: IntegerSlotIndex<UInt64>.self, visitor: &driver).hitSequence
-    let cache = try MemoryCache<UInt64, UInt64>(policy: policy, countLimit: 64)
-    var hits: [Bool] = []
-    for request in requests {
-      let hit = cache.value(forKey: request.key) != nil
-      if !hit { try cache.setValue(request.key, forKey: request.key) }
-      hits.append(hit)
+    for lock in [LockStrategy.mutex, .buffered] {
+      let cache = try MemoryCache<UInt64, UInt64>(policy: policy, countLimit: 64, lock: lock)
+      var hits: [Bool] = []
+      for request in requests {
+        let hit = cache.value(forKey: request.key) != nil
+        if !hit { try cache.setValue(request.key, forKey: request.key) }
+        hits.append(hit)
+      }
+      #expect(
+        hits == expected,
+        "\(policy), \(lock): first difference at request \(hits.indices.first { hits[$0] != expected[$0] } ?? -1)")
+      #expect(cache.count <= 64)
+      let statistics = cache.statistics
+      #expect(statistics.hits == expected.filter { $0 }.count && statistics.droppedAccesses == 0, "\(lock)")
+      cache.checkInvariants()
     }
-    #expect(
-      hits == expected,
-      "\(policy): first difference at request \(hits.indices.first { hits[$0] != expected[$0] } ?? -1)")
-    #expect(cache.count <= 64)
   }
 
   /// Admission composes with the cache as with the simulator: the same

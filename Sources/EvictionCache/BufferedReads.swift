@@ -1,0 +1,423 @@
+import EvictionCore
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The read side of the `buffered` lock strategy: a hit is served without the
+/// policy lock and recorded in a ring buffer; whoever next holds the policy
+/// lock replays the recorded hits into the policy, in order. This is
+/// BP-Wrapper (Ding, Jiang and Zhang, ICDE'09), the design behind Caffeine's
+/// read buffers.
+///
+/// **The read index.** A hash table of the cached keys and values (linear
+/// probing on `stableBits`, so integer keys hash in a multiply), beside the
+/// policy's own index, guarded by a distributed reader-writer lock: each
+/// stripe (one per thread, by a process-wide thread number) counts the readers
+/// inside, and a writer raises one flag and waits for every count to reach
+/// zero. A reader therefore writes only its own stripe's cache line and reads
+/// lines that stay shared between cores while nothing is written; a writer
+/// pays for a scan of the stripes. That is the right trade for a read-mostly
+/// cache on a few cores, and, unlike a seqlock over raw memory, it is safe for
+/// any `Value` (a class, a string) and visible to ThreadSanitizer: every
+/// hand-over is an acquire/release pair. A reader that finds the flag raised
+/// does not wait for it: it takes the policy lock like any miss.
+///
+/// **The ring buffers.** Each stripe keeps the keys its thread read, up to
+/// ``ringCapacity``; a full ring asks for a drain with a try-lock, so readers
+/// never wait for the policy. A hit that finds its ring full, or the ring's
+/// own flag held by a drain, is *dropped*: the reader still gets its value,
+/// but the policy never hears of that access (Caffeine's lossy buffers). Drops
+/// are counted (`CacheStatistics.droppedAccesses`).
+///
+/// **Exactness.** Every operation under the policy lock drains the rings
+/// first, so on one thread (where nothing is dropped) the policy sees the very
+/// sequence of accesses the `mutex` strategy shows it: the same hits, misses
+/// and evictions (`CacheConformanceTests`).
+@usableFromInline
+final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
+  @usableFromInline
+  struct Entry {
+    @usableFromInline var key: Key
+    @usableFromInline var value: Value
+    /// When the entry was last written, or last read under the policy lock:
+    /// an entry that looks older than the age limit here is judged there.
+    @usableFromInline var stamp: UInt64
+    @inlinable init(key: Key, value: Value, stamp: UInt64) {
+      self.key = key
+      self.value = value
+      self.stamp = stamp
+    }
+  }
+
+  /// Keys a stripe's ring holds before it asks for a drain.
+  @usableFromInline static var ringCapacity: Int { 32 }
+
+  // The table: open addressing, linear probing, backward-shift deletion, at
+  // most half full. `tags[i]` is 0 for an empty bucket, else the key's hash
+  // with the lowest bit set; its top bits are the home bucket. Read under a
+  // stripe's reader count, written under the policy lock with the writer
+  // flag raised (growth included).
+  @usableFromInline @exclusivity(unchecked) var tags: UnsafeMutablePointer<UInt64>
+  @usableFromInline @exclusivity(unchecked) var buckets: UnsafeMutablePointer<Entry>
+  @usableFromInline @exclusivity(unchecked) var bucketMask: Int
+  @usableFromInline @exclusivity(unchecked) var shift: UInt64
+  @usableFromInline @exclusivity(unchecked) var count = 0
+
+  @usableFromInline let stripes: UnsafeMutablePointer<ReadStripe<Key>>
+  @usableFromInline let stripeCount: Int
+  @usableFromInline let shared: UnsafeMutablePointer<SharedFlags>
+  @usableFromInline let clock: () -> UInt64
+  /// Hits drained into the policy so far (policy-lock holder only).
+  @usableFromInline @exclusivity(unchecked) var drained = 0
+  /// Whether the policy-lock holder has raised the writer flag.
+  @usableFromInline @exclusivity(unchecked) var writing = false
+  /// The drain's scratch space (policy-lock holder only).
+  @usableFromInline let scratch: UnsafeMutablePointer<(key: Key, time: UInt64)>
+
+  @usableFromInline
+  init(ageLimit: UInt64, clock: @escaping () -> UInt64) {
+    // Two stripes per core, a power of two, at least 4: distinct threads
+    // numbered in a row never share one, up to that many threads.
+    var n = 4
+    while n < 2 * System.coreCount && n < 256 { n *= 2 }
+    stripeCount = n
+    stripes = .allocate(capacity: n)
+    for i in 0..<n { (stripes + i).initialize(to: ReadStripe(capacity: Self.ringCapacity)) }
+    shared = .allocate(capacity: 1)
+    shared.initialize(to: SharedFlags())
+    shared.pointee.ageLimit.store(ageLimit, ordering: .relaxed)
+    self.clock = clock
+    scratch = .allocate(capacity: Self.ringCapacity)
+    let initial = 64
+    tags = .allocate(capacity: initial)
+    tags.initialize(repeating: 0, count: initial)
+    buckets = .allocate(capacity: initial)
+    bucketMask = initial - 1
+    shift = UInt64(64 - initial.trailingZeroBitCount)
+  }
+
+  deinit {
+    for i in 0...bucketMask where tags[i] != 0 { (buckets + i).deinitialize(count: 1) }
+    tags.deallocate()
+    buckets.deallocate()
+    for i in 0..<stripeCount { stripes[i].release() }
+    stripes.deinitialize(count: stripeCount)
+    stripes.deallocate()
+    shared.deinitialize(count: 1)
+    shared.deallocate()
+    scratch.deallocate()
+  }
+
+  @inlinable
+  static func tag(_ key: Key) -> UInt64 { (stableBits(of: key) &* 0x9E37_79B9_7F4A_7C15) | 1 }
+
+  /// The bucket holding `key`, or -1 (readers and the writer).
+  @inlinable
+  func bucket(of key: Key, tag: UInt64) -> Int {
+    var i = Int(truncatingIfNeeded: tag >> shift)
+    while true {
+      let t = tags[i]
+      if t == 0 { return -1 }
+      if t == tag && buckets[i].key == key { return i }
+      i = (i &+ 1) & bucketMask
+    }
+  }
+
+  // MARK: Readers (any thread, no lock)
+
+  /// The calling thread's stripe.
+  @inlinable
+  func currentStripe() -> Int { currentThreadNumber() & (stripeCount - 1) }
+
+  /// The value of a cached key, its access recorded for the policy, and
+  /// the reader's stripe if its ring is now full (else -1); nil if the policy
+  /// lock must decide (not cached, older than the age limit here, or a
+  /// writer that stays at work).
+  @inlinable
+  func read(_ key: Key) -> (value: Value, fullStripe: Int)? {
+    let index = currentStripe()
+    let stripe = stripes + index
+    let tag = Self.tag(key)
+    var attempts = 0
+    while true {
+      stripe.pointee.readers.wrappingAdd(1, ordering: .sequentiallyConsistent)
+      if !shared.pointee.writer.load(ordering: .sequentiallyConsistent) { break }
+      stripe.pointee.readers.wrappingSubtract(1, ordering: .releasing)
+      // A writer's turn is short (a store, an eviction): wait a little for
+      // it rather than queue on the policy lock behind it.
+      attempts += 1
+      if attempts > 16 { return nil }
+      var spins = 0
+      while shared.pointee.writer.load(ordering: .relaxed) && spins < 64 { spins += 1 }
+    }
+    let i = bucket(of: key, tag: tag)
+    if i < 0 {
+      stripe.pointee.readers.wrappingSubtract(1, ordering: .releasing)
+      return nil
+    }
+    let value = buckets[i].value
+    let stamp = buckets[i].stamp
+    stripe.pointee.readers.wrappingSubtract(1, ordering: .releasing)
+    let now = clock()
+    let ageLimit = shared.pointee.ageLimit.load(ordering: .relaxed)
+    if ageLimit != .max && now &- stamp > ageLimit { return nil }
+    return (value, stripe.pointee.record(key, at: now) ? index : -1)
+  }
+
+  // MARK: The policy-lock holder
+
+  /// Raises the writer flag (once per critical section) and waits until no
+  /// reader is inside the table.
+  @inlinable
+  func beginWrite() {
+    if writing { return }
+    writing = true
+    shared.pointee.writer.store(true, ordering: .sequentiallyConsistent)
+    for s in 0..<stripeCount {
+      var spins = 0
+      while stripes[s].readers.load(ordering: .sequentiallyConsistent) != 0 {
+        spins += 1
+        // A reader preempted inside the table (more threads than cores)
+        // holds us up for a time slice; let it run.
+        if spins & 63 == 0 { sched_yield() }
+      }
+    }
+  }
+
+  @inlinable
+  func endWrite() {
+    guard writing else { return }
+    writing = false
+    shared.pointee.writer.store(false, ordering: .releasing)
+  }
+
+  /// Stores `value` for `key` (new or replacing).
+  @inlinable
+  func store(_ key: Key, _ value: Value, stamp: UInt64) {
+    beginWrite()
+    let tag = Self.tag(key)
+    let found = bucket(of: key, tag: tag)
+    if found >= 0 {
+      buckets[found].value = value
+      buckets[found].stamp = stamp
+      return
+    }
+    if (count + 1) * 2 > bucketMask + 1 { grow() }
+    var i = Int(truncatingIfNeeded: tag >> shift)
+    while tags[i] != 0 { i = (i &+ 1) & bucketMask }
+    tags[i] = tag
+    (buckets + i).initialize(to: Entry(key: key, value: value, stamp: stamp))
+    count += 1
+  }
+
+  @inlinable
+  func remove(_ key: Key) {
+    beginWrite()
+    var hole = bucket(of: key, tag: Self.tag(key))
+    guard hole >= 0 else { return }
+    (buckets + hole).deinitialize(count: 1)
+    count -= 1
+    // Backward shift: pull later entries of the run into the hole unless
+    // that would put one before its home bucket.
+    var j = hole
+    while true {
+      j = (j &+ 1) & bucketMask
+      let t = tags[j]
+      if t == 0 { break }
+      let home = Int(truncatingIfNeeded: t >> shift)
+      if (j &- home) & bucketMask >= (j &- hole) & bucketMask {
+        tags[hole] = t
+        (buckets + hole).moveInitialize(from: buckets + j, count: 1)
+        hole = j
+      }
+    }
+    tags[hole] = 0
+  }
+
+  @usableFromInline
+  func grow() {
+    let (oldTags, oldBuckets, oldSize) = (tags, buckets, bucketMask + 1)
+    let size = oldSize * 2
+    tags = .allocate(capacity: size)
+    tags.initialize(repeating: 0, count: size)
+    buckets = .allocate(capacity: size)
+    bucketMask = size - 1
+    shift -= 1
+    for j in 0..<oldSize where oldTags[j] != 0 {
+      var i = Int(truncatingIfNeeded: oldTags[j] >> shift)
+      while tags[i] != 0 { i = (i &+ 1) & bucketMask }
+      tags[i] = oldTags[j]
+      (buckets + i).moveInitialize(from: oldBuckets + j, count: 1)
+    }
+    oldTags.deallocate()
+    oldBuckets.deallocate()
+  }
+
+  /// A hit judged under the policy lock: the table's stamp catches up with
+  /// the record's, so that the entry reads without the lock again.
+  @inlinable
+  func refresh(_ key: Key, stamp: UInt64) {
+    beginWrite()
+    let i = bucket(of: key, tag: Self.tag(key))
+    if i >= 0 { buckets[i].stamp = stamp }
+  }
+
+  /// Hands every recorded key and the time it was read to `apply`, stripe by
+  /// stripe in recording order (or only `stripe`'s); returns how many.
+  @inlinable
+  func drain(only stripe: Int = -1, _ apply: (Key, UInt64) -> Void) -> Int {
+    var total = 0
+    let range = stripe < 0 ? 0..<stripeCount : stripe..<stripe + 1
+    for s in range where stripes[s].pending.load(ordering: .relaxed) > 0 {
+      let n = stripes[s].take(into: scratch)
+      for i in 0..<n { apply(scratch[i].key, scratch[i].time) }
+      scratch.deinitialize(count: n)
+      total += n
+    }
+    drained += total
+    return total
+  }
+
+  /// Hits served without the policy lock (drained, waiting, or dropped),
+  /// and those the policy never saw (policy-lock holder only).
+  func counts() -> (hits: Int, dropped: Int) {
+    var hits = drained
+    var dropped = 0
+    for s in 0..<stripeCount {
+      let (p, d) = stripes[s].counts()
+      hits += p + d
+      dropped += d
+    }
+    return (hits, dropped)
+  }
+
+  /// The table holds exactly the policy's keys (tests; policy lock held).
+  func check(against contains: (Key) -> Bool, count policyCount: Int) {
+    var n = 0
+    for i in 0...bucketMask where tags[i] != 0 {
+      n += 1
+      precondition(contains(buckets[i].key), "read index holds \(buckets[i].key), which the policy does not")
+      precondition(bucket(of: buckets[i].key, tag: tags[i]) == i, "read index cannot find \(buckets[i].key)")
+    }
+    precondition(
+      n == count && n == policyCount, "read index holds \(n) keys (counted \(count)), the policy \(policyCount)")
+  }
+}
+
+/// One stripe of the read side: its thread's reader count and ring of
+/// recorded keys, padded so that no two stripes' fields share a cache line.
+/// Every field is an atomic or a constant, so no method mutates the struct
+/// (a mutating call would be an access to all of it, readers' count
+/// included); the counters other than `readers` change only under `busy`,
+/// with relaxed loads and stores (plain moves on x86).
+@usableFromInline
+struct ReadStripe<Key>: ~Copyable {
+  @usableFromInline let readers = Atomic<Int>(0)
+  /// Held while the ring is written or drained.
+  @usableFromInline let busy = Atomic<Bool>(false)
+  /// Keys in the ring; the drain may read it without taking `busy`, as a hint.
+  @usableFromInline let pending = Atomic<Int>(0)
+  @usableFromInline let dropped = Atomic<Int>(0)
+  /// Hits that found `busy` held (a drain at work): served, not recorded.
+  @usableFromInline let lost = Atomic<Int>(0)
+  /// Keys read and when (the cache's clock: the age list's stamps).
+  @usableFromInline let ring: UnsafeMutablePointer<(key: Key, time: UInt64)>
+  @usableFromInline let padding: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (
+    0, 0, 0, 0, 0, 0, 0, 0
+  )
+
+  @usableFromInline init(capacity: Int) { ring = .allocate(capacity: capacity) }
+
+  /// Frees the ring (the owner's deinit).
+  @usableFromInline func release() {
+    ring.deinitialize(count: pending.load(ordering: .relaxed))
+    ring.deallocate()
+  }
+
+  /// Records a hit on `key` at `time`; returns whether the ring is now full.
+  @inlinable
+  func record(_ key: Key, at time: UInt64) -> Bool {
+    guard busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else {
+      lost.wrappingAdd(1, ordering: .relaxed)
+      return false
+    }
+    let n = pending.load(ordering: .relaxed)
+    let capacity = BufferedReads<Int, Int>.ringCapacity
+    if n < capacity {
+      (ring + n).initialize(to: (key, time))
+      pending.store(n + 1, ordering: .relaxed)
+    } else {
+      dropped.store(dropped.load(ordering: .relaxed) &+ 1, ordering: .relaxed)
+    }
+    busy.store(false, ordering: .releasing)
+    return n + 1 >= capacity
+  }
+
+  /// Moves the ring's keys to `out`; returns how many.
+  @inlinable
+  func take(into out: UnsafeMutablePointer<(key: Key, time: UInt64)>) -> Int {
+    lockRing()
+    let n = pending.load(ordering: .relaxed)
+    out.moveInitialize(from: ring, count: n)
+    pending.store(0, ordering: .relaxed)
+    busy.store(false, ordering: .releasing)
+    return n
+  }
+
+  /// Hits recorded and not yet drained, and hits dropped (full ring or busy).
+  func counts() -> (pending: Int, dropped: Int) {
+    lockRing()
+    let figures = (pending.load(ordering: .relaxed), dropped.load(ordering: .relaxed) + lost.load(ordering: .relaxed))
+    busy.store(false, ordering: .releasing)
+    return figures
+  }
+
+  @inlinable
+  func lockRing() {
+    var spins = 0
+    while !busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged {
+      spins += 1
+      if spins & 63 == 0 { sched_yield() }
+    }
+  }
+}
+
+/// The writer flag and the age limit: written rarely, read by every reader.
+@usableFromInline
+struct SharedFlags: ~Copyable {
+  @usableFromInline let writer = Atomic<Bool>(false)
+  @usableFromInline let ageLimit = Atomic<UInt64>(.max)
+  @usableFromInline init() {}
+}
+
+/// A number for the calling thread, assigned on first use (1, 2, 3, ... in
+/// order of first call), so that threads started together read different
+/// stripes.
+@inlinable
+func currentThreadNumber() -> Int {
+  let key = ThreadNumbers.key
+  if let stored = pthread_getspecific(key) { return Int(bitPattern: stored) }
+  let number = ThreadNumbers.next.wrappingAdd(1, ordering: .relaxed).oldValue
+  pthread_setspecific(key, UnsafeRawPointer(bitPattern: number))
+  return number
+}
+
+@usableFromInline
+enum ThreadNumbers {
+  @usableFromInline static let key: pthread_key_t = {
+    var key = pthread_key_t()
+    pthread_key_create(&key, nil)
+    return key
+  }()
+  @usableFromInline static let next = Atomic<Int>(1)
+}
+
+@usableFromInline
+enum System {
+  /// Cores this process may run on.
+  @usableFromInline static let coreCount: Int = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+}
