@@ -11,9 +11,12 @@ struct Stress: ParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Replay a trace from many threads through one shared MemoryCache: throughput, latency, lock contention.",
     discussion: """
-      Each thread takes every T-th request (a disjoint share); a miss is followed by a set, as a \
-      read-through cache does. Every (threads, lock) cell is measured beside two comparison points at \
-      the same thread count: Foundation's NSCache and an unbounded Dictionary behind a Mutex.
+      Threads claim the trace's requests in blocks of 64 from a shared counter, so the cache sees them \
+      close to the trace's order; a miss is followed by a set, as a read-through cache does. Every \
+      (threads, lock) cell is measured beside two comparison points at the same thread count: \
+      Foundation's NSCache and an unbounded Dictionary behind a Mutex. Cache cells also report their \
+      hit ratio's drift from the same requests replayed in order on one thread, and the hits the \
+      buffered strategy dropped.
         evlab stress trace.oracleGeneral.bin --policy lru --size 5000 --threads 1,2,4 --lock mutex,striped:8
       """)
 
@@ -49,9 +52,9 @@ struct Stress: ParsableCommand {
 
   @Option(
     help:
-      "Lock strategies, comma-separated or repeated: mutex, pthread, rwlock, queue, striped, striped:N."
+      "Lock strategies, comma-separated or repeated: mutex, pthread, rwlock, queue, buffered, striped, striped:N."
   )
-  var lock: [Checked<LockList>] = ["mutex,pthread,rwlock,queue,striped"]
+  var lock: [Checked<LockList>] = ["mutex,pthread,rwlock,queue,striped,buffered"]
 
   @Option(help: "Requests replayed per cell (default: the trace's length; a shorter trace wraps around).")
   var ops: Int?

@@ -55,20 +55,34 @@ public struct StressResult: Codable, Sendable {
   public var vsDictionary: Double?
   /// The admission policy in front of the cache's (`none`; also for the comparison points).
   public var admission: String
+  /// Hits the policy never heard of (the `buffered` strategy's lossy ring
+  /// buffers; 0 for the other strategies, nil for the comparison points).
+  public var droppedAccesses: Int?
+  /// The hit ratio of the same requests replayed in order from one thread
+  /// (nil for the comparison points), and `hit_ratio` minus it: what
+  /// concurrency (reordering, and dropped accesses) cost in hits.
+  public var singleThreadHitRatio: Double?
+  public var hitRatioDrift: Double?
 
   public static let columns = [
     "trace", "policy", "cache_size", "size_mode", "threads", "lock", "ops", "gets", "sets", "seconds",
     "ops_per_second", "hit_ratio", "get_p50_ns", "get_p90_ns", "get_p99_ns", "get_p999_ns", "get_max_ns",
     "set_p50_ns", "set_p90_ns", "set_p99_ns", "set_p999_ns", "set_max_ns", "acquisitions", "contended_share",
     "wait_p50_ns", "wait_p99_ns", "wait_max_ns", "wait_share", "vs_nscache", "vs_dictionary", "admission",
+    "dropped_accesses", "single_thread_hit_ratio", "hit_ratio_drift",
   ]
 }
 
-/// Concurrent replay: T threads replay a trace through one shared cache, each
-/// taking every T-th request (a disjoint, interleaved share); a miss is
-/// followed by a set, as a read-through cache does. Latencies go into one
+/// Concurrent replay: T threads replay a trace through one shared cache,
+/// each claiming the next block of ``block`` requests from a shared counter,
+/// so that the requests reach the cache close to the trace's order (within
+/// `block × T` of it) however unevenly the threads run; a miss is followed
+/// by a set, as a read-through cache does. Latencies go into one
 /// HdrHistogram per thread, merged at the end.
 public enum StressRun {
+  /// Requests a thread claims at a time.
+  public static let block = 64
+
   public struct Workload: Sendable {
     public let trace: String
     public let keys: [UInt64]
@@ -110,6 +124,7 @@ public enum StressRun {
     }
     let perThread = (0..<threads).map { _ in ThreadFigures() }
     let ready = Atomic<Int>(0)
+    let next = Atomic<Int>(0)
     let go = Atomic<Bool>(false)
     let keys = workload.keys
     let sizes = workload.sizes
@@ -118,21 +133,23 @@ public enum StressRun {
         let figures = perThread[t]
         ready.add(1, ordering: .releasing)
         while !go.load(ordering: .acquiring) {}
-        var i = t
-        while i < ops {
-          let index = i % keys.count
-          let key = keys[index]
-          let start = monotonicNanoseconds()
-          let hit = driver.get(key)
-          let afterGet = monotonicNanoseconds()
-          figures.gets.record(afterGet &- start)
-          if hit {
-            figures.hits += 1
-          } else {
-            driver.set(key, cost: sizes[index])
-            figures.sets.record(monotonicNanoseconds() &- afterGet)
+        while true {
+          let first = next.wrappingAdd(Self.block, ordering: .relaxed).oldValue
+          if first >= ops { break }
+          for i in first..<min(first + Self.block, ops) {
+            let index = i % keys.count
+            let key = keys[index]
+            let start = monotonicNanoseconds()
+            let hit = driver.get(key)
+            let afterGet = monotonicNanoseconds()
+            figures.gets.record(afterGet &- start)
+            if hit {
+              figures.hits += 1
+            } else {
+              driver.set(key, cost: sizes[index])
+              figures.sets.record(monotonicNanoseconds() &- afterGet)
+            }
           }
-          i += threads
         }
       }
     }
@@ -168,7 +185,30 @@ public enum StressRun {
       waitP50Ns: locks?.waits.valueAtPercentile(50) ?? 0, waitP99Ns: locks?.waits.valueAtPercentile(99) ?? 0,
       waitMaxNs: locks?.waits.max ?? 0,
       waitShare: Double(locks?.totalWaitNanoseconds ?? 0) / (Double(elapsed) * Double(threads)),
-      vsNscache: nil, vsDictionary: nil, admission: target.isCache ? admission.description : "none")
+      vsNscache: nil, vsDictionary: nil, admission: target.isCache ? admission.description : "none",
+      droppedAccesses: driver.counters?.dropped, singleThreadHitRatio: nil, hitRatioDrift: nil)
+  }
+
+  /// The hit ratio of the first `ops` requests replayed in order through a
+  /// `MemoryCache` on this thread: the reference a concurrent run drifts from.
+  public static func singleThreadHitRatio(
+    _ workload: Workload, policy: PolicySpec, cacheSize: Int64, sizeMode: SizeMode, ops: Int,
+    admission: AdmissionSpec = .none
+  ) throws(CacheError) -> Double {
+    let bytes = sizeMode == .bytes
+    let cache = try MemoryCache<UInt64, UInt64>(
+      policy: policy.description, index: IntegerSlotIndex<UInt64>.self,
+      countLimit: bytes ? nil : Int(cacheSize), costLimit: bytes ? cacheSize : nil, admission: admission.description)
+    var hits = 0
+    for i in 0..<ops {
+      let index = i % workload.keys.count
+      if cache.get(workload.keys[index]) {
+        hits += 1
+      } else {
+        cache.set(workload.keys[index], cost: workload.sizes[index])
+      }
+    }
+    return ops == 0 ? 0 : Double(hits) / Double(ops)
   }
 
   /// A sweep: every policy × admission × thread count × lock, and the two
@@ -210,14 +250,30 @@ public enum StressRun {
       return cells
     }
 
-    /// Runs every cell, counting each one's requests into `progress`, and adds the ratios.
+    /// Runs every cell, counting each one's requests into `progress`, and
+    /// adds the ratios and each cache cell's drift from the single-thread replay.
     public func run(_ workload: Workload, progress: ReplayProgress? = nil) throws(CacheError) -> [StressResult] {
       var results: [StressResult] = []
+      var references: [String: Double] = [:]
       for cell in cells {
-        results.append(
-          try StressRun.run(
-            workload, target: cell.target, policy: cell.policy, cacheSize: cacheSize, sizeMode: sizeMode,
-            threads: cell.threads, ops: ops, admission: cell.admission))
+        var result = try StressRun.run(
+          workload, target: cell.target, policy: cell.policy, cacheSize: cacheSize, sizeMode: sizeMode,
+          threads: cell.threads, ops: ops, admission: cell.admission)
+        if cell.target.isCache {
+          let name = "\(cell.policy) + \(cell.admission)"
+          let reference: Double
+          if let known = references[name] {
+            reference = known
+          } else {
+            reference = try StressRun.singleThreadHitRatio(
+              workload, policy: cell.policy, cacheSize: cacheSize, sizeMode: sizeMode, ops: ops,
+              admission: cell.admission)
+            references[name] = reference
+          }
+          result.singleThreadHitRatio = reference
+          result.hitRatioDrift = result.hitRatio - reference
+        }
+        results.append(result)
         progress?.requests.add(ops, ordering: .relaxed)
         progress?.cellsDone.add(1, ordering: .relaxed)
       }

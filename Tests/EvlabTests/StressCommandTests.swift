@@ -7,31 +7,36 @@ import Testing
     "ops_per_second", "hit_ratio", "get_p50_ns", "get_p90_ns", "get_p99_ns", "get_p999_ns", "get_max_ns",
     "set_p50_ns", "set_p90_ns", "set_p99_ns", "set_p999_ns", "set_max_ns", "acquisitions", "contended_share",
     "wait_p50_ns", "wait_p99_ns", "wait_max_ns", "wait_share", "vs_nscache", "vs_dictionary", "admission",
+    "dropped_accesses", "single_thread_hit_ratio", "hit_ratio_drift",
   ]
 
-  /// One thread through the cache hits exactly where the replay does; every
-  /// cell carries the contract's keys; comparison points sit beside the cache cells.
+  /// One thread through the cache hits exactly where the replay does (under
+  /// `buffered` too: nothing dropped, no drift); every cell carries the
+  /// contract's keys; comparison points sit beside the cache cells.
   @Test func stressCellsCarryTheContractAndOneThreadMatchesReplay() throws {
     let trace = sharedTraces + "/libcachesim/cloudPhysicsIO.oracleGeneral.bin"
     let dir = try scratchDirectory()
     let json = dir.appendingPathComponent("stress.json").path
     let run = try evlab([
-      "stress", trace, "--policy", "lru", "--size", "5000", "--threads", "1,2", "--lock", "mutex,striped:4",
+      "stress", trace, "--policy", "lru", "--size", "5000", "--threads", "1,2", "--lock", "mutex,striped:4,buffered",
       "--json", json, "--csv", dir.appendingPathComponent("stress.csv").path,
     ])
     #expect(run.status == 0, "\(run.stderr)")
     #expect(run.stdout.contains("vs NSCache"))
     let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as! [String: Any]
     let results = object["results"] as! [[String: Any]]
-    #expect(results.count == 2 * 4)
+    #expect(results.count == 2 * 5)
     for row in results { #expect(Set(row.keys) == Set(Self.columns)) }
     #expect(
       results.map { $0["lock"] as! String }
-        == Array(repeating: ["mutex", "striped:4", "nscache", "dictionary"], count: 2).flatMap { $0 })
+        == Array(repeating: ["mutex", "striped:4", "buffered", "nscache", "dictionary"], count: 2).flatMap { $0 })
     // libCacheSim: LRU at 5000 objects misses 91,527 of 113,872 requests.
-    let single = results[0]
-    #expect(single["threads"] as? Int == 1 && single["gets"] as? Int == 113_872 && single["sets"] as? Int == 91_527)
-    #expect(abs((single["hit_ratio"] as! Double) - (1 - 91_527.0 / 113_872)) < 1e-6, "six decimals")
+    let lru = 1 - 91_527.0 / 113_872
+    for single in [results[0], results[2]] {
+      #expect(single["threads"] as? Int == 1 && single["gets"] as? Int == 113_872 && single["sets"] as? Int == 91_527)
+      #expect(abs((single["hit_ratio"] as! Double) - lru) < 1e-6, "six decimals")
+      #expect(single["hit_ratio_drift"] as? Double == 0 && single["dropped_accesses"] as? Int == 0)
+    }
     for row in results {
       #expect((row["gets"] as! Int) == 113_872, "every request is one get")
       #expect((row["get_p50_ns"] as! Int) <= (row["get_p99_ns"] as! Int))
@@ -39,9 +44,23 @@ import Testing
       let lock = row["lock"] as! String
       if lock == "mutex" || lock == "striped:4" {
         #expect((row["acquisitions"] as! Int) >= (row["gets"] as! Int) + (row["sets"] as! Int))
-        #expect(row["vs_nscache"] is Double && row["vs_dictionary"] is Double)
-      } else {
+      }
+      if lock == "buffered" {
+        // Hits take no lock; misses and sets do.
+        #expect((row["acquisitions"] as! Int) < (row["gets"] as! Int) + (row["sets"] as! Int))
+        #expect((row["acquisitions"] as! Int) >= (row["sets"] as! Int))
+      }
+      if lock == "nscache" || lock == "dictionary" {
         #expect(row["vs_nscache"] is NSNull)
+        #expect(row["dropped_accesses"] is NSNull && row["hit_ratio_drift"] is NSNull)
+      } else {
+        #expect(row["vs_nscache"] is Double && row["vs_dictionary"] is Double)
+        // The same requests in order on one thread: exactly LRU's figure.
+        #expect(abs((row["single_thread_hit_ratio"] as! Double) - lru) < 1e-9)
+        let drift = row["hit_ratio_drift"] as! Double
+        #expect(abs(drift - ((row["hit_ratio"] as! Double) - lru)) < 1e-9)
+        // One policy sees nearly the trace's order (striped shards see their own share).
+        if lock != "striped:4" { #expect(abs(drift) < 0.01, "\(lock), \(row["threads"]!) threads: drift \(drift)") }
       }
     }
     let csv = try String(contentsOfFile: dir.appendingPathComponent("stress.csv").path, encoding: .utf8)
