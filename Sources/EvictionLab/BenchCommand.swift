@@ -8,7 +8,8 @@ struct Bench: ParsableCommand {
     abstract:
       "Benchmarks (figures for people; throughput --baseline is an opt-in speed gate for quiet machines) and the exact-results regression gate (check, update).",
     subcommands: [
-      ReplayBench.self, ThroughputBench.self, CacheBench.self, ReadBench.self, MemoryBench.self, BenchCheck.self,
+      ReplayBench.self, ThroughputBench.self, CacheBench.self, ReadBench.self, MemoryBench.self, ConcurrentBench.self,
+      BenchCheck.self,
       BenchUpdate.self,
     ])
 }

@@ -54,6 +54,48 @@ public enum BenchTables {
       header: ["policy", "entries", "bytes/entry", "bytes/ghost"], rows: rows, leftColumns: 1)
   }
 
+  /// `evlab bench concurrent`.
+  public static func concurrent(_ report: ConcurrentBenchmark.Report) -> String {
+    let rows = report.results.map { r in
+      [
+        r.lock, r.mix, String(r.threads), fixed(r.opsPerSecond / 1e6, 2), fixed(r.opsPerSecondPerThread / 1e6, 2),
+        fixed(r.opsPerSecondMin / 1e6, 2) + "–" + fixed(r.opsPerSecondMax / 1e6, 2),
+        r.droppedShare.map { fixed($0 * 100, 2) + "%" } ?? "–",
+      ]
+    }
+    let cores = report.results.first.map { "\($0.cores) cores, \($0.rounds) rounds of \($0.seconds) s each\n" } ?? ""
+    return cores
+      + ReplayTables.render(
+        header: ["lock", "mix", "threads", "M ops/s", "M ops/s/thread", "range", "dropped"], rows: rows, leftColumns: 2)
+  }
+
+  /// `evlab bench concurrent`'s charts: per mix, operations per second by
+  /// thread count, a line per lock strategy (and comparison point); the file
+  /// name and the SVG. The title gives the core count, so that threads
+  /// beyond the cores are visible as such.
+  public static func concurrentCharts(_ report: ConcurrentBenchmark.Report) -> [(name: String, svg: String)] {
+    var mixes: [String] = []
+    var locks: [String] = []
+    for row in report.results {
+      if !mixes.contains(row.mix) { mixes.append(row.mix) }
+      if !locks.contains(row.lock) { locks.append(row.lock) }
+    }
+    let cores = report.results.first?.cores ?? 0
+    return mixes.map { mix in
+      let series = locks.map { lock in
+        SVGChart.Series(
+          name: lock,
+          points: report.results.filter { $0.mix == mix && $0.lock == lock }.map {
+            (Double($0.threads), $0.opsPerSecond / 1e6)
+          })
+      }
+      let svg = SVGChart.lines(
+        title: "GetPut \(mix) reads/writes, \(cores) cores", xLabel: "threads", yLabel: "M ops/s (median)",
+        series: series, logX: true, yFormat: { fixed($0, 0) }, xFormat: { String(Int($0)) }, binaryTicks: true)
+      return ("getput-" + mix.replacingOccurrences(of: "/", with: "-") + ".svg", svg)
+    }
+  }
+
   /// `evlab bench cache`.
   public static func cache(_ report: CacheBenchmark.Report) -> String {
     let rows = report.results.map { r in

@@ -50,3 +50,56 @@ import Testing
     }
   }
 }
+
+/// `evlab bench concurrent`: Caffeine's GetPut benchmark, run briefly.
+@Suite struct ConcurrentBenchCommandTests {
+  /// Every (lock, mix, threads) cell and both comparison points are rows
+  /// with the contract's keys; reads all hit, so only `buffered` drops, and
+  /// the comparison points have no dropped share; a chart per mix is drawn.
+  @Test func everyCellIsARowWithTheContractsKeys() throws {
+    let dir = try scratchDirectory()
+    let run = try evlab([
+      "bench", "concurrent", "--mix", "100/0", "--mix", "0/100", "--threads", "1,2", "--lock", "pthread,buffered",
+      "--seconds", "0.05", "--runs", "1", "--json", "-", "--charts", dir.path,
+    ])
+    #expect(run.status == 0, "\(run.stderr)")
+    let object = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as! [String: Any]
+    let rows = object["results"] as! [[String: Any]]
+    #expect(rows.count == 4 * 2 * 2)
+    let cells = rows.map { "\($0["lock"]!) \($0["mix"]!) \($0["threads"]!)" }
+    for lock in ["pthread", "buffered", "dictionary+mutex", "nscache"] {
+      for mix in ["100/0", "0/100"] {
+        for threads in [1, 2] { #expect(cells.contains("\(lock) \(mix) \(threads)")) }
+      }
+    }
+    for row in rows {
+      for key in ["lock", "mix", "threads", "ops_per_second", "ops_per_second_per_thread", "dropped_share", "cores"] {
+        #expect(row[key] != nil, "\(key) missing")
+      }
+      let ops = row["ops_per_second"] as! Double
+      #expect(ops > 0)
+      #expect(abs((row["ops_per_second_per_thread"] as! Double) * Double(row["threads"] as! Int) - ops) < 1e-6 * ops)
+      switch row["lock"] as! String {
+      case "pthread": #expect(row["dropped_share"] as? Double == 0)
+      case "buffered": #expect((0...1).contains(row["dropped_share"] as! Double))
+      default: #expect(row["dropped_share"] is NSNull && row["policy"] as? String == "")
+      }
+    }
+    for name in ["getput-100-0.svg", "getput-0-100.svg"] {
+      let svg = try String(contentsOfFile: dir.appendingPathComponent(name).path, encoding: .utf8)
+      #expect(svg.hasPrefix("<svg") && svg.contains("data-series=\"buffered\"") && svg.contains("cores"))
+    }
+  }
+
+  @Test func badMixesAndRepeatedValuesAreRefused() throws {
+    for (bad, word) in [
+      (["--mix", "70/20"], "--mix"), (["--mix", "75/25,75/25"], "--mix"),
+      (["--threads", "2", "--threads", "2"], "--threads"),
+      (["--lock", "buffered,buffered"], "--lock"), (["--lock", "spin"], "spin"), (["--seconds", "0"], "--seconds"),
+      (["--policy", "belady"], "belady"),
+    ] {
+      let run = try evlab(["bench", "concurrent", "--runs", "1", "--seconds", "0.01"] + bad)
+      #expect(run.status != 0 && run.stderr.contains(word), "\(bad): \(run.stderr)")
+    }
+  }
+}

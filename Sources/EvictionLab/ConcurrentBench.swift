@@ -1,0 +1,105 @@
+import ArgumentParser
+import EvictionCache
+import EvictionCore
+import EvictionReports
+import EvictionSim
+
+/// Read/write mixes in percent: `100/0,75/25`.
+struct MixList: ArgumentValue, Sequence {
+  var mixes: [ConcurrentBenchmark.Mix]
+  init(parsing text: String) throws(ArgumentError) {
+    mixes = try listItems([text], option: "--mix").map { item throws(ArgumentError) in
+      do throws(BenchError) { return try ConcurrentBenchmark.Mix(item) } catch {
+        throw ArgumentError("--mix \(error.description)")
+      }
+    }
+  }
+  func makeIterator() -> IndexingIterator<[ConcurrentBenchmark.Mix]> { mixes.makeIterator() }
+}
+
+/// Caffeine's GetPut benchmark: operations per second by lock strategy,
+/// read/write mix and thread count.
+struct ConcurrentBench: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "concurrent",
+    abstract: "GetPut throughput (Caffeine's JMH benchmark) of MemoryCache per lock strategy, mix and thread count.",
+    discussion: """
+      A cache of 65,536 entries, filled, read and written at Zipf-distributed keys (exponent 0.99, \
+      scrambled) from N threads for a fixed time; every read hits, every write replaces. Rounds \
+      interleave every cell and the median is reported, beside Dictionary+Mutex and NSCache \
+      (lock values dictionary+mutex and nscache). Threads beyond the machine's cores take turns: \
+      the `cores` column says how many there were. Example (what results/concurrency/ holds):
+        evlab bench concurrent --mix 100/0,75/25,50/50,0/100 --threads 1,2,4,8 \\
+          --lock mutex,pthread,striped:8,buffered --csv concurrency.csv
+      """)
+
+  @Option(help: "Read/write mixes in percent, comma-separated or repeated.")
+  var mix: [Checked<MixList>] = ["100/0,75/25,50/50,0/100"]
+
+  @Option(help: "Thread counts, comma-separated or repeated.")
+  var threads: [Checked<ThreadCounts>] = ["1,2,4,8"]
+
+  @Option(
+    help: "Lock strategies, comma-separated or repeated: mutex, pthread, rwlock, queue, buffered, striped, striped:N.")
+  var lock: [Checked<LockList>] = ["mutex,striped:8,buffered"]
+
+  @Option(help: "The cache's policy (one; catalog name with parameters).")
+  var policy: String = "lru"
+
+  @Option(help: "Seconds each cell runs in each round.")
+  var seconds: Double = 0.5
+
+  @Option(help: "Rounds; the median is reported.")
+  var runs: Int = 3
+
+  @Flag(help: "Leave out the Dictionary+Mutex and NSCache comparison points.")
+  var noBaselines = false
+
+  @Option(help: "Write the rows as JSON to PATH; - for standard output.")
+  var json: String?
+
+  @Option(help: "Write the rows as CSV to PATH; - for standard output.")
+  var csv: String?
+
+  @Option(help: "Write a chart per mix (getput-R-W.svg: ops/s by threads, a line per lock) into DIRECTORY.")
+  var charts: String?
+
+  func spec() throws -> PolicySpec {
+    let spec: PolicySpec
+    do throws(PolicyError) { spec = try PolicySpec(policy) } catch { throw ArgumentError(error.description) }
+    guard spec.descriptor.canDriveACache else {
+      throw ArgumentError("--policy \(spec.name) cannot run a cache (offline or trimmed on a timer)")
+    }
+    return spec
+  }
+
+  func validate() throws {
+    _ = try spec()
+    try mix.check()
+    try threads.check()
+    try lock.check()
+    let mixes: [ConcurrentBenchmark.Mix] = mix.values()
+    let counts: [Int] = threads.values()
+    let locks: [LockStrategy] = lock.values()
+    guard Set(mixes).count == mixes.count else { throw ArgumentError("--mix names a mix twice") }
+    guard Set(counts).count == counts.count else { throw ArgumentError("--threads names a count twice") }
+    guard Set(locks).count == locks.count else { throw ArgumentError("--lock names a strategy twice") }
+    guard seconds > 0 && seconds <= 3_600 else { throw ArgumentError("--seconds \(seconds): give 0 < seconds ≤ 3600") }
+    guard runs >= 1 else { throw ArgumentError("--runs must be at least 1") }
+  }
+
+  func run() throws {
+    let benchmark = ConcurrentBenchmark(
+      policy: try spec(), locks: lock.values(), mixes: mix.values(), threads: threads.values(), seconds: seconds,
+      rounds: runs, baselines: !noBaselines)
+    let report = try failing { () throws(BenchError) in try benchmark.run(log: printError) }
+    if json != "-" && csv != "-" { print(BenchTables.concurrent(report), terminator: "") }
+    try write(ResultWriter.json(report.results), to: json)
+    try write(ResultWriter.csv(report.results), to: csv)
+    if let charts {
+      for chart in BenchTables.concurrentCharts(report) {
+        try write(chart.svg, to: charts + "/" + chart.name)
+      }
+    }
+  }
+}

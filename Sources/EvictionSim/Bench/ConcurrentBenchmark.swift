@@ -1,0 +1,255 @@
+import EvictionCache
+import EvictionCore
+import EvictionStats
+import Foundation
+import Synchronization
+
+/// `evlab bench concurrent`: the GetPut benchmark of Caffeine's JMH suite
+/// (`GetPutBenchmark`), for `MemoryCache` under each lock strategy beside
+/// `Dictionary`+`Mutex` and NSCache, in one run.
+///
+/// As in Caffeine's: a cache of `2 × 32,768` entries filled with the keys
+/// `0..<65,536` before timing, and a ring of 32,768 keys drawn from a
+/// scrambled Zipf distribution (exponent 0.99) over a third of that, so every
+/// read hits and every write replaces. Each thread walks the ring from its own
+/// offset; a read/write mix decides per position whether it reads or writes
+/// (the same positions for every contender). A measurement runs all threads
+/// for a fixed time and counts their operations; rounds interleave every
+/// contender, mix and thread count, and each row is the median round.
+public struct ConcurrentBenchmark: Sendable {
+  /// A read/write mix, `reads/writes` in percent (`75/25`).
+  public struct Mix: Hashable, Sendable, CustomStringConvertible {
+    public let readPercent: Int
+    public var description: String { "\(readPercent)/\(100 - readPercent)" }
+
+    public init(_ text: String) throws(BenchError) {
+      let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+      guard parts.count == 2, let reads = Int(parts[0]), let writes = Int(parts[1]), reads >= 0, writes >= 0,
+        reads + writes == 100
+      else {
+        throw BenchError("mix '\(text)': give reads/writes in percent adding up to 100, e.g. 75/25")
+      }
+      readPercent = reads
+    }
+  }
+
+  /// The `lock` value of the two comparison points.
+  public static let dictionaryName = "dictionary+mutex"
+  public static let nscacheName = "nscache"
+  /// Entries the cache holds (all filled), and the ring of keys read.
+  public static let capacity = 2 << 15
+  public static let ringSize = 2 << 14
+
+  public var policy: PolicySpec
+  public var locks: [LockStrategy]
+  public var mixes: [Mix]
+  public var threads: [Int]
+  public var seconds: Double
+  public var rounds: Int
+  public var baselines: Bool
+
+  public init(
+    policy: PolicySpec, locks: [LockStrategy], mixes: [Mix], threads: [Int], seconds: Double, rounds: Int,
+    baselines: Bool = true
+  ) {
+    self.policy = policy
+    self.locks = locks
+    self.mixes = mixes
+    self.threads = threads
+    self.seconds = seconds
+    self.rounds = rounds
+    self.baselines = baselines
+  }
+
+  /// One row (CSV columns and JSON keys: the snake_case names; written by
+  /// `ResultWriter`, so a missing dropped share is `null`).
+  public struct Row: Codable, Sendable, Equatable {
+    public var lock: String
+    public var mix: String
+    public var threads: Int
+    public var opsPerSecond: Double
+    public var opsPerSecondPerThread: Double
+    /// The slowest and fastest rounds.
+    public var opsPerSecondMin: Double
+    public var opsPerSecondMax: Double
+    /// `MemoryCache`'s policy (empty for the comparison points).
+    public var policy: String
+    /// Hits the policy never heard of, as a share of reads, in the median
+    /// round (`buffered` only; 0 for the other strategies, null for the
+    /// comparison points).
+    public var droppedShare: Double?
+    /// Cores this process could run on: N threads on fewer cores take turns.
+    public var cores: Int
+    public var rounds: Int
+    public var seconds: Double
+  }
+
+  public struct Report: Codable, Sendable {
+    public var results: [Row]
+  }
+
+  /// The contenders' names, in the order rows come out.
+  var contenders: [String] {
+    locks.map(\.description) + (baselines ? [Self.dictionaryName, Self.nscacheName] : [])
+  }
+
+  public func run(log: (String) -> Void = { _ in }) throws(BenchError) -> Report {
+    let ring = Self.keyRing()
+    let names = contenders
+    // samples[contender][mix][threads]: ops/s per round; dropped shares likewise.
+    var samples = [[[Double]]](
+      repeating: [[Double]](repeating: [], count: mixes.count * threads.count), count: names.count)
+    var dropped = samples
+    for round in 1...rounds {
+      for (m, mix) in mixes.enumerated() {
+        let writes = Self.writePositions(readPercent: mix.readPercent)
+        for (t, threadCount) in threads.enumerated() {
+          for (c, name) in names.enumerated() {
+            let target = try makeTarget(name)
+            let (ops, share) = Self.measure(
+              target, threads: threadCount, ring: ring, writes: writes, seconds: seconds)
+            samples[c][m * threads.count + t].append(ops)
+            dropped[c][m * threads.count + t].append(share ?? -1)
+            log(
+              "concurrent: round \(round)/\(rounds), \(mix), \(threadCount) thread\(threadCount == 1 ? "" : "s"), \(name): \(millions(ops)) M ops/s"
+            )
+          }
+        }
+      }
+    }
+    var rows: [Row] = []
+    for (c, name) in names.enumerated() {
+      for (m, mix) in mixes.enumerated() {
+        for (t, threadCount) in threads.enumerated() {
+          let figures = samples[c][m * threads.count + t]
+          let median = SampleSummary(figures).median
+          // The dropped share of the round nearest the median.
+          let nearest = figures.indices.min { abs(figures[$0] - median) < abs(figures[$1] - median) }!
+          let share = dropped[c][m * threads.count + t][nearest]
+          rows.append(
+            Row(
+              lock: name, mix: mix.description, threads: threadCount, opsPerSecond: median,
+              opsPerSecondPerThread: median / Double(threadCount), opsPerSecondMin: figures.min()!,
+              opsPerSecondMax: figures.max()!, policy: c < locks.count ? policy.description : "",
+              droppedShare: share < 0 ? nil : share, cores: ProcessInfo.processInfo.activeProcessorCount,
+              rounds: rounds, seconds: seconds))
+        }
+      }
+    }
+    return Report(results: rows)
+  }
+
+  func makeTarget(_ name: String) throws(BenchError) -> any CacheTarget {
+    let target: any CacheTarget
+    switch name {
+    case Self.dictionaryName: target = MutexDictionary()
+    case Self.nscacheName: target = NSCacheTarget(limit: Int64(Self.capacity), bytes: false)
+    default:
+      do throws(CacheError) {
+        target = try MemoryCache<UInt64, UInt64>(
+          policy: policy.description, index: IntegerSlotIndex<UInt64>.self, countLimit: Self.capacity,
+          lock: LockStrategy(name))
+      } catch { throw BenchError(error) }
+    }
+    for key in 0..<UInt64(Self.capacity) { target.set(key, cost: 1) }
+    return target
+  }
+
+  /// Keys drawn from a Zipf distribution (exponent 0.99) over a third of the
+  /// ring's size, ranks scrambled over the cache's keys (Caffeine's
+  /// `ScrambledZipfianGenerator`), from a fixed seed.
+  static func keyRing() -> [UInt64] {
+    let items = ringSize / 3
+    var cumulative = [Double](repeating: 0, count: items)
+    var total = 0.0
+    for rank in 0..<items {
+      total += 1 / pow(Double(rank + 1), 0.99)
+      cumulative[rank] = total
+    }
+    var generator = SeededGenerator(seed: 20_091_004)
+    return (0..<ringSize).map { _ in
+      let u = Double.random(in: 0..<total, using: &generator)
+      var (low, high) = (0, items - 1)
+      while low < high {
+        let middle = (low + high) / 2
+        if cumulative[middle] <= u { low = middle + 1 } else { high = middle }
+      }
+      // Scramble: hot ranks land anywhere among the cached keys.
+      return (UInt64(low) &* 0x9E37_79B9_7F4A_7C15 >> 17) % UInt64(capacity)
+    }
+  }
+
+  /// Which ring positions write, for a mix: the same for every contender.
+  static func writePositions(readPercent: Int) -> [Bool] {
+    var generator = SeededGenerator(seed: 1_234 + UInt64(readPercent))
+    return (0..<ringSize).map { _ in generator.below(100) >= readPercent }
+  }
+
+  /// Total operations per second of `threads` threads walking the ring for
+  /// `seconds`, and the share of reads the policy never heard of (`MemoryCache` only).
+  static func measure<Target: CacheTarget>(
+    _ target: Target, threads: Int, ring: [UInt64], writes: [Bool], seconds: Double
+  ) -> (Double, Double?) {
+    let before = target.counters
+    let control = RunControl(threads: threads)
+    let workers = (0..<threads).map { t in
+      WorkerThread {
+        let mask = ring.count - 1
+        // Spread the threads' starting points over the ring.
+        var position = (t &* 7_919 &* 64) & mask
+        var ops = 0
+        control.arrive()
+        ring.withUnsafeBufferPointer { keys in
+          writes.withUnsafeBufferPointer { writes in
+            while !control.stopped {
+              for _ in 0..<256 {
+                let key = keys[position]
+                if writes[position] { target.set(key, cost: 1) } else { _ = target.get(key) }
+                position = (position &+ 1) & mask
+              }
+              ops &+= 256
+            }
+          }
+        }
+        control.finish(ops)
+      }
+    }
+    control.waitForArrivals()
+    let start = monotonicNanoseconds()
+    control.go()
+    usleep(useconds_t(seconds * 1e6))
+    control.stop()
+    for worker in workers { worker.join() }
+    let elapsed = Double(monotonicNanoseconds() - start) / 1e9
+    let share = before.flatMap { before in
+      target.counters.map { after in
+        let hits = after.hits - before.hits
+        return hits == 0 ? 0 : Double(after.dropped - before.dropped) / Double(hits)
+      }
+    }
+    return (Double(control.total) / elapsed, share)
+  }
+}
+
+/// Starts a measurement's threads together and stops them together.
+final class RunControl: Sendable {
+  let arrived = Atomic<Int>(0)
+  let started = Atomic<Bool>(false)
+  let stopFlag = Atomic<Bool>(false)
+  let ops = Atomic<Int>(0)
+  let threads: Int
+
+  init(threads: Int) { self.threads = threads }
+
+  /// A worker is ready; it waits for `go`.
+  func arrive() {
+    arrived.add(1, ordering: .releasing)
+    while !started.load(ordering: .acquiring) { sched_yield() }
+  }
+  func waitForArrivals() { while arrived.load(ordering: .acquiring) < threads { sched_yield() } }
+  func go() { started.store(true, ordering: .releasing) }
+  func stop() { stopFlag.store(true, ordering: .relaxed) }
+  var stopped: Bool { stopFlag.load(ordering: .relaxed) }
+  func finish(_ count: Int) { ops.add(count, ordering: .relaxed) }
+  var total: Int { ops.load(ordering: .relaxed) }
+}
