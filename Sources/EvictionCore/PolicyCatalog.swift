@@ -38,7 +38,9 @@ public struct PolicySpec: Hashable, Sendable, CustomStringConvertible {
   /// A comma-separated list of specs, as `--policy` and a configuration's
   /// `policies` take it: `lru,slru:segments=4,random:seed=2`. A piece with
   /// `=` but no `:` continues the previous policy's parameters
-  /// (`slru:segments=4,probation=1`); `all` stands for every catalog entry.
+  /// (`slru:segments=4,probation=1`); `all` stands for every catalog entry,
+  /// `online` for every one that is neither an offline bound nor a model of
+  /// a shipped cache.
   public static func list(_ text: String) throws(PolicyError) -> [PolicySpec] {
     let pieces = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
     guard !pieces.contains(where: { $0.allSatisfy(\.isWhitespace) }) else { throw .emptyListItem(text) }
@@ -51,7 +53,14 @@ public struct PolicySpec: Hashable, Sendable, CustomStringConvertible {
       }
     }
     var list: [PolicySpec] = []
-    for text in specs.flatMap({ $0.trimmingWhitespace().lowercased() == "all" ? PolicyCatalog.names : [$0] }) {
+    func expand(_ piece: String) -> [String] {
+      switch piece.trimmingWhitespace().lowercased() {
+      case "all": PolicyCatalog.names
+      case "online": PolicyCatalog.entries.filter { !$0.isOffline && !$0.isModel }.map(\.name)
+      default: [piece]
+      }
+    }
+    for text in specs.flatMap(expand) {
       list.append(try PolicySpec(text))
     }
     return list
@@ -169,6 +178,10 @@ public enum PolicyCatalog {
 
   /// The catalog names, in order.
   public static var names: [String] { entries.map(\.name) }
+
+  /// The built-in policies' names in their fixed order (new ones are
+  /// appended): what gives each its colour and marker in every chart.
+  public static let builtinNames: [String] = builtin.map { $0.descriptor.name }
 
   /// The definition of `name`: case-insensitive, `_` and `-` alike
   /// (libCacheSim writes `cr_lfu` and `lru-prob`). Allocates nothing for a

@@ -17,6 +17,7 @@ struct Compare: ParsableCommand {
         evlab compare --config configs/default.toml
         evlab compare --trace traces/zipf-0.9.oracleGeneral.zst --policy lru,arc,s3fifo --size 0.1%,1%,10%
         evlab compare --config sweep.toml --shard 3/8 --output parts/3    # then: evlab merge parts/* -o results/sweep
+        evlab compare --collection traces/catalog.toml --size 0.1%,10%   # every shared trace: box plots, summary.csv
       """)
 
   static let defaultConfig = "configs/default.toml"
@@ -26,6 +27,12 @@ struct Compare: ParsableCommand {
 
   @Option(name: .customLong("trace"), help: "Without --config: trace files (format from the file name).")
   var traces: [String] = []
+
+  @Option(
+    help:
+      "Instead of --config or --trace: a collection of traces (traces/catalog.toml lists the shared ones), with --policy (every online policy unless given) and --size (0.1%,1%,10% of each trace's footprint unless given)."
+  )
+  var collection: String?
 
   @Option(name: .customLong("policy"), help: "Without --config: policies, comma-separated (all for every one).")
   var policies: [String] = []
@@ -60,6 +67,18 @@ struct Compare: ParsableCommand {
   @Option(help: "Replays run at once (default: the configuration's jobs, else the number of cores).")
   var jobs: Int?
 
+  @Option(
+    help:
+      "Without --config: requests served before counting starts, or a duration on the trace's clock (3600s, 90m, 6h, 2d)."
+  )
+  var warmup: String?
+
+  @Option(
+    help:
+      "Without --config: record the miss ratio per interval of N requests (or of a duration: 1h) into timeseries.csv, with a chart per trace."
+  )
+  var interval: String?
+
   func validate() throws {
     try shard?.check()
     if shard != nil && output == nil {
@@ -72,15 +91,28 @@ struct Compare: ParsableCommand {
     let shardSpec = shard.map { ($0.value.index, $0.value.count) }
     let configuration: CompareConfig
     do throws(ConfigError) {
-      if let path = self.config ?? (traces.isEmpty ? Self.defaultConfig : nil) {
-        guard traces.isEmpty && policies.isEmpty && sizes.isEmpty && admissions.isEmpty else {
-          throw ConfigError(file: path, "give either --config or --trace/--policy/--size, not both")
+      if let path = collection {
+        guard self.config == nil && traces.isEmpty else {
+          throw ConfigError(file: path, "give --collection alone, without --config or --trace")
+        }
+        configuration = try CompareConfig.collection(
+          path: path, name: name, sizeMode: sizeMode, policies: policies, sizes: sizes, seeds: seeds,
+          admissions: admissions, warmup: warmup, interval: interval)
+      } else if let path = self.config ?? (traces.isEmpty ? Self.defaultConfig : nil) {
+        guard
+          traces.isEmpty && policies.isEmpty && sizes.isEmpty && admissions.isEmpty && warmup == nil
+            && interval == nil
+        else {
+          throw ConfigError(
+            file: path,
+            "give either --config or --trace/--policy/--size/--warmup/--interval, not both; a configuration takes warmup and interval keys"
+          )
         }
         configuration = try CompareConfig.load(path: path)
       } else {
         configuration = try CompareConfig.fromFlags(
           name: name, sizeMode: sizeMode, policies: policies, traces: traces, sizes: sizes, seeds: seeds,
-          admissions: admissions)
+          admissions: admissions, warmup: warmup, interval: interval)
       }
     } catch {
       throw fail(error)
@@ -89,17 +121,28 @@ struct Compare: ParsableCommand {
     let directory = output ?? "results/\(config.name)"
 
     // Traces: generate the synthetic ones, read each once for its statistics.
+    let parallelism = jobs ?? config.jobs ?? ProcessInfo.processInfo.activeProcessorCount
     let (workspace, plan) = try failing { () throws(TraceError) in
       if isatty(2) == 1 { printError("compare: reading \(config.traces.count) traces for their statistics") }
       let workspace = try CompareWorkspace(config)
-      let infos = try ComparePlan.measure(config, sources: workspace.sources)
+      let infos = try ComparePlan.measure(config, sources: workspace.sources, parallelism: parallelism)
       for (t, info) in infos.enumerated() { warnSkipped(info.skipped, path: config.traces[t].name) }
       return (workspace, ComparePlan(config: config, infos: infos, sources: workspace.sources))
     }
+    if let small = plan.tooSmall.first {
+      let trace = config.traces[small.trace].name
+      let size = config.sizes[small.size]
+      guard config.smallSizes == .skip else {
+        throw fail(
+          "\(trace) at \(size) is \(small.cacheSize); \(small.policy) needs at least \(small.minimum)\(small.policy.minimumCapacityHint). Raise the size, or set small_sizes = \"skip\" to leave such cells out"
+        )
+      }
+      printError(
+        "compare: \(plan.tooSmall.count) (trace, size) cells are too small for \(small.policy) and are left out for every policy; the report lists them"
+      )
+    }
     let (index, count) = shardSpec ?? (1, 1)
-    let shard = CompareShard(
-      plan: plan, index: index, of: count,
-      parallelism: jobs ?? config.jobs ?? ProcessInfo.processInfo.activeProcessorCount)
+    let shard = CompareShard(plan: plan, index: index, of: count, parallelism: parallelism)
     let progress = ReplayProgress(expectedRequests: shard.expectedRequests)
     let display = ProgressLine(
       progress, total: shard.runs.count, label: shardSpec == nil ? "compare" : "compare \(index)/\(count)")
@@ -131,7 +174,9 @@ func writeReport(_ outcome: CompareOutcome, config: CompareConfig, to directory:
   }
   do {
     let provenance = runProvenance(configuration: config.source, seeds: config.seeds)
-    let files = try CompareReport.write(outcome, config: config, to: directory, provenance: provenance)
+    let files = try CompareReport.write(outcome, config: config, to: directory, provenance: provenance) {
+      printError("warning: \($0)")
+    }
     printError("wrote \(files.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")) to \(directory)/")
   } catch {
     throw fail("cannot write the report into \(directory): \(error.localizedDescription)")

@@ -69,6 +69,19 @@ struct Replay: ParsableCommand {
   var limit: Int?
 
   @Option(
+    help:
+      "Requests each cell serves before counting starts, or a duration on the trace's clock (3600s, 90m, 6h, 2d); warmup_requests says how many."
+  )
+  var warmup: Checked<SpanValue>?
+
+  @Option(
+    help: "Also count per interval of N requests (or of a duration: 1h) and write the series to --timeseries PATH.")
+  var interval: Checked<SpanValue>?
+
+  @Option(help: "With --interval: the CSV of miss ratios per interval (- for standard output).")
+  var timeseries: String?
+
+  @Option(
     name: .customLong("repeat"),
     help:
       "Replay each trace this many times in a row, copy k with k·(largest id + 1) added to every id so copies share no object (a longer trace with the same structure)."
@@ -80,6 +93,15 @@ struct Replay: ParsableCommand {
     _ = try admissions.specs(sizeMode: sizeMode, policies: try policies.specs())
     try sizes.check()
     try diskSize?.check()
+    try warmup?.check()
+    try interval?.check()
+    if interval != nil && timeseries == nil {
+      throw ArgumentError("--interval needs --timeseries PATH for the series (a CSV file, or - for standard output)")
+    }
+    if timeseries != nil && interval == nil { throw ArgumentError("--timeseries needs --interval N") }
+    if tier != nil && (warmup != nil || interval != nil) {
+      throw ArgumentError("--tier memory+disk does not take --warmup or --interval yet")
+    }
     if let jobs, jobs < 1 { throw ArgumentError("--jobs \(jobs): at least one job is needed") }
     guard copies >= 1 else { throw ArgumentError("--repeat \(copies): at least one copy is needed") }
     guard !diskDir.isEmpty else {
@@ -120,10 +142,16 @@ struct Replay: ParsableCommand {
     let specs = policies.isEmpty ? DefaultJob.policies : try policies.specs()
     let sources = try paths.map { try traceSource($0, traceOptions, copies: copies) }
     let admissionSpecs = try admissions.specs(sizeMode: sizeMode, policies: specs)
+    let window = ReplayWindow(warmup: warmup?.value.span, interval: interval?.value.span)
     let cells = try failing { () throws(TraceError) in
       try ReplayCell.grid(
         sources, policies: specs, sizes: sizes.isEmpty ? DefaultJob.sizes : sizes.sizes, sizeMode: sizeMode,
-        admissions: admissionSpecs)
+        admissions: admissionSpecs
+      ).map { cell in
+        var cell = cell
+        cell.window = window
+        return cell
+      }
     }
     let progress = try failing { () throws(TraceError) in
       try ReplayCell.expectedWork(cells, interactive: isatty(2) == 1)
@@ -145,8 +173,28 @@ struct Replay: ParsableCommand {
       output.json = output.json ?? DefaultJob.outputs.json
       output.csv = output.csv ?? DefaultJob.outputs.csv
     }
+    if let timeseries {
+      let rows = results.flatMap { result in
+        result.intervals.map {
+          TimeseriesRow(
+            trace: result.trace, policy: result.policy, admission: result.admission,
+            sizeLabel: String(result.cacheSize), cacheSize: result.cacheSize, run: 1, $0)
+        }
+      }
+      try write(ResultWriter.csv(rows, columns: TimeseriesRow.columns), to: timeseries)
+    }
     try output.emit(
       table: ReplayTables.table(results), json: ReplayTables.json(results), csv: ReplayTables.csv(results))
+  }
+}
+
+/// `--warmup` and `--interval`: requests, or a duration on the trace's clock.
+struct SpanValue: ArgumentValue {
+  var span: ReplayWindow.Span
+  init(parsing text: String) throws(ArgumentError) {
+    do throws(TraceError) { span = try ReplayWindow.Span(parsing: text, option: "") } catch {
+      throw ArgumentError(error.description)
+    }
   }
 }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import EvictionReports
 import EvictionSim
 import EvictionTraces
+import Foundation
 
 /// `evlab convert`: any readable trace into oracleGeneral, csv or txt.
 struct Convert: ParsableCommand {
@@ -71,5 +72,55 @@ struct TraceInfoCommand: ParsableCommand {
     }
     if json != "-" { print(TraceInfoTables.text(infos), terminator: "") }
     try write(TraceInfoTables.json(infos), to: json)
+  }
+}
+
+/// `evlab catalog`: every trace under some folders, written down for
+/// `evlab compare --collection`.
+struct Catalog: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "List every trace under folders with format, dataset, request and object counts and checksum (TOML).",
+    discussion: """
+      Folders are walked in name order. A file's format comes from its name, else from its folder's \
+      (Caffeine's <format>/<file> layout); its dataset is its folder's name. README, LICENSE and REFERENCE \
+      files, files of no known format and a trace already listed in another format are passed over, each \
+      noted at the end of the file. Paths are written relative to the catalog's folder.
+        evlab catalog ../shared/traces -o traces/catalog.toml
+        evlab compare --collection traces/catalog.toml
+      """)
+
+  @Argument(help: "Folders (walked) or trace files.")
+  var roots: [String]
+
+  @Option(name: .shortAndLong, help: "The catalog to write (- for standard output).")
+  var output: String
+
+  func validate() throws {
+    guard !roots.isEmpty else { throw ArgumentError("name at least one folder, e.g. ../shared/traces") }
+  }
+
+  func run() throws {
+    let base = output == "-" ? "." : (output as NSString).deletingLastPathComponent
+    let catalog = try failing { () throws(TraceError) in
+      try TraceCatalog.scan(roots, relativeTo: base.isEmpty ? "." : base) { path in
+        if isatty(2) == 1 { printError("catalog: reading \(path)") }
+      }
+    }
+    let header = [
+      "Trace catalog for evlab compare --collection: \(catalog.entries.count) traces.",
+      "Written by evlab \(EvlabVersion.description): evlab catalog \(roots.joined(separator: " ")) -o \(output)",
+      "requests and objects are counted as evlab reads the trace; checksum is CRC-32 of the file as stored.",
+      "Both are checked when a comparison reads the trace.",
+    ]
+    // The header says what made it; no provenance file beside it, so a
+    // catalog rewritten from the same traces is the same file.
+    let text = catalog.toml(header: header)
+    guard output != "-" else { return writeStandardOutput(text) }
+    do {
+      try text.write(toFile: output, atomically: true, encoding: .utf8)
+    } catch {
+      throw fail("cannot write \(output): \(error.localizedDescription); check that the folder exists and is writable")
+    }
+    printError("wrote \(catalog.entries.count) traces (\(catalog.skipped.count) files passed over) to \(output)")
   }
 }

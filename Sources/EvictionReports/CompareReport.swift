@@ -20,21 +20,31 @@ public enum CompareReport {
     TraceInfoTables.json(infos)
   }
 
-  /// Writes every output into `directory` (created if needed); returns the files written.
-  /// Writes every output into `directory`; with `provenance`, each JSON
-  /// file carries it, the reports close with it, and `provenance.json`
-  /// stands beside the CSV files.
+  /// Writes every output into `directory` (created if needed), the charts
+  /// also as figure files under `figures/` (``Figures``); returns the files
+  /// written. With `provenance`, each JSON file carries it, the reports
+  /// close with it, and `provenance.json` stands beside the CSV files.
+  /// `warn` hears what could not be made (PDF and PNG without rsvg-convert).
   public static func write(
-    _ outcome: CompareOutcome, config: CompareConfig, to directory: String, provenance: Provenance? = nil
+    _ outcome: CompareOutcome, config: CompareConfig, to directory: String, provenance: Provenance? = nil,
+    warn: (String) -> Void = { _ in }
   ) throws -> [String] {
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     let stamp: (String) -> String = { provenance?.stamped($0) ?? $0 }
+    let summaries = summaries(outcome, config: config)
+    let figures = Figures()
     var files: [(String, String)] = [
       ("results.csv", csv(outcome.rows)), ("results.json", stamp(json(outcome.rows))),
+      ("summary.csv", ResultWriter.csv(summaries, columns: AcrossTraces.Summary.columns)),
+      ("summary.json", stamp(ResultWriter.json(summaries, columns: AcrossTraces.Summary.columns))),
+      ("styles.json", stamp(stylesJSON(config))),
       ("timings.csv", timingsCSV(outcome.timings)), ("traces.json", stamp(tracesJSON(outcome.infos))),
       ("report.md", markdown(outcome, config: config) + (provenance?.markdown ?? "")),
-      ("report.html", html(outcome, config: config, provenance: provenance)),
+      ("report.html", html(outcome, config: config, provenance: provenance, figures: figures)),
     ]
+    if !outcome.timeseries.isEmpty {
+      files.append(("timeseries.csv", ResultWriter.csv(outcome.timeseries, columns: TimeseriesRow.columns)))
+    }
     if !outcome.stress.isEmpty {
       files += [
         ("stress.csv", StressTables.csv(outcome.stress)), ("stress.json", stamp(StressTables.json(outcome.stress))),
@@ -52,7 +62,200 @@ public enum CompareReport {
       try content.write(toFile: path, atomically: true, encoding: .utf8)
       written.append(path)
     }
+    let (figureFiles, warning) = try figures.write(into: directory)
+    if let warning { warn(warning) }
+    if !figureFiles.isEmpty { written.append((directory as NSString).appendingPathComponent("figures")) }
     return written
+  }
+
+  /// Each row label's colour and marker in the charts (``SVGChart/style(_:)``),
+  /// so a notebook draws every policy as the report does.
+  struct Style: Codable {
+    var policy: String
+    var color: String
+    var marker: String
+    var bound: Bool
+  }
+
+  static func stylesJSON(_ config: CompareConfig) -> String {
+    var offline: [String: Bool] = [:]
+    for policy in config.policies { offline[policy.description] = policy.descriptor.isOffline }
+    let styles = config.labels.map { label in
+      let style = SVGChart.style(label)
+      return Style(
+        policy: label, color: style.color, marker: style.marker,
+        bound: offline[label.components(separatedBy: " + ")[0]] ?? false)
+    }
+    return ResultWriter.json(styles)
+  }
+
+  // MARK: Across traces
+
+  /// The across-trace summaries (``AcrossTraces``) of a comparison.
+  public static func summaries(_ outcome: CompareOutcome, config: CompareConfig) -> [AcrossTraces.Summary] {
+    AcrossTraces.summaries(
+      outcome.rows, labels: config.labels, sizes: config.sizes.map(\.description),
+      datasets: Dictionary(config.traces.map { ($0.name, $0.dataset) }, uniquingKeysWith: { a, _ in a }))
+  }
+
+  /// One size's summaries over all traces, best mean reduction first.
+  static func ranked(_ summaries: [AcrossTraces.Summary], size: String) -> [AcrossTraces.Summary] {
+    summaries.filter { $0.dataset == "all" && $0.sizeLabel == size && $0.meanReduction != nil }
+      .sorted { ($0.meanReduction!, $1.policy) > ($1.meanReduction!, $0.policy) }
+  }
+
+  static func percent(_ x: Double?) -> String {
+    guard let x else { return "—" }
+    // No "-0.0%" for a change that rounds to nothing.
+    return abs(x) < 0.0005 ? "0.0%" : String(format: "%+.1f%%", x * 100)
+  }
+
+  /// The (trace, size) cells left out as too small (no rows at all).
+  static func leftOut(_ outcome: CompareOutcome, config: CompareConfig) -> [String] {
+    config.traces.flatMap { entry in
+      config.sizes.map(\.description).filter { size in
+        !outcome.rows.contains { $0.trace == entry.name && $0.sizeLabel == size }
+      }.map { "\(entry.name) at \($0)" }
+    }
+  }
+
+  static let acrossIntro =
+    "Per trace, a policy's miss-ratio reduction from FIFO is (mr_FIFO − mr) / mr_FIFO: positive is fewer misses "
+    + "than FIFO. Across traces: mean, median and the 5th–95th percentiles of that reduction (as in the S3-FIFO "
+    + "and SIEVE papers), the share of traces where the policy missed least (ties shared), and its worst "
+    + "regression, the largest (mr − mr_FIFO) / mr_FIFO on any trace."
+
+  static let acrossColumns = [
+    "policy", "mean", "median", "P5", "P95", "best on", "worst regression", "mean vs LRU",
+  ]
+
+  /// One summary as the reports' table row.
+  static func acrossCells(_ r: AcrossTraces.Summary) -> [String] {
+    [
+      r.offline ? "\(r.policy) (offline bound)" : r.policy, percent(r.meanReduction), percent(r.medianReduction),
+      percent(r.p5Reduction), percent(r.p95Reduction),
+      r.bestShare.map { String(format: "%.1f%%", $0 * 100) } ?? "bound",
+      percent(r.worstRegressionVsFifo), percent(r.meanReductionFromLru),
+    ]
+  }
+
+  static func acrossMarkdown(_ outcome: CompareOutcome, config: CompareConfig) -> String {
+    let summaries = summaries(outcome, config: config)
+    guard config.traces.count > 1, summaries.contains(where: { $0.meanReduction != nil }) else { return "" }
+    var md = "\n## Across \(config.traces.count) traces\n\n\(acrossIntro)\n"
+    for size in config.sizes.map(\.description) {
+      let rows = ranked(summaries, size: size)
+      guard let traces = rows.first?.traces else { continue }
+      md += "\n### \(size) of each trace's footprint, \(traces) traces\n\n"
+      md += "| " + acrossColumns.joined(separator: " | ") + " |\n|---|" + String(repeating: "---:|", count: 7) + "\n"
+      for cells in rows.map(acrossCells) { md += "| " + cells.joined(separator: " | ") + " |\n" }
+    }
+    let datasets = summaries.filter { $0.dataset != "all" }.map(\.dataset).reduce(into: [String]()) {
+      if !$0.contains($1) { $0.append($1) }
+    }
+    if !datasets.isEmpty {
+      let size = config.chartSize.description
+      md += "\n### Mean reduction from FIFO per dataset, at \(size)\n\n"
+      md +=
+        "| policy | " + datasets.joined(separator: " | ") + " |\n|---|" + datasets.map { _ in "---:|" }.joined() + "\n"
+      for r in ranked(summaries, size: size) {
+        md += "| \(r.policy) | "
+        md +=
+          datasets.map { d in
+            percent(summaries.first { $0.dataset == d && $0.sizeLabel == size && $0.policy == r.policy }?.meanReduction)
+          }.joined(separator: " | ") + " |\n"
+      }
+    }
+    let left = leftOut(outcome, config: config)
+    if !left.isEmpty {
+      md +=
+        "\nLeft out as too small for some policy (it would cache nothing), for every policy: \(left.joined(separator: ", ")).\n"
+    }
+    return md
+  }
+
+  static func acrossHTML(_ outcome: CompareOutcome, config: CompareConfig, figures: Figures) -> String {
+    let summaries = summaries(outcome, config: config)
+    guard config.traces.count > 1, summaries.contains(where: { $0.meanReduction != nil }) else { return "" }
+    var html =
+      "<section class=\"across\"><h2>Across \(config.traces.count) traces</h2>\n<p>\(SVGChart.escape(acrossIntro))</p>\n"
+    let pct: (Double) -> String = { ($0 * 100).rounded() == 0 ? "0%" : String(format: "%+.0f%%", $0 * 100) }
+    for size in config.sizes.map(\.description) {
+      let rows = ranked(summaries, size: size)
+      guard let traces = rows.first?.traces else { continue }
+      let boxes = rows.map { r in
+        SVGChart.Box(
+          name: r.policy, p5: r.p5Reduction!, p25: r.p25Reduction!, median: r.medianReduction!, p75: r.p75Reduction!,
+          p95: r.p95Reduction!, mean: r.meanReduction!, bound: r.offline)
+      }
+      html +=
+        "<figure>"
+        + figures.add(
+          "reduction-box-\(size)",
+          SVGChart.boxes(
+            title: "Miss-ratio reduction from FIFO at \(size), \(traces) traces",
+            xLabel: "(mr_FIFO − mr) / mr_FIFO; box P25–P75, whiskers P5–P95, ◇ mean", boxes: boxes, format: pct))
+        + "</figure>\n"
+      html +=
+        "<div class=\"wide\"><table class=\"names\"><thead><tr>" + acrossColumns.map { "<th>\($0)</th>" }.joined()
+        + "</tr></thead><tbody>\n"
+      for cells in rows.map(acrossCells) {
+        html += "<tr>" + cells.map { "<td>\(SVGChart.escape($0))</td>" }.joined() + "</tr>\n"
+      }
+      html += "</tbody></table></div>\n"
+      let contenders = rows.filter { !$0.offline }.sorted {
+        ($0.bestShare ?? 0, $1.policy) > ($1.bestShare ?? 0, $0.policy)
+      }
+      html +=
+        "<figure>"
+        + figures.add(
+          "best-share-\(size)",
+          SVGChart.bars(
+            title: "Share of traces where each policy misses least, at \(size)", xLabel: "share of traces",
+            labels: contenders.map(\.policy), values: contenders.map { $0.bestShare ?? 0 },
+            intervals: [], colors: [], format: { String(format: "%.0f%%", $0 * 100) },
+            colorOf: { SVGChart.style($0).color })) + "</figure>\n"
+    }
+    html += heatTable(summaries, size: config.chartSize.description)
+    let left = leftOut(outcome, config: config)
+    if !left.isEmpty {
+      html +=
+        "<p>Left out as too small for some policy (it would cache nothing), for every policy: \(SVGChart.escape(left.joined(separator: ", "))).</p>\n"
+    }
+    return html + "</section>\n"
+  }
+
+  /// Mean reduction from FIFO per dataset and policy: green where the policy
+  /// misses less than FIFO, red where more, deeper with the size of the change.
+  static func heatTable(_ summaries: [AcrossTraces.Summary], size: String) -> String {
+    let datasets = summaries.filter { $0.dataset != "all" }.map(\.dataset).reduce(into: [String]()) {
+      if !$0.contains($1) { $0.append($1) }
+    }
+    guard !datasets.isEmpty else { return "" }
+    let values = summaries.filter { $0.dataset != "all" && $0.sizeLabel == size }.compactMap(\.meanReduction)
+    let scale = max(values.map(abs).max() ?? 1, 1e-9)
+    var html =
+      "<h3>Mean reduction from FIFO per dataset, at \(SVGChart.escape(size))</h3>\n<div class=\"wide\"><table class=\"heat\"><thead><tr><th>policy</th>"
+    html += datasets.map { "<th>\(SVGChart.escape($0))</th>" }.joined() + "</tr></thead><tbody>\n"
+    for r in ranked(summaries, size: size) {
+      html += "<tr><td>\(SVGChart.escape(r.policy))</td>"
+      for d in datasets {
+        guard
+          let v = summaries.first(where: { $0.dataset == d && $0.sizeLabel == size && $0.policy == r.policy })?
+            .meanReduction
+        else {
+          html += "<td>—</td>"
+          continue
+        }
+        let strength = min(1, abs(v) / scale) * 0.75
+        let colour =
+          v >= 0
+          ? "rgba(0,158,115,\(String(format: "%.2f", strength)))" : "rgba(213,94,0,\(String(format: "%.2f", strength)))"
+        html += "<td style=\"background:\(colour)\">\(percent(v))</td>"
+      }
+      html += "</tr>\n"
+    }
+    return html + "</tbody></table></div>\n"
   }
 
   // MARK: Rankings
@@ -173,6 +376,7 @@ public enum CompareReport {
     md +=
       "confidence interval (Student's t); two policies are called different only when their intervals are disjoint. "
     md += "`vs LRU` is the relative change in miss ratio. Offline policies (Belady) are bounds, not contenders.\n"
+    md += acrossMarkdown(outcome, config: config)
     for entry in config.traces {
       let info = outcome.infos.first { $0.trace == entry.name }
       let format = outcome.rows.first { $0.trace == entry.name }?.format ?? ""
@@ -219,7 +423,10 @@ public enum CompareReport {
 
   // MARK: HTML
 
-  public static func html(_ outcome: CompareOutcome, config: CompareConfig, provenance: Provenance? = nil) -> String {
+  /// The report page; every chart drawn is also kept in `figures`.
+  public static func html(
+    _ outcome: CompareOutcome, config: CompareConfig, provenance: Provenance? = nil, figures: Figures = Figures()
+  ) -> String {
     let unit = config.sizeMode == .count ? "objects" : "bytes"
     let bytes = config.sizeMode == .bytes
     var body = "<h1>Policy comparison: \(SVGChart.escape(config.name))</h1>\n"
@@ -227,10 +434,16 @@ public enum CompareReport {
       "<p>\(config.policies.count) policies × \(SVGChart.escape(admissionsText(config)))\(config.traces.count) traces × \(config.sizes.count) sizes, \(config.sizeMode.rawValue) mode. "
     body +=
       "Means over seeds with 95% confidence intervals where runs differ by seed; offline policies are bounds.</p>\n"
+    body += acrossHTML(outcome, config: config, figures: figures)
+    // Many traces: each trace's details fold away under its name.
+    let fold = config.traces.count > 4
     for entry in config.traces {
       let rows = outcome.rows.filter { $0.trace == entry.name }
       let info = outcome.infos.first { $0.trace == entry.name }
-      body += "<section class=\"trace\"><h2>\(SVGChart.escape(entry.name))</h2>\n"
+      body +=
+        fold
+        ? "<details class=\"trace\"><summary><h2>\(SVGChart.escape(entry.name))</h2></summary>\n"
+        : "<section class=\"trace\"><h2>\(SVGChart.escape(entry.name))</h2>\n"
       body +=
         "<p>\(SVGChart.escape(summary(info, format: rows.first?.format ?? "").replacingOccurrences(of: "**", with: "")))</p>\n"
       // The miss-ratio curve: every contender and bound over the sizes. Models
@@ -241,54 +454,75 @@ public enum CompareReport {
       let charted = labels.filter { label in
         rows.filter { $0.label == label }.allSatisfy { $0.isContender || $0.offline }
       }
-      let series = charted.map { label in
-        let points = rows.filter { $0.label == label }.sorted { $0.cacheSize < $1.cacheSize }
-        return SVGChart.Series(
-          name: label, points: points.map { (Double($0.cacheSize), $0.missRatio) },
-          intervals: points.map { $0.runs > 1 ? $0.missRatioCi95Low...$0.missRatioCi95High : nil })
+      // Byte mode draws the byte miss ratio as well: what a byte-sized cache is for.
+      for byteRatio in bytes ? [false, true] : [false] {
+        let series = charted.map { label in
+          let points = rows.filter { $0.label == label }.sorted { $0.cacheSize < $1.cacheSize }
+          return SVGChart.Series(
+            name: label,
+            points: points.map { (Double($0.cacheSize), byteRatio ? $0.byteMissRatio : $0.missRatio) },
+            intervals: points.map {
+              $0.runs <= 1
+                ? nil
+                : byteRatio
+                  ? $0.byteMissRatioCi95Low...$0.byteMissRatioCi95High : $0.missRatioCi95Low...$0.missRatioCi95High
+            }, bound: points.first?.offline ?? false, styledByName: true)
+        }
+        let what = byteRatio ? "Byte miss ratio" : "Miss ratio"
+        body +=
+          "<figure>"
+          + figures.add(
+            "\(byteRatio ? "byte-mrc" : "mrc")-\(entry.name)",
+            SVGChart.lines(
+              title: "\(what) by cache size: \(entry.name)", xLabel: "cache size (\(unit), log scale)",
+              yLabel: what.lowercased(), series: series, logX: true, yFormat: { String(format: "%.2f", $0) },
+              xFormat: { SVGChart.compact($0, bytes: bytes) }, binaryTicks: bytes, zeroBaseline: false))
+          + "</figure>\n"
       }
-      body +=
-        "<figure>"
-        + SVGChart.lines(
-          title: "Miss ratio by cache size: \(entry.name)", xLabel: "cache size (\(unit), log scale)",
-          yLabel: "miss ratio", series: series, logX: true, yFormat: { String(format: "%.2f", $0) },
-          xFormat: { SVGChart.compact($0, bytes: bytes) }, binaryTicks: bytes) + "</figure>\n"
+      body += timeseriesChart(outcome, config: config, trace: entry.name, figures: figures)
       // Bars and the ranking at the chart size.
       if let ranking = rankings(outcome.rows, trace: entry.name, config: config)
         .first(where: { $0.sizeLabel == config.chartSize.description })
       {
         body +=
           "<figure>"
-          + SVGChart.bars(
-            title: "Miss ratio at \(ranking.sizeLabel) (\(ranking.cacheSize) \(unit))", xLabel: "miss ratio",
-            labels: ranking.rows.map(\.label), values: ranking.rows.map(\.missRatio),
-            intervals: ranking.rows.map { $0.runs > 1 ? $0.missRatioCi95Low...$0.missRatioCi95High : nil },
-            colors: ranking.rows.map { r in labels.firstIndex(of: r.label) ?? 0 },
-            format: { String(format: "%.3f", $0) }) + "</figure>\n"
+          + figures.add(
+            "bars-\(entry.name)-\(ranking.sizeLabel)",
+            SVGChart.bars(
+              title: "Miss ratio at \(ranking.sizeLabel) (\(ranking.cacheSize) \(unit))", xLabel: "miss ratio",
+              labels: ranking.rows.map(\.label), values: ranking.rows.map(\.missRatio),
+              intervals: ranking.rows.map { $0.runs > 1 ? $0.missRatioCi95Low...$0.missRatioCi95High : nil },
+              colors: [], format: { String(format: "%.3f", $0) }, colorOf: { SVGChart.style($0).color }))
+          + "</figure>\n"
         body +=
-          "<table><thead><tr><th>rank</th><th>policy</th><th>miss ratio</th><th>95% CI</th><th>byte miss ratio</th><th>vs LRU</th></tr></thead><tbody>\n"
+          "<div class=\"wide\"><table><thead><tr><th>rank</th><th>policy</th><th>miss ratio</th><th>95% CI</th><th>byte miss ratio</th><th>vs LRU</th></tr></thead><tbody>\n"
         for (i, r) in ranking.rows.enumerated() {
           body +=
             "<tr><td>\(i + 1)</td><td>\(SVGChart.escape(r.label))\(r.offline ? " (offline bound)" : "")</td><td>\(ratio(r.missRatio))</td><td>\(interval(r))</td><td>\(ratio(r.byteMissRatio))</td><td>\(vsLRU(r, ranking.lru))</td></tr>\n"
         }
         body +=
-          "</tbody></table>\n<p>\(SVGChart.escape(verdict(ranking).replacingOccurrences(of: "**", with: "")))</p>\n"
+          "</tbody></table></div>\n<p>\(SVGChart.escape(verdict(ranking).replacingOccurrences(of: "**", with: "")))</p>\n"
         if let note = modelsNote(ranking) { body += "<p class=\"models\">\(SVGChart.escape(note))</p>\n" }
         if let note = anomalyNote(ranking) {
           body += "<p class=\"anomaly\" style=\"color:#b00020;font-weight:bold\">\(SVGChart.escape(note))</p>\n"
         }
       }
-      body += "</section>\n"
+      body += fold ? "</details>\n" : "</section>\n"
     }
-    if !outcome.stress.isEmpty { body += stressSection(outcome.stress) }
-    if !outcome.disk.isEmpty { body += diskSection(outcome.disk) }
+    if !outcome.stress.isEmpty { body += stressSection(outcome.stress, figures: figures) }
+    if !outcome.disk.isEmpty { body += diskSection(outcome.disk, figures: figures) }
     return """
       <!DOCTYPE html>
       <html lang="en"><head><meta charset="utf-8"/><title>EvictionLab: \(SVGChart.escape(config.name))</title>
+      <meta name="viewport" content="width=device-width, initial-scale=1"/>
       <style>
-      body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 60em; color: #222; }
+      body { font-family: system-ui, sans-serif; margin: 2em auto; padding: 0 0.6em; max-width: 60em; color: #222; }
       table { border-collapse: collapse; margin: 1em 0; } th, td { border: 1px solid #ccc; padding: 0.2em 0.6em; text-align: right; }
-      td:nth-child(2), th:nth-child(2) { text-align: left; } figure { margin: 1em 0; } svg.chart { max-width: 100%; height: auto; }
+      td:nth-child(2), th:nth-child(2) { text-align: left; } figure { margin: 1em 0; overflow-x: auto; }
+      svg.chart { max-width: 100%; height: auto; }
+      table.heat td:first-child, table.names td:first-child { text-align: left; } table.names td:nth-child(2) { text-align: right; } div.wide { overflow-x: auto; } summary h2 { display: inline; }
+      /* On a narrow screen a chart keeps 600 px (its 12 px text stays above 9 px) and scrolls sideways. */
+      @media (max-width: 640px) { svg.chart { min-width: 600px; } body { margin: 1em auto; } }
       </style></head>
       <body>
       \(body)\(provenance?.html ?? "")</body></html>
@@ -296,8 +530,38 @@ public enum CompareReport {
       """
   }
 
+  /// The miss ratio per interval at the chart size (first run of each
+  /// policy), when the sweep had intervals.
+  static func timeseriesChart(_ outcome: CompareOutcome, config: CompareConfig, trace: String, figures: Figures)
+    -> String
+  {
+    let size = config.chartSize.description
+    let points = outcome.timeseries.filter { $0.trace == trace && $0.sizeLabel == size && $0.run == 1 }
+    guard !points.isEmpty, let interval = config.window.interval else { return "" }
+    let series = config.labels.compactMap { label -> SVGChart.Series? in
+      let mine = points.filter { ($0.admission == "none" ? $0.policy : "\($0.policy) + \($0.admission)") == label }
+      guard !mine.isEmpty else { return nil }
+      return SVGChart.Series(
+        name: label, points: mine.map { (Double($0.interval + 1), $0.missRatio) }, styledByName: true)
+    }
+    let unit: String
+    switch interval {
+    case .requests(let n): unit = "interval of \(n) requests"
+    case .duration(let d): unit = "interval of \(d) s of the trace's clock"
+    }
+    let warm = config.window.warmup.map { ", after a warm-up of \($0)" } ?? ""
+    return "<figure>"
+      + figures.add(
+        "timeseries-\(trace)",
+        SVGChart.lines(
+          title: "Miss ratio over time at \(size): \(trace)", xLabel: unit + warm, yLabel: "miss ratio",
+          series: series, logX: false, yFormat: { String(format: "%.3f", $0) }, xFormat: { String(Int($0)) },
+          zeroBaseline: false))
+      + "</figure>\n"
+  }
+
   /// Read and write throughput by value size per storage mode, and where files overtake SQLite.
-  static func diskSection(_ results: [DiskBench.Result]) -> String {
+  static func diskSection(_ results: [DiskBench.Result], figures: Figures) -> String {
     let modes = results.reduce(into: [String]()) { if !$0.contains($1.mode) { $0.append($1.mode) } }
     var html = "<section class=\"disk\"><h2>The disk store: SQLite or files</h2>\n"
     for phase in ["read-hit", "write"] {
@@ -310,11 +574,14 @@ public enum CompareReport {
       }
       html +=
         "<figure>"
-        + SVGChart.lines(
-          title: "Disk store \(phase == "write" ? "writes" : "reads (hits)") by value size",
-          xLabel: "value size (bytes, log scale)",
-          yLabel: "thousand operations per second", series: series, logX: true, yFormat: { String(format: "%.0f", $0) },
-          xFormat: { SVGChart.compact($0, bytes: true) }, binaryTicks: true) + "</figure>\n"
+        + figures.add(
+          "disk-\(phase)",
+          SVGChart.lines(
+            title: "Disk store \(phase == "write" ? "writes" : "reads (hits)") by value size",
+            xLabel: "value size (bytes, log scale)",
+            yLabel: "thousand operations per second", series: series, logX: true,
+            yFormat: { String(format: "%.0f", $0) },
+            xFormat: { SVGChart.compact($0, bytes: true) }, binaryTicks: true)) + "</figure>\n"
       let verdict =
         DiskBench.crossover(results, phase: phase).map {
           "\(phase): files beat SQLite from \(SVGChart.compact(Double($0), bytes: true)) up on the machine that ran this."
@@ -324,7 +591,7 @@ public enum CompareReport {
     return html + "</section>\n"
   }
 
-  static func stressSection(_ results: [StressResult]) -> String {
+  static func stressSection(_ results: [StressResult], figures: Figures) -> String {
     let locks = results.reduce(into: [String]()) { if !$0.contains($1.lock) { $0.append($1.lock) } }
     func series(_ value: (StressResult) -> Double) -> [SVGChart.Series] {
       locks.map { lock in
@@ -337,22 +604,28 @@ public enum CompareReport {
     var html = "<section class=\"stress\"><h2>Memory cache under threads</h2>\n<p>\(SVGChart.escape(policy))</p>\n"
     html +=
       "<figure>"
-      + SVGChart.lines(
-        title: "Throughput by thread count", xLabel: "threads", yLabel: "million operations per second",
-        series: series { $0.opsPerSecond / 1e6 }, logX: false, yFormat: { String(format: "%.1f", $0) },
-        xFormat: { String(Int($0)) }) + "</figure>\n"
+      + figures.add(
+        "stress-throughput",
+        SVGChart.lines(
+          title: "Throughput by thread count", xLabel: "threads", yLabel: "million operations per second",
+          series: series { $0.opsPerSecond / 1e6 }, logX: false, yFormat: { String(format: "%.1f", $0) },
+          xFormat: { String(Int($0)) })) + "</figure>\n"
     html +=
       "<figure>"
-      + SVGChart.lines(
-        title: "Get latency, 99th percentile", xLabel: "threads", yLabel: "nanoseconds",
-        series: series { Double($0.getP99Ns) }, logX: false, yFormat: { String(Int($0)) },
-        xFormat: { String(Int($0)) }) + "</figure>\n"
+      + figures.add(
+        "stress-get-p99",
+        SVGChart.lines(
+          title: "Get latency, 99th percentile", xLabel: "threads", yLabel: "nanoseconds",
+          series: series { Double($0.getP99Ns) }, logX: false, yFormat: { String(Int($0)) },
+          xFormat: { String(Int($0)) })) + "</figure>\n"
     html +=
       "<figure>"
-      + SVGChart.lines(
-        title: "Lock contention: share of contended acquisitions", xLabel: "threads", yLabel: "contended share (%)",
-        series: series { $0.contendedShare * 100 }, logX: false, yFormat: { String(format: "%.0f", $0) },
-        xFormat: { String(Int($0)) }) + "</figure>\n"
+      + figures.add(
+        "stress-contention",
+        SVGChart.lines(
+          title: "Lock contention: share of contended acquisitions", xLabel: "threads", yLabel: "contended share (%)",
+          series: series { $0.contendedShare * 100 }, logX: false, yFormat: { String(format: "%.0f", $0) },
+          xFormat: { String(Int($0)) })) + "</figure>\n"
     return html + "</section>\n"
   }
 }

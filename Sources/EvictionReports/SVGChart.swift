@@ -1,3 +1,4 @@
+import EvictionCore
 import Foundation
 
 /// Self-contained SVG charts for the HTML report: no scripts, no fonts or
@@ -11,12 +12,33 @@ public enum SVGChart {
     public var points: [(x: Double, y: Double)]
     /// Optional 95% interval per point (drawn as whiskers).
     public var intervals: [ClosedRange<Double>?]
+    /// An offline bound (Belady): dashed, and labelled as a bound.
+    public var bound: Bool
+    /// Colour and marker from the series' name (``style(_:)``), as policies
+    /// are; otherwise by position, as lock strategies and storage modes are.
+    public var styledByName: Bool
 
-    public init(name: String, points: [(x: Double, y: Double)], intervals: [ClosedRange<Double>?] = []) {
+    public init(
+      name: String, points: [(x: Double, y: Double)], intervals: [ClosedRange<Double>?] = [], bound: Bool = false,
+      styledByName: Bool = false
+    ) {
       self.name = name
       self.points = points
       self.intervals = intervals
+      self.bound = bound
+      self.styledByName = styledByName
     }
+
+    /// Colour, marker and dash pattern of series `i`.
+    func look(_ i: Int) -> (color: String, marker: String, dash: String) {
+      if styledByName {
+        let style = SVGChart.style(name)
+        return (style.color, style.marker, bound ? " stroke-dasharray=\"6 3\"" : "")
+      }
+      return (SVGChart.color(i), "circle", bound ? " stroke-dasharray=\"6 3\"" : SVGChart.dash(i))
+    }
+
+    var legendName: String { bound ? "\(name) (bound)" : name }
   }
 
   /// Colour-blind-friendly (Okabe–Ito, then Tableau) colours.
@@ -40,16 +62,24 @@ public enum SVGChart {
   /// The vertical step between legend entries.
   static let legendStep = 18.0
 
-  /// Lines over a numeric x axis (logarithmic with `logX`), y from 0.
+  /// Lines over a numeric x axis (logarithmic with `logX`). The y axis
+  /// starts at 0 where that means something (`zeroBaseline`: throughput,
+  /// latency); otherwise it spans the data, so close curves stay apart.
   public static func lines(
     title: String, xLabel: String, yLabel: String, series: [Series], logX: Bool, yFormat: (Double) -> String,
-    xFormat: (Double) -> String, binaryTicks: Bool = false
+    xFormat: (Double) -> String, binaryTicks: Bool = false, zeroBaseline: Bool = true
   ) -> String {
     let xs = series.flatMap { $0.points.map(\.x) }.filter { !logX || $0 > 0 }
-    let ys = series.flatMap { s in s.points.map(\.y) + s.intervals.compactMap { $0?.upperBound } }
-    guard let xMin = xs.min(), let xMax = xs.max(), let yMaxData = ys.max() else { return "" }
-    let yMax = niceCeiling(max(yMaxData, 1e-9))
-    let plotW = width - left - right
+    let ys = series.flatMap { s in
+      s.points.map(\.y) + s.intervals.compactMap { $0?.upperBound } + s.intervals.compactMap { $0?.lowerBound }
+    }
+    guard let xMin = xs.min(), let xMax = xs.max(), let yMaxData = ys.max(), let yMinData = ys.min() else {
+      return ""
+    }
+    let (yMin, yMax, yStep) = yRange(yMinData, yMaxData, zeroBaseline: zeroBaseline)
+    // The legend takes what its longest name needs (up to a limit past which names are shortened).
+    let legendW = min(maxLabelWidth, max(right, 44 + 12 + textWidth(series.map(\.legendName))))
+    let plotW = width - left - legendW
     let chartHeight = max(height, top + Double(series.count) * legendStep + bottom)
     let plotH = chartHeight - top - bottom
     let (lo, hi) = logX ? (log10(xMin), log10(max(xMax, xMin * 1.0001))) : (xMin, max(xMax, xMin + 1))
@@ -57,14 +87,13 @@ public enum SVGChart {
       let v = logX ? log10(x) : x
       return left + (hi == lo ? plotW / 2 : (v - lo) / (hi - lo) * plotW)
     }
-    func py(_ y: Double) -> Double { top + plotH - y / yMax * plotH }
+    func py(_ y: Double) -> Double { top + plotH - (y - yMin) / (yMax - yMin) * plotH }
 
     var svg = open(title: title, height: chartHeight)
     // Grid and y ticks.
-    for i in 0...5 {
-      let y = yMax * Double(i) / 5
+    for y in stride(from: yMin, through: yMax + yStep / 2, by: yStep) {
       svg += line(left, py(y), left + plotW, py(y), stroke: "#e3e3e3")
-      svg += text(left - 8, py(y) + 4, yFormat(y), anchor: "end")
+      svg += text(left - 8, py(y) + 4, yFormat(abs(y) < yStep / 1e6 ? 0 : y), anchor: "end")
     }
     // x ticks: powers of ten (and 2, 5 between when the range is short), or the data's values.
     for x in (binaryTicks && logX ? binaryXTicks(xMin, xMax) : xTicks(xMin, xMax, logX: logX)) {
@@ -75,34 +104,54 @@ public enum SVGChart {
     for (i, s) in series.enumerated() {
       let points = s.points.filter { !logX || $0.x > 0 }
       guard !points.isEmpty else { continue }
+      let look = s.look(i)
       let d = points.enumerated().map { j, p in "\(j == 0 ? "M" : "L")\(f(px(p.x))),\(f(py(p.y)))" }.joined(
         separator: " ")
-      svg += "<g><title>\(escape(s.name))</title>"
+      svg += "<g><title>\(escape(s.legendName))</title>"
       svg +=
-        "<path class=\"series\" data-series=\"\(escape(s.name))\" d=\"\(d)\" fill=\"none\" stroke=\"\(color(i))\" stroke-width=\"2\"\(dash(i))/>"
+        "<path class=\"series\" data-series=\"\(escape(s.name))\" d=\"\(d)\" fill=\"none\" stroke=\"\(look.color)\" stroke-width=\"2\"\(look.dash)/>"
       for (j, p) in points.enumerated() {
-        svg += "<circle cx=\"\(f(px(p.x)))\" cy=\"\(f(py(p.y)))\" r=\"2.5\" fill=\"\(color(i))\"/>"
+        svg += markerShape(look.marker, px(p.x), py(p.y), 3, fill: look.color, stroke: look.color)
         if j < s.intervals.count, let ci = s.intervals[j], ci.upperBound > ci.lowerBound {
-          svg += line(px(p.x), py(ci.lowerBound), px(p.x), py(ci.upperBound), stroke: color(i))
+          // A whisker with caps.
+          svg += line(px(p.x), py(ci.lowerBound), px(p.x), py(ci.upperBound), stroke: look.color)
+          for y in [ci.lowerBound, ci.upperBound] {
+            svg += line(px(p.x) - 3, py(y), px(p.x) + 3, py(y), stroke: look.color)
+          }
         }
       }
       svg += "</g>"
     }
-    svg += legend(series.map(\.name))
+    svg += legend(series.enumerated().map { i, s in (s.legendName, s.look(i)) }, x: width - legendW + 16)
     return svg + "</svg>"
+  }
+
+  /// The y axis: from 0 (`zeroBaseline`) or from just below the data, to just
+  /// above it, in about five steps of 1, 2, 2.5 or 5 × 10^k.
+  static func yRange(_ lo: Double, _ hi: Double, zeroBaseline: Bool) -> (Double, Double, Double) {
+    if zeroBaseline || lo <= 0 {
+      let top = niceCeiling(max(hi, 1e-9))
+      return (0, top, top / 5)
+    }
+    let span = max(hi - lo, abs(hi) * 0.02, 1e-9)
+    let step = niceCeiling(span / 5)
+    let bottom = max(0, (lo / step).rounded(.down) * step)
+    var top = (hi / step).rounded(.up) * step
+    if top <= bottom { top = bottom + step }
+    return (bottom, top, step)
   }
 
   /// Horizontal bars, one per labelled value, with optional 95% whiskers.
   /// `colors[i]` picks bar i's palette entry (so a policy keeps its colour across charts).
   public static func bars(
     title: String, xLabel: String, labels: [String], values: [Double], intervals: [ClosedRange<Double>?],
-    colors: [Int], format: (Double) -> String
+    colors: [Int], format: (Double) -> String, colorOf: ((String) -> String)? = nil
   ) -> String {
     guard let maxValue = (values + intervals.compactMap { $0?.upperBound }).max() else { return "" }
     let xMax = niceCeiling(max(maxValue, 1e-9))
     let rowH = 22.0
     let h = top + Double(labels.count) * rowH + bottom
-    let barLeft = 150.0
+    let barLeft = min(maxLabelWidth, max(150, 16 + textWidth(labels)))
     let plotW = width - barLeft - 90
     func px(_ x: Double) -> Double { barLeft + x / xMax * plotW }
     var svg = open(title: title, height: h)
@@ -113,24 +162,146 @@ public enum SVGChart {
     }
     for (i, label) in labels.enumerated() {
       let y = top + Double(i) * rowH
-      svg += text(barLeft - 8, y + rowH * 0.65, label, anchor: "end")
+      svg += text(barLeft - 8, y + rowH * 0.65, fit(label, barLeft - 12), anchor: "end")
       svg +=
-        "<rect class=\"bar\" data-series=\"\(escape(label))\" x=\"\(f(barLeft))\" y=\"\(f(y + 3))\" width=\"\(f(max(0.5, px(values[i]) - barLeft)))\" height=\"\(f(rowH - 6))\" fill=\"\(color(i < colors.count ? colors[i] : i))\"><title>\(escape(label)): \(format(values[i]))</title></rect>"
-      svg += text(px(values[i]) + 6, y + rowH * 0.65, format(values[i]), anchor: "start")
+        "<rect class=\"bar\" data-series=\"\(escape(label))\" x=\"\(f(barLeft))\" y=\"\(f(y + 3))\" width=\"\(f(max(0.5, px(values[i]) - barLeft)))\" height=\"\(f(rowH - 6))\" fill=\"\(colorOf?(label) ?? color(i < colors.count ? colors[i] : i))\"><title>\(escape(label)): \(format(values[i]))</title></rect>"
+      // The value sits past the bar and past its whisker, never under it.
+      var labelX = px(values[i]) + 6
       if i < intervals.count, let ci = intervals[i], ci.upperBound > ci.lowerBound {
-        svg += line(px(ci.lowerBound), y + rowH / 2, px(ci.upperBound), y + rowH / 2, stroke: "#222")
+        let mid = y + rowH / 2
+        svg += line(px(ci.lowerBound), mid, px(ci.upperBound), mid, stroke: "#222")
+        for x in [ci.lowerBound, ci.upperBound] { svg += line(px(x), mid - 4, px(x), mid + 4, stroke: "#222") }
+        labelX = max(labelX, px(ci.upperBound) + 6)
       }
+      svg += text(labelX, y + rowH * 0.65, format(values[i]), anchor: "start")
     }
     svg += line(barLeft, h - bottom, barLeft + plotW, h - bottom, stroke: "#444")
     svg += text(barLeft + plotW / 2, h - 14, xLabel, anchor: "middle")
     return svg + "</svg>"
   }
 
+  /// One policy's distribution over traces, for ``boxes(title:xLabel:boxes:format:)``.
+  public struct Box {
+    public var name: String
+    public var p5, p25, median, p75, p95, mean: Double
+    /// An offline bound: drawn dashed and labelled as a bound.
+    public var bound: Bool
+
+    public init(
+      name: String, p5: Double, p25: Double, median: Double, p75: Double, p95: Double, mean: Double, bound: Bool
+    ) {
+      (self.name, self.p5, self.p25, self.median, self.p75, self.p95, self.mean, self.bound) = (
+        name, p5, p25, median, p75, p95, mean, bound
+      )
+    }
+  }
+
+  /// Horizontal box plots as the S3-FIFO and SIEVE papers draw them: box
+  /// from P25 to P75, median line, whiskers with caps at P5 and P95, a
+  /// diamond at the mean; the axis spans the data (and 0, the reference,
+  /// drawn darker), and each row's mean is printed in a column of its own,
+  /// clear of the whiskers. Each policy keeps its colour (``style(_:)``).
+  public static func boxes(title: String, xLabel: String, boxes: [Box], format: (Double) -> String) -> String {
+    guard !boxes.isEmpty else { return "" }
+    // A reduction is at most 100% but can fall without bound (MRU on a
+    // recency trace misses ten times as often as FIFO): the axis stops at
+    // twice the best P95 below zero (at least -50%), so one outlier does not
+    // flatten every other box; what lies beyond ends in an arrow at the edge,
+    // and the mean column keeps the true value.
+    let hi = max(0, boxes.map(\.p95).max()!, boxes.map(\.mean).max()!)
+    let floor = -max(0.5, 2 * hi)
+    let lo = max(floor, min(0, boxes.map(\.p5).min()!, boxes.map(\.mean).min()!))
+    let cut = boxes.contains { $0.p5 < lo || $0.mean < lo }
+    let step = niceCeiling(max(hi - lo, 1e-9) / 6)
+    let xMin = (lo / step).rounded(.down) * step
+    let xMax = max((hi / step).rounded(.up) * step, xMin + step)
+    let rowH = 22.0
+    let names = boxes.map { $0.bound ? "\($0.name) (bound)" : $0.name }
+    let labelW = min(maxLabelWidth, max(160, 16 + textWidth(names)))
+    let meanW = 96.0
+    let h = top + Double(boxes.count) * rowH + bottom
+    let plotW = width - labelW - meanW - 16
+    func px(_ x: Double) -> Double { labelW + (max(x, xMin) - xMin) / (xMax - xMin) * plotW }
+    var svg = open(title: title, height: h)
+    for x in stride(from: xMin, through: xMax + step / 2, by: step) {
+      svg += line(px(x), top, px(x), h - bottom, stroke: abs(x) < step / 1e6 ? "#555" : "#e3e3e3")
+      svg += text(px(x), h - bottom + 16, format(abs(x) < step / 1e6 ? 0 : x), anchor: "middle")
+    }
+    svg += text(width - meanW / 2, top - 6, "mean", anchor: "middle")
+    for (i, box) in boxes.enumerated() {
+      let y = top + Double(i) * rowH
+      let mid = y + rowH / 2
+      let (colour, marker) = style(box.name)
+      let dash = box.bound ? " stroke-dasharray=\"4 2\"" : ""
+      svg += text(labelW - 8, y + rowH * 0.65, fit(names[i], labelW - 12), anchor: "end")
+      svg +=
+        "<g class=\"box\" data-series=\"\(escape(box.name))\" data-color=\"\(colour)\" data-marker=\"\(marker)\" data-dash=\"\(box.bound ? "dashed" : "")\"><title>\(escape(box.name)): P5 \(format(box.p5)), P25 \(format(box.p25)), median \(format(box.median)), P75 \(format(box.p75)), P95 \(format(box.p95)), mean \(format(box.mean))</title>"
+      svg += line(px(box.p5), mid, px(box.p25), mid, stroke: colour)
+      svg += line(px(box.p75), mid, px(box.p95), mid, stroke: colour)
+      for x in [box.p5, box.p95] { svg += line(px(x), mid - 5, px(x), mid + 5, stroke: colour) }
+      svg +=
+        "<rect x=\"\(f(px(box.p25)))\" y=\"\(f(y + 4))\" width=\"\(f(max(1, px(box.p75) - px(box.p25))))\" height=\"\(f(rowH - 8))\" fill=\"\(colour)\" fill-opacity=\"0.3\" stroke=\"\(colour)\" stroke-width=\"1.5\"\(dash)/>"
+      svg +=
+        "<line x1=\"\(f(px(box.median)))\" y1=\"\(f(y + 4))\" x2=\"\(f(px(box.median)))\" y2=\"\(f(y + rowH - 4))\" stroke=\"\(colour)\" stroke-width=\"3\"/>"
+      if box.p5 < xMin {
+        svg +=
+          "<path class=\"beyond\" d=\"M\(f(px(xMin) - 2)),\(f(mid)) l8,-5 l0,10 Z\" fill=\"\(colour)\"><title>P5 \(format(box.p5)), beyond the axis</title></path>"
+      }
+      if box.mean >= xMin { svg += markerShape("diamond", px(box.mean), mid, 4.5, fill: "#fff", stroke: "#222") }
+      svg += markerShape(marker, width - meanW + 6, mid, 4, fill: colour, stroke: colour)
+      svg += text(width - 8, y + rowH * 0.65, format(box.mean), anchor: "end") + "</g>"
+    }
+    svg += line(labelW, h - bottom, labelW + plotW, h - bottom, stroke: "#444")
+    svg += text(
+      labelW + plotW / 2, h - 14, cut ? "\(xLabel); ◀ beyond \(format(xMin))" : xLabel, anchor: "middle")
+    return svg + "</svg>"
+  }
+
+  /// Marker shapes, in the order ``style(_:)`` hands them out.
+  static let markers = ["circle", "square", "triangle", "diamond"]
+
+  /// A policy's colour and marker, from its name alone: the same in every
+  /// chart and report (and in the notebooks, which use the same rule). The
+  /// built-in policies take the catalog's order, twelve colours to a marker,
+  /// so no two share both; any other label (a variant with parameters, an
+  /// admission in front) is placed by a hash of its name.
+  public static func style(_ name: String) -> (color: String, marker: String) {
+    let combinations = palette.count * markers.count
+    var index: Int
+    if let position = PolicyCatalog.builtinNames.firstIndex(of: name) {
+      index = position
+    } else {
+      var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+      for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+      index = Int(hash % UInt64(combinations))
+    }
+    index %= combinations
+    return (palette[index % palette.count], markers[index / palette.count])
+  }
+
+  static func markerShape(_ shape: String, _ x: Double, _ y: Double, _ r: Double, fill: String, stroke: String)
+    -> String
+  {
+    let paint = "class=\"marker\" fill=\"\(fill)\" stroke=\"\(stroke)\" stroke-width=\"1.2\""
+    switch shape {
+    case "square":
+      return "<rect x=\"\(f(x - r))\" y=\"\(f(y - r))\" width=\"\(f(2 * r))\" height=\"\(f(2 * r))\" \(paint)/>"
+    case "triangle":
+      return
+        "<path d=\"M\(f(x)),\(f(y - r * 1.15)) L\(f(x + r)),\(f(y + r * 0.85)) L\(f(x - r)),\(f(y + r * 0.85)) Z\" \(paint)/>"
+    case "diamond":
+      return
+        "<path d=\"M\(f(x)),\(f(y - r * 1.2)) L\(f(x + r)),\(f(y)) L\(f(x)),\(f(y + r * 1.2)) L\(f(x - r)),\(f(y)) Z\" \(paint)/>"
+    default:
+      return "<circle cx=\"\(f(x))\" cy=\"\(f(y))\" r=\"\(f(r))\" \(paint)/>"
+    }
+  }
+
   // MARK: Pieces
 
   static func open(title: String, height: Double = height) -> String {
     "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" viewBox=\"0 0 \(f(width)) \(f(height))\" width=\"\(f(width))\" height=\"\(f(height))\" font-family=\"sans-serif\" role=\"img\" aria-label=\"\(escape(title))\">"
-      + "<text x=\"\(f(width / 2))\" y=\"22\" text-anchor=\"middle\" font-size=\"15\" font-weight=\"bold\">\(escape(title))</text>"
+      + "<text x=\"\(f(width / 2))\" y=\"22\" text-anchor=\"middle\" font-size=\"15\" font-weight=\"bold\">\(escape(fit(title, width - 20, size: 15 * 1.1)))</text>"
   }
 
   static func axes(plotW: Double, plotH: Double, height: Double, xLabel: String, yLabel: String) -> String {
@@ -140,16 +311,36 @@ public enum SVGChart {
       + "<text x=\"16\" y=\"\(f(top + plotH / 2))\" text-anchor=\"middle\" font-size=\"12\" transform=\"rotate(-90 16 \(f(top + plotH / 2)))\">\(escape(yLabel))</text>"
   }
 
-  static func legend(_ names: [String]) -> String {
+  static func legend(_ entries: [(name: String, look: (color: String, marker: String, dash: String))], x: Double)
+    -> String
+  {
     var svg = "<g class=\"legend\">"
-    let x = width - right + 16
-    for (i, name) in names.enumerated() {
+    for (i, entry) in entries.enumerated() {
       let y = top + 4 + Double(i) * legendStep
+      // What a reader tells entries apart by, for the browser check (scripts/browser-check.sh).
       svg +=
-        "<line x1=\"\(f(x))\" y1=\"\(f(y))\" x2=\"\(f(x + 22))\" y2=\"\(f(y))\" stroke=\"\(color(i))\" stroke-width=\"3\"\(dash(i))/>"
-      svg += text(x + 28, y + 4, name, anchor: "start")
+        "<g class=\"entry\" data-series=\"\(escape(entry.name))\" data-color=\"\(entry.look.color)\" data-marker=\"\(entry.look.marker)\" data-dash=\"\(entry.look.dash.isEmpty ? "" : "dashed")\">"
+      svg +=
+        "<line x1=\"\(f(x))\" y1=\"\(f(y))\" x2=\"\(f(x + 22))\" y2=\"\(f(y))\" stroke=\"\(entry.look.color)\" stroke-width=\"3\"\(entry.look.dash)/>"
+      svg += markerShape(entry.look.marker, x + 11, y, 3.5, fill: entry.look.color, stroke: entry.look.color)
+      svg += text(x + 28, y + 4, fit(entry.name, width - x - 36), anchor: "start") + "</g>"
     }
     return svg + "</g>"
+  }
+
+  /// The most a label column or legend may take; longer names are shortened.
+  static let maxLabelWidth = 300.0
+
+  /// About how wide the widest of `texts` is at `size` pixels (DejaVu Sans,
+  /// librsvg's and browsers' usual sans-serif, averages 0.6 em a character).
+  static func textWidth(_ texts: [String], size: Double = 12) -> Double {
+    Double(texts.map(\.count).max() ?? 0) * size * 0.6
+  }
+
+  /// `text`, shortened with an ellipsis to fit `available` pixels.
+  static func fit(_ text: String, _ available: Double, size: Double = 12) -> String {
+    let most = max(4, Int(available / (size * 0.6)))
+    return text.count <= most ? text : String(text.prefix(most - 1)) + "…"
   }
 
   static func line(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, stroke: String) -> String {

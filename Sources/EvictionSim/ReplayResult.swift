@@ -122,6 +122,9 @@ public struct ReplayResult: FlatRow, Sendable, Equatable {
   /// Malformed lines passed over under `--skip-bad-lines` (not a column:
   /// the command reports them on standard error).
   public var skipped = SkippedRecords()
+  /// The counted requests per interval, when the replay had intervals
+  /// (not a column: `timeseries.csv` holds them).
+  public var intervals: [IntervalCounts] = []
 
   public struct Fields: Sendable, Codable, Equatable {
     public var missRatio: Double
@@ -139,6 +142,8 @@ public struct ReplayResult: FlatRow, Sendable, Equatable {
     /// Whether `maxOccupancy` exceeded `cacheSize`: such a row is no
     /// comparison with capacity-bound policies.
     public var exceedsCapacity = false
+    /// Requests served before counting began (``ReplayWindow/warmup``).
+    public var warmupRequests: Int64 = 0
   }
 
   public init(key: CellKey, counts: HitCounts, fields: Fields) {
@@ -151,7 +156,7 @@ public struct ReplayResult: FlatRow, Sendable, Equatable {
   public static let columns = [
     "trace", "format", "policy", "cache_size", "size_mode", "requests", "hits", "misses", "miss_ratio",
     "bytes_requested", "bytes_missed", "byte_miss_ratio", "seconds", "requests_per_second", "skipped_zero_size",
-    "max_occupancy", "exceeds_capacity", "admission",
+    "max_occupancy", "exceeds_capacity", "admission", "warmup_requests",
   ]
 }
 
@@ -163,6 +168,10 @@ public struct ReplayCounts: Sendable, Equatable {
   public var bytesMissed: Int64 = 0
   public var skipped = SkippedRecords()
   public var maxOccupancy: Int64 = 0
+  /// Requests of the warm-up: served, not counted (``ReplayWindow``).
+  public var warmupRequests: Int64 = 0
+  /// The counted requests per interval, when intervals were asked for.
+  public var intervals: [IntervalCounts] = []
   public var misses: Int64 { requests - hits }
   public init() {}
   public var hitCounts: HitCounts {

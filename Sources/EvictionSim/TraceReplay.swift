@@ -7,14 +7,15 @@ public enum TraceReplay {
   /// Replays `trace` through a fresh `policy` of `cacheSize`, behind `admission`.
   public static func run(
     _ trace: TraceSource, policy: PolicySpec, cacheSize: Int64, sizeMode: SizeMode,
-    admission: AdmissionSpec = .none, progress: ReplayProgress? = nil
+    admission: AdmissionSpec = .none, window: ReplayWindow = ReplayWindow(), progress: ReplayProgress? = nil
   ) throws(TraceError) -> ReplayResult {
     try checkMinimumCapacity(policy, cacheSize)
     let clock = ContinuousClock()
     let start = clock.now
     var visitor = AdmissionVisitor(
       ReplayVisitor(
-        trace: trace, sizeMode: sizeMode, needsNextAccess: policy.descriptor.isOffline, progress: progress),
+        trace: trace, sizeMode: sizeMode, needsNextAccess: policy.descriptor.isOffline, window: window,
+        progress: progress),
       admission: admission)
     let counts = try policy.withPolicy(capacity: cacheSize, index: IntegerSlotIndex<UInt64>.self, visitor: &visitor)
       .get()
@@ -30,8 +31,9 @@ public enum TraceReplay {
         missRatio: hitCounts.missRatio, byteMissRatio: hitCounts.byteMissRatio, seconds: seconds,
         requestsPerSecond: seconds > 0 ? (Double(counts.requests) / seconds).rounded() : 0,
         skippedZeroSize: counts.skipped.zeroSize, maxOccupancy: counts.maxOccupancy,
-        exceedsCapacity: counts.maxOccupancy > cacheSize))
+        exceedsCapacity: counts.maxOccupancy > cacheSize, warmupRequests: counts.warmupRequests))
     result.skipped = counts.skipped
+    result.intervals = counts.intervals
     return result
   }
 
@@ -115,7 +117,7 @@ public enum TraceReplay {
           do throws(TraceError) {
             let result = try run(
               cell.trace, policy: cell.policy, cacheSize: cell.cacheSize, sizeMode: cell.sizeMode,
-              admission: cell.admission, progress: progress)
+              admission: cell.admission, window: cell.window, progress: progress)
             results.withLock { $0[i] = result }
             progress?.cellsDone.add(1, ordering: .relaxed)
           } catch {
@@ -140,15 +142,18 @@ public struct ReplayCell: Sendable, Hashable {
   public var cacheSize: Int64
   public var sizeMode: SizeMode
   public var admission: AdmissionSpec
+  public var window: ReplayWindow
 
   public init(
-    trace: TraceSource, policy: PolicySpec, cacheSize: Int64, sizeMode: SizeMode, admission: AdmissionSpec = .none
+    trace: TraceSource, policy: PolicySpec, cacheSize: Int64, sizeMode: SizeMode, admission: AdmissionSpec = .none,
+    window: ReplayWindow = ReplayWindow()
   ) {
     self.trace = trace
     self.policy = policy
     self.cacheSize = cacheSize
     self.sizeMode = sizeMode
     self.admission = admission
+    self.window = window
   }
 }
 
@@ -158,6 +163,7 @@ struct ReplayVisitor: PolicyVisitor {
   let trace: TraceSource
   let sizeMode: SizeMode
   let needsNextAccess: Bool
+  let window: ReplayWindow
   let progress: ReplayProgress?
 
   mutating func visit<Policy: ReplacementPolicy & ~Copyable>(_ policy: consuming Policy) -> Result<
@@ -165,6 +171,12 @@ struct ReplayVisitor: PolicyVisitor {
   > where Policy.Key == UInt64 {
     var policy = policy
     do throws(TraceError) {
+      guard window.isEmpty else {
+        return .success(
+          try TraceReplay.replay(
+            trace, through: &policy, sizeMode: sizeMode, window: window, needsNextAccess: needsNextAccess,
+            progress: progress))
+      }
       return .success(
         try TraceReplay.replay(
           trace, through: &policy, sizeMode: sizeMode, needsNextAccess: needsNextAccess, progress: progress))

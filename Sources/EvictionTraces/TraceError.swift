@@ -11,6 +11,8 @@ public enum TraceError: Error, Equatable, CustomStringConvertible {
   case corruptCompressedStream(file: String, codec: String, reason: String)
   case emptyTrace(path: String)
   case invalidOption(String)
+  /// The trace does not hold what its catalog says it holds.
+  case catalogMismatch(path: String, reason: String)
 
   public var description: String {
     switch self {
@@ -36,6 +38,9 @@ public enum TraceError: Error, Equatable, CustomStringConvertible {
       return "\(path): the trace holds no requests; check that it is the file you meant"
     case .invalidOption(let message):
       return message
+    case .catalogMismatch(let path, let reason):
+      return
+        "\(path): \(reason), but its catalog says otherwise; the file changed since the catalog was written: check it, then rewrite the catalog (evlab catalog)"
     }
   }
 }

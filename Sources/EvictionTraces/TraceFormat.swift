@@ -65,6 +65,18 @@ public enum TraceFormat: String, Sendable, CaseIterable {
     return nil
   }
 
+  /// The format of a file in a collection laid out as Caffeine's simulator
+  /// lays its traces out (`<format>/<file>`): from the file's name, else from
+  /// its folder's (`cloud_physics` and `adapt_size` read as `cloud-physics`
+  /// and `adapt-size`).
+  public static func infer(fromPathOrFolder path: String) -> TraceFormat? {
+    if let format = infer(fromPath: path) { return format }
+    let parts = path.split(separator: "/")
+    guard parts.count >= 2 else { return nil }
+    let folder = parts[parts.count - 2].replacingOccurrences(of: "_", with: "-")
+    return try? TraceFormat(name: folder)
+  }
+
   /// Whether the format carries object sizes.
   public var carriesSizes: Bool {
     switch self {

@@ -21,7 +21,7 @@ import Testing
     let workspace = try CompareWorkspace(config)
     let infos = try ComparePlan.measure(config, sources: workspace.sources)
     let plan = ComparePlan(config: config, infos: infos, sources: workspace.sources)
-    let (rows, _) = CompareRun.rows(plan, results: try TraceReplay.runAll(plan.cells, parallelism: 2))
+    let (rows, _, _) = CompareRun.rows(plan, results: try TraceReplay.runAll(plan.cells, parallelism: 2))
     let sd = try #require(rows.first { $0.policy == "sd-disk" })
     #expect(sd.model && sd.exceedsCapacity && sd.maxOccupancy > 1000)
     let lru = try #require(rows.first { $0.policy == "lru" })

@@ -1,6 +1,7 @@
-import EvictionReports
 import Foundation
 import Testing
+
+@testable import EvictionReports
 
 @Suite struct ChartTests {
   /// A chart of 40 policies (the catalog's size) keeps every legend entry
@@ -21,6 +22,45 @@ import Testing
     #expect(ys.count == 40 && ys.allSatisfy { $0 < height - 12 }, "legend beyond the chart's \(height)")
     let strokes = capture(#"stroke="(#[0-9A-Fa-f]+)" stroke-width="3"( stroke-dasharray="[0-9 ]+")?"#, in: entries)
     #expect(Set(strokes).count == 40, "two series share a colour and a stroke")
+  }
+
+  /// Eight policies within 0.35–0.45 stay apart: the axis spans the data,
+  /// not 0–1; throughput keeps its 0 baseline.
+  @Test func aMissRatioAxisIsZoomedToTheData() throws {
+    let series = (0..<8).map { i in
+      SVGChart.Series(
+        name: ["lru", "fifo", "arc", "s3fifo", "sieve", "lirs", "2q", "belady"][i],
+        points: [(x: 100, y: 0.45 - Double(i) / 100), (x: 1000, y: 0.35 + Double(i) / 200)], bound: i == 7,
+        styledByName: true)
+    }
+    let zoomed = SVGChart.lines(
+      title: "t", xLabel: "x", yLabel: "y", series: series, logX: true, yFormat: { String(format: "%.2f", $0) },
+      xFormat: { "\($0)" }, zeroBaseline: false)
+    let ticks = capture(#"text-anchor="end" font-size="12">([0-9.]+)<"#, in: zoomed).compactMap(Double.init)
+    #expect(ticks.min()! >= 0.3 && ticks.max()! <= 0.5 && ticks.count >= 4, "\(ticks)")
+    let fromZero = SVGChart.lines(
+      title: "t", xLabel: "x", yLabel: "y", series: series, logX: true, yFormat: { String(format: "%.2f", $0) },
+      xFormat: { "\($0)" })
+    #expect(capture(#"text-anchor="end" font-size="12">([0-9.]+)<"#, in: fromZero).compactMap(Double.init).min() == 0)
+    // The bound is dashed and says so; every policy keeps its own colour and marker.
+    #expect(zoomed.contains(">belady (bound)<"))
+    let looks = capture(#"data-color="(#[0-9A-Fa-f]+)" data-marker="([a-z]+)""#, in: zoomed)
+    #expect(Set(looks).count == 8)
+    #expect(SVGChart.style("lru") != SVGChart.style("fifo"))
+  }
+
+  /// A name too long for its column is shortened, never drawn past the edge.
+  @Test func longNamesAreShortenedToFitTheirColumn() throws {
+    let long = String(repeating: "slru:segments=4", count: 5) + " + bloom-filter"
+    let svg = SVGChart.bars(
+      title: "t", xLabel: "x", labels: ["lru", long], values: [0.4, 0.5], intervals: [nil, 0.45...0.55], colors: [],
+      format: { String(format: "%.2f", $0) })
+    #expect(!svg.contains(">\(long)<"))
+    #expect(svg.contains("…<"))
+    let starts = capture(#"<rect class="bar" data-series="[^"]*" x="([0-9.]+)""#, in: svg).compactMap(Double.init)
+    #expect(starts.allSatisfy { $0 <= 300 })
+    // The value label sits past the whisker's end.
+    #expect(svg.contains("stroke-width=\"1\"/><text"))
   }
 
   /// The first group of every match of `pattern` in `text`, in order (both

@@ -188,8 +188,8 @@ let sharedTraces = SharedData.traces
     let workspace = try CompareWorkspace(config)
     let infos = try ComparePlan.measure(config, sources: workspace.sources)
     let plan = ComparePlan(config: config, infos: infos, sources: workspace.sources)
-    let (rows, timings) =
-      replay ? CompareRun.rows(plan, results: try TraceReplay.runAll(plan.cells, parallelism: 2)) : ([], [])
+    let (rows, timings, _) =
+      replay ? CompareRun.rows(plan, results: try TraceReplay.runAll(plan.cells, parallelism: 2)) : ([], [], [])
     return Sweep(
       config: config, workspace: workspace, plan: plan,
       outcome: CompareOutcome(rows: rows, timings: timings, infos: infos, stress: []))

@@ -16,7 +16,8 @@ import Testing
     let header = lines[0].split(separator: ",").map(String.init)
     let admission = try #require(header.firstIndex(of: "admission"))
     let hits = try #require(header.firstIndex(of: "hits"))
-    #expect(header.last == "admission", "admission is appended, so earlier columns keep their places")
+    #expect(
+      header.suffix(2) == ["admission", "warmup_requests"], "columns are appended, so earlier ones keep their places")
     let rows = lines.dropFirst().map { $0.split(separator: ",").map(String.init) }
     #expect(rows.map { $0[admission] } == ["none", "bloom-filter", "none", "bloom-filter"])
     #expect(rows.map { $0[hits] } == ["3", "1", "3", "1"])

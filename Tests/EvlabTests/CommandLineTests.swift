@@ -117,7 +117,8 @@ func scratchDirectory() throws -> URL { try Scratch.directory("cli") }
     "trace", "format", "policy", "cache_size", "size_mode", "requests", "hits", "misses", "miss_ratio",
     "bytes_requested", "bytes_missed", "byte_miss_ratio", "seconds", "requests_per_second",
   ]
-  static let columns = contract + ["skipped_zero_size", "max_occupancy", "exceeds_capacity", "admission"]
+  static let columns =
+    contract + ["skipped_zero_size", "max_occupancy", "exceeds_capacity", "admission", "warmup_requests"]
 
   @Test func csvAndJsonCarryTheContractKeysAndAgree() throws {
     let trace = sharedTraces + "/libcachesim/cloudPhysicsIO.oracleGeneral.bin"

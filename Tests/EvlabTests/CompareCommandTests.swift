@@ -100,14 +100,21 @@ import Testing
     #expect(try read(dir, "merged/results.csv") == csv)
     let lines = csv.split(separator: "\n")
     let header = lines[0].split(separator: ",").map(String.init)
-    #expect(header.last == "admission")
+    // Columns are only ever appended: admission, then the across-trace ones and the warm-up.
+    #expect(
+      Array(header.suffix(5)) == [
+        "admission", "dataset", "reduction_from_fifo", "reduction_from_lru", "warmup_requests",
+      ])
+    let admissionColumn = try #require(header.firstIndex(of: "admission"))
     // 6 policies × 3 admissions × 3 sizes × 3 traces.
     #expect(lines.count - 1 == 6 * 3 * 3 * 3)
     let lruPerAdmission = lines.dropFirst().filter {
       $0.hasPrefix("cloudPhysicsIO.oracleGeneral.bin,oracleGeneral,lru,200,")
     }
     #expect(
-      lruPerAdmission.map { $0.split(separator: ",").last.map(String.init) } == ["none", "bloom-filter", "prob:p=0.5"])
+      lruPerAdmission.map { String($0.split(separator: ",", omittingEmptySubsequences: false)[admissionColumn]) } == [
+        "none", "bloom-filter", "prob:p=0.5",
+      ])
     // prob draws: three runs (the seeds) on a recorded trace; bloom-filter one.
     let runs = try #require(header.firstIndex(of: "runs"))
     #expect(lruPerAdmission.map { $0.split(separator: ",")[runs] } == ["1", "1", "3"])

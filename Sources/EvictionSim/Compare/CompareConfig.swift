@@ -22,6 +22,13 @@ public struct CompareConfig: Sendable {
     /// The name rows and charts use.
     public var name: String
     public var origin: Origin
+    /// The collection the trace belongs to (`arc`, `lirs`, ...): across-trace
+    /// summaries average per dataset. By default the trace file's folder,
+    /// `synthetic` for a generated workload.
+    public var dataset: String = ""
+    /// What a catalog says the trace holds, checked when it is measured.
+    public var expectedRequests: Int64? = nil
+    public var expectedObjects: Int? = nil
 
     public var isSynthetic: Bool {
       if case .synthetic = origin { return true }
@@ -52,6 +59,14 @@ public struct CompareConfig: Sendable {
     public var ops: Int
   }
 
+  /// What a (trace, size) too small for a policy does (see ``ComparePlan/SmallCell``).
+  public enum SmallSizes: String, Sendable {
+    /// Stop before any replay, naming the policy and the size it needs.
+    case error
+    /// Leave the cell out for every policy and say so in the report.
+    case skip
+  }
+
   public var name: String
   public var sizeMode: SizeMode
   public var policies: [PolicySpec]
@@ -67,6 +82,10 @@ public struct CompareConfig: Sendable {
   /// Parallel replays (default: the cores).
   public var jobs: Int?
   public var skipBadLines: Bool
+  public var smallSizes: SmallSizes = .error
+  /// The warm-up left out of every run's counts and the intervals of its
+  /// time series (`warmup`, `interval`).
+  public var window = ReplayWindow()
   /// The configuration as read (partial results carry it to `evlab merge`).
   public var source: String
   public var sourceFormat: String
@@ -81,13 +100,16 @@ public struct CompareConfig: Sendable {
   /// Keys each table accepts; anything else is an error naming the known ones.
   static let topKeys: Set<String> = [
     "name", "size_mode", "policies", "admissions", "sizes", "seeds", "traces", "chart_size", "stress", "disk", "jobs",
-    "skip_bad_lines",
+    "skip_bad_lines", "small_sizes", "warmup", "interval",
   ]
-  static let fileTraceKeys: Set<String> = [
-    "path", "format", "name", "key_column", "size_column", "time_column", "header", "delimiter", "renumber_ids",
+  static let readingKeys: Set<String> = [
+    "format", "dataset", "key_column", "size_column", "time_column", "header", "delimiter", "renumber_ids",
   ]
+  static let fileTraceKeys = readingKeys.union(["path", "name", "requests", "objects", "checksum"])
+  /// A `glob` or `folder` entry: every trace it matches, read alike.
+  static let patternKeys = readingKeys.union(["glob", "folder"])
   static let syntheticKeys: Set<String> = [
-    "generate", "name", "objects", "requests", "alpha", "object_size", "size_distribution", "scan_every",
+    "generate", "name", "dataset", "objects", "requests", "alpha", "object_size", "size_distribution", "scan_every",
     "scan_length", "hot_objects", "hot_share", "shift_every", "mix",
   ]
   static let stressKeys: Set<String> = ["trace", "policy", "size", "threads", "locks", "ops"]
@@ -117,8 +139,21 @@ public struct CompareConfig: Sendable {
   /// written as a JSON configuration, so flags and files go through one parser.
   public static func fromFlags(
     name: String?, sizeMode: String?, policies: [String], traces: [String], sizes: [String], seeds: [String],
-    admissions: [String] = []
+    admissions: [String] = [], warmup: String? = nil, interval: String? = nil
   ) throws(ConfigError) -> CompareConfig {
+    let file = "the command line"
+    let document = try flagDocument(
+      name: name, sizeMode: sizeMode, policies: policies, traces: traces, sizes: sizes, seeds: seeds,
+      admissions: admissions, warmup: warmup, interval: interval)
+    let data = try! JSONSerialization.data(withJSONObject: document, options: [.sortedKeys])
+    return try parse(String(decoding: data, as: UTF8.self), format: "json", file: file)
+  }
+
+  /// The flags as a configuration document.
+  static func flagDocument(
+    name: String?, sizeMode: String?, policies: [String], traces: [String], sizes: [String], seeds: [String],
+    admissions: [String], warmup: String? = nil, interval: String? = nil
+  ) throws(ConfigError) -> [String: Any] {
     let file = "the command line"
     func items(_ values: [String], _ option: String) throws(ConfigError) -> [String] {
       let items = values.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }
@@ -134,6 +169,8 @@ public struct CompareConfig: Sendable {
       "sizes": try items(sizes, "--size").map { Int64($0) ?? $0 as Any },
     ]
     if !admissions.isEmpty { document["admissions"] = admissions }
+    if let warmup { document["warmup"] = warmup }
+    if let interval { document["interval"] = interval }
     if !seeds.isEmpty {
       var values: [Int] = []
       for seed in try items(seeds, "--seeds") {
@@ -144,8 +181,35 @@ public struct CompareConfig: Sendable {
       }
       document["seeds"] = values
     }
+    return document
+  }
+
+  /// A sweep over the traces a collection file lists (`[[traces]]` tables, as
+  /// in a configuration; `traces/catalog.toml` is one), with the policies,
+  /// sizes, seeds and admissions given as flags. By default: every online
+  /// policy, at 0.1%, 1% and 10% of each trace's footprint.
+  public static func collection(
+    path: String, name: String?, sizeMode: String?, policies: [String], sizes: [String], seeds: [String],
+    admissions: [String] = [], warmup: String? = nil, interval: String? = nil
+  ) throws(ConfigError) -> CompareConfig {
+    guard let contents = FileManager.default.contents(atPath: path) else {
+      throw ConfigError(file: path, "no such collection file; traces/catalog.toml is one (evlab catalog writes them)")
+    }
+    let catalog = try TOMLParser.parse(String(decoding: contents, as: UTF8.self), file: path)
+    let reader = TableReader(table: catalog, file: path, context: "the collection", known: ["name", "traces"])
+    try reader.rejectUnknown()
+    let given = try reader.string("name")
+    let document = try flagDocument(
+      name: name ?? given ?? "collection", sizeMode: sizeMode,
+      policies: policies.isEmpty ? ["online"] : policies, traces: [],
+      sizes: sizes.isEmpty ? ["0.1%", "1%", "10%"] : sizes, seeds: seeds, admissions: admissions, warmup: warmup,
+      interval: interval)
     let data = try! JSONSerialization.data(withJSONObject: document, options: [.sortedKeys])
-    return try parse(String(decoding: data, as: UTF8.self), format: "json", file: file)
+    var table = try ConfigValue.fromJSON(data, file: path)
+    table["traces"] = catalog["traces"]
+    // Relative sizes leave some small traces at a handful of objects.
+    table["small_sizes"] = .string("skip")
+    return try parse(table: table, text: nil, format: "json", file: path)
   }
 
   /// Parses configuration text; `file` names it in errors and anchors relative paths.
@@ -155,6 +219,17 @@ public struct CompareConfig: Sendable {
     let table =
       format == "json"
       ? try ConfigValue.fromJSON(Data(text.utf8), file: file) : try TOMLParser.parse(text, file: file)
+    return try parse(table: table, text: text, format: format, file: file, checkFiles: checkFiles)
+  }
+
+  /// Parses a configuration's table. `text` is what it was read from; nil
+  /// (or traces given by `glob` or `folder`) keeps the table itself, as JSON,
+  /// as the configuration's ``source``, so a shard's partial result names
+  /// every trace it ran.
+  static func parse(
+    table: [String: ConfigValue], text: String?, format: String, file: String, checkFiles: Bool = true
+  ) throws(ConfigError) -> CompareConfig {
+    var table = table
     let reader = TableReader(table: table, file: file, context: "the configuration", known: topKeys)
     try reader.rejectUnknown()
     let name = try reader.string("name") ?? "default"
@@ -218,19 +293,33 @@ public struct CompareConfig: Sendable {
     let jobs = try reader.integers("jobs", single: true)?.first.map(Int.init)
     if let jobs, jobs < 1 { throw ConfigError(file: file, "jobs must be at least 1") }
     let skipBadLines = try reader.bool("skip_bad_lines") ?? false
+    let smallText = try reader.string("small_sizes") ?? "error"
+    guard let smallSizes = SmallSizes(rawValue: smallText.lowercased()) else {
+      throw ConfigError(file: file, "small_sizes '\(smallText)': use \"error\" or \"skip\"")
+    }
 
-    guard case .array(let traceItems)? = table["traces"], !traceItems.isEmpty else {
+    guard case .array(let givenItems)? = table["traces"], !givenItems.isEmpty else {
       throw ConfigError(file: file, "no traces; add a [[traces]] section with a path (or a generate kind)")
     }
+    let (traceItems, expanded) = try expandPatterns(givenItems, file: file, checkFiles: checkFiles)
     var traces: [TraceEntry] = []
     for (i, item) in traceItems.enumerated() {
       guard case .table(let t) = item else { throw ConfigError(file: file, "traces[\(i + 1)] must be a table") }
       traces.append(
         try traceEntry(t, index: i + 1, file: file, checkFiles: checkFiles, skipBadLines: skipBadLines))
     }
-    guard Set(traces.map(\.name)).count == traces.count else {
-      throw ConfigError(file: file, "two traces share a name; give one a name = \"...\"")
+    var seenNames: [String: Int] = [:]
+    for (i, trace) in traces.enumerated() {
+      if let other = seenNames.updateValue(i, forKey: trace.name) {
+        throw ConfigError(
+          file: file,
+          "traces \(other + 1) and \(i + 1) are both named '\(trace.name)'; give one a name = \"...\" (a glob or folder entry names traces by file name)"
+        )
+      }
     }
+    table["traces"] = .array(traceItems)
+    let source = expanded ? ConfigValue.table(table).jsonText : text ?? ConfigValue.table(table).jsonText
+    let sourceFormat = source == text ? format : "json"
 
     var stress: StressSection? = nil
     if let value = table["stress"] {
@@ -245,10 +334,106 @@ public struct CompareConfig: Sendable {
     var config = CompareConfig(
       name: name, sizeMode: sizeMode, policies: policies, sizes: sizes, seeds: seedValues.map { UInt64($0) },
       traces: traces, chartSize: chartSize, stress: stress, disk: disk, jobs: jobs, skipBadLines: skipBadLines,
-      source: text,
-      sourceFormat: format)
+      source: source, sourceFormat: sourceFormat)
     config.admissions = admissions
+    config.smallSizes = smallSizes
+    for (key, option) in [("warmup", "warmup"), ("interval", "interval")] {
+      let text: String?
+      switch table[key] {
+      case nil: text = nil
+      case .integer(let n)?: text = String(n)
+      case .string(let s)?: text = s
+      case let value?: throw reader.fail(key, "a number of requests or a duration such as \"1h\"", value)
+      }
+      guard let text else { continue }
+      do throws(TraceError) {
+        let span = try ReplayWindow.Span(parsing: text, option: option)
+        if key == "warmup" { config.window.warmup = span } else { config.window.interval = span }
+      } catch {
+        throw ConfigError(file: file, error.description)
+      }
+    }
     return config
+  }
+
+  /// The trace tables with every `glob` or `folder` entry replaced by one
+  /// table per trace it matches (sorted by path; each keeps the entry's
+  /// other keys, and its dataset defaults to the trace's folder); and
+  /// whether there was one. A folder contributes the files whose format its
+  /// name or the folder's name tells, documentation (README, LICENSE,
+  /// REFERENCE files) aside.
+  static func expandPatterns(_ items: [ConfigValue], file: String, checkFiles: Bool) throws(ConfigError) -> (
+    [ConfigValue], Bool
+  ) {
+    var out: [ConfigValue] = []
+    var expanded = false
+    for (i, item) in items.enumerated() {
+      guard case .table(let t) = item, t["glob"] != nil || t["folder"] != nil else {
+        out.append(item)
+        continue
+      }
+      expanded = true
+      let context = "traces[\(i + 1)]"
+      let r = TableReader(table: t, file: file, context: context, known: patternKeys)
+      try r.rejectUnknown()
+      guard t["glob"] == nil || t["folder"] == nil else {
+        throw ConfigError(file: file, "\(context): give glob or folder, not both")
+      }
+      var matches: [String]
+      if let pattern = try r.string("glob") {
+        matches = globMatches(pattern, configFile: file).filter { path in
+          var isDirectory: ObjCBool = false
+          return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
+        }
+      } else {
+        let given = try r.string("folder")!
+        let folder = try resolvePath(given, configFile: file, context: context, folder: true)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        matches = names.sorted().map { (folder as NSString).appendingPathComponent($0) }.filter { path in
+          let name = (path as NSString).lastPathComponent.uppercased()
+          var isDirectory: ObjCBool = false
+          return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
+            && !["README", "LICENSE", "REFERENCE"].contains(where: { name.hasPrefix($0) })
+            && (t["format"] != nil || TraceFormat.infer(fromPathOrFolder: path) != nil)
+        }
+      }
+      guard !matches.isEmpty else {
+        throw ConfigError(
+          file: file,
+          "\(context): \(t["glob"] != nil ? "glob" : "folder") matches no trace file (looked in the current folder and beside the configuration)"
+        )
+      }
+      for path in matches {
+        var table = t
+        table["glob"] = nil
+        table["folder"] = nil
+        table["path"] = .string(path)
+        if table["format"] == nil, let format = TraceFormat.infer(fromPathOrFolder: path),
+          TraceFormat.infer(fromPath: path) == nil
+        {
+          table["format"] = .string(format.rawValue)
+        }
+        out.append(.table(table))
+      }
+    }
+    return (out, expanded)
+  }
+
+  /// The files `pattern` matches (glob(3)), relative to the current folder,
+  /// else to the configuration's; sorted.
+  static func globMatches(_ pattern: String, configFile: String) -> [String] {
+    var patterns = [pattern]
+    if !pattern.hasPrefix("/") {
+      patterns.append(((configFile as NSString).deletingLastPathComponent as NSString).appendingPathComponent(pattern))
+    }
+    for candidate in patterns {
+      var result = glob_t()
+      defer { globfree(&result) }
+      guard glob(candidate, 0, nil, &result) == 0 else { continue }
+      let paths = (0..<Int(result.gl_pathc)).compactMap { result.gl_pathv[$0].map { String(cString: $0) } }
+      if !paths.isEmpty { return paths.sorted() }
+    }
+    return []
   }
 
   static func traceEntry(
@@ -287,7 +472,7 @@ public struct CompareConfig: Sendable {
         throw ConfigError(file: file, "\(context): generate = \"mix\" needs mix = \"zipf:0.8,scan:0.2\"")
       }
       let name = try r.string("name") ?? "\(kind.rawValue)-\(objects)"
-      return TraceEntry(name: name, origin: .synthetic(workload))
+      return TraceEntry(name: name, origin: .synthetic(workload), dataset: try r.string("dataset") ?? "synthetic")
     }
     let r = TableReader(table: t, file: file, context: context, known: fileTraceKeys)
     try r.rejectUnknown()
@@ -323,11 +508,28 @@ public struct CompareConfig: Sendable {
     let name = try r.string("name") ?? (given as NSString).lastPathComponent
     var source = TraceSource(path: path, format: format, csv: csv, skipBadRecords: skipBadLines)
     source.renumberIDs = try r.bool("renumber_ids") ?? false
-    return TraceEntry(name: name, origin: .file(source))
+    let folder = ((given as NSString).deletingLastPathComponent as NSString).lastPathComponent
+    var entry = TraceEntry(
+      name: name, origin: .file(source), dataset: try r.string("dataset") ?? (folder.isEmpty ? "." : folder))
+    entry.expectedRequests = try r.positive("requests").map(Int64.init)
+    entry.expectedObjects = try r.positive("objects")
+    if let expected = try r.string("checksum"), checkFiles {
+      do throws(TraceError) {
+        let actual = try FileChecksum.crc32(path: path)
+        guard actual == expected.lowercased() else {
+          throw TraceError.catalogMismatch(path: path, reason: "its checksum is \(actual), not \(expected)")
+        }
+      } catch {
+        throw ConfigError(file: file, "\(context): \(error.description)")
+      }
+    }
+    return entry
   }
 
   /// `given` as it exists: relative to the current folder, else to the configuration's.
-  static func resolvePath(_ given: String, configFile: String, context: String) throws(ConfigError) -> String {
+  static func resolvePath(_ given: String, configFile: String, context: String, folder: Bool = false)
+    throws(ConfigError) -> String
+  {
     let manager = FileManager.default
     var candidates = [given]
     if !given.hasPrefix("/") {
@@ -336,8 +538,11 @@ public struct CompareConfig: Sendable {
     for candidate in candidates {
       var isDirectory: ObjCBool = false
       if manager.fileExists(atPath: candidate, isDirectory: &isDirectory) {
-        guard !isDirectory.boolValue else {
-          throw ConfigError(file: configFile, "\(context): \(given) is a folder, not a trace file")
+        guard isDirectory.boolValue == folder else {
+          throw ConfigError(
+            file: configFile,
+            folder
+              ? "\(context): \(given) is a file, not a folder" : "\(context): \(given) is a folder, not a trace file")
         }
         return candidate
       }

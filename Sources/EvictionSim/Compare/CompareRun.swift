@@ -5,6 +5,7 @@ import EvictionStats
 import EvictionTraces
 import EvictionWorkloads
 import Foundation
+import Synchronization
 
 /// A comparison sweep laid out as runs: one row per trace × policy × size (in
 /// the configuration's order), and per row one run, or one per seed when the
@@ -23,26 +24,71 @@ public struct ComparePlan: Sendable {
     public var runCount: Int
   }
 
+  /// A trace at a size too small for one of the policies (it would cache
+  /// nothing): an error before any replay, or, with `small_sizes = "skip"`,
+  /// left out for every policy, so that each (trace, size) compares all of
+  /// them or none.
+  public struct SmallCell: Sendable, Equatable {
+    public var trace: Int
+    public var size: Int
+    public var cacheSize: Int64
+    /// The policy that needs the most, and what it needs.
+    public var policy: PolicySpec
+    public var minimum: Int64
+  }
+
   public let config: CompareConfig
   /// Each trace's statistics (a synthetic trace's: its first seed's).
   public let infos: [TraceInfo]
+  /// The (trace, size) cells too small for some policy, in sweep order.
+  public let tooSmall: [SmallCell]
   public let rows: [Row]
   /// Every run's replay cell, rows' runs contiguous.
   public let cells: [ReplayCell]
   /// A run's expected cost (requests to replay), for balancing shards.
   let costs: [Int64]
 
-  /// Each trace's statistics, read once (`sources[t][s]` is trace t at seed index s).
+  /// Each trace's statistics, read once (`sources[t][s]` is trace t at seed
+  /// index s), `parallelism` traces at a time. A trace that does not hold the
+  /// requests or objects its catalog entry says is an error.
   public static func measure(
-    _ config: CompareConfig, sources: [[TraceSource]], progress: ReplayProgress? = nil
+    _ config: CompareConfig, sources: [[TraceSource]], parallelism: Int = 1, progress: ReplayProgress? = nil
   ) throws(TraceError) -> [TraceInfo] {
-    var infos: [TraceInfo] = []
-    for (t, entry) in config.traces.enumerated() {
-      var info = try TraceInfo.measure(sources[t][0], progress: progress)
-      info.trace = entry.name
-      infos.append(info)
+    let infos = Mutex<[TraceInfo?]>(Array(repeating: nil, count: config.traces.count))
+    let failure = Mutex<(Int, TraceError)?>(nil)
+    let next = Atomic<Int>(0)
+    let threads = (0..<max(1, min(parallelism, config.traces.count))).map { _ in
+      WorkerThread {
+        while true {
+          let t = next.add(1, ordering: .relaxed).oldValue
+          if t >= config.traces.count || failure.withLock({ $0 != nil }) { return }
+          do throws(TraceError) {
+            let info = try measure(config.traces[t], source: sources[t][0], progress: progress)
+            infos.withLock { $0[t] = info }
+          } catch {
+            // The first trace's error, whichever thread found it: runs repeat their messages.
+            failure.withLock { if $0 == nil || $0!.0 > t { $0 = (t, error) } }
+          }
+        }
+      }
     }
-    return infos
+    for thread in threads { thread.join() }
+    if let (_, error) = failure.withLock({ $0 }) { throw error }
+    return infos.withLock { $0.map { $0! } }
+  }
+
+  static func measure(_ entry: CompareConfig.TraceEntry, source: TraceSource, progress: ReplayProgress?)
+    throws(TraceError) -> TraceInfo
+  {
+    var info = try TraceInfo.measure(source, progress: progress)
+    info.trace = entry.name
+    if let expected = entry.expectedRequests, expected != info.requests {
+      throw .catalogMismatch(path: source.path, reason: "it holds \(info.requests) requests, not \(expected)")
+    }
+    if let expected = entry.expectedObjects, expected != info.uniqueObjects {
+      throw .catalogMismatch(path: source.path, reason: "it holds \(info.uniqueObjects) objects, not \(expected)")
+    }
+    return info
   }
 
   /// Lays the sweep out. `sources` are the traces to read; `evlab merge`,
@@ -53,12 +99,29 @@ public struct ComparePlan: Sendable {
     var rows: [Row] = []
     var cells: [ReplayCell] = []
     var costs: [Int64] = []
+    let minimums = config.policies.map(\.minimumCapacity)
+    let neediest = minimums.indices.max { minimums[$0] < minimums[$1] }!
+    var tooSmall: [SmallCell] = []
+    for t in config.traces.indices {
+      for (z, size) in config.sizes.enumerated() {
+        let cacheSize = size.resolve(infos[t], sizeMode: config.sizeMode)
+        if cacheSize < minimums[neediest] {
+          tooSmall.append(
+            SmallCell(
+              trace: t, size: z, cacheSize: cacheSize, policy: config.policies[neediest],
+              minimum: minimums[neediest]))
+        }
+      }
+    }
+    self.tooSmall = tooSmall
+    let skip = config.smallSizes == .skip
     for (t, entry) in config.traces.enumerated() {
       for (p, policy) in config.policies.enumerated() {
         for (a, admission) in config.admissions.enumerated() {
           let randomPolicy = CompareConfig.isRandomised(policy)
           let runs = entry.isSynthetic || randomPolicy || admission.isRandomized ? config.seeds.count : 1
           for (z, size) in config.sizes.enumerated() {
+            if skip && tooSmall.contains(where: { $0.trace == t && $0.size == z }) { continue }
             let cacheSize = size.resolve(infos[t], sizeMode: config.sizeMode)
             rows.append(
               Row(
@@ -70,7 +133,8 @@ public struct ComparePlan: Sendable {
                   trace: sources[t][entry.isSynthetic ? s : 0],
                   policy: randomPolicy ? policy.withSeed(config.seeds[s]) : policy, cacheSize: cacheSize,
                   sizeMode: config.sizeMode,
-                  admission: admission.isRandomized ? admission.withSeed(config.seeds[s]) : admission))
+                  admission: admission.isRandomized ? admission.withSeed(config.seeds[s]) : admission,
+                  window: config.window))
               costs.append(infos[t].requests * (policy.descriptor.isOffline ? 2 : 1))
             }
           }
@@ -139,6 +203,15 @@ public struct CompareRow: FlatRow, Sendable, Equatable {
     /// Whether the policy models a shipped cache (``PolicyCatalog/Entry/isModel``):
     /// reported in a section of its own, never ranked or called best.
     public var model = false
+    /// The trace's dataset (``CompareConfig/TraceEntry/dataset``).
+    public var dataset = ""
+    /// (mr_FIFO − mr) / mr_FIFO against FIFO's row at this trace and size
+    /// (``AcrossTraces``); nil without one, or for a model.
+    public var reductionFromFifo: Double? = nil
+    /// The same against LRU.
+    public var reductionFromLru: Double? = nil
+    /// Requests served before counting began (``CompareConfig/window``), mean over the runs.
+    public var warmupRequests: Int64 = 0
   }
 
   public init(key: CellKey, counts: HitCounts, fields: Fields) {
@@ -157,7 +230,7 @@ public struct CompareRow: FlatRow, Sendable, Equatable {
     "trace", "format", "policy", "size_label", "cache_size", "size_mode", "requests", "hits", "misses", "miss_ratio",
     "bytes_requested", "bytes_missed", "byte_miss_ratio", "runs", "miss_ratio_ci95_low", "miss_ratio_ci95_high",
     "byte_miss_ratio_ci95_low", "byte_miss_ratio_ci95_high", "offline", "max_occupancy", "exceeds_capacity", "model",
-    "admission",
+    "admission", "dataset", "reduction_from_fifo", "reduction_from_lru", "warmup_requests",
   ]
 
   /// Whether the two rows' miss-ratio intervals are disjoint: only then are
@@ -183,10 +256,57 @@ public struct CompareTiming: Sendable, Codable, Equatable {
   ]
 }
 
+/// One interval of one run (`timeseries.csv`): the miss ratio over time.
+public struct TimeseriesRow: Sendable, Codable, Equatable {
+  public var trace: String
+  public var policy: String
+  public var admission: String
+  public var sizeLabel: String
+  public var cacheSize: Int64
+  /// 1-based: which of the row's runs (seeds) this is.
+  public var run: Int
+  public var interval: Int
+  public var firstRequest: Int64
+  public var startTime: Int64
+  public var requests: Int64
+  public var hits: Int64
+  public var misses: Int64
+  public var missRatio: Double
+  public var bytesRequested: Int64
+  public var bytesMissed: Int64
+  public var byteMissRatio: Double
+
+  public init(
+    trace: String, policy: String, admission: String, sizeLabel: String, cacheSize: Int64, run: Int,
+    _ interval: IntervalCounts
+  ) {
+    (self.trace, self.policy, self.admission, self.sizeLabel, self.cacheSize, self.run) = (
+      trace, policy, admission, sizeLabel, cacheSize, run
+    )
+    self.interval = interval.index
+    firstRequest = interval.firstRequest
+    startTime = interval.startTime
+    requests = interval.counts.requests
+    hits = interval.counts.hits
+    misses = interval.counts.misses
+    missRatio = interval.counts.missRatio
+    bytesRequested = interval.counts.bytesRequested
+    bytesMissed = interval.counts.bytesMissed
+    byteMissRatio = interval.counts.byteMissRatio
+  }
+
+  public static let columns = [
+    "trace", "policy", "admission", "size_label", "cache_size", "run", "interval", "first_request", "start_time",
+    "requests", "hits", "misses", "miss_ratio", "bytes_requested", "bytes_missed", "byte_miss_ratio",
+  ]
+}
+
 /// What a sweep (or one shard of it) produced.
 public struct CompareOutcome: Sendable {
   public var rows: [CompareRow]
   public var timings: [CompareTiming]
+  /// Each run's miss ratio per interval, when the sweep had `interval`.
+  public var timeseries: [TimeseriesRow] = []
   public var infos: [TraceInfo]
   public var stress: [StressResult]
   public var disk: [DiskBench.Result]
@@ -206,11 +326,12 @@ public struct CompareOutcome: Sendable {
 public enum CompareRun {
   /// Folds the runs (all of them, indexed like `plan.cells`) into rows.
   public static func rows(_ plan: ComparePlan, results: [ReplayResult]) -> (
-    rows: [CompareRow], timings: [CompareTiming]
+    rows: [CompareRow], timings: [CompareTiming], timeseries: [TimeseriesRow]
   ) {
     precondition(results.count == plan.cells.count)
     var rows: [CompareRow] = []
     var timings: [CompareTiming] = []
+    var timeseries: [TimeseriesRow] = []
     for row in plan.rows {
       let runs = Array(results[row.firstRun..<row.firstRun + row.runCount])
       let trace = plan.config.traces[row.trace]
@@ -235,8 +356,17 @@ public enum CompareRun {
         byteMissRatioCi95Low: byteMissRatios.ci95.lowerBound, byteMissRatioCi95High: byteMissRatios.ci95.upperBound,
         offline: policy.descriptor.isOffline, maxOccupancy: runs.map(\.maxOccupancy).max() ?? 0,
         exceedsCapacity: runs.contains(where: \.exceedsCapacity),
-        model: PolicyCatalog.entry(named: policy.name)?.isModel ?? false)
+        model: PolicyCatalog.entry(named: policy.name)?.isModel ?? false, dataset: trace.dataset,
+        warmupRequests: mean(runs.map(\.warmupRequests)))
       rows.append(CompareRow(key: key, counts: counts, fields: fields))
+      for (r, run) in runs.enumerated() {
+        for interval in run.intervals {
+          timeseries.append(
+            TimeseriesRow(
+              trace: trace.name, policy: policy.description, admission: admission,
+              sizeLabel: plan.config.sizes[row.size].description, cacheSize: row.cacheSize, run: r + 1, interval))
+        }
+      }
       let seconds = runs.map(\.seconds).reduce(0, +)
       timings.append(
         CompareTiming(
@@ -245,7 +375,7 @@ public enum CompareRun {
           requestsPerSecond: seconds > 0 ? (Double(runs.map(\.requests).reduce(0, +)) / seconds).rounded() : 0,
           admission: admission))
     }
-    return (rows, timings)
+    return (AcrossTraces.withReductions(rows), timings, timeseries)
   }
 
   /// The `[disk]` experiment: every mode at every value size, in scratch stores under `directory`.
@@ -342,9 +472,11 @@ public struct CompareShard: Sendable {
   /// The outcome of a sweep run whole (shard 1 of 1): its runs folded into rows.
   public func outcome(_ partial: ComparePartial) -> CompareOutcome {
     precondition(count == 1 && partial.results.count == plan.cells.count)
-    let (rows, timings) = CompareRun.rows(plan, results: partial.results)
-    return CompareOutcome(
+    let (rows, timings, timeseries) = CompareRun.rows(plan, results: partial.results)
+    var outcome = CompareOutcome(
       rows: rows, timings: timings, infos: plan.infos, stress: partial.stress, disk: partial.disk)
+    outcome.timeseries = timeseries
+    return outcome
   }
 
   /// Runs the shard; `log` hears when an experiment starts.

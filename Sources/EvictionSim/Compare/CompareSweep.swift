@@ -85,7 +85,7 @@ public final class CompareWorkspace {
 /// `evlab merge`. It carries the configuration it ran, so shards of
 /// different sweeps are told apart.
 public struct ComparePartial: Codable, Sendable {
-  public var evlabPartial = 1
+  public var evlabPartial = 2
   public var configFormat: String
   public var config: String
   public var shard: Int
@@ -94,6 +94,8 @@ public struct ComparePartial: Codable, Sendable {
   public var traces: [TraceInfo]
   public var runs: [Int]
   public var results: [ReplayResult]
+  /// Each result's intervals (its own field, which the row encoding leaves out).
+  public var intervals: [[IntervalCounts]]
   public var stress: [StressResult]
   public var disk: [DiskBench.Result]
 
@@ -109,6 +111,7 @@ public struct ComparePartial: Codable, Sendable {
     traces = plan.infos
     self.runs = runs
     self.results = results
+    intervals = results.map(\.intervals)
     self.stress = stress
     self.disk = disk
   }
@@ -127,7 +130,7 @@ public struct ComparePartial: Codable, Sendable {
     let shards = first.partial.shards
     var seen: [Int: String] = [:]
     for (path, part) in parts {
-      guard part.evlabPartial == 1 else { throw .merge("\(path): a partial result of another evlab version") }
+      guard part.evlabPartial == 2 else { throw .merge("\(path): a partial result of another evlab version") }
       guard part.config == first.partial.config && part.shards == shards && part.totalRuns == first.partial.totalRuns
       else {
         throw .merge(
@@ -155,8 +158,13 @@ public struct ComparePartial: Codable, Sendable {
       guard part.runs.count == part.results.count, part.runs.allSatisfy({ results.indices.contains($0) }) else {
         throw .merge("\(path): its runs do not match its results; the file is damaged, run that shard again")
       }
-      for (run, result) in zip(part.runs, part.results) {
+      guard part.intervals.count == part.results.count else {
+        throw .merge("\(path): its intervals do not match its results; the file is damaged, run that shard again")
+      }
+      for (i, (run, result)) in zip(part.runs, part.results).enumerated() {
         guard results[run] == nil else { throw .merge("\(path): run \(run) is in two shards") }
+        var result = result
+        result.intervals = part.intervals[i]
         results[run] = result
       }
     }
@@ -164,13 +172,12 @@ public struct ComparePartial: Codable, Sendable {
       throw .merge("the shards do not cover every run; they were not cut from one sweep")
     }
     let plan = ComparePlan(config: config, infos: first.partial.traces, sources: CompareWorkspace.placeholders(config))
-    let (rows, timings) = CompareRun.rows(plan, results: results.map { $0! })
+    let (rows, timings, timeseries) = CompareRun.rows(plan, results: results.map { $0! })
     let ordered = parts.sorted { $0.partial.shard < $1.partial.shard }
-    return (
-      config,
-      CompareOutcome(
-        rows: rows, timings: timings, infos: plan.infos, stress: ordered.flatMap(\.partial.stress),
-        disk: ordered.flatMap(\.partial.disk))
-    )
+    var outcome = CompareOutcome(
+      rows: rows, timings: timings, infos: plan.infos, stress: ordered.flatMap(\.partial.stress),
+      disk: ordered.flatMap(\.partial.disk))
+    outcome.timeseries = timeseries
+    return (config, outcome)
   }
 }

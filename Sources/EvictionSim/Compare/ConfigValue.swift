@@ -22,6 +22,26 @@ public indirect enum ConfigValue: Equatable, Sendable {
   }
 }
 
+extension ConfigValue {
+  /// The value as JSON (keys sorted): what a configuration assembled from
+  /// flags and files is kept as.
+  public var jsonText: String {
+    let data = try! JSONSerialization.data(withJSONObject: foundationValue, options: [.sortedKeys])
+    return String(decoding: data, as: UTF8.self)
+  }
+
+  var foundationValue: Any {
+    switch self {
+    case .string(let s): s
+    case .integer(let i): i
+    case .float(let d): d
+    case .bool(let b): b
+    case .array(let items): items.map(\.foundationValue)
+    case .table(let t): t.mapValues(\.foundationValue)
+    }
+  }
+}
+
 /// A configuration that cannot be read: the file, the line where known, what.
 public struct ConfigError: Error, Equatable, CustomStringConvertible {
   public var file: String

@@ -1,0 +1,91 @@
+import Foundation
+
+/// A report's charts as figure files for a paper: each as SVG, PDF and PNG
+/// (300 dpi) under `figures/` of the output folder.
+///
+/// The PDF and PNG come from `rsvg-convert` (librsvg, Debian's
+/// `librsvg2-bin`, which `scripts/ensure-deps.sh` installs). librsvg renders
+/// the SVG the HTML page shows, text as real PDF text in the fonts
+/// fontconfig finds, so the three files are one picture; writing PDF by hand
+/// would mean a second renderer for the same charts, with its own text
+/// metrics. Without the tool the SVGs are still written and the caller hears
+/// why the rest are not.
+public final class Figures {
+  /// Charts in the order they were drawn: a file name (no extension) and the SVG.
+  public private(set) var charts: [(name: String, svg: String)] = []
+
+  public init() {}
+
+  /// Keeps `svg` as figure `name` (made a safe, unique file name) and returns it.
+  @discardableResult
+  public func add(_ name: String, _ svg: String) -> String {
+    guard !svg.isEmpty else { return svg }
+    var base = String(
+      name.lowercased().replacingOccurrences(of: "%", with: "pct").map {
+        $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." ? $0 : "-"
+      })
+    while base.contains("--") { base = base.replacingOccurrences(of: "--", with: "-") }
+    base = String(base.drop(while: { $0 == "-" }).reversed().drop(while: { $0 == "-" }).reversed())
+    var unique = base
+    var n = 2
+    while charts.contains(where: { $0.name == unique }) {
+      unique = "\(base)-\(n)"
+      n += 1
+    }
+    charts.append((unique, svg))
+    return svg
+  }
+
+  /// The converter's path, if installed.
+  public static var converter: String? {
+    ["/usr/bin/rsvg-convert", "/usr/local/bin/rsvg-convert", "/opt/homebrew/bin/rsvg-convert"].first {
+      FileManager.default.isExecutableFile(atPath: $0)
+    }
+  }
+
+  /// Pixels per inch of the PNGs; SVG user units are CSS pixels (96 per inch).
+  public static let dpi = 300.0
+
+  /// Writes every chart into `directory/figures/`; returns the files written
+  /// and, when PDF and PNG could not be made, a warning saying why and what to do.
+  public func write(into directory: String) throws -> (files: [String], warning: String?) {
+    guard !charts.isEmpty else { return ([], nil) }
+    let folder = (directory as NSString).appendingPathComponent("figures")
+    // A rerun with fewer charts leaves no stale figure behind.
+    if FileManager.default.fileExists(atPath: folder) { try FileManager.default.removeItem(atPath: folder) }
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    var files: [String] = []
+    for chart in charts {
+      let path = (folder as NSString).appendingPathComponent(chart.name + ".svg")
+      try (Self.xmlHeader + chart.svg + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+      files.append(path)
+    }
+    guard let converter = Self.converter else {
+      return (
+        files,
+        "figures/ holds SVG only: rsvg-convert is not installed (apt install librsvg2-bin, or run scripts/ensure-deps.sh) for PDF and PNG"
+      )
+    }
+    for chart in charts {
+      let svg = (folder as NSString).appendingPathComponent(chart.name + ".svg")
+      for (format, extra) in [("pdf", [String]()), ("png", ["--zoom", String(Self.dpi / 96)])] {
+        let out = (folder as NSString).appendingPathComponent("\(chart.name).\(format)")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: converter)
+        process.arguments = ["--format", format, "--background-color", "white"] + extra + ["--output", out, svg]
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+          return (files, "rsvg-convert could not render \(chart.name).svg as \(format): \(message)")
+        }
+        files.append(out)
+      }
+    }
+    return (files, nil)
+  }
+
+  static let xmlHeader = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+}

@@ -1,0 +1,147 @@
+import EvictionCore
+import EvictionTraces
+
+/// What of a replay is counted, and how the count is cut in time: a
+/// warm-up whose requests reach the policy but not the counts (libCacheSim's
+/// `--warmup-sec`), and intervals whose miss ratios make a time series
+/// (libCacheSim's `--report-interval`).
+public struct ReplayWindow: Sendable, Hashable, Codable {
+  /// A stretch of a trace: a number of requests, or a duration on the
+  /// trace's own clock (its timestamps; seconds in oracleGeneral and most
+  /// formats that carry time).
+  public enum Span: Sendable, Hashable, Codable, CustomStringConvertible {
+    case requests(Int64)
+    case duration(Int64)
+
+    /// `100000` requests, or a duration: `3600s`, `90m`, `6h`, `2d`.
+    public init(parsing text: String, option: String) throws(TraceError) {
+      let trimmed = String(text.filter { !$0.isWhitespace }).lowercased()
+      let units: [(Character, Int64)] = [("s", 1), ("m", 60), ("h", 3600), ("d", 86400)]
+      if let last = trimmed.last, let unit = units.first(where: { $0.0 == last }),
+        let n = Int64(trimmed.dropLast()), n > 0, n <= Int64.max / unit.1
+      {
+        self = .duration(n * unit.1)
+      } else if let n = Int64(trimmed), n > 0 {
+        self = .requests(n)
+      } else {
+        throw .invalidOption(
+          "\(option.isEmpty ? "" : option + " ")'\(text)' is neither a number of requests (100000) nor a duration on the trace's clock (3600s, 90m, 6h, 2d)"
+        )
+      }
+    }
+
+    public var description: String {
+      switch self {
+      case .requests(let n): "\(n)"
+      case .duration(let seconds): "\(seconds)s"
+      }
+    }
+  }
+
+  public var warmup: Span?
+  public var interval: Span?
+
+  public init(warmup: Span? = nil, interval: Span? = nil) {
+    self.warmup = warmup
+    self.interval = interval
+  }
+
+  public var isEmpty: Bool { warmup == nil && interval == nil }
+}
+
+/// One interval of a replay's time series: its counts, and where it starts.
+public struct IntervalCounts: Sendable, Equatable, Codable {
+  /// 0-based: request intervals are numbered from the end of the warm-up;
+  /// time intervals by how many durations after it they begin (an interval
+  /// without requests is absent).
+  public var index: Int
+  /// The 1-based position in the trace of the interval's first request.
+  public var firstRequest: Int64
+  /// The trace's timestamp of that request.
+  public var startTime: Int64
+  public var counts: HitCounts
+
+  public init(index: Int, firstRequest: Int64, startTime: Int64, counts: HitCounts) {
+    (self.index, self.firstRequest, self.startTime, self.counts) = (index, firstRequest, startTime, counts)
+  }
+}
+
+extension TraceReplay {
+  /// ``replay(_:through:sizeMode:needsNextAccess:progress:observe:)`` with a
+  /// warm-up and intervals: every request reaches the policy in order; those
+  /// of the warm-up are left out of the counts (but not of the peak
+  /// occupancy), and the counted ones are also summed per interval.
+  @inlinable
+  public static func replay<Policy: ReplacementPolicy & ~Copyable>(
+    _ trace: TraceSource, through policy: inout Policy, sizeMode: SizeMode, window: ReplayWindow,
+    needsNextAccess: Bool = false, progress: ReplayProgress? = nil
+  ) throws(TraceError) -> ReplayCounts where Policy.Key == UInt64 {
+    var counts = ReplayCounts()
+    let countMode = sizeMode == .count
+    var position: Int64 = 0
+    var firstTime: Int64? = nil
+    var warming = window.warmup != nil
+    var countStart: (time: Int64, position: Int64)? = nil
+    var current: IntervalCounts? = nil
+    counts.skipped = try trace.forEachBatch(withNextAccess: needsNextAccess, progress: progress) {
+      records, tile throws(TraceError) in
+      for record in records {
+        position &+= 1
+        if firstTime == nil { firstTime = record.time }
+        if warming {
+          switch window.warmup! {
+          case .requests(let n): warming = position <= n
+          case .duration(let d): warming = record.time < firstTime! &+ d
+          }
+        }
+        let request = Request(
+          key: record.key &+ tile.idOffset, weight: countMode ? 1 : record.size, time: position,
+          nextAccess: record.nextAccess == TraceRecord.never
+            ? Request<UInt64>.never : record.nextAccess &+ tile.requestOffset,
+          timestamp: record.time)
+        let hit = policy.access(request)
+        if !hit { counts.maxOccupancy = max(counts.maxOccupancy, policy.usedWeight) }
+        if warming {
+          counts.warmupRequests &+= 1
+          continue
+        }
+        let start = countStart ?? (record.time, position)
+        countStart = start
+        counts.requests &+= 1
+        counts.hits &+= hit ? 1 : 0
+        counts.bytesRequested &+= record.size
+        counts.bytesMissed &+= hit ? 0 : record.size
+        guard let interval = window.interval else { continue }
+        let index: Int
+        switch interval {
+        case .requests(let n): index = Int((position - start.position) / n)
+        case .duration(let d): index = Int(max(0, record.time - start.time) / d)
+        }
+        if let open = current, open.index != index {
+          counts.intervals.append(open)
+          current = nil
+        }
+        if current == nil {
+          current = IntervalCounts(
+            index: index, firstRequest: position, startTime: record.time,
+            counts: HitCounts(requests: 0, hits: 0, bytesRequested: 0, bytesMissed: 0))
+        }
+        current!.counts.requests &+= 1
+        current!.counts.hits &+= hit ? 1 : 0
+        current!.counts.misses &+= hit ? 0 : 1
+        current!.counts.bytesRequested &+= record.size
+        current!.counts.bytesMissed &+= hit ? 0 : record.size
+      }
+      if counts.bytesRequested < 0 {
+        throw .invalidOption("\(trace.path): the bytes requested exceed 2^63; replay a shorter trace")
+      }
+    }
+    if let open = current { counts.intervals.append(open) }
+    if position == 0 { throw .emptyTrace(path: trace.path) }
+    if counts.requests == 0 {
+      throw .invalidOption(
+        "\(trace.path): the warm-up (\(window.warmup!)) covers all \(position) requests; give a shorter --warmup")
+    }
+    return counts
+  }
+}

@@ -1,0 +1,145 @@
+import EvictionCore
+import EvictionTestSupport
+import EvictionTraces
+import Foundation
+import Testing
+
+@testable import EvictionSim
+
+/// Trace collections: glob and folder entries, catalogs and their checks.
+@Suite struct CollectionTests {
+  /// A folder laid out as Caffeine lays its traces out: `lirs/a.trace`,
+  /// `lirs/b.trace`, the same requests as `a` again in `other/a.txt`, a
+  /// README and a file of no known format.
+  static func collection() throws -> String {
+    let root = try Scratch.directory("collection").path
+    let manager = FileManager.default
+    for folder in ["lirs", "other", "misc"] {
+      try manager.createDirectory(atPath: "\(root)/\(folder)", withIntermediateDirectories: true)
+    }
+    try "1\n2\n3\n1\n2\n4\n".write(toFile: "\(root)/lirs/a.trace", atomically: true, encoding: .utf8)
+    try "7\n*\n8\n7\n9\n".write(toFile: "\(root)/lirs/b.trace", atomically: true, encoding: .utf8)
+    try "1\n2\n3\n1\n2\n4\n".write(toFile: "\(root)/other/a.txt", atomically: true, encoding: .utf8)
+    try "about these traces\n".write(toFile: "\(root)/lirs/README.txt", atomically: true, encoding: .utf8)
+    try "?\n".write(toFile: "\(root)/misc/x.dat", atomically: true, encoding: .utf8)
+    return root
+  }
+
+  static func config(_ traces: String) throws -> CompareConfig {
+    try CompareConfig.parse(
+      "policies = [\"lru\"]\nsizes = [2]\n\(traces)", format: "toml", file: "sweep.toml")
+  }
+
+  @Test func aFolderEntryListsItsTracesWithFormatAndDatasetFromTheFolder() throws {
+    let root = try Self.collection()
+    let config = try Self.config("[[traces]]\nfolder = \"\(root)/lirs\"\n")
+    #expect(config.traces.map(\.name) == ["a.trace", "b.trace"])
+    #expect(config.traces.map(\.dataset) == ["lirs", "lirs"])
+    for entry in config.traces {
+      guard case .file(let source) = entry.origin else {
+        Issue.record("not a file")
+        continue
+      }
+      #expect(source.format == .lirs)
+    }
+    // The expanded list is what a shard's partial result carries.
+    let again = try CompareConfig.parse(config.source, format: config.sourceFormat, file: "x", checkFiles: false)
+    #expect(again.traces.map(\.name) == ["a.trace", "b.trace"])
+  }
+
+  @Test func aGlobEntryMatchesFilesAndKeepsItsOtherKeys() throws {
+    let root = try Self.collection()
+    let config = try Self.config(
+      "[[traces]]\nglob = \"\(root)/*/a.*\"\nformat = \"txt\"\ndataset = \"mine\"\n")
+    #expect(config.traces.map(\.name) == ["a.trace", "a.txt"])
+    #expect(config.traces.map(\.dataset) == ["mine", "mine"])
+    #expect {
+      _ = try Self.config("[[traces]]\nglob = \"\(root)/nothing-*\"\n")
+    } throws: { ($0 as? ConfigError)?.message.contains("matches no trace file") == true }
+    #expect {
+      _ = try Self.config("[[traces]]\nglob = \"\(root)/lirs/*\"\nfolder = \"\(root)\"\n")
+    } throws: { ($0 as? ConfigError)?.message.contains("not both") == true }
+  }
+
+  @Test func theCatalogListsEachTraceOnceAndNotesWhatItPassedOver() throws {
+    let root = try Self.collection()
+    let catalog = try TraceCatalog.scan([root], relativeTo: root)
+    #expect(catalog.entries.map(\.path) == ["lirs/a.trace", "lirs/b.trace"])
+    #expect(catalog.entries.map(\.requests) == [6, 4])
+    #expect(catalog.entries.map(\.objects) == [4, 3])
+    #expect(catalog.entries.map(\.dataset) == ["lirs", "lirs"])
+    #expect(catalog.skipped.map(\.path) == ["misc/x.dat", "other/a.txt"])
+    #expect(catalog.skipped[1].reason == "the same requests as lirs/a.trace")
+    #expect(catalog.entries[0].checksum == (try FileChecksum.crc32(path: "\(root)/lirs/a.trace")))
+  }
+
+  @Test func aCollectionRunsEveryOnlinePolicyAtRelativeSizes() throws {
+    let root = try Self.collection()
+    let file = "\(root)/catalog.toml"
+    try TraceCatalog.scan([root], relativeTo: root).toml(header: ["test"]).write(
+      toFile: file, atomically: true, encoding: .utf8)
+    let config = try CompareConfig.collection(
+      path: file, name: nil, sizeMode: nil, policies: [], sizes: [], seeds: [])
+    #expect(config.name == "collection")
+    #expect(config.traces.map(\.expectedRequests) == [6, 4])
+    #expect(config.sizes.map(\.description) == ["0.1%", "1%", "10%"])
+    #expect(config.smallSizes == .skip)
+    let names = config.policies.map(\.name)
+    #expect(names.contains("fifo") && names.contains("s3fifo"))
+    #expect(!names.contains("belady") && !names.contains("nscache-linux"))
+    #expect(names.count == PolicyCatalog.entries.filter { !$0.isOffline && !$0.isModel }.count)
+    // Every cell is far below what some policies need: all are left out, none fails.
+    let workspace = try CompareWorkspace(config)
+    let infos = try ComparePlan.measure(config, sources: workspace.sources, parallelism: 2)
+    let plan = ComparePlan(config: config, infos: infos, sources: workspace.sources)
+    #expect(plan.tooSmall.count == 6 && plan.rows.isEmpty)
+  }
+
+  @Test func aTraceThatChangedSinceItsCatalogIsRefused() throws {
+    let root = try Self.collection()
+    let path = "\(root)/lirs/a.trace"
+    let checksum = try FileChecksum.crc32(path: path)
+    let entry = "[[traces]]\npath = \"\(path)\"\nformat = \"lirs\"\n"
+    _ = try Self.config(entry + "checksum = \"\(checksum)\"\n")
+    #expect {
+      _ = try Self.config(entry + "checksum = \"crc32:00000000\"\n")
+    } throws: { error in
+      let text = (error as? ConfigError)?.description ?? ""
+      return text.contains("its checksum is \(checksum), not crc32:00000000") && text.contains("evlab catalog")
+    }
+    // Counts are checked when the trace is read for its statistics.
+    let config = try Self.config(entry + "requests = 7\n")
+    #expect(throws: TraceError.catalogMismatch(path: path, reason: "it holds 6 requests, not 7")) {
+      _ = try ComparePlan.measure(config, sources: CompareWorkspace(config).sources)
+    }
+    let objects = try Self.config(entry + "requests = 6\nobjects = 5\n")
+    #expect(throws: TraceError.catalogMismatch(path: path, reason: "it holds 4 objects, not 5")) {
+      _ = try ComparePlan.measure(objects, sources: CompareWorkspace(objects).sources)
+    }
+  }
+
+  @Test func aSizeTooSmallForAPolicyIsFoundBeforeAnyReplay() throws {
+    let root = try Self.collection()
+    let text =
+      "policies = [\"lru\", \"s3fifo\"]\nsizes = [2, 50]\n[[traces]]\npath = \"\(root)/lirs/a.trace\"\nformat = \"lirs\"\n"
+    let config = try CompareConfig.parse(text, format: "toml", file: "sweep.toml")
+    #expect(config.smallSizes == .error)
+    let workspace = try CompareWorkspace(config)
+    let plan = ComparePlan(
+      config: config, infos: try ComparePlan.measure(config, sources: workspace.sources), sources: workspace.sources)
+    #expect(plan.tooSmall.map(\.cacheSize) == [2])
+    #expect(plan.tooSmall.first?.policy.name == "s3fifo")
+    #expect(plan.rows.count == 4)  // error mode keeps the rows; the command stops before replaying them
+    let skipping = try CompareConfig.parse(text + "", format: "toml", file: "s.toml").with(small: .skip)
+    let skipped = ComparePlan(config: skipping, infos: plan.infos, sources: workspace.sources)
+    #expect(skipped.rows.map(\.cacheSize) == [50, 50])
+  }
+}
+
+extension CompareConfig {
+  fileprivate func with(small: SmallSizes) -> CompareConfig {
+    var copy = self
+    copy.smallSizes = small
+    return copy
+  }
+}
