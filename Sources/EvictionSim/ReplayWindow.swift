@@ -94,12 +94,7 @@ extension TraceReplay {
           case .duration(let d): warming = record.time < firstTime! &+ d
           }
         }
-        let request = Request(
-          key: record.key &+ tile.idOffset, weight: countMode ? 1 : record.size, time: position,
-          nextAccess: record.nextAccess == TraceRecord.never
-            ? Request<UInt64>.never : record.nextAccess &+ tile.requestOffset,
-          timestamp: record.time)
-        let hit = policy.access(request)
+        let hit = policy.access(record.request(in: tile, time: position, countMode: countMode))
         if !hit { counts.maxOccupancy = max(counts.maxOccupancy, policy.usedWeight) }
         if warming {
           counts.warmupRequests &+= 1

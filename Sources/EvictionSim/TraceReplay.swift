@@ -61,12 +61,7 @@ public enum TraceReplay {
       var maxOccupancy = counts.maxOccupancy
       for record in records {
         time &+= 1
-        let request = Request(
-          key: record.key &+ tile.idOffset, weight: countMode ? 1 : record.size, time: time,
-          nextAccess: record.nextAccess == TraceRecord.never
-            ? Request<UInt64>.never : record.nextAccess &+ tile.requestOffset,
-          timestamp: record.time)
-        let hit = policy.access(request)
+        let hit = policy.access(record.request(in: tile, time: time, countMode: countMode))
         hits &+= hit ? 1 : 0
         bytesMissed &+= hit ? 0 : record.size
         bytesRequested &+= record.size
@@ -183,5 +178,18 @@ struct ReplayVisitor: PolicyVisitor {
     } catch {
       return .failure(error)
     }
+  }
+}
+
+extension TraceRecord {
+  /// The request this record makes of a policy: its key and next access
+  /// moved by the tile's offsets (a copy of a repeated trace), weighing 1 in
+  /// count mode, and `time` its position in the replay.
+  @inlinable @inline(__always)
+  func request(in tile: TraceTile, time: Int64, countMode: Bool) -> Request<UInt64> {
+    Request(
+      key: key &+ tile.idOffset, weight: countMode ? 1 : size, time: time,
+      nextAccess: nextAccess == TraceRecord.never ? Request<UInt64>.never : nextAccess &+ tile.requestOffset,
+      timestamp: self.time)
   }
 }
