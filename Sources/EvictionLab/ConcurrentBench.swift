@@ -61,7 +61,8 @@ struct ConcurrentBench: ParsableCommand {
   @Option(help: "Write the rows as CSV to PATH; - for standard output.")
   var csv: String?
 
-  @Option(help: "Write a chart per mix (getput-R-W.svg: ops/s by threads, a line per lock) into DIRECTORY.")
+  @Option(
+    help: "Write a chart per mix (getput-R-W.svg, .pdf and .png: ops/s by threads, a line per lock) into DIRECTORY.")
   var charts: String?
 
   func spec() throws -> PolicySpec {
@@ -97,8 +98,15 @@ struct ConcurrentBench: ParsableCommand {
     try write(ResultWriter.json(report.results), to: json)
     try write(ResultWriter.csv(report.results), to: csv)
     if let charts {
-      for chart in BenchTables.concurrentCharts(report) {
-        try write(chart.svg, to: charts + "/" + chart.name)
+      // Each chart as SVG, PDF and PNG, beside whatever the folder holds.
+      let figures = Figures()
+      for chart in BenchTables.concurrentCharts(report) { figures.add(chart.name, chart.svg) }
+      do {
+        let (files, warning) = try figures.write(into: charts, ownFolder: false)
+        if let warning { printError("warning: \(warning)") }
+        printError("wrote \(files.count) chart files to \(charts)/")
+      } catch {
+        throw fail("cannot write the charts into \(charts): \(error.localizedDescription)")
       }
     }
   }

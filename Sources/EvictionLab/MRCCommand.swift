@@ -54,6 +54,12 @@ struct MRC: ParsableCommand {
   )
   var maxObjects: Int?
 
+  @Option(
+    help:
+      "Requests served before counting starts, or a duration on the trace's clock (3600s, 90m, 6h, 2d); every point counts the same requests as evlab replay --warmup."
+  )
+  var warmup: Checked<SpanValue>?
+
   @OptionGroup var output: OutputOptions
 
   /// The policies, `all` meaning every online one (the offline ones need the future).
@@ -79,6 +85,11 @@ struct MRC: ParsableCommand {
     try method?.check()
     guard !sizes.isEmpty else { throw ArgumentError("--sizes is empty; e.g. --sizes 100..100000:log20") }
     try sizes.check()
+    try warmup?.check()
+    if warmup != nil && maxObjects != nil {
+      throw ArgumentError(
+        "--warmup does not apply to fixed-size SHARDS (--max-objects), whose rate changes as it reads; use --rate")
+    }
     _ = try plans()
   }
 
@@ -100,7 +111,7 @@ struct MRC: ParsableCommand {
         try failing { () throws(TraceError) in
           try MissRatioCurves.curve(
             source, policy: spec, plan: plan, sizes: cacheSizes, sizeMode: sizeMode, admission: admission,
-            progress: progress)
+            warmup: warmup?.value.span, progress: progress)
         })
       progress.cellsDone.add(1, ordering: .relaxed)
     }

@@ -92,7 +92,7 @@ public enum BenchTables {
       let svg = SVGChart.lines(
         title: "GetPut \(mix) reads/writes, \(cores) cores", xLabel: "threads", yLabel: "M ops/s (median)",
         series: series, logX: true, yFormat: { fixed($0, 0) }, xFormat: { String(Int($0)) }, binaryTicks: true)
-      return ("getput-" + mix.replacingOccurrences(of: "/", with: "-") + ".svg", svg)
+      return ("getput-" + mix.replacingOccurrences(of: "/", with: "-"), svg)
     }
   }
 

@@ -600,14 +600,19 @@ public enum CompareReport {
           points: results.filter { $0.lock == lock }.map { (Double($0.threads), value($0)) })
       }
     }
-    let policy = results.first.map { "\($0.policy) at \($0.cacheSize) on \($0.trace)" } ?? ""
+    let cores = results.first?.cores ?? 0
+    let policy =
+      results.first.map {
+        "\($0.policy) at \($0.cacheSize) on \($0.trace), measured on a machine with \(cores) cores: threads beyond \(cores) share them."
+      } ?? ""
+    let threadsLabel = "threads (\(cores) cores)"
     var html = "<section class=\"stress\"><h2>Memory cache under threads</h2>\n<p>\(SVGChart.escape(policy))</p>\n"
     html +=
       "<figure>"
       + figures.add(
         "stress-throughput",
         SVGChart.lines(
-          title: "Throughput by thread count", xLabel: "threads", yLabel: "million operations per second",
+          title: "Throughput by thread count", xLabel: threadsLabel, yLabel: "million operations per second",
           series: series { $0.opsPerSecond / 1e6 }, logX: false, yFormat: { String(format: "%.1f", $0) },
           xFormat: { String(Int($0)) })) + "</figure>\n"
     html +=
@@ -615,15 +620,16 @@ public enum CompareReport {
       + figures.add(
         "stress-get-p99",
         SVGChart.lines(
-          title: "Get latency, 99th percentile", xLabel: "threads", yLabel: "nanoseconds",
-          series: series { Double($0.getP99Ns) }, logX: false, yFormat: { String(Int($0)) },
-          xFormat: { String(Int($0)) })) + "</figure>\n"
+          title: "Get latency, 99th percentile", xLabel: threadsLabel, yLabel: "latency (log scale)",
+          series: series { Double($0.getP99Ns) }, logX: false, yFormat: { SVGChart.duration(nanoseconds: $0) },
+          xFormat: { String(Int($0)) }, logY: true)) + "</figure>\n"
     html +=
       "<figure>"
       + figures.add(
         "stress-contention",
         SVGChart.lines(
-          title: "Lock contention: share of contended acquisitions", xLabel: "threads", yLabel: "contended share (%)",
+          title: "Lock contention: share of contended acquisitions", xLabel: threadsLabel,
+          yLabel: "contended share (%)",
           series: series { $0.contendedShare * 100 }, logX: false, yFormat: { String(format: "%.0f", $0) },
           xFormat: { String(Int($0)) })) + "</figure>\n"
     return html + "</section>\n"

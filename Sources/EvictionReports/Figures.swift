@@ -46,13 +46,17 @@ public final class Figures {
   /// Pixels per inch of the PNGs; SVG user units are CSS pixels (96 per inch).
   public static let dpi = 300.0
 
-  /// Writes every chart into `directory/figures/`; returns the files written
-  /// and, when PDF and PNG could not be made, a warning saying why and what to do.
-  public func write(into directory: String) throws -> (files: [String], warning: String?) {
+  /// Writes every chart into `directory/figures/` (a folder of its own,
+  /// replaced whole so a rerun with fewer charts leaves none stale), or with
+  /// `ownFolder` false into `directory` itself beside what is there; returns
+  /// the files written and, when PDF and PNG could not be made, a warning
+  /// saying why and what to do.
+  public func write(into directory: String, ownFolder: Bool = true) throws -> (files: [String], warning: String?) {
     guard !charts.isEmpty else { return ([], nil) }
-    let folder = (directory as NSString).appendingPathComponent("figures")
-    // A rerun with fewer charts leaves no stale figure behind.
-    if FileManager.default.fileExists(atPath: folder) { try FileManager.default.removeItem(atPath: folder) }
+    let folder = ownFolder ? (directory as NSString).appendingPathComponent("figures") : directory
+    if ownFolder && FileManager.default.fileExists(atPath: folder) {
+      try FileManager.default.removeItem(atPath: folder)
+    }
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     var files: [String] = []
     for chart in charts {

@@ -67,7 +67,7 @@ public enum SVGChart {
   /// latency); otherwise it spans the data, so close curves stay apart.
   public static func lines(
     title: String, xLabel: String, yLabel: String, series: [Series], logX: Bool, yFormat: (Double) -> String,
-    xFormat: (Double) -> String, binaryTicks: Bool = false, zeroBaseline: Bool = true
+    xFormat: (Double) -> String, binaryTicks: Bool = false, zeroBaseline: Bool = true, logY: Bool = false
   ) -> String {
     let xs = series.flatMap { $0.points.map(\.x) }.filter { !logX || $0 > 0 }
     let ys = series.flatMap { s in
@@ -76,7 +76,17 @@ public enum SVGChart {
     guard let xMin = xs.min(), let xMax = xs.max(), let yMaxData = ys.max(), let yMinData = ys.min() else {
       return ""
     }
-    let (yMin, yMax, yStep) = yRange(yMinData, yMaxData, zeroBaseline: zeroBaseline)
+    // A log axis (values spanning decades, such as latencies) runs from the
+    // power of ten below the least value to the one above the greatest.
+    let positive = ys.filter { $0 > 0 }
+    let (yMin, yMax, yStep) =
+      logY && !positive.isEmpty
+      ? (
+        pow(10, log10(positive.min()!).rounded(.down)),
+        max(pow(10, log10(positive.max()!).rounded(.up)), pow(10, log10(positive.min()!).rounded(.down)) * 10), 0
+      )
+      : yRange(yMinData, yMaxData, zeroBaseline: zeroBaseline)
+    let useLogY = logY && !positive.isEmpty
     // The legend takes what its longest name needs (up to a limit past which names are shortened).
     let legendW = min(maxLabelWidth, max(right, 44 + 12 + textWidth(series.map(\.legendName))))
     let plotW = width - left - legendW
@@ -87,13 +97,19 @@ public enum SVGChart {
       let v = logX ? log10(x) : x
       return left + (hi == lo ? plotW / 2 : (v - lo) / (hi - lo) * plotW)
     }
-    func py(_ y: Double) -> Double { top + plotH - (y - yMin) / (yMax - yMin) * plotH }
+    func py(_ y: Double) -> Double {
+      guard useLogY else { return top + plotH - (y - yMin) / (yMax - yMin) * plotH }
+      let v = log10(max(y, yMin))
+      return top + plotH - (v - log10(yMin)) / (log10(yMax) - log10(yMin)) * plotH
+    }
 
     var svg = open(title: title, height: chartHeight)
     // Grid and y ticks.
-    for y in stride(from: yMin, through: yMax + yStep / 2, by: yStep) {
+    let yTicks =
+      useLogY ? xTicks(yMin, yMax, logX: true) : Array(stride(from: yMin, through: yMax + yStep / 2, by: yStep))
+    for y in yTicks {
       svg += line(left, py(y), left + plotW, py(y), stroke: "#e3e3e3")
-      svg += text(left - 8, py(y) + 4, yFormat(abs(y) < yStep / 1e6 ? 0 : y), anchor: "end")
+      svg += text(left - 8, py(y) + 4, yFormat(!useLogY && abs(y) < yStep / 1e6 ? 0 : y), anchor: "end")
     }
     // x ticks: powers of ten (and 2, 5 between when the range is short), or the data's values.
     for x in (binaryTicks && logX ? binaryXTicks(xMin, xMax) : xTicks(xMin, xMax, logX: logX)) {
@@ -400,6 +416,14 @@ public enum SVGChart {
       }
     }
     return out
+  }
+
+  /// Nanoseconds as a reader says them: 850 ns, 12 µs, 3.5 ms, 2 s.
+  public static func duration(nanoseconds x: Double) -> String {
+    let (value, unit): (Double, String) =
+      x < 1e3 ? (x, "ns") : x < 1e6 ? (x / 1e3, "µs") : x < 1e9 ? (x / 1e6, "ms") : (x / 1e9, "s")
+    return (value < 10 && value != value.rounded() ? String(format: "%.1f", value) : String(Int(value.rounded())))
+      + " " + unit
   }
 
   /// 1234 → 1.2k, 5e6 → 5M (binary prefixes for bytes).

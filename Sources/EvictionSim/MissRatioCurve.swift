@@ -97,18 +97,28 @@ public enum MissRatioCurves {
   /// The curve of `policy` (behind `admission`) on `trace` as `plan` says.
   public static func curve(
     _ trace: TraceSource, policy: PolicySpec, plan: Plan, sizes: [Int64], sizeMode: SizeMode,
-    admission: AdmissionSpec = .none, progress: ReplayProgress? = nil
+    admission: AdmissionSpec = .none, warmup: ReplayWindow.Span? = nil, progress: ReplayProgress? = nil
   ) throws(TraceError) -> MissRatioCurve {
     switch plan {
-    case .exact: try exactLRU(trace, sizes: sizes, sizeMode: sizeMode, progress: progress)
+    case .exact: try exactLRU(trace, sizes: sizes, sizeMode: sizeMode, warmup: warmup, progress: progress)
     case .simulate:
-      try simulate(trace, policy: policy, sizes: sizes, sizeMode: sizeMode, admission: admission, progress: progress)
+      try simulate(
+        trace, policy: policy, sizes: sizes, sizeMode: sizeMode, admission: admission, warmup: warmup,
+        progress: progress)
     case .shards(let rate):
       try shards(
-        trace, policy: policy, sizes: sizes, sizeMode: sizeMode, rate: rate, admission: admission, progress: progress)
+        trace, policy: policy, sizes: sizes, sizeMode: sizeMode, rate: rate, admission: admission, warmup: warmup,
+        progress: progress)
     case .fixedSizeShards(let maxObjects):
       try shardsFixedSize(trace, sizes: sizes, sizeMode: sizeMode, maxObjects: maxObjects, progress: progress)
     }
+  }
+
+  /// The error for a pass that counted nothing: an empty trace, or one the
+  /// warm-up covers whole.
+  static func warmupCoversAll(_ trace: TraceSource, _ warmup: ReplayWindow.Span?) -> TraceError {
+    guard let warmup else { return .emptyTrace(path: trace.path) }
+    return .invalidOption("\(trace.path): the warm-up (\(warmup)) covers every request; give a shorter --warmup")
   }
 
   /// The exact LRU curve at `sizes` in one pass. In count mode every size is
@@ -121,10 +131,11 @@ public enum MissRatioCurves {
   /// distances with sizes scaled by the rate (SHARDS).
   public static func exactLRU(
     _ trace: TraceSource, sizes: [Int64], sizeMode: SizeMode, sampling: Sampling? = nil,
-    progress: ReplayProgress? = nil
+    warmup: ReplayWindow.Span? = nil, progress: ReplayProgress? = nil
   ) throws(TraceError) -> MissRatioCurve {
     let sorted = Array(Set(sizes)).sorted()
     let scaled = sampling.map { s in sorted.map { s.scale($0) } } ?? sorted
+    var gate = WarmupGate(warmup)
     var tree = StackDistanceTree()
     var hitsBelow = Array(repeating: Int64(0), count: sorted.count + 1)
     var hitBytesBelow = Array(repeating: Int64(0), count: sorted.count + 1)
@@ -136,13 +147,16 @@ public enum MissRatioCurves {
       let offset = tile.idOffset
       for record in records {
         let key = record.key &+ offset
+        // The warm-up counts the trace's requests, sampled or not.
+        let warming = gate.warms(record.time)
         if let sampling, !sampling.keeps(key) { continue }
         let weight = sizeMode == .count ? 1 : record.size
-        requests &+= 1
-        bytesRequested &+= record.size
         largest = max(largest, weight)
         let (distance, changed) = tree.access(key, weight: weight)
         sizesChange = sizesChange || changed
+        if warming { continue }
+        requests &+= 1
+        bytesRequested &+= record.size
         guard let distance else { continue }
         // The first size at which this request hits.
         var lo = 0
@@ -155,7 +169,7 @@ public enum MissRatioCurves {
         hitBytesBelow[lo] &+= record.size
       }
     }
-    if requests == 0 { throw .emptyTrace(path: trace.path) }
+    if requests == 0 { throw warmupCoversAll(trace, warmup) }
     var points: [CurvePoint] = []
     var hits: Int64 = 0
     var hitBytes: Int64 = 0
@@ -172,7 +186,7 @@ public enum MissRatioCurves {
     if !unanswered.isEmpty {
       let simulated = try simulate(
         trace, policy: try! PolicySpec("lru"), sizes: unanswered.map { sorted[$0] }, sizeMode: sizeMode,
-        sampling: sampling)
+        sampling: sampling, warmup: warmup)
       for (i, point) in zip(unanswered, simulated.points) { points[i] = point }
     }
     return MissRatioCurve(
@@ -186,13 +200,13 @@ public enum MissRatioCurves {
   /// policies only.
   public static func simulate(
     _ trace: TraceSource, policy: PolicySpec, sizes: [Int64], sizeMode: SizeMode, sampling: Sampling? = nil,
-    admission: AdmissionSpec = .none, progress: ReplayProgress? = nil
+    admission: AdmissionSpec = .none, warmup: ReplayWindow.Span? = nil, progress: ReplayProgress? = nil
   ) throws(TraceError) -> MissRatioCurve {
     let sorted = Array(Set(sizes)).sorted()
     let scaled = sampling.map { s in sorted.map { s.scale($0) } } ?? sorted
     for size in scaled { try TraceReplay.checkMinimumCapacity(policy, size) }
     var runner = MultiSizeRunner(
-      sizes: scaled, sizeMode: sizeMode, trace: trace, sampling: sampling, progress: progress)
+      sizes: scaled, sizeMode: sizeMode, trace: trace, sampling: sampling, warmup: warmup, progress: progress)
     var caches: [AnyCachePolicy<UInt64>] = []
     for size in scaled {
       var visitor = BoxingVisitor<UInt64>(admission: admission)
@@ -217,15 +231,16 @@ public enum MissRatioCurves {
   /// simulation.
   public static func shards(
     _ trace: TraceSource, policy: PolicySpec, sizes: [Int64], sizeMode: SizeMode, rate: Double,
-    admission: AdmissionSpec = .none, progress: ReplayProgress? = nil
+    admission: AdmissionSpec = .none, warmup: ReplayWindow.Span? = nil, progress: ReplayProgress? = nil
   ) throws(TraceError) -> MissRatioCurve {
     let sampling = Sampling(rate: rate)
     if policy.name == "lru" && admission.kind == .none {
-      return try exactLRU(trace, sizes: sizes, sizeMode: sizeMode, sampling: sampling, progress: progress)
+      return try exactLRU(
+        trace, sizes: sizes, sizeMode: sizeMode, sampling: sampling, warmup: warmup, progress: progress)
     }
     return try simulate(
       trace, policy: policy, sizes: sizes, sizeMode: sizeMode, sampling: sampling, admission: admission,
-      progress: progress)
+      warmup: warmup, progress: progress)
   }
 
   /// Fixed-size SHARDS for LRU (Waldspurger et al., FAST'15, §3.2): the
@@ -435,6 +450,7 @@ struct MultiSizeRunner {
   let sizeMode: SizeMode
   let trace: TraceSource
   let sampling: MissRatioCurves.Sampling?
+  var warmup: ReplayWindow.Span? = nil
   let progress: ReplayProgress?
 
   struct Totals {
@@ -447,23 +463,29 @@ struct MultiSizeRunner {
   mutating func run(_ caches: [AnyCachePolicy<UInt64>]) throws(TraceError) -> Totals {
     var totals = Totals(perSize: Array(repeating: SizeCounts(), count: caches.count))
     var time: Int64 = 0
+    var gate = WarmupGate(warmup)
     totals.skipped = try trace.forEachBatch(progress: progress) { records, tile in
       let offset = tile.idOffset
       for record in records {
         let key = record.key &+ offset
+        let warming = gate.warms(record.time)
         if let sampling, !sampling.keeps(key) { continue }
         time &+= 1
-        totals.requests &+= 1
-        totals.bytesRequested &+= record.size
         let request = Request(
           key: key, weight: sizeMode == .count ? 1 : record.size, time: time, timestamp: record.time)
+        guard !warming else {
+          for i in caches.indices { _ = caches[i].access(request) }
+          continue
+        }
+        totals.requests &+= 1
+        totals.bytesRequested &+= record.size
         for i in caches.indices where caches[i].access(request) {
           totals.perSize[i].hits &+= 1
           totals.perSize[i].hitBytes &+= record.size
         }
       }
     }
-    if totals.requests == 0 { throw .emptyTrace(path: trace.path) }
+    if totals.requests == 0 { throw MissRatioCurves.warmupCoversAll(trace, warmup) }
     return totals
   }
 }

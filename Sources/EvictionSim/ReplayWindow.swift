@@ -49,6 +49,37 @@ public struct ReplayWindow: Sendable, Hashable, Codable {
   public var isEmpty: Bool { warmup == nil && interval == nil }
 }
 
+/// Tells a stream of requests' warm-up from the rest: the first `n`
+/// requests, or those before the first timestamp plus the duration. Every
+/// request of the trace passes through it in order (sampled ones included).
+public struct WarmupGate: Sendable {
+  @usableFromInline let span: ReplayWindow.Span?
+  @usableFromInline var seen: Int64 = 0
+  @usableFromInline var end: Int64? = nil
+  /// Whether the last request passed was in the warm-up.
+  @usableFromInline var warming: Bool
+
+  public init(_ span: ReplayWindow.Span?) {
+    self.span = span
+    warming = span != nil
+  }
+
+  /// Whether the next request, stamped `time`, falls in the warm-up. Once
+  /// one does not, none after it does.
+  @inlinable @inline(__always)
+  public mutating func warms(_ time: Int64) -> Bool {
+    guard warming, let span else { return false }
+    seen &+= 1
+    switch span {
+    case .requests(let n): warming = seen <= n
+    case .duration(let d):
+      if end == nil { end = time &+ d }
+      warming = time < end!
+    }
+    return warming
+  }
+}
+
 /// One interval of a replay's time series: its counts, and where it starts.
 public struct IntervalCounts: Sendable, Equatable, Codable {
   /// 0-based: request intervals are numbered from the end of the warm-up;
@@ -79,21 +110,14 @@ extension TraceReplay {
     var counts = ReplayCounts()
     let countMode = sizeMode == .count
     var position: Int64 = 0
-    var firstTime: Int64? = nil
-    var warming = window.warmup != nil
+    var gate = WarmupGate(window.warmup)
     var countStart: (time: Int64, position: Int64)? = nil
     var current: IntervalCounts? = nil
     counts.skipped = try trace.forEachBatch(withNextAccess: needsNextAccess, progress: progress) {
       records, tile throws(TraceError) in
       for record in records {
         position &+= 1
-        if firstTime == nil { firstTime = record.time }
-        if warming {
-          switch window.warmup! {
-          case .requests(let n): warming = position <= n
-          case .duration(let d): warming = record.time < firstTime! &+ d
-          }
-        }
+        let warming = gate.warms(record.time)
         let hit = policy.access(record.request(in: tile, time: position, countMode: countMode))
         if !hit { counts.maxOccupancy = max(counts.maxOccupancy, policy.usedWeight) }
         if warming {

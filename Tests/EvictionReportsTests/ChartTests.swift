@@ -49,6 +49,17 @@ import Testing
     #expect(SVGChart.style("lru") != SVGChart.style("fifo"))
   }
 
+  /// Latencies spanning decades go on a log axis with readable units.
+  @Test func latenciesTakeALogAxisInReadableUnits() throws {
+    let series = [SVGChart.Series(name: "mutex", points: [(x: 1, y: 180), (x: 2, y: 2_400), (x: 8, y: 210_000)])]
+    let svg = SVGChart.lines(
+      title: "t", xLabel: "threads (2 cores)", yLabel: "latency", series: series, logX: false,
+      yFormat: { SVGChart.duration(nanoseconds: $0) }, xFormat: { "\(Int($0))" }, logY: true)
+    let ticks = capture(#"text-anchor="end" font-size="12">([^<]+)<"#, in: svg)
+    #expect(ticks.first == "100 ns" && ticks.last == "1 ms" && ticks.contains("10 µs"), "\(ticks)")
+    #expect(SVGChart.duration(nanoseconds: 3_500_000) == "3.5 ms" && SVGChart.duration(nanoseconds: 850) == "850 ns")
+  }
+
   /// A name too long for its column is shortened, never drawn past the edge.
   @Test func longNamesAreShortenedToFitTheirColumn() throws {
     let long = String(repeating: "slru:segments=4", count: 5) + " + bloom-filter"

@@ -100,3 +100,24 @@ import Testing
     } throws: { "\($0)".contains("covers all") }
   }
 }
+
+/// A curve with a warm-up counts at every size what a replay with that
+/// warm-up counts.
+@Suite struct CurveWarmupTests {
+  @Test(arguments: ["lru", "arc"])
+  func everyPointEqualsTheWarmedUpReplay(policy: String) throws {
+    let spec = try PolicySpec(policy)
+    let sizes: [Int64] = [50, 400, 3000]
+    for warmup in [ReplayWindow.Span.requests(25_000), .duration(40)] {
+      let plan = try MissRatioCurves.plan(for: spec, method: nil, rate: 1, maxObjects: nil)
+      let curve = try MissRatioCurves.curve(
+        ReplayWindowTests.trace, policy: spec, plan: plan, sizes: sizes, sizeMode: .count, warmup: warmup)
+      for (size, point) in zip(sizes, curve.points) {
+        let replay = try TraceReplay.run(
+          ReplayWindowTests.trace, policy: spec, cacheSize: size, sizeMode: .count,
+          window: ReplayWindow(warmup: warmup))
+        #expect(point.requests == replay.requests && point.misses == replay.misses, "\(policy) \(size) \(warmup)")
+      }
+    }
+  }
+}

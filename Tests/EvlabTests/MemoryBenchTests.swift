@@ -85,9 +85,16 @@ import Testing
       default: #expect(row["dropped_share"] is NSNull && row["policy"] as? String == "")
       }
     }
-    for name in ["getput-100-0.svg", "getput-0-100.svg"] {
-      let svg = try String(contentsOfFile: dir.appendingPathComponent(name).path, encoding: .utf8)
-      #expect(svg.hasPrefix("<svg") && svg.contains("data-series=\"buffered\"") && svg.contains("cores"))
+    for name in ["getput-100-0", "getput-0-100"] {
+      let svg = try String(contentsOfFile: dir.appendingPathComponent(name + ".svg").path, encoding: .utf8)
+      #expect(svg.hasPrefix("<?xml") && svg.contains("<svg") && svg.contains("data-series=\"buffered\""))
+      #expect(svg.contains("cores"))
+      // PDF and PNG beside it, where rsvg-convert is installed (scripts/ensure-deps.sh installs it).
+      if FileManager.default.isExecutableFile(atPath: "/usr/bin/rsvg-convert") {
+        for format in ["pdf", "png"] {
+          #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("\(name).\(format)").path))
+        }
+      }
     }
   }
 

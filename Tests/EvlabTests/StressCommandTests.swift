@@ -7,7 +7,7 @@ import Testing
     "ops_per_second", "hit_ratio", "get_p50_ns", "get_p90_ns", "get_p99_ns", "get_p999_ns", "get_max_ns",
     "set_p50_ns", "set_p90_ns", "set_p99_ns", "set_p999_ns", "set_max_ns", "acquisitions", "contended_share",
     "wait_p50_ns", "wait_p99_ns", "wait_max_ns", "wait_share", "vs_nscache", "vs_dictionary", "admission",
-    "dropped_accesses", "single_thread_hit_ratio", "hit_ratio_drift",
+    "dropped_accesses", "single_thread_hit_ratio", "hit_ratio_drift", "cores",
   ]
 
   /// One thread through the cache hits exactly where the replay does (under
