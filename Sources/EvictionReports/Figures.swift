@@ -76,6 +76,11 @@ public final class Figures {
         let out = (folder as NSString).appendingPathComponent("\(chart.name).\(format)")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: converter)
+        // No creation date in the PDF (cairo honours SOURCE_DATE_EPOCH): the
+        // same chart makes the same bytes, so a rerun changes only what changed.
+        var environment = ProcessInfo.processInfo.environment
+        if environment["SOURCE_DATE_EPOCH"] == nil { environment["SOURCE_DATE_EPOCH"] = "0" }
+        process.environment = environment
         process.arguments = ["--format", format, "--background-color", "white"] + extra + ["--output", out, svg]
         let errors = Pipe()
         process.standardError = errors
