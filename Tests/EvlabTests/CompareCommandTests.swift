@@ -98,6 +98,8 @@ import Testing
     #expect(merge.status == 0, "\(merge.stderr)")
     let csv = try read(dir, "single/results.csv")
     #expect(try read(dir, "merged/results.csv") == csv)
+    // The summary sums over traces in a fixed order: the same bytes from every process.
+    #expect(try read(dir, "merged/summary.csv") == read(dir, "single/summary.csv"))
     let lines = csv.split(separator: "\n")
     let header = lines[0].split(separator: ",").map(String.init)
     // Columns are only ever appended: admission, then the across-trace ones and the warm-up.

@@ -103,7 +103,7 @@ public enum AcrossTraces {
               p95Reduction: q(0.95),
               meanReductionFromLru: fromLRU.isEmpty ? nil : fromLRU.reduce(0, +) / Double(fromLRU.count),
               bestShare: first.offline || traces == 0 ? nil : (best[label] ?? 0) / Double(traces),
-              worstRegressionVsFifo: fromFIFO.min().map { max(0, -$0) }, offline: first.offline))
+              worstRegressionVsFifo: fromFIFO.min().map { $0 < 0 ? -$0 : 0 }, offline: first.offline))
         }
       }
     }
@@ -113,10 +113,15 @@ public enum AcrossTraces {
   /// Per label, the traces (at one size) where it missed least among the
   /// contenders, a tie of k counting 1/k to each.
   static func bestShares(_ rows: [CompareRow]) -> [String: Double] {
+    // Traces in the rows' order, so the sums (and the bytes written) are the same every run.
+    var traces: [String] = []
     var byTrace: [String: [CompareRow]] = [:]
-    for row in rows where row.isContender { byTrace[row.trace, default: []].append(row) }
+    for row in rows where row.isContender {
+      if byTrace[row.trace] == nil { traces.append(row.trace) }
+      byTrace[row.trace, default: []].append(row)
+    }
     var shares: [String: Double] = [:]
-    for group in byTrace.values {
+    for group in traces.map({ byTrace[$0]! }) {
       guard let least = group.map(\.missRatio).min() else { continue }
       let winners = group.filter { $0.missRatio == least }
       for winner in winners { shares[winner.label, default: 0] += 1 / Double(winners.count) }
