@@ -46,17 +46,15 @@ public final class Figures {
   /// Pixels per inch of the PNGs; SVG user units are CSS pixels (96 per inch).
   public static let dpi = 300.0
 
-  /// Writes every chart into `directory/figures/` (a folder of its own,
-  /// replaced whole so a rerun with fewer charts leaves none stale), or with
-  /// `ownFolder` false into `directory` itself beside what is there; returns
-  /// the files written and, when PDF and PNG could not be made, a warning
-  /// saying why and what to do.
+  /// Writes every chart into `directory/figures/`, or with `ownFolder` false
+  /// into `directory` itself; returns the files written and, when PDF and
+  /// PNG could not be made, a warning saying why and what to do. Files of
+  /// the same names are replaced; nothing else in the folder is touched (it
+  /// may hold the user's own figures), so a rerun with fewer charts leaves
+  /// the earlier extra ones where they were.
   public func write(into directory: String, ownFolder: Bool = true) throws -> (files: [String], warning: String?) {
     guard !charts.isEmpty else { return ([], nil) }
     let folder = ownFolder ? (directory as NSString).appendingPathComponent("figures") : directory
-    if ownFolder && FileManager.default.fileExists(atPath: folder) {
-      try FileManager.default.removeItem(atPath: folder)
-    }
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     var files: [String] = []
     for chart in charts {

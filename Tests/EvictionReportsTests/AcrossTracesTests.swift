@@ -168,10 +168,14 @@ import Testing
     outcome.timeseries = timeseries
     #expect(rows.allSatisfy { $0.warmupRequests == 5000 })
     let dir = try Scratch.directory("figures").path
+    // A figure of the user's own in that folder is left alone.
+    try FileManager.default.createDirectory(atPath: dir + "/figures", withIntermediateDirectories: true)
+    try "mine".write(toFile: dir + "/figures/mine.png", atomically: true, encoding: .utf8)
     var warnings: [String] = []
     _ = try CompareReport.write(outcome, config: config, to: dir) { warnings.append($0) }
     let folder = dir + "/figures"
-    let names = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+    #expect(try String(contentsOfFile: folder + "/mine.png", encoding: .utf8) == "mine")
+    let names = try FileManager.default.contentsOfDirectory(atPath: folder).sorted().filter { $0 != "mine.png" }
     let stems = Set(names.map { ($0 as NSString).deletingPathExtension })
     for expected in [
       "reduction-box-100", "reduction-box-1pct", "best-share-1pct", "mrc-zipf-small", "timeseries-zipf-small",
