@@ -26,7 +26,7 @@ $evlab replay "$shared"/caffeine/lirs/*.trace.gz --format txt --policy all --siz
   --csv results/catalog/lirs.csv --json results/catalog/lirs.json
 rm -rf results/capacity && $evlab compare --trace "$shared"/libcachesim/cloudPhysicsIO.oracleGeneral.bin \
   --policy all --size 0.1%,1%,10% --name capacity --output results/capacity
-# The across-trace run over every shared trace (about 7 minutes on 2 cores): pass --collection.
+# The across-trace run over every shared trace (about 6 minutes on 2 cores): pass --collection.
 if [ "${1:-}" = "--collection" ]; then
   rm -rf results/collection && $evlab compare --collection traces/catalog.toml --output results/collection
 fi
