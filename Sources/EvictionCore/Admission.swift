@@ -32,8 +32,8 @@ public struct AdmissionSpec: Hashable, Sendable, CustomStringConvertible {
     /// A missed object replaces the eviction policy's next victim only if
     /// a frequency sketch of all requests rates it strictly higher
     /// (TinyLFU, Einziger, Friedman and Manes, ACM TOS 2017; ``FrequencySketch``).
-    /// Composes with the policies that name their victim
-    /// (``PolicyTraits/namesVictims``).
+    /// Composes with every policy whose evictions can be vetoed
+    /// (``PolicyDescriptor/approvesVictims``): every online one.
     case tinyLFU
   }
 
@@ -186,8 +186,8 @@ public struct AdmissionSpec: Hashable, Sendable, CustomStringConvertible {
     }
   }
 
-  /// Whether it compares a missed object with the policy's next victim, so
-  /// composes only with policies that name it (``PolicyTraits/namesVictims``).
+  /// Whether it compares a missed object with each victim, so composes only
+  /// with policies that ask before evicting (``PolicyDescriptor/approvesVictims``).
   public var comparesWithVictims: Bool {
     if case .tinyLFU = kind { return true }
     return false
@@ -195,12 +195,13 @@ public struct AdmissionSpec: Hashable, Sendable, CustomStringConvertible {
 
   /// Throws unless this admission can sit in front of `policy`.
   public func check(composesWith policy: PolicyDescriptor) throws(AdmissionError) {
-    guard comparesWithVictims, !policy.namesVictims else { return }
-    let naming = PolicyCatalog.entries.filter(\.namesVictims).map(\.name)
+    guard comparesWithVictims, !policy.approvesVictims else { return }
+    let why =
+      policy.isOffline
+      ? "is an offline bound" : policy.isModel ? "models a shipped cache" : "does not ask before evicting"
     throw AdmissionError(
-      "admission \(self) compares a missed object with the policy's next victim, and \(policy.name) "
-        + "does not name its victim before evicting; tinylfu composes with \(naming.joined(separator: ", ")) "
-        + "(for W-TinyLFU itself, choose the policy wtinylfu)")
+      "admission \(self) compares a missed object with each victim, and \(policy.name) \(why); "
+        + "tinylfu composes with every online policy (evlab policies lists them)")
   }
 
   /// Whether decisions depend on object sizes (meaningless in count mode,
@@ -302,11 +303,12 @@ public struct AdmissionGate<Key: Hashable> {
 /// without caching (no eviction, no insertion); everything else is the
 /// policy's own. The same wrapper runs in the simulator and in the caches.
 ///
-/// TinyLFU decides victim by victim: while the missed object does not fit,
-/// the policy names its next victim; the object must be rated above it,
-/// else it is refused and the victim stays (victims already evicted for it
-/// stay evicted, as in Caffeine's simulator); if it wins, the victim is
-/// evicted. Once it fits, the policy admits it as usual.
+/// TinyLFU decides victim by victim: before each eviction the policy makes
+/// for the missed object, the object must be rated above that victim, else
+/// it is refused and the victim stays (victims already evicted for it stay
+/// evicted, as in Caffeine's simulator). The policy asks
+/// (``ReplacementPolicy/admit(_:onEvict:approve:)``), so the victims are
+/// exactly those the policy alone would evict.
 public struct AdmittedPolicy<Policy: ReplacementPolicy & ~Copyable>: ReplacementPolicy, ~Copyable {
   public typealias Key = Policy.Key
   public var policy: Policy
@@ -333,18 +335,27 @@ public struct AdmittedPolicy<Policy: ReplacementPolicy & ~Copyable>: Replacement
 
   @inlinable @inline(__always)
   public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
-    guard gate.admits(request) else { return nil }
-    if admission.comparesWithVictims, request.weight <= policy.capacity {
-      gate.fitSketch(to: policy.count)
-      while policy.usedWeight &+ request.weight > policy.capacity {
-        guard let victim = policy.nextVictim() else {
-          preconditionFailure("\(admission) in front of \(policy.name), which names no victim")
-        }
-        guard gate.prefers(request.key, over: policy.key(at: victim)) else { return nil }
-        _ = policy.evictOne(onEvict: onEvict)
-      }
+    guard admission.comparesWithVictims else {
+      return gate.admits(request) ? policy.admit(request, onEvict: onEvict) : nil
     }
-    return policy.admit(request, onEvict: onEvict)
+    return admit(request, onEvict: onEvict) { _ in true }
+  }
+
+  /// Admits as the gate and `approve` both allow: TinyLFU asks the policy
+  /// to approve each victim with it (``ReplacementPolicy/admit(_:onEvict:approve:)``).
+  @inlinable @inline(__always)
+  public mutating func admit(
+    _ request: Request<Key>, onEvict: (Slot, Key) -> Void, approve: (Key) -> Bool
+  ) -> Slot? {
+    guard gate.admits(request) else { return nil }
+    guard admission.comparesWithVictims, request.weight <= policy.capacity else {
+      return policy.admit(request, onEvict: onEvict, approve: approve)
+    }
+    gate.fitSketch(to: policy.count)
+    // The policy is borrowed mutably while the closure reads the sketch: a
+    // copy of the gate shares its storage and is only read.
+    let judge = gate
+    return policy.admit(request, onEvict: onEvict) { judge.prefers(request.key, over: $0) && approve($0) }
   }
 
   @inlinable public mutating func remove(_ key: Key) -> Slot? { policy.remove(key) }

@@ -73,6 +73,11 @@ public struct PolicyTraits: OptionSet, Sendable, Hashable {
   /// (``ReplacementPolicy/nextVictim()``), and makes room only by evicting
   /// such entries, so TinyLFU admission can compare a missed object with it.
   public static let namesVictims = PolicyTraits(rawValue: 1 << 4)
+  /// Asks before each eviction it makes for an admission
+  /// (``ReplacementPolicy/admit(_:onEvict:approve:)``, its own rather than
+  /// the default over ``ReplacementPolicy/nextVictim()``): its victims
+  /// depend on the request or are chosen in the middle of admitting it.
+  public static let asksBeforeEvicting = PolicyTraits(rawValue: 1 << 5)
 }
 
 /// A catalog policy's self-description: the source of `evlab policies`, the
@@ -118,6 +123,10 @@ public struct PolicyDescriptor: Sendable {
   public var isOffline: Bool { traits.contains(.offline) }
   /// Whether it names its next victim (see ``PolicyTraits/namesVictims``).
   public var namesVictims: Bool { traits.contains(.namesVictims) }
+  /// Whether every eviction it makes for an admission can be vetoed
+  /// (``ReplacementPolicy/admit(_:onEvict:approve:)``): it names its
+  /// victims, or asks before evicting each. TinyLFU admission needs this.
+  public var approvesVictims: Bool { namesVictims || traits.contains(.asksBeforeEvicting) }
 }
 
 /// A tunable parameter: an integer in a range, a fraction of the capacity,

@@ -57,6 +57,21 @@ public protocol ReplacementPolicy: ~Copyable {
   /// compare a missed object with the entry it would replace.
   mutating func nextVictim() -> Slot?
 
+  /// ``admit(_:onEvict:)`` with a veto: before evicting an entry to make
+  /// room for `request`, the policy passes that entry's key to `approve`
+  /// and evicts it only if `approve` returns true. On a refusal the object
+  /// is not admitted (the call returns nil): nothing more is evicted,
+  /// entries already evicted for it stay evicted, and what the miss taught
+  /// the policy's history stays (an ARC ghost hit's move of `p`). With an
+  /// `approve` that always agrees, this is `admit(_:onEvict:)` decision for
+  /// decision. TinyLFU admission (``AdmittedPolicy``) compares the missed
+  /// object with each victim here. The default asks ``nextVictim()`` before
+  /// each ``evictOne(onEvict:)``; a policy whose victims depend on the
+  /// request (ARC's on a B2 ghost hit) or that evicts in the middle of its
+  /// admission implements it, and says so with
+  /// ``PolicyTraits/asksBeforeEvicting``.
+  mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void, approve: (Key) -> Bool) -> Slot?
+
   /// Whether `key` is resident, without counting as an access.
   func contains(_ key: Key) -> Bool
 
@@ -74,6 +89,25 @@ public protocol ReplacementPolicy: ~Copyable {
 extension ReplacementPolicy where Self: ~Copyable {
   /// By default a policy does not name its victim before evicting it.
   @inlinable public mutating func nextVictim() -> Slot? { nil }
+
+  /// By default, the victims ``nextVictim()`` names, each approved before
+  /// ``evictOne(onEvict:)`` evicts it, then ``admit(_:onEvict:)`` into the
+  /// room made (for the policies with ``PolicyTraits/namesVictims``).
+  @inlinable
+  public mutating func admit(
+    _ request: Request<Key>, onEvict: (Slot, Key) -> Void, approve: (Key) -> Bool
+  ) -> Slot? {
+    if request.weight <= capacity {
+      while usedWeight &+ request.weight > capacity {
+        guard let victim = nextVictim() else {
+          preconditionFailure("\(name) neither names its victims nor asks before evicting")
+        }
+        guard approve(key(at: victim)) else { return nil }
+        _ = evictOne(onEvict: onEvict)
+      }
+    }
+    return admit(request, onEvict: onEvict)
+  }
 
   /// Serves one request: ``lookup(_:onEvict:)``, then ``admit(_:onEvict:)`` on a miss.
   /// Returns whether it was a hit.

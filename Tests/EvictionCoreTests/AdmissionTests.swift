@@ -83,7 +83,7 @@ func admittedRun(
     }
     let weights = Dictionary(uniqueKeysWithValues: (0..<300).map { (UInt64($0), Int64(1 + $0 % 7)) })
     for entry in PolicyCatalog.entries where !entry.isOffline && !entry.trimsOnATimer {
-      for admission in ["bloom-filter", "prob:p=0.5", "size:max=5"] + (entry.namesVictims ? ["tinylfu"] : []) {
+      for admission in ["bloom-filter", "prob:p=0.5", "size:max=5"] + (entry.approvesVictims ? ["tinylfu"] : []) {
         let hits = try admittedRun(entry.name, admission, capacity: 120, keys, weights: weights)
         #expect(hits.count == keys.count)
         #expect(hits.contains(true), "\(entry.name) behind \(admission) never hit")

@@ -101,13 +101,18 @@ public struct ARCPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
 
   @inlinable @inline(__always)
   public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
+    admit(request, onEvict: onEvict) { _ in true }
+  }
+
+  @inlinable @inline(__always)
+  public mutating func admit(
+    _ request: Request<Key>, onEvict: (Slot, Key) -> Void, approve: (Key) -> Bool
+  ) -> Slot? {
     guard request.weight <= store.capacity else { return nil }
     while store.used &+ request.weight > store.capacity {
-      if servingGhostHit {
-        replace(onEvict)
-      } else {
-        evictOnFullMiss(incoming: request.weight, onEvict)
-      }
+      let (victim, step) = servingGhostHit ? (replaceVictim(), Step.replace) : fullMissStep(incoming: request.weight)
+      guard approve(store.table[victim].key) else { return nil }
+      take(step, victim, onEvict)
     }
     let slot = store.insert(request.key, weight: request.weight, payload: 0)
     if servingGhostHit {
@@ -130,13 +135,23 @@ public struct ARCPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
     }
   }
 
-  /// The paper's REPLACE: demote the LRU end of T1 or T2 to its ghost list.
+  /// The entry the paper's REPLACE demotes next: the LRU end of T1 or of
+  /// T2 (under lazy promotion, T2's CLOCK victim, whose hand sweep this makes).
   @inlinable @inline(__always)
-  mutating func replace(_ onEvict: (Slot, Key) -> Void) {
+  mutating func replaceVictim() -> Slot {
     let t1Weight = Double(t1.weight)
     // Emptiness by count: an entry may weigh nothing (a cache entry of cost 0).
     if (t1.count > 0 && (t1Weight > p || (t1Weight == p && ghostHitInB2))) || t2.count == 0 {
-      let victim = t1.back
+      return t1.back
+    }
+    // Under lazy promotion, CLOCK: a referenced entry gets a second chance.
+    return lazyPromotion ? store.clockVictim(of: &t2) : t2.back
+  }
+
+  /// The paper's REPLACE: demotes `victim` (``replaceVictim()``) to its ghost list.
+  @inlinable @inline(__always)
+  mutating func replace(_ victim: Slot, _ onEvict: (Slot, Key) -> Void) {
+    if store.table[victim].list == Self.inT1 {
       store.table.unlink(victim, &t1)
       store.retire(victim)
       onEvict(victim, store.table[victim].key)
@@ -146,8 +161,6 @@ public struct ARCPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
         store.table.pushFront(victim, &b1, tag: Self.inB1)
       }
     } else {
-      // Under lazy promotion, CLOCK: a referenced entry gets a second chance.
-      let victim = lazyPromotion ? store.clockVictim(of: &t2) : t2.back
       store.table.unlink(victim, &t2)
       store.retire(victim)
       onEvict(victim, store.table[victim].key)
@@ -159,33 +172,52 @@ public struct ARCPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
     }
   }
 
-  /// Case IV: the key is in none of the four lists.
+  /// How an eviction step makes room (the cases of ``fullMissStep(incoming:)``).
+  @usableFromInline enum Step {
+    /// REPLACE.
+    case replace
+    /// Drop B1's LRU end, then REPLACE.
+    case dropB1
+    /// Evict T1's LRU end without a ghost.
+    case evictT1
+    /// Drop B2's LRU end (ARC: one; LP-ARC: until under 2c), then REPLACE.
+    case dropB2
+  }
+
+  /// Case IV, the key in none of the four lists: the victim of the next
+  /// eviction step and how the step goes (the CLOCK sweep of LP-ARC's T2
+  /// happens here; nothing else changes until ``take(_:_:_:)``).
   @inlinable @inline(__always)
-  mutating func evictOnFullMiss(incoming: Int64, _ onEvict: (Slot, Key) -> Void) {
-    let c = store.capacity
-    if t1.weight &+ b1.weight &+ incoming > c {
-      if b1.count > 0 {
-        store.deleteBack(of: &b1)
-        replace(onEvict)
-      } else {
-        // T1 alone fills the cache: evict its LRU end without a ghost.
-        let victim = t1.back
-        store.evict(victim, from: &t1, onEvict: onEvict)
-      }
-    } else {
+  mutating func fullMissStep(incoming: Int64) -> (Slot, Step) {
+    if t1.weight &+ b1.weight &+ incoming > store.capacity {
+      // T1 alone fills the cache: its LRU end leaves without a ghost.
+      return b1.count > 0 ? (replaceVictim(), .dropB1) : (t1.back, .evictT1)
+    }
+    return (replaceVictim(), .dropB2)
+  }
+
+  @inlinable @inline(__always)
+  mutating func take(_ step: Step, _ victim: Slot, _ onEvict: (Slot, Key) -> Void) {
+    switch step {
+    case .replace: break
+    case .dropB1: store.deleteBack(of: &b1)
+    case .evictT1:
+      store.evict(victim, from: &t1, onEvict: onEvict)
+      return
+    case .dropB2:
       // ARC drops one B2 ghost; libCacheSim's LP-ARC drops them until under 2c.
-      while t1.weight &+ b1.weight &+ t2.weight &+ b2.weight >= 2 &* c && b2.count > 0 {
+      while t1.weight &+ b1.weight &+ t2.weight &+ b2.weight >= 2 &* store.capacity && b2.count > 0 {
         store.deleteBack(of: &b2)
         if !lazyPromotion { break }
       }
-      replace(onEvict)
     }
+    replace(victim, onEvict)
   }
 
   @inlinable
   public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
     guard store.count > 0 else { return false }
-    replace(onEvict)
+    replace(replaceVictim(), onEvict)
     capGhosts()
     trimmed = true
     return true
@@ -246,7 +278,7 @@ public struct ARCPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
 public enum ARC: PolicyDefinition {
   public static let descriptor = PolicyDescriptor(
     name: "arc", summary: "adaptive replacement cache", citation: "Megiddo and Modha, FAST'03",
-    checkedAgainst: "libCacheSim; the ARC paper's OLTP figures")
+    traits: .asksBeforeEvicting, checkedAgainst: "libCacheSim; the ARC paper's OLTP figures")
 
   @inlinable
   public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(

@@ -73,12 +73,23 @@ public struct CARPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
 
   @inlinable @inline(__always)
   public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
+    admit(request, onEvict: onEvict) { _ in true }
+  }
+
+  @inlinable @inline(__always)
+  public mutating func admit(
+    _ request: Request<Key>, onEvict: (Slot, Key) -> Void, approve: (Key) -> Bool
+  ) -> Slot? {
     let weight = request.weight
     let c = store.capacity
     guard weight <= c else { return nil }
     // A ghost of the key stays in its list through REPLACE, as in the paper.
     let ghost = store.find(request.key)
-    while t1.weight &+ t2.weight &+ weight > c { replace(onEvict) }
+    while t1.weight &+ t2.weight &+ weight > c {
+      let victim = replaceVictim()
+      guard approve(store.table[victim].key) else { return nil }
+      replace(victim, onEvict)
+    }
     let slot: Slot
     if ghost < 0 {
       while t1.weight &+ b1.weight &+ weight > c && !b1.isEmpty { store.deleteBack(of: &b1) }
@@ -105,30 +116,36 @@ public struct CARPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
     return slot
   }
 
-  /// The paper's REPLACE: turns the hands until an entry with its reference
-  /// bit clear is demoted to a ghost list.
+  /// The entry the paper's REPLACE demotes next: turns the hands (clearing
+  /// reference bits, moving T1's referenced entries to T2) until an entry
+  /// with its bit clear sits under one, and returns it, still resident.
   @inlinable @inline(__always)
-  mutating func replace(_ onEvict: (Slot, Key) -> Void) {
+  mutating func replaceVictim() -> Slot {
     while true {
       if Double(t1.weight) >= max(1, p) || t2.isEmpty {
         let slot = t1.back
+        if store.table[slot].payload == 0 { return slot }
         store.table.unlink(slot, &t1)
-        if store.table[slot].payload == 0 {
-          demote(slot, to: Self.inB1, onEvict)
-          return
-        }
         store.table[slot].payload = 0
         store.table.pushFront(slot, &t2, tag: Self.inT2)
       } else {
         let slot = t2.back
-        if store.table[slot].payload == 0 {
-          store.table.unlink(slot, &t2)
-          demote(slot, to: Self.inB2, onEvict)
-          return
-        }
+        if store.table[slot].payload == 0 { return slot }
         store.table[slot].payload = 0
         store.table.moveToFront(slot, &t2)
       }
+    }
+  }
+
+  /// The paper's REPLACE: demotes `victim` (``replaceVictim()``) to B1 or B2.
+  @inlinable @inline(__always)
+  mutating func replace(_ victim: Slot, _ onEvict: (Slot, Key) -> Void) {
+    if store.table[victim].list == Self.inT1 {
+      store.table.unlink(victim, &t1)
+      demote(victim, to: Self.inB1, onEvict)
+    } else {
+      store.table.unlink(victim, &t2)
+      demote(victim, to: Self.inB2, onEvict)
     }
   }
 
@@ -147,7 +164,7 @@ public struct CARPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
   @inlinable
   public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
     guard store.count > 0 else { return false }
-    replace(onEvict)
+    replace(replaceVictim(), onEvict)
     trimmed = true
     return true
   }
@@ -201,7 +218,7 @@ public struct CARPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
 public enum CAR: PolicyDefinition {
   public static let descriptor = PolicyDescriptor(
     name: "car", summary: "CLOCK with adaptive replacement: ARC's directory over two CLOCKs",
-    citation: "Bansal and Modha, FAST'04",
+    citation: "Bansal and Modha, FAST'04", traits: .asksBeforeEvicting,
     checkedAgainst: "the paper's invariants; within 0.6 points of ARC, above CLOCK and LRU on OLTP, as the paper finds")
 
   @inlinable

@@ -142,7 +142,23 @@ public struct CacheusPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyab
 
   @inlinable @inline(__always)
   public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
-    guard makeRoom(for: request.weight, onEvict: onEvict), request.weight <= half else { return nil }
+    admit(request, onEvict: onEvict) { _ in true }
+  }
+
+  /// SR's trim, which libCacheSim makes after inserting, runs before the
+  /// insertion here (it evicts the same entries: the newcomer is never SR's
+  /// oldest), so each of its victims can be approved before anything enters.
+  @inlinable @inline(__always)
+  public mutating func admit(
+    _ request: Request<Key>, onEvict: (Slot, Key) -> Void, approve: (Key) -> Bool
+  ) -> Slot? {
+    guard request.weight <= store.capacity else { return nil }
+    while store.used &+ request.weight > store.capacity {
+      let (victim, ghostList) = chooseVictim()
+      guard approve(store.table[victim].key) else { return nil }
+      evict(victim, ghostList: ghostList, onEvict)
+    }
+    guard request.weight <= half else { return nil }
     let known = store.find(request.key)
     let slot: Slot
     if known >= 0 {
@@ -150,18 +166,32 @@ public struct CacheusPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyab
       store.table.unlink(known, &history)
       store.delete(known, resident: false)
       demote(above: request.weight)
+      guard trimScanResistant(making: 0, onEvict, approve) else { return nil }
       slot = store.insert(
         request.key, weight: request.weight, payload: Node(bucket: -1, frequencyNode: -1, frequency: 0))
       store.table.pushFront(slot, &recent, tag: Self.inR)
       attach(slot, frequency: frequency)
     } else {
+      guard trimScanResistant(making: request.weight, onEvict, approve) else { return nil }
       slot = store.insert(
         request.key, weight: request.weight, payload: Node(bucket: -1, frequencyNode: -1, frequency: 0))
       store.table.pushFront(slot, &scanResistant, tag: Self.inSR)
       attach(slot, frequency: 1)
     }
-    while scanResistant.weight > half { retireToHistory(scanResistant.back, onEvict) }
     return slot
+  }
+
+  /// Retires SR's oldest entries to H until `room` more fits SR's half;
+  /// false when `approve` refuses one.
+  @inlinable @inline(__always)
+  mutating func trimScanResistant(
+    making room: Int64, _ onEvict: (Slot, Key) -> Void, _ approve: (Key) -> Bool
+  ) -> Bool {
+    while scanResistant.weight &+ room > half {
+      guard approve(store.table[scanResistant.back].key) else { return false }
+      retireToHistory(scanResistant.back, onEvict)
+    }
+    return true
   }
 
   /// Draws between the experts' victims and files the loser of the draw in
@@ -169,21 +199,32 @@ public struct CacheusPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyab
   @inlinable @inline(__always)
   public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
     guard store.count > 0 else { return false }
+    let (victim, ghostList) = chooseVictim()
+    evict(victim, ghostList: ghostList, onEvict)
+    return true
+  }
+
+  /// The experts' victims and the draw between them: the entry to evict
+  /// and the ghost list of the expert that chose it (0 when they agree).
+  @inlinable @inline(__always)
+  mutating func chooseVictim() -> (Slot, UInt8) {
     let byRecency = scanResistant.isEmpty ? recent.back : scanResistant.back
     let byFrequency = frequencyNodes[buckets[buckets.first].back].key
     let lruChooses = Double(generator.below(100)) / 100 < lruWeight
-    let victim = byRecency == byFrequency || lruChooses ? byRecency : byFrequency
+    if byRecency == byFrequency { return (byRecency, 0) }
+    return lruChooses ? (byRecency, Self.chosenByLRU) : (byFrequency, Self.chosenByLFU)
+  }
+
+  @inlinable @inline(__always)
+  mutating func evict(_ victim: Slot, ghostList: UInt8, _ onEvict: (Slot, Key) -> Void) {
     let key = store.table[victim].key
     let weight = store.table[victim].weight
     retireToHistory(victim, onEvict)
-    if byRecency != byFrequency {
-      if lruChooses {
-        ghosts.file(key, weight: weight, in: &lruGhosts, capacity: half, tag: Self.chosenByLRU)
-      } else {
-        ghosts.file(key, weight: weight, in: &lfuGhosts, capacity: half, tag: Self.chosenByLFU)
-      }
+    if ghostList == Self.chosenByLRU {
+      ghosts.file(key, weight: weight, in: &lruGhosts, capacity: half, tag: Self.chosenByLRU)
+    } else if ghostList == Self.chosenByLFU {
+      ghosts.file(key, weight: weight, in: &lfuGhosts, capacity: half, tag: Self.chosenByLFU)
     }
-    return true
   }
 
   @inlinable
@@ -361,7 +402,7 @@ public enum Cacheus: PolicyDefinition {
     name: "cacheus", summary: "SR-LRU and CR-LFU experts weighted by regret, self-tuning learning rate",
     citation: "Rodriguez et al., FAST'21",
     parameters: [PolicyParameter("seed", default: 1, range: 0...Int64.max, help: "random stream seed")],
-    traits: .randomized,
+    traits: [.randomized, .asksBeforeEvicting],
     checkedAgainst:
       "libCacheSim's miss ratio within 1% (cloudPhysicsIO in 4 encodings × 2 size modes; seven more traces)")
 

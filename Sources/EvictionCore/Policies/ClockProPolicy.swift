@@ -164,6 +164,18 @@ public struct ClockProPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
   /// HAND_cold: works through resident cold pages until one is evicted.
   @inlinable
   mutating func runHandCold(_ onEvict: (Slot, Key) -> Void) {
+    evictCold(coldVictim(), onEvict)
+  }
+
+  /// The next victim is the resident cold page ``coldVictim()`` stops at.
+  @inlinable
+  public mutating func nextVictim() -> Slot? { store.count > 0 ? coldVictim() : nil }
+
+  /// Moves HAND_cold to the first resident cold page whose bit is clear and
+  /// returns it, still resident: the referenced cold pages it passes are
+  /// promoted or start a new test period, as the paper's HAND_cold does.
+  @inlinable
+  mutating func coldVictim() -> Slot {
     while true {
       if coldCount == 0 {
         // Everything resident is hot (weights can leave no cold page):
@@ -177,35 +189,39 @@ public struct ClockProPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
       }
       let slot = handCold
       let flags = store.table[slot].payload
-      let weight = store.table[slot].weight
-      if flags & Self.referenced != 0 {
-        if flags & Self.inTest != 0 {
-          store.table[slot].payload = Self.resident | Self.hot
-          coldWeight &-= weight
-          hotWeight &+= weight
-          coldCount &-= 1
-          hotCount &+= 1
-        } else {
-          store.table[slot].payload = Self.resident | Self.inTest
-        }
-        moveToHead(slot)
-        balanceHot()
-        continue
-      }
-      handCold = successor(slot)
-      onEvict(slot, store.table[slot].key)
-      store.retire(slot)
-      coldWeight &-= weight
-      coldCount &-= 1
+      guard flags & Self.referenced != 0 else { return slot }
       if flags & Self.inTest != 0 {
-        store.table[slot].payload = Self.inTest
-        nonResidentWeight &+= weight
-        while nonResidentWeight > store.capacity { runHandTest() }
+        store.table[slot].payload = Self.resident | Self.hot
+        coldWeight &-= store.table[slot].weight
+        hotWeight &+= store.table[slot].weight
+        coldCount &-= 1
+        hotCount &+= 1
       } else {
-        unlinkFromRing(slot)
-        store.delete(slot, resident: false)
+        store.table[slot].payload = Self.resident | Self.inTest
       }
-      return
+      moveToHead(slot)
+      balanceHot()
+    }
+  }
+
+  /// Evicts the cold page HAND_cold stopped at (``coldVictim()``); in its
+  /// test period it stays on the ring as a non-resident page.
+  @inlinable
+  mutating func evictCold(_ slot: Slot, _ onEvict: (Slot, Key) -> Void) {
+    let flags = store.table[slot].payload
+    let weight = store.table[slot].weight
+    handCold = successor(slot)
+    onEvict(slot, store.table[slot].key)
+    store.retire(slot)
+    coldWeight &-= weight
+    coldCount &-= 1
+    if flags & Self.inTest != 0 {
+      store.table[slot].payload = Self.inTest
+      nonResidentWeight &+= weight
+      while nonResidentWeight > store.capacity { runHandTest() }
+    } else {
+      unlinkFromRing(slot)
+      store.delete(slot, resident: false)
     }
   }
 
@@ -377,7 +393,7 @@ public struct ClockProPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
 public enum ClockPro: PolicyDefinition {
   public static let descriptor = PolicyDescriptor(
     name: "clock-pro", summary: "LIRS's reuse-distance test on one clock with three hands",
-    citation: "Jiang, Chen and Zhang, USENIX ATC'05",
+    citation: "Jiang, Chen and Zhang, USENIX ATC'05", traits: .namesVictims,
     checkedAgainst: "the paper's invariants; resists a scan and a loop that defeat CLOCK (no reference figures)")
 
   @inlinable

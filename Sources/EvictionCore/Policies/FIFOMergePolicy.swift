@@ -28,7 +28,9 @@ public struct FIFOMergePolicy<Index: SlotIndex & ~Copyable>: SingleListPolicy, ~
   public var store: PolicyStorage<Index, Int64>
   public var queue = EntryList()
   /// The entries of the current batch, least valuable first.
-  @usableFromInline var batch: [(metric: Double, slot: Slot)] = []
+  @usableFromInline var batch: [(metric: Double, order: Int, slot: Slot)] = []
+  /// The victim ``nextVictim()`` named and not yet evicted, or -1.
+  @usableFromInline var named: Slot = -1
   /// The next entry of `batch` to evict; `examined` when the batch is spent.
   @usableFromInline var position: Int
   /// The entry the next batch starts from; -1 starts from the oldest.
@@ -66,34 +68,45 @@ public struct FIFOMergePolicy<Index: SlotIndex & ~Copyable>: SingleListPolicy, ~
   @inlinable
   public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
     guard queue.back >= 0 else { return false }
+    let victim = named >= 0 ? named : chooseVictim()
+    named = -1
+    store.evict(victim, from: &queue, onEvict: onEvict)
+    return true
+  }
+
+  /// The victim the batch names next, remembered until it is evicted or removed.
+  @inlinable
+  public mutating func nextVictim() -> Slot? {
+    guard queue.back >= 0 else { return nil }
+    if named < 0 { named = chooseVictim() }
+    return named
+  }
+
+  /// Takes the next victim from the batch, examining a new batch when this
+  /// one is spent (its draws and its starting point move on).
+  @inlinable
+  mutating func chooseVictim() -> Slot {
     if position < examined {
       let slot = batch[position].slot
       position += 1
-      if position < examined - kept {
-        store.evict(slot, from: &queue, onEvict: onEvict)
-        return true
-      }
+      if position < examined - kept { return slot }
     }
     if store.count <= examined {
       nextToExamine = -1
-      store.evict(queue.back, from: &queue, onEvict: onEvict)
-      return true
+      return queue.back
     }
     batch.removeAll(keepingCapacity: true)
     var slot = nextToExamine
-    for _ in 0..<examined {
+    for order in 0..<examined {
       if slot < 0 { slot = queue.back }
-      batch.append((metric(slot), slot))
+      batch.append((metric(slot), order, slot))
       slot = store.table[slot].prev
     }
     nextToExamine = slot
     // Equal metrics stay in examination order, as glibc's merge sort leaves them.
-    batch = batch.enumerated().sorted {
-      $0.element.metric != $1.element.metric ? $0.element.metric < $1.element.metric : $0.offset < $1.offset
-    }.map(\.element)
+    batch.sort { $0.metric != $1.metric ? $0.metric < $1.metric : $0.order < $1.order }
     position = 1
-    store.evict(batch[0].slot, from: &queue, onEvict: onEvict)
-    return true
+    return batch[0].slot
   }
 
   /// libCacheSim's frequency metric, with its generator's tie-breaker.
@@ -110,6 +123,7 @@ public struct FIFOMergePolicy<Index: SlotIndex & ~Copyable>: SingleListPolicy, ~
     guard slot >= 0 else { return nil }
     if position < examined && batch[position...].contains(where: { $0.slot == slot }) { position = examined }
     if slot == nextToExamine { nextToExamine = store.table[slot].prev }
+    if slot == named { named = -1 }
     store.table.unlink(slot, &queue)
     store.delete(slot, resident: true)
     return slot
@@ -120,7 +134,7 @@ public struct FIFOMergePolicy<Index: SlotIndex & ~Copyable>: SingleListPolicy, ~
 public enum FIFOMerge: PolicyDefinition {
   public static let descriptor = PolicyDescriptor(
     name: "fifo-merge", summary: "FIFO that evicts the least used of each batch of 100 at the tail",
-    citation: "Yang et al., NSDI'21",
+    citation: "Yang et al., NSDI'21", traits: .namesVictims,
     checkedAgainst: "libCacheSim (cloudPhysicsIO, count and bytes; seven more traces)")
 
   @inlinable

@@ -68,11 +68,22 @@ public struct LIRSPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable 
 
   @inlinable
   public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
+    admit(request, onEvict: onEvict) { _ in true }
+  }
+
+  @inlinable
+  public mutating func admit(
+    _ request: Request<Key>, onEvict: (Slot, Key) -> Void, approve: (Key) -> Bool
+  ) -> Slot? {
     let weight = request.weight
     guard weight <= store.capacity else { return nil }
     var becomesLIR = false
     if store.capacity &- store.used < weight {
-      while store.capacity &- store.used < weight { evictFromQ(onEvict) }
+      while store.capacity &- store.used < weight {
+        let victim = victimInQ()
+        guard approve(store.table[victim].key) else { return nil }
+        evict(victim, onEvict)
+      }
     } else if store.capacity &- store.used &- weight >= hirShare {
       becomesLIR = true
     }
@@ -166,17 +177,23 @@ public struct LIRSPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable 
     if !store.table[slot].payload.resident { store.delete(slot, resident: false) }
   }
 
-  /// Evicts Q's oldest block (demoting S's bottom LIR block first if Q is
-  /// empty, which with weights can happen: every resident block is LIR).
+  /// Q's oldest block, the next to be evicted (demoting S's bottom LIR
+  /// block first if Q is empty, which with weights can happen: every
+  /// resident block is LIR).
   @inlinable
-  mutating func evictFromQ(_ onEvict: (Slot, Key) -> Void) {
+  mutating func victimInQ() -> Slot {
     if qBack < 0 {
       // Q is empty, so every HIR block in S is history: clear the bottom of
       // them and demote the last LIR block.
       dropHIRBottom()
       demoteBottom()
     }
-    let victim = qBack
+    return qBack
+  }
+
+  /// Evicts `victim` (``victimInQ()``); it stays in S as history if it is there.
+  @inlinable
+  mutating func evict(_ victim: Slot, _ onEvict: (Slot, Key) -> Void) {
     unlinkQ(victim)
     onEvict(victim, store.table[victim].key)
     store.table[victim].payload.resident = false
@@ -190,7 +207,7 @@ public struct LIRSPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable 
   @inlinable
   public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
     guard store.count > 0 else { return false }
-    evictFromQ(onEvict)
+    evict(victimInQ(), onEvict)
     return true
   }
 
@@ -284,6 +301,7 @@ public enum LIRS: PolicyDefinition {
     parameters: [
       PolicyParameter("hir", default: 1, range: 1...99, help: "HIR share of the capacity, percent (at least 2 objects)")
     ],
+    traits: .asksBeforeEvicting,
     checkedAgainst: "the LIRS authors' own code (`lirs.c`), on the LIRS paper's traces")
 
   @inlinable

@@ -12,6 +12,7 @@ public enum LPARC: PolicyDefinition {
   public static let descriptor = PolicyDescriptor(
     name: "lp-arc", summary: "ARC with lazy promotion: T2 is a CLOCK",
     citation: "Yang et al., HotOS'23; Megiddo and Modha, FAST'03",
+    traits: .asksBeforeEvicting,
     checkedAgainst: "libCacheSim (cloudPhysicsIO, count and bytes; seven more traces)")
 
   @inlinable

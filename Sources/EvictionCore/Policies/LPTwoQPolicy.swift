@@ -15,7 +15,7 @@ public enum LPTwoQ: PolicyDefinition {
       PolicyParameter(fraction: "in", default: 0.25, help: "A1in's share of the capacity"),
       PolicyParameter(fraction: "out", default: 0.5, help: "A1out's (ghost) weight as a share of the capacity"),
     ],
-    traits: .namesVictims,
+    traits: [.namesVictims, .asksBeforeEvicting],
     checkedAgainst: "libCacheSim (cloudPhysicsIO, count and bytes; seven more traces)")
 
   @inlinable

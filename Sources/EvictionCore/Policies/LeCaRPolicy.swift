@@ -112,7 +112,19 @@ public struct LeCaRPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable
 
   @inlinable @inline(__always)
   public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
-    guard makeRoom(for: request.weight, onEvict: onEvict) else { return nil }
+    admit(request, onEvict: onEvict) { _ in true }
+  }
+
+  @inlinable @inline(__always)
+  public mutating func admit(
+    _ request: Request<Key>, onEvict: (Slot, Key) -> Void, approve: (Key) -> Bool
+  ) -> Slot? {
+    guard request.weight <= store.capacity else { return nil }
+    while store.used &+ request.weight > store.capacity {
+      let (victim, history) = chooseVictim()
+      guard approve(store.table[victim].key) else { return nil }
+      evict(victim, into: history, onEvict)
+    }
     var first = order.front
     if first < 0 || buckets[first].key != 1 {
       first = buckets.allocate(key: 1, weight: 0, payload: EntryList())
@@ -128,18 +140,25 @@ public struct LeCaRPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable
 
   @inlinable @inline(__always)
   public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
+    guard recency.back >= 0 else { return false }
+    let (victim, history) = chooseVictim()
+    evict(victim, into: history, onEvict)
+    return true
+  }
+
+  /// The experts' victims and the draw between them: the entry to evict and
+  /// the history it goes to (none when both experts name it).
+  @inlinable @inline(__always)
+  mutating func chooseVictim() -> (Slot, UInt8) {
     let byRecency = recency.back
-    guard byRecency >= 0 else { return false }
     let byFrequency = frequencyNodes[buckets[order.front].payload.front].key
-    let victim: Slot
-    let history: UInt8
-    if byRecency == byFrequency {
-      (victim, history) = (byRecency, Self.resident)
-    } else if Double(generator.below(100)) / 100 < lruWeight {
-      (victim, history) = (byRecency, Self.inLRUHistory)
-    } else {
-      (victim, history) = (byFrequency, Self.inLFUHistory)
-    }
+    if byRecency == byFrequency { return (byRecency, Self.resident) }
+    if Double(generator.below(100)) / 100 < lruWeight { return (byRecency, Self.inLRUHistory) }
+    return (byFrequency, Self.inLFUHistory)
+  }
+
+  @inlinable @inline(__always)
+  mutating func evict(_ victim: Slot, into history: UInt8, _ onEvict: (Slot, Key) -> Void) {
     detach(victim)
     onEvict(victim, store.table[victim].key)
     if history == Self.resident {
@@ -147,7 +166,6 @@ public struct LeCaRPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable
     } else {
       bury(victim, tag: history)
     }
-    return true
   }
 
   @inlinable
@@ -264,7 +282,7 @@ public enum LeCaR: PolicyDefinition {
       PolicyParameter(fraction: "rate", default: 0.45, help: "learning rate λ"),
       PolicyParameter("seed", default: 1, range: 0...Int64.max, help: "random stream seed"),
     ],
-    traits: .randomized,
+    traits: [.randomized, .asksBeforeEvicting],
     checkedAgainst:
       "libCacheSim's miss ratio within 1% (cloudPhysicsIO in 4 encodings × 2 size modes; seven more traces)"
   )

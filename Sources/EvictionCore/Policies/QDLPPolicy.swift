@@ -65,16 +65,26 @@ public struct QDLPPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy, ~C
 
   @inlinable @inline(__always)
   public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
+    admit(request, onEvict: onEvict) { _ in true }
+  }
+
+  @inlinable @inline(__always)
+  public mutating func admit(
+    _ request: Request<Key>, onEvict: (Slot, Key) -> Void, approve: (Key) -> Bool
+  ) -> Slot? {
     let weight = request.weight
-    guard weight <= fifoCapacity, makeRoom(for: weight, onEvict: onEvict) else {
-      hitOnGhost = false
-      return nil
+    let ghostHit = hitOnGhost
+    hitOnGhost = false
+    guard weight <= fifoCapacity, weight <= store.capacity else { return nil }
+    while store.used &+ weight > store.capacity {
+      guard evictStep(onEvict, approve) else { return nil }
     }
-    if hitOnGhost {
-      hitOnGhost = false
+    if ghostHit {
       // Heavier than the main cache (a large fifo share): not admitted.
       guard weight <= mainCapacity else { return nil }
-      while main.weight &+ weight > mainCapacity { evictMain(onEvict) }
+      while main.weight &+ weight > mainCapacity {
+        guard evictMain(onEvict, approve) else { return nil }
+      }
       let slot = store.insert(request.key, weight: weight, payload: 0)
       store.table.pushFront(slot, &main, tag: Self.inMain)
       return slot
@@ -85,31 +95,44 @@ public struct QDLPPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy, ~C
     return slot
   }
 
-  /// Works on the FIFO's oldest entry (or the main cache when the FIFO is
-  /// empty) until a resident entry has left: a hit entry moving to the main
-  /// cache frees nothing unless the main cache has to make room for it.
   @inlinable @inline(__always)
   public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
     guard store.count > 0 else { return false }
+    return evictStep(onEvict) { _ in true }
+  }
+
+  /// Works on the FIFO's oldest entry (or the main cache when the FIFO is
+  /// empty) until a resident entry has left: a hit entry moving to the main
+  /// cache frees nothing unless the main cache has to make room for it.
+  /// Returns false, at the first victim `approve` refuses, with that victim
+  /// still in place.
+  @inlinable @inline(__always)
+  mutating func evictStep(_ onEvict: (Slot, Key) -> Void, _ approve: (Key) -> Bool) -> Bool {
     let before = store.count
     while store.count == before {
       if probation.isEmpty {
-        evictMain(onEvict)
+        guard evictMain(onEvict, approve) else { return false }
         continue
       }
       let slot = probation.back
-      store.table.unlink(slot, &probation)
       let weight = store.table[slot].weight
       if store.table[slot].payload != 0 && weight > mainCapacity {
         // Hit, but heavier than the main cache (a large fifo share): it
         // leaves without a ghost, as libCacheSim's main cache refuses it.
+        guard approve(store.table[slot].key) else { return false }
+        store.table.unlink(slot, &probation)
         onEvict(slot, store.table[slot].key)
         store.delete(slot, resident: true)
       } else if store.table[slot].payload != 0 {
-        while main.weight &+ weight > mainCapacity { evictMain(onEvict) }
+        while main.weight &+ weight > mainCapacity {
+          guard evictMain(onEvict, approve) else { return false }
+        }
+        store.table.unlink(slot, &probation)
         store.table[slot].payload = 0
         store.table.pushFront(slot, &main, tag: Self.inMain)
       } else {
+        guard approve(store.table[slot].key) else { return false }
+        store.table.unlink(slot, &probation)
         onEvict(slot, store.table[slot].key)
         store.retire(slot)
         store.remember(slot, in: &ghost, capacity: ghostCapacity, tag: Self.inGhost)
@@ -119,11 +142,13 @@ public struct QDLPPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy, ~C
   }
 
   /// CLOCK on the main cache: referenced entries lose one count and go back
-  /// to the front; the first unreferenced one from the back leaves.
+  /// to the front; the first unreferenced one from the back leaves, if `approve` agrees.
   @inlinable @inline(__always)
-  mutating func evictMain(_ onEvict: (Slot, Key) -> Void) {
+  mutating func evictMain(_ onEvict: (Slot, Key) -> Void, _ approve: (Key) -> Bool) -> Bool {
     let slot = store.clockVictim(of: &main)
+    guard approve(store.table[slot].key) else { return false }
     store.evict(slot, from: &main, onEvict: onEvict)
+    return true
   }
 
   public func checkInvariants() {
@@ -142,7 +167,7 @@ public enum QDLP: PolicyDefinition {
       PolicyParameter(fraction: "fifo", default: 0.1, help: "the probationary FIFO's share of the capacity"),
       PolicyParameter(fraction: "ghost", default: 0.9, help: "the ghost FIFO's weight as a share of the capacity"),
     ],
-    checkedAgainst: "libCacheSim (4 encodings × 2 size modes; seven more traces)")
+    traits: .asksBeforeEvicting, checkedAgainst: "libCacheSim (4 encodings × 2 size modes; seven more traces)")
 
   @inlinable
   public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(

@@ -140,16 +140,27 @@ public struct S3FIFODPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy,
 
   @inlinable @inline(__always)
   public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
+    admit(request, onEvict: onEvict) { _ in true }
+  }
+
+  @inlinable @inline(__always)
+  public mutating func admit(
+    _ request: Request<Key>, onEvict: (Slot, Key) -> Void, approve: (Key) -> Bool
+  ) -> Slot? {
     let weight = request.weight
-    guard weight <= fifoCapacity, makeRoom(for: weight, onEvict: onEvict) else {
-      hitOnGhost = false
-      return nil
+    let ghostHit = hitOnGhost
+    hitOnGhost = false
+    guard weight <= fifoCapacity, weight <= store.capacity else { return nil }
+    while store.used &+ weight > store.capacity {
+      guard evictStep(onEvict, approve) else { return nil }
     }
-    if hitOnGhost {
-      hitOnGhost = false
+    if ghostHit {
       guard weight <= mainCapacity else { return nil }
       while main.weight &+ weight > mainCapacity {
-        store.evict(store.clockVictim(of: &main), from: &main, onEvict: onEvict)
+        // Evictions to take a key back from the ghost are not remembered (see the header).
+        let victim = store.clockVictim(of: &main)
+        guard approve(store.table[victim].key) else { return nil }
+        store.evict(victim, from: &main, onEvict: onEvict)
       }
       let slot = store.insert(request.key, weight: weight, payload: 0)
       store.table.pushFront(slot, &main, tag: Self.inMain)
@@ -160,26 +171,37 @@ public struct S3FIFODPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy,
     return slot
   }
 
-  /// Works on the FIFO's oldest entry (or the main cache when the FIFO is
-  /// empty) until a resident entry has left.
   @inlinable @inline(__always)
   public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
     guard store.count > 0 else { return false }
+    return evictStep(onEvict) { _ in true }
+  }
+
+  /// Works on the FIFO's oldest entry (or the main cache when the FIFO is
+  /// empty) until a resident entry has left. Returns false, at the first
+  /// victim `approve` refuses, with that victim still in place (a promotion
+  /// already made may leave the main cache over its share until the next).
+  @inlinable @inline(__always)
+  mutating func evictStep(_ onEvict: (Slot, Key) -> Void, _ approve: (Key) -> Bool) -> Bool {
     let before = store.count
     while store.count == before {
       if probation.isEmpty {
-        evictMain(onEvict)
+        guard evictMain(onEvict, approve) else { return false }
         continue
       }
       let slot = probation.back
-      store.table.unlink(slot, &probation)
       if store.table[slot].payload != 0 {
+        store.table.unlink(slot, &probation)
         store.table[slot].payload = 0
         store.table.pushFront(slot, &main, tag: Self.inMain)
-        while main.weight > mainCapacity { evictMain(onEvict) }
+        while main.weight > mainCapacity {
+          guard evictMain(onEvict, approve) else { return false }
+        }
       } else {
         let key = store.table[slot].key
         let weight = store.table[slot].weight
+        guard approve(key) else { return false }
+        store.table.unlink(slot, &probation)
         onEvict(slot, key)
         store.retire(slot)
         store.remember(slot, in: &ghost, capacity: ghostCapacity, tag: Self.inGhost)
@@ -189,14 +211,16 @@ public struct S3FIFODPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy,
     return true
   }
 
-  /// CLOCK on the main cache, the victim remembered as the main cache's.
+  /// CLOCK on the main cache, the victim (if `approve` agrees) remembered as the main cache's.
   @inlinable @inline(__always)
-  mutating func evictMain(_ onEvict: (Slot, Key) -> Void) {
+  mutating func evictMain(_ onEvict: (Slot, Key) -> Void, _ approve: (Key) -> Bool) -> Bool {
     let slot = store.clockVictim(of: &main)
+    guard approve(store.table[slot].key) else { return false }
     recent.file(
       store.table[slot].key, weight: store.table[slot].weight, in: &evictedFromMain, capacity: recentCapacity,
       tag: Self.fromMain)
     store.evict(slot, from: &main, onEvict: onEvict)
+    return true
   }
 
   public func checkInvariants() {
@@ -240,7 +264,7 @@ public enum S3FIFOD: PolicyDefinition {
     parameters: [
       PolicyParameter(fraction: "fifo", default: 0.1, help: "the probationary FIFO's starting share of the capacity")
     ],
-    checkedAgainst: "libCacheSim (2 size modes; seven more traces)")
+    traits: .asksBeforeEvicting, checkedAgainst: "libCacheSim (2 size modes; seven more traces)")
 
   @inlinable
   public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(

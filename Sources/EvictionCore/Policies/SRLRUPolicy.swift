@@ -71,6 +71,16 @@ public struct SRLRUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable
 
   @inlinable @inline(__always)
   public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
+    admit(request, onEvict: onEvict) { _ in true }
+  }
+
+  /// SR's trim, which libCacheSim makes after inserting, runs before the
+  /// insertion here (it evicts the same entries: the newcomer is never SR's
+  /// oldest), so each victim can be approved before anything enters.
+  @inlinable @inline(__always)
+  public mutating func admit(
+    _ request: Request<Key>, onEvict: (Slot, Key) -> Void, approve: (Key) -> Bool
+  ) -> Slot? {
     let known = store.find(request.key)
     guard request.weight <= half else { return nil }
     let slot: Slot
@@ -78,14 +88,28 @@ public struct SRLRUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable
       store.table.unlink(known, &history)
       store.delete(known, resident: false)
       demote(above: request.weight)
+      guard trimScanResistant(making: 0, onEvict, approve) else { return nil }
       slot = store.insert(request.key, weight: request.weight, payload: ())
       store.table.pushFront(slot, &recent, tag: Self.inR)
     } else {
+      guard trimScanResistant(making: request.weight, onEvict, approve) else { return nil }
       slot = store.insert(request.key, weight: request.weight, payload: ())
       store.table.pushFront(slot, &scanResistant, tag: Self.inSR)
     }
-    while scanResistant.weight > half { evictBack(of: Self.inSR, onEvict) }
     return slot
+  }
+
+  /// Evicts SR's oldest entries into H until `room` more fits SR's half;
+  /// false when `approve` refuses one.
+  @inlinable @inline(__always)
+  mutating func trimScanResistant(
+    making room: Int64, _ onEvict: (Slot, Key) -> Void, _ approve: (Key) -> Bool
+  ) -> Bool {
+    while scanResistant.weight &+ room > half {
+      guard approve(store.table[scanResistant.back].key) else { return false }
+      evictBack(of: Self.inSR, onEvict)
+    }
+    return true
   }
 
   /// Evicts SR's oldest entry into H, or R's when SR is empty.
@@ -161,7 +185,7 @@ public struct SRLRUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable
 public enum SRLRU: PolicyDefinition {
   public static let descriptor = PolicyDescriptor(
     name: "sr-lru", summary: "scan-resistant LRU: new objects wait in SR, proven ones live in R",
-    citation: "Rodriguez et al., FAST'21",
+    citation: "Rodriguez et al., FAST'21", traits: .asksBeforeEvicting,
     checkedAgainst: "libCacheSim (4 encodings × 2 size modes)")
 
   @inlinable

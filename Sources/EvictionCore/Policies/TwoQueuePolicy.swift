@@ -75,12 +75,29 @@ public struct TwoQueuePolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy
 
   @inlinable @inline(__always)
   public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
+    admit(request, onEvict: onEvict) { _ in true }
+  }
+
+  /// A ghost hit goes to Am, which may evict more than room for the object
+  /// needs: those victims are asked about too.
+  @inlinable @inline(__always)
+  public mutating func admit(
+    _ request: Request<Key>, onEvict: (Slot, Key) -> Void, approve: (Key) -> Bool
+  ) -> Slot? {
     let weight = request.weight
-    guard weight <= ainCapacity, makeRoom(for: weight, onEvict: onEvict) else { return nil }
+    guard weight <= ainCapacity, weight <= store.capacity else { return nil }
+    while store.used &+ weight > store.capacity {
+      guard let victim = nextVictim(), approve(store.table[victim].key) else { return nil }
+      _ = evictOne(onEvict: onEvict)
+    }
     if hitOnGhost {
       hitOnGhost = false
       guard weight <= amCapacity else { return nil }
-      while am.weight &+ weight > amCapacity { evictAm(onEvict) }
+      while am.weight &+ weight > amCapacity {
+        let victim = amVictim()
+        guard approve(store.table[victim].key) else { return nil }
+        store.evict(victim, from: &am, onEvict: onEvict)
+      }
       let slot = store.insert(request.key, weight: weight, payload: 0)
       store.table.pushFront(slot, &am, tag: Self.inMain)
       return slot
@@ -120,11 +137,6 @@ public struct TwoQueuePolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy
   @inlinable @inline(__always)
   mutating func amVictim() -> Slot { lazyPromotion ? store.clockVictim(of: &am) : am.back }
 
-  @inlinable @inline(__always)
-  mutating func evictAm(_ onEvict: (Slot, Key) -> Void) {
-    store.evict(amVictim(), from: &am, onEvict: onEvict)
-  }
-
   public func checkInvariants() {
     checkQueues()
     precondition(aout.weight <= aoutCapacity, "A1out over its share")
@@ -140,7 +152,7 @@ public enum TwoQ: PolicyDefinition {
       PolicyParameter(fraction: "in", default: 0.25, help: "A1in's share of the capacity"),
       PolicyParameter(fraction: "out", default: 0.5, help: "A1out's (ghost) weight as a share of the capacity"),
     ],
-    traits: .namesVictims,
+    traits: [.namesVictims, .asksBeforeEvicting],
     checkedAgainst: "libCacheSim")
 
   @inlinable

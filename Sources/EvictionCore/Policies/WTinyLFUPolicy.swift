@@ -133,9 +133,19 @@ public struct WTinyLFUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
 
   @inlinable @inline(__always)
   public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
+    admit(request, onEvict: onEvict) { _ in true }
+  }
+
+  @inlinable @inline(__always)
+  public mutating func admit(
+    _ request: Request<Key>, onEvict: (Slot, Key) -> Void, approve: (Key) -> Bool
+  ) -> Slot? {
     guard request.weight <= windowCapacity, request.weight <= probationCapacity || probationCapacity == 0,
-      makeRoom(for: request.weight, onEvict: onEvict)
+      request.weight <= store.capacity
     else { return nil }
+    while store.used &+ request.weight > store.capacity {
+      guard evictStep(onEvict, approve) else { return nil }
+    }
     let slot = store.insert(request.key, weight: request.weight, payload: ())
     store.table.pushFront(slot, &window, tag: Self.inWindow)
     sketch.add(bits(request.key))
@@ -155,30 +165,46 @@ public struct WTinyLFUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
     }
   }
 
-  /// Files `slot` (off every list) in the main cache: the lowest segment with
-  /// room for it, or probation after evicting until the main cache has room.
+  /// Moves the window's `slot` to the main cache: the lowest segment with
+  /// room for it, or probation after evicting (each victim approved) until
+  /// the main cache has room. False, with `slot` still in the window, when
+  /// `approve` refuses a victim.
   @inlinable @inline(__always)
-  mutating func moveToMain(_ slot: Slot, _ onEvict: (Slot, Key) -> Void) {
+  mutating func moveToMain(_ slot: Slot, _ onEvict: (Slot, Key) -> Void, _ approve: (Key) -> Bool) -> Bool {
     let weight = store.table[slot].weight
     if probation.weight &+ weight <= probationCapacity {
+      store.table.unlink(slot, &window)
       store.table.pushFront(slot, &probation, tag: Self.inProbation)
     } else if protected.weight &+ weight <= protectedCapacity {
+      store.table.unlink(slot, &window)
       store.table.pushFront(slot, &protected, tag: Self.inProtected)
     } else {
-      while probation.weight &+ protected.weight &+ weight > mainCapacity { evictFromMain(onEvict) }
+      while probation.weight &+ protected.weight &+ weight > mainCapacity {
+        guard approve(store.table[mainVictim].key) else { return false }
+        evictFromMain(onEvict)
+      }
+      store.table.unlink(slot, &window)
       store.table.pushFront(slot, &probation, tag: Self.inProbation)
     }
+    return true
   }
 
   @inlinable
   public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
+    evictStep(onEvict) { _ in true }
+  }
+
+  /// Makes room from the window's LRU end (see the header) until an entry
+  /// has left; false when nothing is resident or `approve` refuses a victim,
+  /// which then stays.
+  @inlinable @inline(__always)
+  mutating func evictStep(_ onEvict: (Slot, Key) -> Void, _ approve: (Key) -> Bool) -> Bool {
     while !window.isEmpty {
       let candidate = window.back
       let weight = store.table[candidate].weight
       let candidateBits = bits(store.table[candidate].key)
       if probation.weight &+ protected.weight &+ weight <= mainCapacity {
-        store.table.unlink(candidate, &window)
-        moveToMain(candidate, onEvict)
+        guard moveToMain(candidate, onEvict, approve) else { return false }
         sketch.add(candidateBits)
         continue
       }
@@ -189,17 +215,18 @@ public struct WTinyLFUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
       if weight <= mainCapacity && !mainIsEmpty
         && sketch.estimate(candidateBits) > sketch.estimate(bits(store.table[mainVictim].key))
       {
+        guard approve(store.table[mainVictim].key) else { return false }
         evictFromMain(onEvict)
-        store.table.unlink(candidate, &window)
-        moveToMain(candidate, onEvict)
+        guard moveToMain(candidate, onEvict, approve) else { return false }
         sketch.add(candidateBits)
         continue
       }
+      guard approve(store.table[candidate].key) else { return false }
       store.evict(candidate, from: &window, onEvict: onEvict)
       sketch.add(candidateBits)
       return true
     }
-    guard !probation.isEmpty || !protected.isEmpty else { return false }
+    guard !probation.isEmpty || !protected.isEmpty, approve(store.table[mainVictim].key) else { return false }
     evictFromMain(onEvict)
     return true
   }
@@ -310,7 +337,7 @@ public enum WTinyLFU: PolicyDefinition {
         switch: "adaptive", default: false,
         help: "Caffeine's hill climber moves capacity between the window and protected; not in libCacheSim"),
     ],
-    checkedAgainst: "libCacheSim, both size modes")
+    traits: .asksBeforeEvicting, checkedAgainst: "libCacheSim, both size modes")
 
   @inlinable
   public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
