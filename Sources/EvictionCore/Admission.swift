@@ -224,7 +224,7 @@ public struct AdmissionError: Error, Equatable, CustomStringConvertible {
 public struct AdmissionGate<Key: Hashable> {
   @usableFromInline let kind: AdmissionSpec.Kind
   /// Ids missed once (``AdmissionSpec/Kind/secondRequest``).
-  @usableFromInline var seen: Set<Key> = []
+  @usableFromInline var seen = MissedKeys<Key>()
   @usableFromInline var generator: SeededGenerator
   /// p · 2⁶⁴, saturated: a miss is admitted when a draw falls below it.
   @usableFromInline let threshold: UInt64
@@ -287,7 +287,7 @@ public struct AdmissionGate<Key: Hashable> {
   public mutating func admits(_ request: Request<Key>) -> Bool {
     switch kind {
     case .none: return true
-    case .secondRequest: return !seen.insert(request.key).inserted
+    case .secondRequest: return !seen.insert(request.key)
     case .probability: return generator.next() < threshold
     case .size: return request.weight <= maxWeight
     case .tinyLFU: return true

@@ -83,7 +83,7 @@ struct AdmissionList: ArgumentValue, Sequence {
 extension [Checked<AdmissionList>] {
   /// The admission policies named, `none` when none was; an error if one is
   /// named twice, if size admission is asked for in count mode, or if one
-  /// cannot sit in front of one of `policies` (TinyLFU needs a named victim).
+  /// cannot sit in front of one of `policies` (TinyLFU: not a bound or a model).
   func specs(sizeMode: SizeMode, policies: [PolicySpec]) throws(ArgumentError) -> [AdmissionSpec] {
     try check()
     let specs: [AdmissionSpec] = isEmpty ? [.none] : values()

@@ -42,7 +42,7 @@ struct Replay: ParsableCommand {
   @Option(
     name: .customLong("admission"),
     help:
-      "Admission policies in front of every policy, comma-separated or repeated: none (the default), bloom-filter (admit on the second miss), prob:p=F[,seed=N] (admit with probability F), size:max=BYTES (admit objects of at most BYTES; byte mode), adaptsize[:interval=N] (AdaptSize's tuned size filter; byte mode), tinylfu (admit a miss rated above the policy's victim; policies that name their victim: lru, fifo, clock, sieve, lfu, …). Each is a column value of its own rows."
+      "Admission policies in front of every policy, comma-separated or repeated: none (the default), bloom-filter (admit on the second miss), prob:p=F[,seed=N] (admit with probability F), size:max=BYTES (admit objects of at most BYTES; byte mode), adaptsize[:interval=N] (AdaptSize's tuned size filter; byte mode), tinylfu (admit a miss rated above each victim the policy would evict for it; every online policy). Each is a column value of its own rows."
   )
   var admissions: [Checked<AdmissionList>] = []
 

@@ -91,3 +91,29 @@ func admittedRun(
     }
   }
 }
+
+@Suite struct MissedKeysTests {
+  /// The open-addressing table answers as a `Set` does, through growth,
+  /// for the key 0, negative `Int`s and keys that collide in the low bits;
+  /// other keys go through a `Set`.
+  @Test func answersAsASetDoes() {
+    var keys = MissedKeys<Int>()
+    var oracle = Set<Int>()
+    var state: UInt64 = 7
+    for i in 0..<60_000 {
+      state = state &* 6_364_136_223_846_793_005 &+ 1
+      let key: Int =
+        switch i % 4 {
+        case 0: Int(state >> 50)  // small: repeats often
+        case 1: -Int(state >> 40)
+        case 2: Int(state >> 50) << 20  // equal low bits
+        default: i % 1000 == 3 ? 0 : Int(bitPattern: UInt(state))
+        }
+      #expect(keys.insert(key) == oracle.insert(key).inserted, "\(key) at \(i)")
+    }
+    for probe in oracle.prefix(500) { #expect(keys.contains(probe)) }
+    #expect(!keys.contains(123_456_789_012))
+    var words = MissedKeys<String>()
+    #expect(words.insert("a") && !words.insert("a") && words.insert("b") && words.contains("b"))
+  }
+}
