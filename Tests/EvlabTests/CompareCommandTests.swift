@@ -134,7 +134,18 @@ import Testing
         ["compare", "--config", config, "--shard", shard, "--output", output, "--jobs", "1"], in: dir)
       #expect(run.status == 0, "\(run.stderr)")
     }
+    // A shard written by an older evlab (partial format 1) and a JSON file
+    // that is no partial result at all.
+    let partial = try read(dir, "a1/partial-1-of-2.json")
+    let older = partial.replacingOccurrences(of: "\"evlab_partial\":2", with: "\"evlab_partial\":1")
+    let changed = older != partial
+    #expect(changed, "the version key is written as the test expects")
+    try FileManager.default.createDirectory(at: dir.appendingPathComponent("old"), withIntermediateDirectories: true)
+    try older.write(to: dir.appendingPathComponent("old/partial-1-of-2.json"), atomically: true, encoding: .utf8)
+    try "{\"rows\": []}".write(to: dir.appendingPathComponent("junk.json"), atomically: true, encoding: .utf8)
     let cases: [([String], String)] = [
+      (["old", "a2"], "format 1, from another version of evlab"),
+      (["junk.json", "a2"], "not a partial result of evlab compare"),
       (["a1", "b2"], "different sweeps"),
       (["a1", "a13"], "different sweeps"),
       (["a1"], "2/2 are missing"),

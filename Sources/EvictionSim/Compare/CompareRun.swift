@@ -546,7 +546,18 @@ extension ComparePartial {
           let data = try Data(contentsOf: URL(fileURLWithPath: file))
           let decoder = JSONDecoder()
           decoder.keyDecodingStrategy = .convertFromSnakeCase
+          // The version first, so an older shard's file is named as such.
+          struct Version: Decodable { var evlabPartial: Int? }
+          if let version = (try? decoder.decode(Version.self, from: data))?.evlabPartial,
+            version != ComparePartial.currentFormat
+          {
+            throw CompareError.merge(
+              "\(file): a partial result in format \(version), from another version of evlab; this one reads "
+                + "format \(ComparePartial.currentFormat): run that shard again with this evlab")
+          }
           parts.append((file, try decoder.decode(ComparePartial.self, from: data)))
+        } catch let error as CompareError {
+          throw error
         } catch {
           throw .merge("\(file): not a partial result of evlab compare (\(error.localizedDescription))")
         }

@@ -85,7 +85,9 @@ public final class CompareWorkspace {
 /// `evlab merge`. It carries the configuration it ran, so shards of
 /// different sweeps are told apart.
 public struct ComparePartial: Codable, Sendable {
-  public var evlabPartial = 2
+  /// The format these files are written in (2: with each result's intervals).
+  public static let currentFormat = 2
+  public var evlabPartial = currentFormat
   public var configFormat: String
   public var config: String
   public var shard: Int
