@@ -51,6 +51,8 @@ let package = Package(
       providers: [.apt(["zlib1g-dev", "liblzma-dev", "libzstd-dev"])]),
     // glibc's allocator statistics (malloc.h), for `evlab bench memory`.
     .systemLibrary(name: "CAllocator", path: "Sources/CAllocator"),
+    // The compiler's prefetch hint, for the replay loop (a header only).
+    .systemLibrary(name: "CPrefetch", path: "Sources/CPrefetch"),
 
     // The policy family. Standard library only: it must stay embeddable anywhere.
     .target(name: "EvictionCore", swiftSettings: core),
@@ -70,7 +72,7 @@ let package = Package(
       name: "EvictionSim",
       dependencies: [
         "EvictionCore", "EvictionCache", "EvictionDisk", "EvictionTraces", "EvictionWorkloads", "EvictionStats",
-        "CAllocator", .product(name: "Histogram", package: "hdrhistogram-swift"),
+        "CAllocator", "CPrefetch", .product(name: "Histogram", package: "hdrhistogram-swift"),
       ]),
     // The disk tier: a SQLite manifest over value files (libsqlite3 only; never GSL).
     .target(name: "EvictionDisk", dependencies: ["EvictionCore", "CSQLite"]),

@@ -79,6 +79,10 @@ public struct EntryTable<Key: Hashable, Payload>: ~Copyable {
     }
   }
 
+  /// Where `slot`'s entry lies, for a prefetch; any slot the index holds is in range.
+  @inlinable @inline(__always)
+  public func address(of slot: Slot) -> UnsafeRawPointer { UnsafeRawPointer(base + Int(slot)) }
+
   /// Takes a free slot for a new entry (on no list yet).
   /// - Complexity: O(1) amortised.
   @inlinable @inline(__always)

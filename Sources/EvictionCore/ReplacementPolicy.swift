@@ -84,9 +84,21 @@ public protocol ReplacementPolicy: ~Copyable {
 
   /// The policy's lists, named and in order, for tests and state reports.
   func lists() -> [(name: String, keys: [Key])]
+
+  /// Memory that a request for `key` will read first (its index bucket), or
+  /// nil: the replay loop prefetches it a few requests ahead.
+  func indexAddress(of key: Key) -> UnsafeRawPointer?
+
+  /// The entry a request for `key` will probably read, found from its
+  /// index bucket without probing, or nil: prefetched after the bucket.
+  func entryAddress(of key: Key) -> UnsafeRawPointer?
 }
 
 extension ReplacementPolicy where Self: ~Copyable {
+  /// By default a policy gives no prefetch hints.
+  @inlinable public func indexAddress(of key: Key) -> UnsafeRawPointer? { nil }
+  @inlinable public func entryAddress(of key: Key) -> UnsafeRawPointer? { nil }
+
   /// By default a policy does not name its victim before evicting it.
   @inlinable public mutating func nextVictim() -> Slot? { nil }
 
@@ -149,6 +161,13 @@ extension StoredPolicy where Self: ~Copyable {
   @inlinable public var count: Int { store.count }
   @inlinable public func contains(_ key: Key) -> Bool { store.find(key) >= 0 }
   @inlinable public func key(at slot: Slot) -> Key { store.table[slot].key }
+  @inlinable @inline(__always)
+  public func indexAddress(of key: Key) -> UnsafeRawPointer? { store.index.homeAddress(of: key) }
+  @inlinable @inline(__always)
+  public func entryAddress(of key: Key) -> UnsafeRawPointer? {
+    let slot = store.index.likelySlot(of: key)
+    return slot >= 0 ? store.table.address(of: slot) : nil
+  }
 }
 
 /// A policy whose resident entries are all on one list, ``queue`` (LRU,
@@ -307,7 +326,7 @@ public protocol MemberPlace {
 /// below; ``willLeave(_:)`` lets a policy drop its own references first.
 public protocol SampledPolicy: StoredPolicy, ~Copyable where Payload: MemberPlace {
   /// The entries victims are drawn from, in no particular order.
-  var members: [Slot] { get set }
+  var members: OwnedArray<Slot> { get set }
   /// Called before member `slot` leaves the cache (evicted or removed).
   mutating func willLeave(_ slot: Slot)
 }
@@ -359,7 +378,7 @@ extension SampledPolicy where Self: ~Copyable {
   /// member's payload to `check`, and returns the members' total weight.
   public func checkMembers(_ check: (Payload) -> Void = { _ in }) -> Int64 {
     var weight: Int64 = 0
-    for (position, slot) in members.enumerated() {
+    for (position, slot) in members.elements.enumerated() {
       precondition(store.table[slot].payload.position == Int32(position), "member position out of date")
       precondition(store.find(store.table[slot].key) == slot, "member not indexed")
       check(store.table[slot].payload)
@@ -370,7 +389,7 @@ extension SampledPolicy where Self: ~Copyable {
   }
 
   public func lists() -> [(name: String, keys: [Key])] {
-    [("members", members.map { store.table[$0].key })]
+    [("members", members.elements.map { store.table[$0].key })]
   }
 }
 

@@ -33,11 +33,23 @@ public protocol SlotIndex<Key>: ~Copyable {
   /// as libCacheSim's do; a string's FNV-1a hash; any other key's
   /// `hashValue`, which Swift seeds per process.
   static func sketchBits(_ key: Key) -> UInt64
+
+  /// Where a search for `key` starts reading, or nil: a replay prefetches
+  /// it a few requests ahead. Only a hint; nothing is read.
+  func homeAddress(of key: Key) -> UnsafeRawPointer?
+
+  /// The slot `key` probably has, from one read of its home (no probing,
+  /// no confirmation), or -1: a replay prefetches that entry.
+  func likelySlot(of key: Key) -> Slot
 }
 
 extension SlotIndex where Self: ~Copyable {
   @inlinable
   public static func sketchBits(_ key: Key) -> UInt64 { stableBits(of: key) }
+
+  /// By default an index gives no hints.
+  @inlinable public func homeAddress(of key: Key) -> UnsafeRawPointer? { nil }
+  @inlinable public func likelySlot(of key: Key) -> Slot { -1 }
 }
 
 /// 64 bits that stand for `key` in frequency sketches (see
@@ -110,6 +122,18 @@ public struct IntegerSlotIndex<Key: FixedWidthInteger>: SlotIndex, ~Copyable {
 
   @inlinable @inline(__always)
   func home(_ fingerprint: UInt32) -> Int { Int(truncatingIfNeeded: fingerprint &>> shift) }
+
+  @inlinable @inline(__always)
+  public func homeAddress(of key: Key) -> UnsafeRawPointer? {
+    UnsafeRawPointer(buckets + home(Self.fingerprint(key)))
+  }
+
+  @inlinable @inline(__always)
+  public func likelySlot(of key: Key) -> Slot {
+    let f = Self.fingerprint(key)
+    let bucket = buckets[home(f)]
+    return bucket.fingerprint == f ? bucket.slot : -1
+  }
 
   @inlinable @inline(__always)
   public func find(_ key: Key, isKey: (Slot) -> Bool) -> Slot {

@@ -1,9 +1,20 @@
+import CPrefetch
 import EvictionCore
 import EvictionTraces
 import Synchronization
 
 /// Replays traces through policies, exactly, one thread per cell.
 public enum TraceReplay {
+  /// How far ahead the replay loop prefetches a request's index bucket,
+  /// and its entry (once the bucket has arrived), in requests.
+  @usableFromInline static let bucketAhead = 16
+  @usableFromInline static let entryAhead = 8
+  /// The resident entries from which prefetching pays. Below, index and
+  /// entries fit a core's L2 cache, and working out the addresses only adds
+  /// instructions (2% slower at 5,000 objects); at 1 M objects, where every
+  /// lookup goes to memory, it makes ARC 1.7× and LeCaR 2.2× as fast.
+  @usableFromInline static let prefetchFrom = 1 << 15
+
   /// Replays `trace` through a fresh `policy` of `cacheSize`, behind `admission`.
   public static func run(
     _ trace: TraceSource, policy: PolicySpec, cacheSize: Int64, sizeMode: SizeMode,
@@ -59,7 +70,23 @@ public enum TraceReplay {
       var bytesRequested: Int64 = 0
       var bytesMissed: Int64 = 0
       var maxOccupancy = counts.maxOccupancy
-      for record in records {
+      let end = records.endIndex
+      let prefetching = policy.count >= TraceReplay.prefetchFrom
+      for i in records.indices {
+        let record = records.base[i]
+        // The index bucket ``bucketAhead`` requests on, then the entry that
+        // bucket names ``entryAhead`` on: the loads a request waits on are
+        // under way while the requests before it run.
+        if prefetching {
+          if i &+ TraceReplay.bucketAhead < end {
+            let ahead = records.base[i &+ TraceReplay.bucketAhead].key &+ tile.idOffset
+            evictionlab_prefetch(policy.indexAddress(of: ahead))
+          }
+          if i &+ TraceReplay.entryAhead < end {
+            let ahead = records.base[i &+ TraceReplay.entryAhead].key &+ tile.idOffset
+            evictionlab_prefetch(policy.entryAddress(of: ahead))
+          }
+        }
         time &+= 1
         let hit = policy.access(record.request(in: tile, time: time, countMode: countMode))
         hits &+= hit ? 1 : 0

@@ -30,7 +30,7 @@ public struct BeladySizePolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Co
 
   public var store: PolicyStorage<Index, Payload>
   /// Live resident slots, sampled for victims.
-  public var members: [Slot] = []
+  public var members = OwnedArray<Slot>()
   /// Resident objects that will not be requested again.
   @usableFromInline var dead = EntryList()
   @usableFromInline var generator: SeededGenerator
@@ -84,7 +84,7 @@ public struct BeladySizePolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Co
     var victim: Slot = -1
     var worst = -Double.infinity
     for _ in 0..<samples {
-      let slot = members[generator.below(members.count)]
+      let slot = members.randomElement(using: &generator)
       let entry = store.table[slot]
       let score = Double(entry.weight) * Double(entry.payload.nextAccess &- now)
       if score > worst {
@@ -123,7 +123,7 @@ public struct BeladySizePolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Co
   }
 
   public func lists() -> [(name: String, keys: [Key])] {
-    [("live", members.map { store.table[$0].key }), ("dead", store.table.keys(of: dead))]
+    [("live", members.elements.map { store.table[$0].key }), ("dead", store.table.keys(of: dead))]
   }
 }
 

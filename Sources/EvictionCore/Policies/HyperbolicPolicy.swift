@@ -34,7 +34,7 @@ public struct HyperbolicPolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Co
   }
 
   public var store: PolicyStorage<Index, Stamp>
-  public var members: [Slot] = []
+  public var members = OwnedArray<Slot>()
   @usableFromInline var generator: SeededGenerator
   @usableFromInline var clock: Int64 = 0
   public let samples: Int
@@ -87,7 +87,7 @@ public struct HyperbolicPolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Co
     var victim: Slot = -1
     var lowest = Double.infinity
     for _ in 0..<samples {
-      let slot = members[generator.below(members.count)]
+      let slot = members.randomElement(using: &generator)
       let stamp = store.table[slot].payload
       // Age 0 only for an entry admitted by this very request (a cache
       // trimmed by hand): it has had no time to earn its place yet.

@@ -57,13 +57,13 @@ public struct LHDPolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Copyable 
   }
 
   public var store: PolicyStorage<Index, Tag>
-  public var members: [Slot] = []
+  public var members = OwnedArray<Slot>()
   @usableFromInline var model = LHDModel()
   /// The last admissions that looked like victims, a ring of 8 keys, and
   /// each one's slot while it is resident (-1 otherwise), so an eviction
   /// finds them without a lookup.
-  @usableFromInline var suspectKeys: [Key?] = Array(repeating: nil, count: 8)
-  @usableFromInline var suspectSlots: [Slot] = Array(repeating: -1, count: 8)
+  @usableFromInline var suspectKeys = InlineArray<8, Key?>(repeating: nil)
+  @usableFromInline var suspectSlots = InlineArray<8, Slot>(repeating: -1)
   @usableFromInline var suspectHead = 0
   @usableFromInline var victimDensity: Float = 0
   @usableFromInline var explorerBudget: Int64
@@ -121,26 +121,29 @@ public struct LHDPolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Copyable 
   }
 
   /// The lowest hit density among the sampled members and the suspects;
-  /// drawn once until evicted or the next request.
+  /// drawn once until evicted or the next request. The first sample stands
+  /// until a later one ranks strictly lower; the comparison selects rather
+  /// than branches, so the samples' loads overlap.
   @inlinable @inline(__always)
   public mutating func nextVictim() -> Slot? {
     guard drawn < 0 else { return drawn }
     guard !members.isEmpty else { return nil }
-    var victim: Slot = -1
-    var lowest = Float.greatestFiniteMagnitude
-    for _ in 0..<(model.reconfigurations > 50 ? associativity : 8) {
-      let slot = members[generator.below(members.count)]
+    var random = generator
+    var victim = members.randomElement(using: &random)
+    var lowest = density(of: victim)
+    for _ in 1..<(model.reconfigurations > 50 ? associativity : 8) {
+      let slot = members.randomElement(using: &random)
       let density = density(of: slot)
-      if density < lowest || victim < 0 {
-        lowest = density
-        victim = slot
-      }
+      let lower = density < lowest
+      victim = lower ? slot : victim
+      lowest = lower ? density : lowest
     }
-    for slot in suspectSlots where slot >= 0 {
-      let density = density(of: slot)
+    generator = random
+    for i in 0..<8 where suspectSlots[i] >= 0 {
+      let density = density(of: suspectSlots[i])
       if density < lowest {
         lowest = density
-        victim = slot
+        victim = suspectSlots[i]
       }
     }
     drawn = victim
@@ -190,15 +193,15 @@ public struct LHDPolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Copyable 
 
   public func checkInvariants() {
     var explorers: Int64 = 0
-    for slot in members where store.table[slot].payload.explorer { explorers += store.table[slot].weight }
+    for slot in members.elements where store.table[slot].payload.explorer { explorers += store.table[slot].weight }
     let weight = checkMembers { tag in
       precondition(tag.accessedAt < model.time, "an object accessed in the future")
       precondition(tag.lastHitAge < LHDModel.maximumAge, "a hit age beyond the maximum")
     }
     precondition(members.count == store.count && weight == store.used, "member totals differ")
-    for (key, slot) in zip(suspectKeys, suspectSlots) {
-      guard let key else { continue }
-      precondition(slot == store.find(key), "a suspect's slot is out of date")
+    for i in 0..<8 {
+      guard let key = suspectKeys[i] else { continue }
+      precondition(suspectSlots[i] == store.find(key), "a suspect's slot is out of date")
     }
     precondition(
       explorerBudget + explorers == LHDModel.explorerBudget(store.capacity), "the explorers' budget does not balance")
@@ -208,7 +211,7 @@ public struct LHDPolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Copyable 
 /// LHD's model of hit density: per hit-age class and coarsened age, the
 /// hits and evictions seen (decayed at each reconfiguration) and the density
 /// they imply.
-@usableFromInline struct LHDModel {
+@usableFromInline struct LHDModel: ~Copyable {
   @usableFromInline static let maximumAge: Int64 = 20_000
   @usableFromInline static let classes = 16
   @usableFromInline static let accessesPerReconfiguration: Int64 = 1 << 20
@@ -217,9 +220,9 @@ public struct LHDPolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Copyable 
   /// precision as libCacheSim does.
   @inlinable static func explorerBudget(_ capacity: Int64) -> Int64 { Int64(Float(capacity) * Float(0.01)) }
 
-  @usableFromInline var hits: [Float]
-  @usableFromInline var evictions: [Float]
-  @usableFromInline var densities: [Float]
+  @usableFromInline var hits: OwnedArray<Float>
+  @usableFromInline var evictions: OwnedArray<Float>
+  @usableFromInline var densities: OwnedArray<Float>
   /// Accesses so far.
   @usableFromInline var time: Int64 = 0
   @usableFromInline var reconfigurations = 0
@@ -230,9 +233,9 @@ public struct LHDPolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Copyable 
 
   @usableFromInline init() {
     let ages = Int(Self.maximumAge)
-    hits = Array(repeating: 0, count: Self.classes * ages)
-    evictions = hits
-    densities = hits
+    hits = OwnedArray(repeating: 0, count: Self.classes * ages)
+    evictions = OwnedArray(repeating: 0, count: Self.classes * ages)
+    densities = OwnedArray(repeating: 0, count: Self.classes * ages)
     // libCacheSim's initial densities, ~GDSF, for its application 1.
     for hitAgeClass in 0..<Self.classes {
       for age in 0..<ages {
@@ -290,7 +293,7 @@ public struct LHDPolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Copyable 
 
   @usableFromInline
   mutating func reconfigure(residents: Int) {
-    for i in hits.indices {
+    for i in 0..<hits.count {
       hits[i] *= 0.9
       evictions[i] *= 0.9
     }

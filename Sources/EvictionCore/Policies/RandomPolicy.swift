@@ -6,7 +6,7 @@
 public struct RandomPolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Copyable {
   public typealias Key = Index.Key
   public var store: PolicyStorage<Index, Membership>
-  public var members: [Slot] = []
+  public var members = OwnedArray<Slot>()
   @usableFromInline var generator: SeededGenerator
   public let seed: UInt64
   /// The victim drawn by ``nextVictim()`` and not yet evicted, or -1.
@@ -45,7 +45,7 @@ public struct RandomPolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Copyab
   public mutating func nextVictim() -> Slot? {
     if drawn < 0 {
       guard !members.isEmpty else { return nil }
-      drawn = members[generator.below(members.count)]
+      drawn = members.randomElement(using: &generator)
     }
     return drawn
   }

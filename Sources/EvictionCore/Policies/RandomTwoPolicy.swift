@@ -23,18 +23,25 @@ public struct RandomTwoPolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Cop
   }
 
   public var store: PolicyStorage<Index, Stamp>
-  public var members: [Slot] = []
+  public var members = OwnedArray<Slot>()
   @usableFromInline var generator: SeededGenerator
   @usableFromInline var clock: Int64 = 0
   public let seed: UInt64
   /// The victim ``nextVictim()`` drew and not yet evicted, or -1; a
   /// request clears it (a hit changes what the samples rank).
   @usableFromInline var drawn: Slot = -1
+  /// The next eviction's two draws from the stream, taken one eviction
+  /// early (the stream's order is unchanged): an admission reads the entries
+  /// they point at, so the eviction that compares them finds them cached.
+  @usableFromInline var nextDraws: (UInt64, UInt64)
+  /// What those early reads saw; kept so that they are made at all.
+  @usableFromInline var warmed: Int64 = 0
 
   @inlinable
   public init(capacity: Int64, seed: UInt64 = 1) {
     store = PolicyStorage(capacity: capacity)
     generator = SeededGenerator(seed: seed)
+    nextDraws = (generator.next(), generator.next())
     self.seed = seed
   }
 
@@ -53,7 +60,17 @@ public struct RandomTwoPolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Cop
   @inlinable @inline(__always)
   public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
     guard makeRoom(for: request.weight, onEvict: onEvict) else { return nil }
-    return insertMember(request, payload: Stamp(position: 0, lastUse: clock))
+    let slot = insertMember(request, payload: Stamp(position: 0, lastUse: clock))
+    // A full cache evicts next with as many members as it has now.
+    warmed = store.table[candidate(nextDraws.0)].payload.lastUse &+ store.table[candidate(nextDraws.1)].payload.lastUse
+    return slot
+  }
+
+  /// The member a draw picks among the members now: the high word of
+  /// draw × count, as ``SeededGenerator/below(_:)`` computes it.
+  @inlinable @inline(__always)
+  func candidate(_ draw: UInt64) -> Slot {
+    members[Int(truncatingIfNeeded: draw.multipliedFullWidth(by: UInt64(members.count)).high)]
   }
 
   @inlinable @inline(__always)
@@ -69,8 +86,9 @@ public struct RandomTwoPolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Cop
   public mutating func nextVictim() -> Slot? {
     if drawn < 0 {
       guard !members.isEmpty else { return nil }
-      let first = members[generator.below(members.count)]
-      let second = members[generator.below(members.count)]
+      let first = candidate(nextDraws.0)
+      let second = candidate(nextDraws.1)
+      nextDraws = (generator.next(), generator.next())
       drawn = store.table[first].payload.lastUse < store.table[second].payload.lastUse ? first : second
     }
     return drawn

@@ -1,0 +1,90 @@
+import EvictionCore
+import EvictionSim
+import EvictionTestSupport
+import EvictionTraces
+import Foundation
+import Testing
+
+/// From 32,768 residents the replay loop prefetches each request's index
+/// bucket and entry a few requests ahead. A hint changes timing only: a
+/// replay big enough to prefetch hits exactly where the policy, driven
+/// request by request, hits, tiled copies included (their ids are shifted
+/// before the hint is worked out).
+@Suite struct PrefetchingReplayTests {
+  /// 300,000 requests over 120,000 objects, skewed (a key is uniform below
+  /// a uniform bound), in oracleGeneral.
+  static func trace() throws -> (path: String, keys: [UInt64]) {
+    var random = SeededGenerator(seed: 11)
+    var keys: [UInt64] = []
+    var bytes = Data()
+    for time in 0..<300_000 {
+      let key = UInt64(random.below(random.below(120_000) + 1))
+      keys.append(key)
+      // time (u32), id (u64), size (u32), next access (i64; -1: unknown)
+      withUnsafeBytes(of: UInt32(time / 100).littleEndian) { bytes.append(contentsOf: $0) }
+      withUnsafeBytes(of: key.littleEndian) { bytes.append(contentsOf: $0) }
+      withUnsafeBytes(of: UInt32(4096).littleEndian) { bytes.append(contentsOf: $0) }
+      withUnsafeBytes(of: Int64(-1).littleEndian) { bytes.append(contentsOf: $0) }
+    }
+    let path = try ScratchFolder("prefetch").file("skewed.oracleGeneral.bin", bytes)
+    return (path, keys)
+  }
+
+  @Test(arguments: ["lru", "arc", "randomtwo", "lhd", "s3fifo"])
+  func aReplayThatPrefetchesHitsWhereTheRequestsHit(policy: String) throws {
+    let (path, keys) = try Self.trace()
+    let capacity: Int64 = 60_000
+    // Every policy here admits each miss, so by the trace's middle it holds
+    // more than 32,768 objects, and the rest of the replay prefetches.
+    #expect(Set(keys.prefix(150_000)).count > 40_000)
+    for copies in [1, 2] {
+      let source = TraceSource(path: path, format: .oracleGeneral, copies: copies)
+      var recorder = HitRecorder(trace: source, sizeMode: .count)
+      let replayed = try PolicySpec(policy).withPolicy(
+        capacity: capacity, index: IntegerSlotIndex<UInt64>.self, visitor: &recorder
+      ).get()
+      var direct = DirectHits(keys: keys, stride: try source.tileStride(), copies: copies)
+      let expected = try PolicySpec(policy).withPolicy(
+        capacity: capacity, index: IntegerSlotIndex<UInt64>.self, visitor: &direct)
+      #expect(replayed.count == keys.count * copies)
+      #expect(replayed == expected, "\(policy), \(copies) copies")
+    }
+  }
+
+  /// The hints themselves: an integer index names the home bucket and the
+  /// slot found there; a key pushed past its home gets no slot hint.
+  @Test func theIntegerIndexHintsAtHomeBucketsAndSlots() {
+    var policy = LRUPolicy<IntegerSlotIndex<UInt64>>(capacity: 1_000)
+    for key in UInt64(0)..<500 { _ = policy.access(Request(key: key)) }
+    var hinted = 0
+    for key in UInt64(0)..<500 {
+      #expect(policy.indexAddress(of: key) != nil)
+      let slot = policy.store.find(key)
+      if let entry = policy.entryAddress(of: key) {
+        #expect(entry == policy.store.table.address(of: slot), "key \(key)")
+        hinted += 1
+      }
+    }
+    #expect(hinted > 400, "most keys sit in their home bucket at a load of at most 1/2")
+    var hashed = LRUPolicy<HashedSlotIndex<String>>(capacity: 10)
+    _ = hashed.access(Request(key: "a"))
+    #expect(hashed.indexAddress(of: "a") == nil && hashed.entryAddress(of: "a") == nil)
+  }
+}
+
+/// Drives a fresh policy request by request, copy after copy, as the replay tiles.
+struct DirectHits: PolicyVisitor {
+  typealias Key = UInt64
+  let keys: [UInt64]
+  let stride: UInt64
+  let copies: Int
+
+  func visit<Policy: ReplacementPolicy & ~Copyable>(_ policy: consuming Policy) -> [Bool] where Policy.Key == UInt64 {
+    var policy = policy
+    var hits: [Bool] = []
+    for copy in 0..<copies {
+      for key in keys { hits.append(policy.access(Request(key: key &+ UInt64(copy) &* stride))) }
+    }
+    return hits
+  }
+}
