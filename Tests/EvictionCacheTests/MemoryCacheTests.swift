@@ -275,6 +275,45 @@ let lockNames =
   }
 }
 
+/// The `mutex` strategy lets a waiter that won the lock keep it for a turn
+/// (see `ShardLock.acquireAfterBackingOff`): a thread that never stops
+/// taking the lock must still not shut out another for good.
+@Suite struct MutexTurnTests {
+  @Test(
+    .timeLimit(.minutes(1)),
+    .enabled(if: lockNames.contains("mutex"), "ThreadSanitizer does not model Mutex")
+  )
+  func aWriterGetsThroughWhileAReaderHammersTheLock() throws {
+    let cache = try MemoryCache<Int, Int>(policy: "lru", countLimit: 1_000, lock: .mutex, instrumentLocks: true)
+    for key in 0..<100 { try cache.setValue(key, forKey: key) }
+    let writerDone = Atomic<Bool>(false)
+    let reads = Atomic<Int>(0)
+    let reader = Thread {
+      var n = 0
+      while !writerDone.load(ordering: .acquiring) {
+        _ = cache.value(forKey: n % 100)
+        n += 1
+      }
+      reads.store(n, ordering: .relaxed)
+    }
+    let writes = 2_000
+    let writer = Thread {
+      for i in 0..<writes { try? cache.setValue(i, forKey: 100 + i % 500) }
+      writerDone.store(true, ordering: .releasing)
+    }
+    reader.start()
+    writer.start()
+    while !reader.isFinished || !writer.isFinished { usleep(1_000) }
+    let stats = cache.statistics
+    // Every write went through, and every read was a hit counted once.
+    #expect(stats.sets == 100 + writes)
+    #expect(stats.hits == reads.load(ordering: .relaxed))
+    #expect(stats.count == 600)
+    #expect(cache.lockStatistics.acquisitions >= UInt64(100 + writes + stats.hits))
+    cache.checkInvariants()
+  }
+}
+
 /// Builds a SIEVE policy over string keys (a policy made by hand, not by name).
 enum SIEVEPolicyFactory {
   static func make(capacity: Int64) -> SievePolicy<HashedSlotIndex<String>> { SievePolicy(capacity: capacity) }
