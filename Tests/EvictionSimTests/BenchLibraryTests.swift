@@ -50,6 +50,27 @@ import Testing
     #expect(throws: BenchError.self) { try benchmark.run() }
   }
 
+  /// The clockless GetPut cell (the Benchmarks package's) makes exactly the
+  /// operations asked from every thread: every read among them hits, so the
+  /// cache's hits grow by the reads at the positions the threads walk.
+  @Test(arguments: ["mutex", "buffered"])
+  func aGetPutCellMakesTheOperationsAsked(contender: String) throws {
+    let mix = try ConcurrentBenchmark.Mix("75/25")
+    let cell = try ConcurrentBenchmark.Cell(contender: contender, mix: mix, policy: try PolicySpec("lru"))
+    let writes = ConcurrentBenchmark.writePositions(readPercent: 75)
+    let mask = ConcurrentBenchmark.ringSize - 1
+    let (threads, perThread) = (2, 4_096)
+    var reads = 0
+    for t in 0..<threads {
+      let start = (t &* 7_919 &* 64) & mask
+      reads += (0..<perThread).count { !writes[(start + $0) & mask] }
+    }
+    let before = try #require(cell.hits)
+    cell.run(threads: threads, operationsPerThread: perThread)
+    #expect(try #require(cell.hits) - before == reads)
+    #expect(reads > perThread && reads < threads * perThread)
+  }
+
   @Test func cacheContendersReadTheSameSequence() throws {
     let benchmark = CacheBenchmark(
       policies: [try PolicySpec("lru")], capacity: 100, keys: 400, gets: 5_000, rounds: 1, lock: .mutex)

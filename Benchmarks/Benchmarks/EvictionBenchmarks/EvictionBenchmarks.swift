@@ -86,6 +86,27 @@ let benchmarks: @Sendable () -> Void = {
     }
   }
 
+  // GetPut (Caffeine's JMH benchmark, as `evlab bench concurrent` runs it):
+  // a filled LRU cache of 65,536 entries read and written at scrambled Zipf
+  // keys, 2^18 operations an iteration split over the threads. Throughput is
+  // iterations per second: times 262,144 for operations per second. NSCache
+  // is left to `evlab bench concurrent`: it boxes every key and value in an
+  // NSNumber, so its allocation count would gate Foundation, not us.
+  for contender in ["mutex", "striped:8", "buffered", ConcurrentBenchmark.dictionaryName] {
+    for mix in ["100/0", "75/25"] {
+      for threads in [1, 2] {
+        let name = "getput-\(contender.replacing(":", with: ""))-\(mix.replacing("/", with: "-"))-\(threads)t"
+        Benchmark(name, configuration: configuration()) { benchmark in
+          let cell = try ConcurrentBenchmark.Cell(
+            contender: contender, mix: try ConcurrentBenchmark.Mix(mix), policy: try PolicySpec("lru"))
+          benchmark.startMeasurement()
+          for _ in benchmark.scaledIterations { cell.run(threads: threads, operationsPerThread: (1 << 18) / threads) }
+          benchmark.stopMeasurement()
+        }
+      }
+    }
+  }
+
   // The disk store, mixed mode (20 KiB inline threshold): 1,000 writes and
   // 1,000 reads an iteration, of 100-byte values (inline in SQLite) and of
   // 100 KiB values (a file each).

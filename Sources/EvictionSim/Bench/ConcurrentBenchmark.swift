@@ -194,24 +194,8 @@ public struct ConcurrentBenchmark: Sendable {
     let control = RunControl(threads: threads)
     let workers = (0..<threads).map { t in
       WorkerThread {
-        let mask = ring.count - 1
-        // Spread the threads' starting points over the ring.
-        var position = (t &* 7_919 &* 64) & mask
-        var ops = 0
         control.arrive()
-        ring.withUnsafeBufferPointer { keys in
-          writes.withUnsafeBufferPointer { writes in
-            while !control.stopped {
-              for _ in 0..<256 {
-                let key = keys[position]
-                if writes[position] { target.set(key, cost: 1) } else { _ = target.get(key) }
-                position = (position &+ 1) & mask
-              }
-              ops &+= 256
-            }
-          }
-        }
-        control.finish(ops)
+        control.finish(walk(target, ring: ring, writes: writes, thread: t) { _ in !control.stopped })
       }
     }
     control.waitForArrivals()
@@ -228,6 +212,77 @@ public struct ConcurrentBenchmark: Sendable {
       }
     }
     return (Double(control.total) / elapsed, share)
+  }
+
+  /// One thread's walk over the ring, from a starting point of its own, in
+  /// blocks of 256 operations while `proceed(operations so far)`; returns
+  /// how many it made.
+  @inline(__always)
+  static func walk<Target: CacheTarget>(
+    _ target: Target, ring: [UInt64], writes: [Bool], thread t: Int, while proceed: (Int) -> Bool
+  ) -> Int {
+    let mask = ring.count - 1
+    // Spread the threads' starting points over the ring.
+    var position = (t &* 7_919 &* 64) & mask
+    var ops = 0
+    ring.withUnsafeBufferPointer { keys in
+      writes.withUnsafeBufferPointer { writes in
+        while proceed(ops) {
+          for _ in 0..<256 {
+            let key = keys[position]
+            if writes[position] { target.set(key, cost: 1) } else { _ = target.get(key) }
+            position = (position &+ 1) & mask
+          }
+          ops &+= 256
+        }
+      }
+    }
+    return ops
+  }
+
+  /// One GetPut cell without a clock, for harnesses that time it themselves
+  /// (the Benchmarks package): the contender built and filled as `run`
+  /// builds it, and the same ring and mix.
+  public final class Cell: Sendable {
+    let target: any CacheTarget
+    let ring: [UInt64]
+    let writes: [Bool]
+
+    /// `contender` is a lock strategy (`mutex`, `striped:8`, `buffered`, …)
+    /// or a comparison point (`dictionary+mutex`, `nscache`).
+    public init(contender: String, mix: Mix, policy: PolicySpec) throws(BenchError) {
+      var locks: [LockStrategy] = []
+      if contender != ConcurrentBenchmark.dictionaryName && contender != ConcurrentBenchmark.nscacheName {
+        do throws(CacheError) { locks = [try LockStrategy(contender)] } catch { throw BenchError(error) }
+      }
+      let benchmark = ConcurrentBenchmark(
+        policy: policy, locks: locks, mixes: [mix], threads: [1], seconds: 0, rounds: 1)
+      target = try benchmark.makeTarget(contender)
+      ring = ConcurrentBenchmark.keyRing()
+      writes = ConcurrentBenchmark.writePositions(readPercent: mix.readPercent)
+    }
+
+    /// `threads` threads make `operationsPerThread` operations each (rounded
+    /// up to a block of 256), all started before any begins; returns once
+    /// every one has finished.
+    public func run(threads: Int, operationsPerThread: Int) {
+      let control = RunControl(threads: threads)
+      let (target, ring, writes) = (self.target, self.ring, self.writes)
+      let workers = (0..<threads).map { t in
+        WorkerThread {
+          control.arrive()
+          control.finish(
+            ConcurrentBenchmark.walk(target, ring: ring, writes: writes, thread: t) { $0 < operationsPerThread })
+        }
+      }
+      control.waitForArrivals()
+      control.go()
+      for worker in workers { worker.join() }
+    }
+
+    /// Reads that hit so far, fill included (`MemoryCache` contenders; nil
+    /// for the comparison points).
+    public var hits: Int? { target.counters?.hits }
   }
 }
 
