@@ -49,9 +49,8 @@ public func coarseMonotonicNanoseconds() -> UInt64 {
 ///   the single policy's.
 /// - `buffered`: hits are served without the policy lock, from a read index
 ///   beside the policy's, and recorded in per-thread ring buffers that the
-///   next holder of the policy lock (a `pthread_mutex_t`, so that
-///   ThreadSanitizer follows it, taken in turns as `mutex` is) replays into
-///   the policy (BP-Wrapper, as in Caffeine). Misses and writes take the lock.
+///   next holder of the policy lock (a `pthread_mutex_t`) replays into the
+///   policy (BP-Wrapper, as in Caffeine). Misses and writes take the lock.
 ///   Under pressure a hit may go unrecorded (counted as a dropped access);
 ///   on one thread nothing is dropped and the policy decides exactly as
 ///   under `mutex`. See ``BufferedReads``.
@@ -135,11 +134,6 @@ final class ShardLock: @unchecked Sendable {
 
   @usableFromInline let kind: Kind
   @usableFromInline let instrumented: Bool
-  /// Whether a contended `pthread` lock is taken in turns, as `mutex` is
-  /// (the `buffered` strategy's; `pthread` itself stays YYMemoryCache's lock).
-  @usableFromInline let takesTurns: Bool
-  /// When a waiter last won a `pthread` lock taken in turns.
-  @usableFromInline let handedOver = Atomic<UInt64>(0)
   @usableFromInline @exclusivity(unchecked) var statistics = LockStatistics()
   @usableFromInline let mutex: MutexBox?
   @usableFromInline let pthreadMutex: UnsafeMutablePointer<pthread_mutex_t>?
@@ -153,7 +147,6 @@ final class ShardLock: @unchecked Sendable {
   @usableFromInline
   init(_ strategy: LockStrategy, instrumented: Bool) {
     self.instrumented = instrumented
-    takesTurns = strategy == .buffered
     statisticsGuard = .allocate(capacity: 1)
     statisticsGuard.initialize(to: pthread_mutex_t())
     pthread_mutex_init(statisticsGuard, nil)
@@ -218,13 +211,8 @@ final class ShardLock: @unchecked Sendable {
       }
       return result.unsafelyUnwrapped
     case .pthread:
-      let lock = pthreadMutex.unsafelyUnwrapped
-      if !takesTurns {
-        pthread_mutex_lock(lock)
-      } else if pthread_mutex_trylock(lock) != 0 {
-        takeInTurns(lock)
-      }
-      defer { pthread_mutex_unlock(lock) }
+      pthread_mutex_lock(pthreadMutex.unsafelyUnwrapped)
+      defer { pthread_mutex_unlock(pthreadMutex.unsafelyUnwrapped) }
       return body()
     case .rwlock:
       pthread_rwlock_wrlock(rwlock.unsafelyUnwrapped)
@@ -297,25 +285,6 @@ final class ShardLock: @unchecked Sendable {
     box.mutex.withLock { _ in body() }
   }
 
-  /// Takes a held `pthread` lock as ``acquireAfterBackingOff(_:_:)`` takes a
-  /// `Mutex`: sleeping between tries, leaving a winner its turn.
-  @usableFromInline
-  func takeInTurns(_ lock: UnsafeMutablePointer<pthread_mutex_t>) {
-    var pause = Self.firstPause
-    for _ in 0..<Self.pausesBeforeQueueing {
-      let now = monotonicNanoseconds()
-      let turnEnds = handedOver.load(ordering: .relaxed) &+ Self.turn
-      var sleep = timespec(tv_sec: 0, tv_nsec: turnEnds > now ? Int(turnEnds - now) : pause)
-      nanosleep(&sleep, nil)
-      if pthread_mutex_trylock(lock) == 0 {
-        handedOver.store(monotonicNanoseconds(), ordering: .relaxed)
-        return
-      }
-      pause = min(pause * 2, Self.longestPause)
-    }
-    pthread_mutex_lock(lock)
-  }
-
   /// How long a waiter that won the lock keeps it from other waiters, in
   /// nanoseconds: long beside a cold start's cache misses (tens of
   /// microseconds), short beside a scheduler's time slice.
@@ -354,7 +323,7 @@ final class ShardLock: @unchecked Sendable {
         statistics.record(contended: false, wait: 0)
       } else {
         let start = monotonicNanoseconds()
-        if takesTurns { takeInTurns(lock) } else { pthread_mutex_lock(lock) }
+        pthread_mutex_lock(lock)
         statistics.record(contended: true, wait: monotonicNanoseconds() &- start)
       }
       defer { pthread_mutex_unlock(lock) }
