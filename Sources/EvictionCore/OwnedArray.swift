@@ -63,6 +63,15 @@ public struct OwnedArray<Element: BitwiseCopyable>: ~Copyable {
     return base[count]
   }
 
+  /// Appends copies of `value` until the array holds `count` elements.
+  @inlinable
+  public mutating func extend(to count: Int, with value: Element) {
+    guard count > _count else { return }
+    if count > allocated { grow(to: count) }
+    (base + _count).initialize(repeating: value, count: count - _count)
+    _count = count
+  }
+
   /// An element drawn uniformly by `generator`; the array must not be empty.
   @inlinable @inline(__always)
   public func randomElement(using generator: inout SeededGenerator) -> Element {
@@ -74,11 +83,12 @@ public struct OwnedArray<Element: BitwiseCopyable>: ~Copyable {
   public var elements: [Element] { Array(UnsafeBufferPointer(start: base, count: count)) }
 
   @usableFromInline
-  mutating func grow() {
-    let larger = UnsafeMutablePointer<Element>.allocate(capacity: allocated * 2)
+  mutating func grow(to minimum: Int = 0) {
+    let size = Swift.max(allocated * 2, minimum)
+    let larger = UnsafeMutablePointer<Element>.allocate(capacity: size)
     larger.initialize(from: base, count: count)
     base.deallocate()
     base = larger
-    allocated *= 2
+    allocated = size
   }
 }

@@ -29,6 +29,11 @@ import Testing
     #expect(!empty)
     let filled = OwnedArray<Float>(repeating: 2.5, count: 1_000)
     #expect(filled.count == 1_000 && filled.elements.allSatisfy { $0 == 2.5 })
+    // Extending past the capacity keeps the elements and fills the rest.
+    owned.extend(to: owned.count + 5_000, with: -7)
+    #expect(owned.elements == model + Array(repeating: -7, count: 5_000))
+    owned.extend(to: 3, with: 0)
+    #expect(owned.count == model.count + 5_000)
   }
 
   /// A draw is the generator's `below(count)`, so a seeded policy's stream

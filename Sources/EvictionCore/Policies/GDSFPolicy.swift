@@ -18,15 +18,19 @@ public struct GDSFPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable 
 
   /// Eviction order: a key ranks higher (leaves sooner) when its priority
   /// is lower, then when it was updated earlier.
-  @frozen public struct Rank: Comparable {
+  @frozen public struct Rank: Comparable, BitwiseCopyable {
     @usableFromInline let priority: Double
     @usableFromInline let time: Int64
     @inlinable init(priority: Double, time: Int64) {
       self.priority = priority
       self.time = time
     }
+    /// Priorities are positive and finite (L ≥ 0, frequency ≥ 1, weight at
+    /// least 1), and for such doubles the bit patterns order as the numbers
+    /// do: an integer comparison, without the unordered (NaN) case.
     @inlinable public static func < (a: Rank, b: Rank) -> Bool {
-      a.priority != b.priority ? a.priority > b.priority : a.time > b.time
+      let (x, y) = (a.priority.bitPattern, b.priority.bitPattern)
+      return x != y ? x > y : a.time > b.time
     }
   }
 

@@ -40,7 +40,7 @@ public struct TimedTrimModel<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
 
   /// Oldest first: by stamp (seconds), then by the order of the last write.
   @usableFromInline
-  struct Age: Comparable {
+  struct Age: Comparable, BitwiseCopyable {
     @usableFromInline var stamp: Int64
     @usableFromInline var row: Int64
     @inlinable init(stamp: Int64, row: Int64) {
