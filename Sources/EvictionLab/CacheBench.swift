@@ -40,7 +40,7 @@ struct CacheBench: ParsableCommand {
   func validate() throws {
     _ = try policies.specs()
     try lock.check()
-    guard lock.value.locks.count == 1 else { throw ArgumentError("--lock '\(lock.text)': name one lock strategy") }
+    guard lock.value.items.count == 1 else { throw ArgumentError("--lock '\(lock.text)': name one lock strategy") }
     guard capacity >= 1, keys >= 1, gets >= 1, runs >= 1 else {
       throw ArgumentError("--capacity, --keys, --gets and --runs must be at least 1")
     }
@@ -49,7 +49,7 @@ struct CacheBench: ParsableCommand {
   func run() throws {
     let benchmark = CacheBenchmark(
       policies: try policies.specs(), capacity: capacity, keys: keys, gets: gets, rounds: runs,
-      lock: lock.value.locks[0])
+      lock: lock.value.items[0])
     let report = try failing { () throws(BenchError) in try benchmark.run(log: printError) }
     print(BenchTables.cache(report), terminator: "")
     try write(OutputFile.json(report), to: json)
@@ -74,11 +74,7 @@ struct MemoryBench: ParsableCommand {
   @Option(help: "Entry counts, comma-separated or repeated (default: 10000,100000,1000000).")
   var entries: [String] = []
 
-  @Option(help: "Write the rows as JSON to PATH; - for standard output.")
-  var json: String?
-
-  @Option(help: "Write the rows as CSV to PATH; - for standard output.")
-  var csv: String?
+  @OptionGroup var output: OutputOptions
 
   func counts() throws -> [Int] {
     let given = entries.isEmpty ? ["10000,100000,1000000"] : entries
@@ -110,8 +106,7 @@ struct MemoryBench: ParsableCommand {
   func run() throws {
     let benchmark = MemoryBenchmark(policies: try specs(), entries: try counts())
     let report = try failing { () throws(BenchError) in try benchmark.run(log: printError) }
-    if json != "-" && csv != "-" { print(BenchTables.memory(report), terminator: "") }
-    try write(OutputFile.json(report), to: json)
-    try write(ResultWriter.csv(report.results), to: csv)
+    try output.emit(
+      table: BenchTables.memory(report), json: OutputFile.json(report), csv: ResultWriter.csv(report.results))
   }
 }

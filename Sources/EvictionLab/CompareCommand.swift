@@ -89,35 +89,11 @@ struct Compare: ParsableCommand {
 
   func run() throws {
     let shardSpec = shard.map { ($0.value.index, $0.value.count) }
-    let configuration: CompareConfig
-    do throws(ConfigError) {
-      if let path = collection {
-        guard self.config == nil && traces.isEmpty else {
-          throw ConfigError(file: path, "give --collection alone, without --config or --trace")
-        }
-        configuration = try CompareConfig.collection(
-          path: path, name: name, sizeMode: sizeMode, policies: policies, sizes: sizes, seeds: seeds,
-          admissions: admissions, warmup: warmup, interval: interval)
-      } else if let path = self.config ?? (traces.isEmpty ? Self.defaultConfig : nil) {
-        guard
-          traces.isEmpty && policies.isEmpty && sizes.isEmpty && admissions.isEmpty && warmup == nil
-            && interval == nil
-        else {
-          throw ConfigError(
-            file: path,
-            "give either --config or --trace/--policy/--size/--warmup/--interval, not both; a configuration takes warmup and interval keys"
-          )
-        }
-        configuration = try CompareConfig.load(path: path)
-      } else {
-        configuration = try CompareConfig.fromFlags(
-          name: name, sizeMode: sizeMode, policies: policies, traces: traces, sizes: sizes, seeds: seeds,
-          admissions: admissions, warmup: warmup, interval: interval)
-      }
-    } catch {
-      throw fail(error)
-    }
-    let config = configuration
+    var flags = CompareConfig.Flags()
+    (flags.config, flags.collection, flags.traces, flags.name) = (self.config, collection, traces, name)
+    (flags.sizeMode, flags.policies, flags.sizes, flags.seeds) = (sizeMode, policies, sizes, seeds)
+    (flags.admissions, flags.warmup, flags.interval) = (admissions, warmup, interval)
+    let config = try failing { () throws(ConfigError) in try flags.configuration(defaultPath: Self.defaultConfig) }
     let directory = output ?? "results/\(config.name)"
 
     // Traces: generate the synthetic ones, read each once for its statistics.

@@ -4,17 +4,12 @@ import EvictionCore
 import EvictionReports
 import EvictionSim
 
-/// Read/write mixes in percent: `100/0,75/25`.
-struct MixList: ArgumentValue, Sequence {
-  var mixes: [ConcurrentBenchmark.Mix]
-  init(parsing text: String) throws(ArgumentError) {
-    mixes = try listItems([text], option: "--mix").map { item throws(ArgumentError) in
-      do throws(BenchError) { return try ConcurrentBenchmark.Mix(item) } catch {
-        throw ArgumentError("--mix \(error.description)")
-      }
-    }
+/// A read/write mix in percent: `100/0`, `75/25`.
+extension ConcurrentBenchmark.Mix: ListItem {
+  static var option: String { "--mix" }
+  init(item: String) throws(ArgumentError) {
+    do throws(BenchError) { self = try Self(item) } catch { throw ArgumentError("--mix \(error.description)") }
   }
-  func makeIterator() -> IndexingIterator<[ConcurrentBenchmark.Mix]> { mixes.makeIterator() }
 }
 
 /// Caffeine's GetPut benchmark: operations per second by lock strategy,
@@ -34,7 +29,7 @@ struct ConcurrentBench: ParsableCommand {
       """)
 
   @Option(help: "Read/write mixes in percent, comma-separated or repeated.")
-  var mix: [Checked<MixList>] = ["100/0,75/25,50/50,0/100"]
+  var mix: [Checked<ListOf<ConcurrentBenchmark.Mix>>] = ["100/0,75/25,50/50,0/100"]
 
   @Option(help: "Thread counts, comma-separated or repeated.")
   var threads: [Checked<ThreadCounts>] = ["1,2,4,8"]
@@ -55,11 +50,7 @@ struct ConcurrentBench: ParsableCommand {
   @Flag(help: "Leave out the Dictionary+Mutex and NSCache comparison points.")
   var noBaselines = false
 
-  @Option(help: "Write the rows as JSON to PATH; - for standard output.")
-  var json: String?
-
-  @Option(help: "Write the rows as CSV to PATH; - for standard output.")
-  var csv: String?
+  @OptionGroup var output: OutputOptions
 
   @Option(
     help: "Write a chart per mix (getput-R-W.svg, .pdf and .png: ops/s by threads, a line per lock) into DIRECTORY.")
@@ -80,7 +71,7 @@ struct ConcurrentBench: ParsableCommand {
     try threads.check()
     try lock.check()
     let mixes: [ConcurrentBenchmark.Mix] = mix.values()
-    let counts: [Int] = threads.values()
+    let counts = threads.counts()
     let locks: [LockStrategy] = lock.values()
     guard Set(mixes).count == mixes.count else { throw ArgumentError("--mix names a mix twice") }
     guard Set(counts).count == counts.count else { throw ArgumentError("--threads names a count twice") }
@@ -91,12 +82,12 @@ struct ConcurrentBench: ParsableCommand {
 
   func run() throws {
     let benchmark = ConcurrentBenchmark(
-      policy: try spec(), locks: lock.values(), mixes: mix.values(), threads: threads.values(), seconds: seconds,
+      policy: try spec(), locks: lock.values(), mixes: mix.values(), threads: threads.counts(), seconds: seconds,
       rounds: runs, baselines: !noBaselines)
     let report = try failing { () throws(BenchError) in try benchmark.run(log: printError) }
-    if json != "-" && csv != "-" { print(BenchTables.concurrent(report), terminator: "") }
-    try write(ResultWriter.json(report.results), to: json)
-    try write(ResultWriter.csv(report.results), to: csv)
+    try output.emit(
+      table: BenchTables.concurrent(report), json: ResultWriter.json(report.results),
+      csv: ResultWriter.csv(report.results))
     if let charts {
       // Each chart as SVG, PDF and PNG, beside whatever the folder holds.
       let figures = Figures()

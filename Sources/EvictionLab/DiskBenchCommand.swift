@@ -22,10 +22,10 @@ struct DiskBenchCommand: ParsableCommand {
   var dir: String = FileManager.default.temporaryDirectory.path
 
   @Option(help: "Storage modes, comma-separated or repeated: file, sqlite, mixed.")
-  var mode: [Checked<DiskModeList>] = ["file,sqlite,mixed"]
+  var mode: [Checked<ListOf<DiskBench.Mode>>] = ["file,sqlite,mixed"]
 
   @Option(help: "Value sizes, comma-separated or repeated; k and m are powers of 1024.")
-  var valueSize: [Checked<ValueSizeList>] = ["256,1k,4k,16k,64k,256k,1m"]
+  var valueSize: [Checked<ListOf<ValueSize>>] = ["256,1k,4k,16k,64k,256k,1m"]
 
   @Option(help: "Operations per phase (at most 256 MiB of values per cell).")
   var ops: Int = 2000
@@ -50,7 +50,7 @@ struct DiskBenchCommand: ParsableCommand {
 
   func run() throws {
     let modes: [DiskBench.Mode] = mode.values()
-    let sizes: [Int] = valueSize.values()
+    let sizes = valueSize.values().map(\.bytes)
     let threshold = Int(inlineThreshold.bytes)
     let results: [DiskBench.Result]
     do throws(DiskError) {
@@ -68,29 +68,24 @@ struct DiskBenchCommand: ParsableCommand {
   }
 }
 
-/// Disk store modes: file, sqlite, mixed.
-struct DiskModeList: ArgumentValue, Sequence {
-  var modes: [DiskBench.Mode]
-  init(parsing text: String) throws(ArgumentError) {
-    modes = try listItems([text], option: "--mode").map { name throws(ArgumentError) in
-      guard let mode = DiskBench.Mode(rawValue: name.lowercased()) else {
-        throw ArgumentError("--mode '\(name)': use file, sqlite or mixed")
-      }
-      return mode
+/// A disk store mode: file, sqlite or mixed.
+extension DiskBench.Mode: ListItem {
+  static var option: String { "--mode" }
+  init(item: String) throws(ArgumentError) {
+    guard let mode = Self(rawValue: item.lowercased()) else {
+      throw ArgumentError("--mode '\(item)': use file, sqlite or mixed")
     }
+    self = mode
   }
-  func makeIterator() -> IndexingIterator<[DiskBench.Mode]> { modes.makeIterator() }
 }
 
-/// Value sizes up to 256 MiB: `256,1k,4k`.
-struct ValueSizeList: ArgumentValue, Sequence {
-  var sizes: [Int]
-  init(parsing text: String) throws(ArgumentError) {
-    sizes = try listItems([text], option: "--value-size").map { item throws(ArgumentError) in
-      let size = try AbsoluteSize(parsing: item).value
-      guard size <= 256 << 20 else { throw ArgumentError("--value-size \(item): at most 256m") }
-      return Int(size)
-    }
+/// A value size up to 256 MiB: `256`, `1k`, `4k`.
+struct ValueSize: ListItem {
+  static var option: String { "--value-size" }
+  var bytes: Int
+  init(item: String) throws(ArgumentError) {
+    let size = try AbsoluteSize(parsing: item).value
+    guard size <= 256 << 20 else { throw ArgumentError("--value-size \(item): at most 256m") }
+    bytes = Int(size)
   }
-  func makeIterator() -> IndexingIterator<[Int]> { sizes.makeIterator() }
 }

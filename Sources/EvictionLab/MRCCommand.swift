@@ -12,7 +12,8 @@ struct MRC: ParsableCommand {
     discussion: """
       Methods: exact (LRU only: stack distances, every size exact), simulate (any online policy: one \
       reader, one cache per size), shards (spatial sampling at --rate, sizes scaled; LRU by stack \
-      distances on the sample; with --max-objects, fixed-size SHARDS). Examples:
+      distances on the sample; with --max-objects, fixed-size SHARDS). A curve behind an admission \
+      policy is simulated. Examples:
         evlab mrc trace.oracleGeneral.bin --sizes 100..100000:log50
         evlab mrc trace.oracleGeneral.bin --policy arc --method shards --rate 0.01 --sizes 1000,10000,100000
       """)
@@ -36,12 +37,7 @@ struct MRC: ParsableCommand {
   @Option(help: "count or bytes.")
   var sizeMode: SizeMode = .count
 
-  @Option(
-    name: .customLong("admission"),
-    help:
-      "Admission policies in front of every policy, comma-separated or repeated: none (the default), bloom-filter, prob:p=F[,seed=N], size:max=BYTES, adaptsize[:interval=N], tinylfu (lru, fifo, clock, sieve, lfu, … only). Curves behind one are simulated."
-  )
-  var admissions: [Checked<AdmissionList>] = []
+  @OptionGroup var admissions: AdmissionOptions
 
   @Option(help: "exact (LRU), simulate or shards (default: exact for LRU, simulate otherwise).")
   var method: Checked<CurveMethod>?

@@ -103,6 +103,23 @@ extension [Checked<AdmissionList>] {
   }
 }
 
+/// `--admission`, as replay, mrc and stress take it.
+struct AdmissionOptions: ParsableArguments {
+  @Option(
+    name: .customLong("admission"),
+    help:
+      "Admission policies in front of every policy, comma-separated or repeated: none (the default), bloom-filter (admit on the second miss), prob:p=F[,seed=N] (admit with probability F), size:max=BYTES (admit objects of at most BYTES; byte mode), adaptsize[:interval=N] (AdaptSize's tuned size filter; byte mode), tinylfu (admit a miss rated above each victim the policy would evict for it; every online policy). Each gives rows of its own."
+  )
+  var admissions: [Checked<AdmissionList>] = []
+
+  var isEmpty: Bool { admissions.isEmpty }
+
+  /// The admission policies named (`none` when none was), checked against `sizeMode` and `policies`.
+  func specs(sizeMode: SizeMode, policies: [PolicySpec]) throws(ArgumentError) -> [AdmissionSpec] {
+    try admissions.specs(sizeMode: sizeMode, policies: policies)
+  }
+}
+
 /// Cache sizes in the one size grammar (``CacheSize``): `5000`, `64m`,
 /// `1%`, `0.01`, `A..B:logN`, `auto`; comma-separated.
 struct SizeList: ArgumentValue, Sequence {
@@ -144,30 +161,47 @@ extension Checked where Value == AbsoluteSize {
   var bytes: Int64 { value.value }
 }
 
-/// Lock strategies: mutex, pthread, rwlock, queue, striped, striped:N.
-struct LockList: ArgumentValue, Sequence {
-  var locks: [LockStrategy]
-  init(parsing text: String) throws(ArgumentError) {
-    locks = []
-    for item in try listItems([text], option: "--lock") {
-      do throws(CacheError) { locks.append(try LockStrategy(item)) } catch { throw ArgumentError(error.description) }
-    }
-  }
-  func makeIterator() -> IndexingIterator<[LockStrategy]> { locks.makeIterator() }
+/// One item of a comma-separated list option: how it parses, and the option's name for errors.
+protocol ListItem: Sendable {
+  static var option: String { get }
+  init(item: String) throws(ArgumentError)
 }
 
-/// Thread counts from 1 to 256, comma-separated: `1,2,4,8`.
-struct ThreadCounts: ArgumentValue, Sequence {
-  var counts: [Int]
+/// A list option's value: comma-separated items, each parsed as `Item`.
+struct ListOf<Item: ListItem>: ArgumentValue, Sequence {
+  var items: [Item]
   init(parsing text: String) throws(ArgumentError) {
-    counts = try listItems([text], option: "--threads").map { item throws(ArgumentError) in
-      guard let n = Int(item), (1...256).contains(n) else {
-        throw ArgumentError("--threads '\(item)': give thread counts from 1 to 256, e.g. 1,2,4,8")
-      }
-      return n
-    }
+    items = try listItems([text], option: Item.option).map { item throws(ArgumentError) in try Item(item: item) }
   }
-  func makeIterator() -> IndexingIterator<[Int]> { counts.makeIterator() }
+  func makeIterator() -> IndexingIterator<[Item]> { items.makeIterator() }
+}
+
+/// Lock strategies: mutex, pthread, rwlock, queue, buffered, striped, striped:N.
+extension LockStrategy: ListItem {
+  static var option: String { "--lock" }
+  init(item: String) throws(ArgumentError) {
+    do throws(CacheError) { self = try LockStrategy(item) } catch { throw ArgumentError(error.description) }
+  }
+}
+
+/// A thread count from 1 to 256.
+struct ThreadCount: ListItem {
+  static var option: String { "--threads" }
+  var count: Int
+  init(item: String) throws(ArgumentError) {
+    guard let n = Int(item), (1...256).contains(n) else {
+      throw ArgumentError("--threads '\(item)': give thread counts from 1 to 256, e.g. 1,2,4,8")
+    }
+    count = n
+  }
+}
+
+typealias LockList = ListOf<LockStrategy>
+typealias ThreadCounts = ListOf<ThreadCount>
+
+extension Array {
+  /// The thread counts of a repeated `--threads`, in order.
+  func counts() -> [Int] where Element == Checked<ThreadCounts> { values().map(\.count) }
 }
 
 /// `sizes` for `source`: shares resolved against its footprint, each size once, in the order given.

@@ -39,12 +39,7 @@ struct Replay: ParsableCommand {
   @Option(help: "What capacity counts: count (every object weighs 1) or bytes (objects weigh their size).")
   var sizeMode: SizeMode = .count
 
-  @Option(
-    name: .customLong("admission"),
-    help:
-      "Admission policies in front of every policy, comma-separated or repeated: none (the default), bloom-filter (admit on the second miss), prob:p=F[,seed=N] (admit with probability F), size:max=BYTES (admit objects of at most BYTES; byte mode), adaptsize[:interval=N] (AdaptSize's tuned size filter; byte mode), tinylfu (admit a miss rated above each victim the policy would evict for it; every online policy). Each is a column value of its own rows."
-  )
-  var admissions: [Checked<AdmissionList>] = []
+  @OptionGroup var admissions: AdmissionOptions
 
   @OptionGroup var output: OutputOptions
 
@@ -174,13 +169,7 @@ struct Replay: ParsableCommand {
       output.csv = output.csv ?? DefaultJob.outputs.csv
     }
     if let timeseries {
-      let rows = results.flatMap { result in
-        result.intervals.map {
-          TimeseriesRow(
-            trace: result.trace, policy: result.policy, admission: result.admission,
-            sizeLabel: String(result.cacheSize), cacheSize: result.cacheSize, run: 1, $0)
-        }
-      }
+      let rows = results.flatMap(\.timeseries)
       try write(ResultWriter.csv(rows, columns: TimeseriesRow.columns), to: timeseries)
     }
     try output.emit(
@@ -202,24 +191,15 @@ extension Replay {
   /// `--tier memory+disk`: every trace × policy × memory size through a real tiered cache.
   func runTiered() throws {
     let specs = try policies.specs(or: DefaultJob.lru)
-    let disk = diskSize!.bytes
     let memorySizes = sizes.sizes.compactMap { size -> Int64? in if case .absolute(let n) = size { n } else { nil } }
-    var results: [TieredReplay.Result] = []
-    for path in traces {
-      let source = try traceSource(path, traceOptions)
-      for spec in specs {
-        for memory in memorySizes {
-          printError("tiered replay: \(source.name), \(spec), memory \(memory), disk \(disk)")
-          do {
-            results.append(
-              try TieredReplay.run(
-                source, policy: spec, memorySize: memory, diskSize: disk, sizeMode: sizeMode, directory: diskDir,
-                limit: limit))
-          } catch {
-            throw fail(String(describing: error))
-          }
-        }
-      }
+    let sources = try traces.map { try traceSource($0, traceOptions) }
+    let results: [TieredReplay.Result]
+    do {
+      results = try TieredReplay.runAll(
+        sources, policies: specs, memorySizes: memorySizes, diskSize: diskSize!.bytes, sizeMode: sizeMode,
+        directory: diskDir, limit: limit, log: printError)
+    } catch {
+      throw fail(String(describing: error))
     }
     try output.emit(
       table: TieredTables.table(results), json: TieredTables.json(results), csv: TieredTables.csv(results))

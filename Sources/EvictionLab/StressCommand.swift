@@ -32,12 +32,7 @@ struct Stress: ParsableCommand {
   )
   var policies: [Checked<PolicyList>] = []
 
-  @Option(
-    name: .customLong("admission"),
-    help:
-      "Admission policies in front of every policy, comma-separated or repeated: none (the default), bloom-filter, prob:p=F[,seed=N], size:max=BYTES, adaptsize[:interval=N], tinylfu (lru, fifo, clock, sieve, lfu, … only)."
-  )
-  var admissions: [Checked<AdmissionList>] = []
+  @OptionGroup var admissions: AdmissionOptions
 
   @Option(
     help:
@@ -84,7 +79,7 @@ struct Stress: ParsableCommand {
 
   func run() throws {
     let specs = try specs()
-    let threadCounts: [Int] = threads.values()
+    let threadCounts = threads.counts()
     let locks: [LockStrategy] = lock.values()
     let source = try traceSource(trace, traceOptions)
     let workload = try failing { () throws(TraceError) in try StressRun.Workload(source) }

@@ -152,6 +152,15 @@ public struct ReplayResult: FlatRow, Sendable, Equatable {
     self.fields = fields
   }
 
+  /// `intervals` as rows of `--timeseries`' CSV (one run, the size as its label).
+  public var timeseries: [TimeseriesRow] {
+    intervals.map {
+      TimeseriesRow(
+        trace: key.trace, policy: key.policy, admission: key.admission, sizeLabel: String(key.cacheSize),
+        cacheSize: key.cacheSize, run: 1, $0)
+    }
+  }
+
   /// The column order of CSV output.
   public static let columns = [
     "trace", "format", "policy", "cache_size", "size_mode", "requests", "hits", "misses", "miss_ratio",

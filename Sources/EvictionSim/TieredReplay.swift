@@ -34,6 +34,27 @@ public enum TieredReplay {
     ]
   }
 
+  /// Every trace × policy × memory size, in that order; `log` hears of each
+  /// replay before it starts.
+  public static func runAll(
+    _ traces: [TraceSource], policies: [PolicySpec], memorySizes: [Int64], diskSize: Int64, sizeMode: SizeMode,
+    directory: String, limit: Int? = nil, log: (String) -> Void
+  ) throws -> [Result] {
+    var results: [Result] = []
+    for source in traces {
+      for policy in policies {
+        for memory in memorySizes {
+          log("tiered replay: \(source.name), \(policy), memory \(memory), disk \(diskSize)")
+          results.append(
+            try run(
+              source, policy: policy, memorySize: memory, diskSize: diskSize, sizeMode: sizeMode,
+              directory: directory, limit: limit))
+        }
+      }
+    }
+    return results
+  }
+
   /// Replays `trace` (its first `limit` requests, if given); the disk tier
   /// lives under `directory` and is removed afterwards.
   public static func run(

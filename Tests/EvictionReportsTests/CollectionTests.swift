@@ -61,6 +61,28 @@ import Testing
     } throws: { ($0 as? ConfigError)?.message.contains("not both") == true }
   }
 
+  /// `evlab compare` takes its sweep from one place: a collection alone, a
+  /// configuration alone, flags alone, or by default the configuration file.
+  @Test func theCommandLineNamesOneSourceOfTheSweep() throws {
+    let root = try Self.collection()
+    func fails(_ flags: CompareConfig.Flags, _ message: String) {
+      #expect {
+        _ = try flags.configuration(defaultPath: "\(root)/none.toml")
+      } throws: { ($0 as? ConfigError)?.description.contains(message) == true }
+    }
+    var flags = CompareConfig.Flags()
+    fails(flags, "none.toml")  // nothing named: the default configuration, missing here
+    flags.traces = ["\(root)/other/a.txt"]
+    flags.policies = ["lru,fifo"]
+    flags.sizes = ["2"]
+    let sweep = try flags.configuration(defaultPath: "\(root)/none.toml")
+    #expect(sweep.traces.map(\.name) == ["a.txt"] && sweep.policies.map(\.name) == ["lru", "fifo"])
+    flags.config = "\(root)/sweep.toml"
+    fails(flags, "not both")
+    flags.collection = "\(root)/catalog.toml"
+    fails(flags, "--collection alone")
+  }
+
   @Test func theCatalogListsEachTraceOnceAndNotesWhatItPassedOver() throws {
     let root = try Self.collection()
     let catalog = try TraceCatalog.scan([root], relativeTo: root)

@@ -73,6 +73,12 @@ import Testing
       #expect(sum.map(\.bytesMissed).reduce(0, +) == result.bytesMissed)
       #expect(result.intervals.first?.firstRequest == 1_001)
       #expect(result.intervals.map(\.index) == result.intervals.map(\.index).sorted())
+      // `--timeseries` rows: one per interval, named by the cell, one run.
+      let rows = result.timeseries
+      #expect(rows.map(\.interval) == result.intervals.map(\.index))
+      #expect(rows.map(\.hits).reduce(0, +) == result.hits)
+      #expect(rows.allSatisfy { $0.policy == result.policy && $0.cacheSize == 300 && $0.sizeLabel == "300" })
+      #expect(rows.allSatisfy { $0.run == 1 && $0.trace == result.trace && $0.admission == "none" })
       if case .requests(let n) = interval {
         #expect(result.intervals.dropLast().allSatisfy { $0.counts.requests == n })
         #expect(result.intervals.count == Int((result.requests + n - 1) / n))

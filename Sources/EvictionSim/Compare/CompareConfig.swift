@@ -134,6 +134,49 @@ public struct CompareConfig: Sendable {
     return try parse(text, format: isJSON ? "json" : "toml", file: path, checkFiles: checkFiles)
   }
 
+  /// What `evlab compare` was given: a configuration file, a collection
+  /// of traces, or the sweep in flags. Exactly one of these makes the sweep.
+  public struct Flags: Sendable {
+    public var config: String?
+    public var collection: String?
+    public var traces: [String] = []
+    public var name: String?
+    public var sizeMode: String?
+    public var policies: [String] = []
+    public var sizes: [String] = []
+    public var seeds: [String] = []
+    public var admissions: [String] = []
+    public var warmup: String?
+    public var interval: String?
+    public init() {}
+
+    /// The sweep these flags describe; with none of config, collection or
+    /// traces, the configuration at `defaultPath`.
+    public func configuration(defaultPath: String) throws(ConfigError) -> CompareConfig {
+      if let collection {
+        guard config == nil && traces.isEmpty else {
+          throw ConfigError(file: collection, "give --collection alone, without --config or --trace")
+        }
+        return try CompareConfig.collection(
+          path: collection, name: name, sizeMode: sizeMode, policies: policies, sizes: sizes, seeds: seeds,
+          admissions: admissions, warmup: warmup, interval: interval)
+      }
+      if let path = config ?? (traces.isEmpty ? defaultPath : nil) {
+        let sweepFlags = policies.isEmpty && sizes.isEmpty && admissions.isEmpty && warmup == nil && interval == nil
+        guard traces.isEmpty && sweepFlags else {
+          throw ConfigError(
+            file: path,
+            "give either --config or --trace/--policy/--size/--warmup/--interval, not both; a configuration takes warmup and interval keys"
+          )
+        }
+        return try CompareConfig.load(path: path)
+      }
+      return try CompareConfig.fromFlags(
+        name: name, sizeMode: sizeMode, policies: policies, traces: traces, sizes: sizes, seeds: seeds,
+        admissions: admissions, warmup: warmup, interval: interval)
+    }
+  }
+
   /// The sweep `evlab compare` runs from flags instead of a file (values as
   /// given, each possibly a comma-separated list; `sizeMode` nil is count):
   /// written as a JSON configuration, so flags and files go through one parser.
