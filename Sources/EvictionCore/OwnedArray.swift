@@ -63,6 +63,9 @@ public struct OwnedArray<Element: BitwiseCopyable>: ~Copyable {
     return base[count]
   }
 
+  /// Removes every element, keeping the room.
+  @inlinable public mutating func removeAll() { _count = 0 }
+
   /// Appends copies of `value` until the array holds `count` elements.
   @inlinable
   public mutating func extend(to count: Int, with value: Element) {

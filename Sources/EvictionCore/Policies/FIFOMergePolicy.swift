@@ -27,8 +27,22 @@ public struct FIFOMergePolicy<Index: SlotIndex & ~Copyable>: SingleListPolicy, ~
   /// Entries carry their hit count.
   public var store: PolicyStorage<Index, Int64>
   public var queue = EntryList()
+  /// A batch member: the bit pattern of its metric (positive and finite,
+  /// where bit patterns order as the numbers do, so the heap compares
+  /// integers), its place in the examination, and its slot.
+  @frozen @usableFromInline struct Candidate: BitwiseCopyable {
+    @usableFromInline var metric: UInt64
+    @usableFromInline var order: Int32
+    @usableFromInline var slot: Slot
+    @inlinable init(metric: UInt64, order: Int32, slot: Slot) {
+      self.metric = metric
+      self.order = order
+      self.slot = slot
+    }
+  }
+
   /// The current batch's entries not yet taken, a min-heap by value.
-  @usableFromInline var batch: [(metric: Double, order: Int, slot: Slot)] = []
+  @usableFromInline var batch = OwnedArray<Candidate>(minimumCapacity: 100)
   /// The victim ``nextVictim()`` named and not yet evicted, or -1.
   @usableFromInline var named: Slot = -1
   /// The next entry of `batch` to evict; `examined` when the batch is spent.
@@ -44,7 +58,6 @@ public struct FIFOMergePolicy<Index: SlotIndex & ~Copyable>: SingleListPolicy, ~
   public init(capacity: Int64) {
     store = PolicyStorage(capacity: capacity)
     position = examined
-    batch.reserveCapacity(examined)
   }
 
   public var name: String { "FIFO-Merge" }
@@ -95,20 +108,18 @@ public struct FIFOMergePolicy<Index: SlotIndex & ~Copyable>: SingleListPolicy, ~
       nextToExamine = -1
       return queue.back
     }
-    batch.removeAll(keepingCapacity: true)
+    batch.removeAll()
     var slot = nextToExamine
-    for order in 0..<examined {
+    for order in 0..<Int32(examined) {
       if slot < 0 { slot = queue.back }
-      batch.append((metric(slot), order, slot))
+      batch.append(Candidate(metric: metric(slot).bitPattern, order: order, slot: slot))
       slot = store.table[slot].prev
     }
     nextToExamine = slot
     // A min-heap, popped one victim per eviction: of a batch only the 49
     // least valuable are ever taken, and a heap finds them without sorting
     // the other 51 (a full stable sort took half of FIFO-Merge's time).
-    batch.withUnsafeMutableBufferPointer { heap in
-      for i in stride(from: heap.count / 2 - 1, through: 0, by: -1) { Self.siftDown(heap, from: i) }
-    }
+    for i in stride(from: batch.count / 2 - 1, through: 0, by: -1) { siftDown(from: i) }
     position = 1
     return popLeastValuable()
   }
@@ -116,24 +127,25 @@ public struct FIFOMergePolicy<Index: SlotIndex & ~Copyable>: SingleListPolicy, ~
   /// Whether `a` is evicted before `b`: the lower metric, equal metrics in
   /// examination order (as glibc's merge sort leaves them in libCacheSim).
   @inlinable @inline(__always)
-  static func precedes(_ a: (metric: Double, order: Int, slot: Slot), _ b: (metric: Double, order: Int, slot: Slot))
-    -> Bool
-  {
+  static func precedes(_ a: Candidate, _ b: Candidate) -> Bool {
     a.metric != b.metric ? a.metric < b.metric : a.order < b.order
   }
 
   @inlinable @inline(__always)
-  static func siftDown(_ heap: UnsafeMutableBufferPointer<(metric: Double, order: Int, slot: Slot)>, from start: Int) {
+  func siftDown(from start: Int) {
     var i = start
+    let moving = batch[i]
+    let count = batch.count
     while true {
       let left = 2 &* i &+ 1
-      guard left < heap.count else { return }
+      guard left < count else { break }
       var child = left
-      if left &+ 1 < heap.count && precedes(heap[left &+ 1], heap[left]) { child = left &+ 1 }
-      guard precedes(heap[child], heap[i]) else { return }
-      heap.swapAt(i, child)
+      if left &+ 1 < count && Self.precedes(batch[left &+ 1], batch[left]) { child = left &+ 1 }
+      guard Self.precedes(batch[child], moving) else { break }
+      batch[i] = batch[child]
       i = child
     }
+    batch[i] = moving
   }
 
   /// Removes the batch's least valuable entry and returns its slot.
@@ -143,24 +155,25 @@ public struct FIFOMergePolicy<Index: SlotIndex & ~Copyable>: SingleListPolicy, ~
     let last = batch.removeLast()
     if !batch.isEmpty {
       batch[0] = last
-      batch.withUnsafeMutableBufferPointer { Self.siftDown($0, from: 0) }
+      siftDown(from: 0)
     }
     return least
   }
 
-  /// libCacheSim's frequency metric, with its generator's tie-breaker.
+  /// libCacheSim's frequency metric, with its generator's tie-breaker (a
+  /// weight of 0, which only a memory cache's cost can give, counts as 1).
   @inlinable
   mutating func metric(_ slot: Slot) -> Double {
     lcg = 6_364_136_223_846_793_005 &* lcg &+ 1_442_695_040_888_963_407
     let r = Double(lcg % 1000) / 10_000
-    return 1.0e6 * (Double(store.table[slot].payload) + r) / Double(store.table[slot].weight)
+    return 1.0e6 * (Double(store.table[slot].payload) + r) / Double(max(store.table[slot].weight, 1))
   }
 
   @inlinable
   public mutating func remove(_ key: Key) -> Slot? {
     let slot = store.find(key)
     guard slot >= 0 else { return nil }
-    if position < examined && batch.contains(where: { $0.slot == slot }) { position = examined }
+    if position < examined && (0..<batch.count).contains(where: { batch[$0].slot == slot }) { position = examined }
     if slot == nextToExamine { nextToExamine = store.table[slot].prev }
     if slot == named { named = -1 }
     store.table.unlink(slot, &queue)
