@@ -58,33 +58,8 @@ struct Generate: ParsableCommand {
   @Option(name: .shortAndLong, help: "Output path.")
   var output: String
 
-  func validate() throws {
-    guard objects >= 1 else { throw ArgumentError("--objects \(objects): need at least one object") }
-    guard requests >= 1 else { throw ArgumentError("--requests \(requests): need at least one request") }
-    guard objectSize >= 1 && objectSize <= Int64(UInt32.max) else {
-      throw ArgumentError("--object-size \(objectSize): must be 1 ... \(UInt32.max) bytes")
-    }
-    guard alpha > 0 && alpha.isFinite else { throw ArgumentError("--alpha \(alpha): must be positive") }
-    guard scanEvery >= 1 && scanLength >= 1 else {
-      throw ArgumentError("--scan-every and --scan-length must be positive")
-    }
-    guard (hotObjects ?? 0) >= 0, shiftEvery >= 1, hotShare >= 0 && hotShare <= 1 else {
-      throw ArgumentError("--hot-objects must be 0 or more, --shift-every positive, --hot-share in [0, 1]")
-    }
-    if !mix.isEmpty { _ = try listItems(mix, option: "--mix") }
-    do throws(TraceError) {
-      _ = try SyntheticWorkload.Component.parse(mixText)
-      _ = try SyntheticWorkload.SizeDistribution(sizeDistribution)
-    } catch {
-      throw ArgumentError(error.description)
-    }
-    guard TraceFormat.infer(fromPath: output) != nil else {
-      throw ArgumentError(
-        "cannot tell the format from '\(output)'; end it in .oracleGeneral, .csv or .txt (optionally .zst)")
-    }
-  }
-
-  func run() throws {
+  /// The workload the options describe (``SyntheticWorkload/check()`` judges it).
+  func workload() throws(TraceError) -> SyntheticWorkload {
     var workload = SyntheticWorkload(kind: kind, objects: objects, requests: requests)
     workload.alpha = alpha
     workload.seed = seed
@@ -94,11 +69,27 @@ struct Generate: ParsableCommand {
     workload.hotObjects = hotObjects ?? 0
     workload.hotShare = hotShare
     workload.shiftEvery = shiftEvery
+    workload.components = try SyntheticWorkload.Component.parse(mixText)
+    workload.sizes = try SyntheticWorkload.SizeDistribution(sizeDistribution)
+    return workload
+  }
+
+  func validate() throws {
+    if !mix.isEmpty { _ = try listItems(mix, option: "--mix") }
+    let workload: SyntheticWorkload
+    do throws(TraceError) { workload = try self.workload() } catch { throw ArgumentError(error.description) }
+    // The library names the parameter; here it is an option.
+    do throws(TraceError) { try workload.check() } catch { throw ArgumentError("--\(error.description)") }
+    guard TraceFormat.infer(fromPath: output) != nil else {
+      throw ArgumentError(
+        "cannot tell the format from '\(output)'; end it in .oracleGeneral, .csv or .txt (optionally .zst)")
+    }
+  }
+
+  func run() throws {
     do throws(TraceError) {
-      workload.components = try SyntheticWorkload.Component.parse(mixText)
-      workload.sizes = try SyntheticWorkload.SizeDistribution(sizeDistribution)
       let writer = try TraceWriter(path: output, format: TraceFormat.infer(fromPath: output)!)
-      try writer.write(workload.generate())
+      try writer.write(workload().generate())
       try writer.finish()
     } catch {
       throw fail(error)

@@ -105,6 +105,26 @@ public struct SyntheticWorkload: Sendable {
     self.requests = requests
   }
 
+  /// Refuses parameters outside the workload's definition, naming the
+  /// parameter as `evlab generate` spells it (a configuration's key is the
+  /// same in snake case): an exponent that is not positive would turn Zipf's
+  /// popularity around, a hot share above 1 would not be a share.
+  public func check() throws(TraceError) {
+    guard objects >= 1 else { throw .invalidOption("objects \(objects): need at least one object") }
+    guard requests >= 1 else { throw .invalidOption("requests \(requests): need at least one request") }
+    guard objectSize >= 1 && objectSize <= Int64(UInt32.max) else {
+      throw .invalidOption("object-size \(objectSize): must be 1 ... \(UInt32.max) bytes")
+    }
+    guard alpha > 0 && alpha.isFinite else { throw .invalidOption("alpha \(alpha): must be positive and finite") }
+    guard scanEvery >= 1 && scanLength >= 1 else {
+      throw .invalidOption("scan-every \(scanEvery), scan-length \(scanLength): both must be positive")
+    }
+    guard hotObjects >= 0 && shiftEvery >= 1 else {
+      throw .invalidOption("hot-objects must be 0 or more (0: a tenth of the objects), shift-every positive")
+    }
+    guard hotShare >= 0 && hotShare <= 1 else { throw .invalidOption("hot-share \(hotShare): must be in [0, 1]") }
+  }
+
   /// The requests, with timestamps of one per 1000 requests and next-access fields filled.
   public func generate() -> [TraceRecord] {
     let rng = RandomStream(seed: seed)

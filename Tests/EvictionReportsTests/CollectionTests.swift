@@ -83,6 +83,18 @@ import Testing
     fails(flags, "--collection alone")
   }
 
+  /// A configuration's synthetic trace is held to the same ranges as
+  /// `evlab generate` (a negative Zipf exponent used to pass, and reverse
+  /// the popularity).
+  @Test func aSyntheticTraceOutsideItsRangesIsRefused() throws {
+    for (key, value) in [("alpha", "-1"), ("hot_share", "7"), ("object_size", "99999999999")] {
+      #expect {
+        _ = try Self.config("[[traces]]\ngenerate = \"hotspot\"\nobjects = 100\n\(key) = \(value)\n")
+      } throws: { ($0 as? ConfigError)?.description.contains("traces[1]") == true }
+    }
+    _ = try Self.config("[[traces]]\ngenerate = \"hotspot\"\nobjects = 100\nalpha = 1.2\nhot_share = 0.5\n")
+  }
+
   @Test func theCatalogListsEachTraceOnceAndNotesWhatItPassedOver() throws {
     let root = try Self.collection()
     let catalog = try TraceCatalog.scan([root], relativeTo: root)

@@ -5,6 +5,26 @@ import Foundation
 import Testing
 
 @Suite struct GeneratorTests {
+  /// Parameters outside a workload's definition are refused, each naming
+  /// itself; the defaults pass.
+  @Test func parametersOutsideTheirRangeAreRefused() throws {
+    try SyntheticWorkload(kind: .zipf, objects: 10, requests: 10).check()
+    let cases: [(String, (inout SyntheticWorkload) -> Void)] = [
+      ("alpha", { $0.alpha = -1 }), ("alpha", { $0.alpha = 0 }), ("alpha", { $0.alpha = .infinity }),
+      ("hot-share", { $0.hotShare = 7 }), ("hot-share", { $0.hotShare = -0.1 }),
+      ("object-size", { $0.objectSize = 1 << 40 }), ("object-size", { $0.objectSize = 0 }),
+      ("objects", { $0.objects = 0 }), ("requests", { $0.requests = -3 }),
+      ("scan-every", { $0.scanLength = 0 }), ("hot-objects", { $0.hotObjects = -1 }),
+      ("shift-every", { $0.shiftEvery = 0 }),
+    ]
+    for (name, spoil) in cases {
+      var workload = SyntheticWorkload(kind: .hotspot, objects: 10, requests: 10)
+      spoil(&workload)
+      #expect(throws: TraceError.self) { try workload.check() }
+      do throws(TraceError) { try workload.check() } catch { #expect(error.description.contains(name), "\(error)") }
+    }
+  }
+
   @Test func hotspotSendsItsShareToAMovingHotSet() {
     var workload = SyntheticWorkload(kind: .hotspot, objects: 10_000, requests: 200_000)
     workload.hotObjects = 100

@@ -508,6 +508,7 @@ public struct CompareConfig: Sendable {
       do throws(TraceError) {
         if let distribution { workload.sizes = try .init(distribution) }
         if let mix { workload.components = try SyntheticWorkload.Component.parse(mix) }
+        try workload.check()
       } catch {
         throw ConfigError(file: file, "\(context): \(error.description)")
       }
