@@ -18,7 +18,7 @@ public struct LRU2Policy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable 
   public typealias Key = Index.Key
 
   /// What an entry remembers: its last two request times.
-  public struct History: Comparable {
+  public struct History: Comparable, BitwiseCopyable {
     public var penultimate: Int64
     public var last: Int64
 
