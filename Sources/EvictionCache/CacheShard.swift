@@ -64,22 +64,25 @@ public struct CacheStatistics: Sendable, Equatable {
 /// limits. Not thread-safe: `MemoryCache` calls it under the shard's lock.
 @usableFromInline
 final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
+  /// A slot's value and bookkeeping. `value` is initialised only while the
+  /// slot holds an entry (``isOccupied``): a vacant slot (never used, or
+  /// left by a departed entry) has only its other fields written. So the
+  /// value needs no `Optional` tag, which for an 8-byte value would pad the
+  /// record from 32 to 40 bytes; `value` is reached only through
+  /// ``value(at:)`` and its siblings, and a record is never copied whole.
   @usableFromInline
   struct Record {
-    @usableFromInline var value: Value?
+    @usableFromInline var value: Value
     @usableFromInline var cost: Int64
     /// Last read or write, on the cache's clock (nanoseconds).
     @usableFromInline var stamp: UInt64
+    /// The age list's links (-1 at its ends), or ``vacant`` in `newer`.
     @usableFromInline var newer: Slot
     @usableFromInline var older: Slot
-    @inlinable init(value: Value?, cost: Int64, stamp: UInt64, newer: Slot, older: Slot) {
-      self.value = value
-      self.cost = cost
-      self.stamp = stamp
-      self.newer = newer
-      self.older = older
-    }
   }
+
+  /// `newer` of a slot that holds no entry.
+  @inlinable static var vacant: Slot { -2 }
 
   @usableFromInline let lock: ShardLock
   /// The `buffered` strategy's lock-free read side (nil for the others).
@@ -131,7 +134,7 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
   }
 
   deinit {
-    records.deinitialize(count: recordCount)
+    for i in 0..<recordCount where isOccupied(i) { valueAddress(i).deinitialize(count: 1) }
     records.deallocate()
     departures.deallocate()
   }
@@ -187,7 +190,7 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
     statistics.hits &+= 1
     touch(slot, now)
     if let reads, ageLimit != .max { reads.refresh(key, stamp: records[Int(slot)].stamp) }
-    return records[Int(slot)].value
+    return valueAddress(Int(slot)).pointee
   }
 
   @inlinable
@@ -203,9 +206,9 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
     if let slot = found {
       let i = Int(slot)
       if !weighsCost || records[i].cost == cost {
-        if collectsDepartures { departed.append((key, records[i].value!, .replaced)) }
+        if collectsDepartures { departed.append((key, valueAddress(i).pointee, .replaced)) }
         departures[EvictionReason.replaced.ordinal] &+= 1
-        records[i].value = value
+        valueAddress(i).pointee = value
         self.cost &+= cost &- records[i].cost
         records[i].cost = cost
         touch(slot, now)
@@ -223,18 +226,16 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
       return
     }
     let i = Int(slot)
-    let record = Record(value: value, cost: cost, stamp: now, newer: -1, older: -1)
-    if i < recordCount {
-      records[i] = record
-    } else {
+    if i >= recordCount {
       if i >= recordCapacity { growRecords(to: i + 1) }
-      while recordCount < i {
-        (records + recordCount).initialize(to: Record(value: nil, cost: 0, stamp: 0, newer: -1, older: -1))
+      while recordCount <= i {
+        markVacant(recordCount)
         recordCount += 1
       }
-      (records + i).initialize(to: record)
-      recordCount += 1
     }
+    assert(!isOccupied(i), "the policy admitted into slot \(i), which holds an entry")
+    valueAddress(i).initialize(to: value)
+    (records[i].cost, records[i].stamp) = (cost, now)
     linkNewest(slot)
     self.cost &+= cost
     reads?.store(key, value, stamp: records[i].stamp)
@@ -286,7 +287,13 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
     var capacity = recordCapacity
     while capacity < minimum { capacity *= 2 }
     let grown = UnsafeMutablePointer<Record>.allocate(capacity: capacity)
-    grown.moveInitialize(from: records, count: recordCount)
+    for i in 0..<recordCount {
+      if isOccupied(i) {
+        (grown + i).initialize(to: (records + i).move())
+      } else {
+        Self.markVacant(grown + i)
+      }
+    }
     records.deallocate()
     records = grown
     recordCapacity = capacity
@@ -324,7 +331,8 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
     let i = Int(slot)
     unlink(slot)
     cost &-= records[i].cost
-    let value = records[i].value.take()!
+    let value = valueAddress(i).move()
+    markVacant(i)
     reads?.remove(key)
     if collectsDepartures { departed.append((key, value, reason)) }
     departures[reason.ordinal] &+= 1
@@ -352,9 +360,30 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
 
   @inlinable
   func unlink(_ slot: Slot) {
-    let r = records[Int(slot)]
-    if r.newer >= 0 { records[Int(r.newer)].older = r.older } else { newest = r.older }
-    if r.older >= 0 { records[Int(r.older)].newer = r.newer } else { oldest = r.newer }
+    let (newer, older) = (records[Int(slot)].newer, records[Int(slot)].older)
+    if newer >= 0 { records[Int(newer)].older = older } else { newest = older }
+    if older >= 0 { records[Int(older)].newer = newer } else { oldest = newer }
+  }
+
+  /// Where slot `i`'s value lives (initialised while the slot is occupied).
+  @inlinable @inline(__always)
+  func valueAddress(_ i: Int) -> UnsafeMutablePointer<Value> { (records + i).pointer(to: \.value)! }
+
+  @inlinable @inline(__always)
+  func isOccupied(_ i: Int) -> Bool { records[i].newer != Self.vacant }
+
+  /// Marks slot `i` as holding no entry; its value must be uninitialised.
+  @inlinable
+  func markVacant(_ i: Int) { Self.markVacant(records + i) }
+
+  /// Writes a vacant record's fields, one by one: the record as a whole is
+  /// not initialised (its value is not).
+  @inlinable
+  static func markVacant(_ record: UnsafeMutablePointer<Record>) {
+    record.pointer(to: \.cost)!.initialize(to: 0)
+    record.pointer(to: \.stamp)!.initialize(to: 0)
+    record.pointer(to: \.newer)!.initialize(to: vacant)
+    record.pointer(to: \.older)!.initialize(to: -1)
   }
 
   /// Checks the age list against the policy (tests).
@@ -365,13 +394,13 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
     var slot = newest
     var previous: UInt64 = .max
     while slot >= 0 {
-      let r = records[Int(slot)]
-      precondition(r.value != nil, "age list holds an empty slot")
-      precondition(r.stamp <= previous, "age list out of order")
-      previous = r.stamp
-      total += r.cost
+      precondition(isOccupied(Int(slot)), "age list holds an empty slot")
+      let (stamp, cost) = (records[Int(slot)].stamp, records[Int(slot)].cost)
+      precondition(stamp <= previous, "age list out of order")
+      previous = stamp
+      total += cost
       n += 1
-      slot = r.older
+      slot = records[Int(slot)].older
     }
     precondition(n == policy.count(), "age list holds \(n), policy \(policy.count())")
     precondition(total == cost, "age list costs \(total), counted \(cost)")

@@ -82,6 +82,44 @@ let lockNames =
     #expect(stats.evictions[.removed, default: 0] == log.count(.removed))
   }
 
+  /// A value is released exactly once, when its entry leaves (and the
+  /// departure has been delivered), or when the cache itself goes: no leak
+  /// and no double release, whatever slots the policy hands out (ghost
+  /// entries leave gaps among them) and however often the records grow.
+  @Test(arguments: cachePolicies)
+  func everyValueIsReleasedOnceAndOnlyWhenItLeaves(policy: String) throws {
+    // One counter per test case: the cases run in parallel.
+    final class Counter: Sendable { let live = Atomic<Int>(0) }
+    final class Tracked: Sendable {
+      let key: Int
+      let counter: Counter
+      init(_ key: Int, _ counter: Counter) {
+        (self.key, self.counter) = (key, counter)
+        counter.live.add(1, ordering: .relaxed)
+      }
+      deinit { counter.live.subtract(1, ordering: .relaxed) }
+    }
+    let counter = Counter()
+    do {
+      let cache = try MemoryCache<Int, Tracked>(policy: policy, countLimit: 64, costLimit: 2_000)
+      var generator = SeededGenerator(seed: 7)
+      for step in 0..<6_000 {
+        let key = generator.below(10) < 7 ? generator.below(80) : generator.below(3_000)
+        switch generator.below(10) {
+        case 0...4: if let value = cache.value(forKey: key) { #expect(value.key == key) }
+        case 5...8: try cache.setValue(Tracked(key, counter), forKey: key, cost: Int64(1 + generator.below(40)))
+        default: cache.removeValue(forKey: key)
+        }
+        if step == 3_000 { cache.trim(toCount: 10) }
+        // Only the cache holds values, so the live ones are the cached ones.
+        #expect(counter.live.load(ordering: .relaxed) == cache.count, "\(policy), step \(step)")
+      }
+      cache.checkInvariants()
+      #expect(cache.count > 0)
+    }
+    #expect(counter.live.load(ordering: .relaxed) == 0, "\(policy): values outlived their cache")
+  }
+
   @Test func evictionReasonsAreTheRightOnes() throws {
     let log = DepartureLog()
     let cache = try MemoryCache<Int, Int>(
