@@ -68,8 +68,8 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
   /// slot holds an entry (``isOccupied``): a vacant slot (never used, or
   /// left by a departed entry) has only its other fields written. So the
   /// value needs no `Optional` tag, which for an 8-byte value would pad the
-  /// record from 32 to 40 bytes; `value` is reached only through
-  /// ``value(at:)`` and its siblings, and a record is never copied whole.
+  /// record from 32 to 40 bytes. `value` is reached only through
+  /// ``valueAddress(_:)``, and a record is never copied whole.
   @usableFromInline
   struct Record {
     @usableFromInline var value: Value
