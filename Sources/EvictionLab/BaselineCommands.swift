@@ -23,18 +23,14 @@ struct BaselineOptions: ParsableArguments {
   func measure() throws -> [Baseline.Cell] {
     let root = URL(fileURLWithPath: root).standardizedFileURL.path
     let cells = Baseline.plannedCells(root: root)
-    for path in Set(cells.map(\.trace.path)) where !FileManager.default.fileExists(atPath: path) {
-      throw fail("\(path) is missing: run from the repository root, with ../shared (the traces) beside it")
-    }
+    try failing { () throws(BaselineError) in try Baseline.checkTracesExist(cells) }
     let progress = ReplayProgress()
     let display = ProgressLine(progress, total: cells.count, label: "baseline")
     display.begin()
     defer { display.end() }
-    do throws(TraceError) {
-      return try Baseline.measure(
+    return try failing { () throws(TraceError) in
+      try Baseline.measure(
         cells, root: root, parallelism: jobs ?? ProcessInfo.processInfo.activeProcessorCount, progress: progress)
-    } catch {
-      throw fail(error)
     }
   }
 }
@@ -53,26 +49,10 @@ struct BenchCheck: ParsableCommand {
   @OptionGroup var options: BaselineOptions
 
   func run() throws {
-    let data: Data
-    do { data = try Data(contentsOf: URL(fileURLWithPath: options.baseline)) } catch {
-      throw fail("cannot read \(options.baseline): \(error.localizedDescription); create it with evlab bench update")
-    }
-    let baseline: Baseline
-    do { baseline = try Baseline.decode(data) } catch {
-      throw fail("\(options.baseline) is not a baseline file (\(error)); recreate it with evlab bench update")
-    }
-    let current = try options.measure()
-    let differences = baseline.differences(from: current)
-    if differences.isEmpty {
-      print("bench check: all \(current.count) cells equal the baseline (\(options.baseline))")
-      return
-    }
-    print(
-      "bench check: \(differences.count) of \(max(current.count, baseline.cells.count)) cells differ from \(options.baseline):"
-    )
-    for line in differences { print("  " + line) }
-    print("Fix the change, or accept it with `evlab bench update` and commit the baseline's diff.")
-    throw ExitCode(1)
+    let baseline = try failing { () throws(BaselineError) in try Baseline.load(options.baseline) }
+    let report = baseline.checkReport(try options.measure(), path: options.baseline)
+    print(report.text, terminator: "")
+    if !report.equal { throw ExitCode(1) }
   }
 }
 

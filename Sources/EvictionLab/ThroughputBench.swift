@@ -82,11 +82,10 @@ struct ThroughputBench: ParsableCommand {
       var arguments = ["bench", "throughput", trace, "--size", size.text, "--size-mode", sizeMode.rawValue]
       arguments += ["--repeat", String(copies), "--policy", policies.map(\.text).joined(separator: ",")]
       if let format = traceOptions.format { arguments += ["--format", format] }
-      let me =
-        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
       (base, current) = try failing { () throws(BenchError) in
         try ThroughputBenchmark.interleave(
-          baseline: baseline, current: me, arguments: arguments, rounds: runs, log: printError)
+          baseline: baseline, current: ThroughputBenchmark.currentExecutable, arguments: arguments, rounds: runs,
+          log: printError)
       }
     } else {
       base = try baseline.map { path in try failing { () throws(BenchError) in try ThroughputBenchmark.load(path) } }
@@ -101,11 +100,8 @@ struct ThroughputBench: ParsableCommand {
       try ThroughputBenchmark.compare(baseline: base, current: current, alpha: alpha, minimumEffect: minEffect)
     }
     print(BenchTables.comparison(verdicts), terminator: "")
-    let regressions = verdicts.filter { $0.comparison.verdict == .regression }.map(\.policy)
-    if !regressions.isEmpty {
-      throw fail(
-        "\(regressions.joined(separator: ", ")) slower than the baseline (Welch p < \(alpha) and a drop of at least \(Int(minEffect * 100))%)"
-      )
+    if let regressions = ThroughputBenchmark.regressions(verdicts, alpha: alpha, minimumEffect: minEffect) {
+      throw fail(regressions)
     }
   }
 }

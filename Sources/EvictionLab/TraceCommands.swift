@@ -106,15 +106,12 @@ struct Catalog: ParsableCommand {
         if isatty(2) == 1 { printError("catalog: reading \(path)") }
       }
     }
-    let header = [
-      "Trace catalog for evlab compare --collection: \(catalog.entries.count) traces.",
-      "Written by evlab \(EvlabVersion.description): evlab catalog \(roots.joined(separator: " ")) -o \(output)",
-      "requests and objects are counted as evlab reads the trace; checksum is CRC-32 of the file as stored.",
-      "Both are checked when a comparison reads the trace.",
-    ]
     // The header says what made it; no provenance file beside it, so a
     // catalog rewritten from the same traces is the same file.
-    let text = catalog.toml(header: header)
+    let text = catalog.toml(
+      header: catalog.header(
+        tool: "evlab \(EvlabVersion.description)", command: "evlab catalog \(roots.joined(separator: " ")) -o \(output)"
+      ))
     guard output != "-" else { return writeStandardOutput(text) }
     do {
       try text.write(toFile: output, atomically: true, encoding: .utf8)

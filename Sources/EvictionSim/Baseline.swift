@@ -118,4 +118,41 @@ public struct Baseline: Codable, Sendable, Equatable {
     decoder.keyDecodingStrategy = .convertFromSnakeCase
     return try decoder.decode(Baseline.self, from: data)
   }
+
+  /// The baseline at `path`, or an error that says how to make one.
+  public static func load(_ path: String) throws(BaselineError) -> Baseline {
+    let data: Data
+    do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+      throw BaselineError("cannot read \(path): \(error.localizedDescription); create it with evlab bench update")
+    }
+    do { return try decode(data) } catch {
+      throw BaselineError("\(path) is not a baseline file (\(error)); recreate it with evlab bench update")
+    }
+  }
+
+  /// The first trace of `cells` that is not there, as an error that says
+  /// where to run from.
+  public static func checkTracesExist(_ cells: [ReplayCell]) throws(BaselineError) {
+    for path in Set(cells.map(\.trace.path)).sorted() where !FileManager.default.fileExists(atPath: path) {
+      throw BaselineError("\(path) is missing: run from the repository root, with ../shared (the traces) beside it")
+    }
+  }
+
+  /// `evlab bench check`'s report on `current` against `self` (read from
+  /// `path`), and whether every cell is equal.
+  public func checkReport(_ current: [Cell], path: String) -> (text: String, equal: Bool) {
+    let differences = differences(from: current)
+    if differences.isEmpty { return ("bench check: all \(current.count) cells equal the baseline (\(path))\n", true) }
+    let lines =
+      ["bench check: \(differences.count) of \(max(current.count, cells.count)) cells differ from \(path):"]
+      + differences.map { "  " + $0 }
+      + ["Fix the change, or accept it with `evlab bench update` and commit the baseline's diff."]
+    return (lines.joined(separator: "\n") + "\n", false)
+  }
+}
+
+/// A baseline that cannot be read, or traces it needs that are missing.
+public struct BaselineError: Error, CustomStringConvertible, Sendable {
+  public let description: String
+  public init(_ description: String) { self.description = description }
 }

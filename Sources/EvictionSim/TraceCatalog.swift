@@ -129,6 +129,18 @@ public struct TraceCatalog: Sendable {
     return (Array(repeating: "..", count: from.count - common) + target[common...]).joined(separator: "/")
   }
 
+  /// The header `evlab catalog` writes: what the file is, the tool and
+  /// command that made it (no date, so that a catalog rewritten from the
+  /// same traces is the same file), and what its figures mean.
+  public func header(tool: String, command: String) -> [String] {
+    [
+      "Trace catalog for evlab compare --collection: \(entries.count) traces.",
+      "Written by \(tool): \(command)",
+      "requests and objects are counted as evlab reads the trace; checksum is CRC-32 of the file as stored.",
+      "Both are checked when a comparison reads the trace.",
+    ]
+  }
+
   /// The catalog as TOML: a header saying how it was made, then one
   /// `[[traces]]` table per trace and a comment per file passed over.
   public func toml(header: [String]) -> String {

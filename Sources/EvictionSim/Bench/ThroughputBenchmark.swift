@@ -123,6 +123,22 @@ public enum ThroughputBenchmark {
     return samples
   }
 
+  /// This process's executable (to run interleaved with a baseline build).
+  public static var currentExecutable: String {
+    (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+  }
+
+  /// The policies that regressed in `verdicts`, as the one-line error the
+  /// comparison exits with, or nil when none did.
+  public static func regressions(
+    _ verdicts: [(policy: String, comparison: ThroughputComparison)], alpha: Double, minimumEffect: Double
+  ) -> String? {
+    let slower = verdicts.filter { $0.comparison.verdict == .regression }.map(\.policy)
+    if slower.isEmpty { return nil }
+    return
+      "\(slower.joined(separator: ", ")) slower than the baseline (Welch p < \(alpha) and a drop of at least \(Int(minimumEffect * 100))%)"
+  }
+
   /// Whether `path` is a program to run rather than a samples file.
   public static func isExecutable(_ path: String) -> Bool {
     guard FileManager.default.isExecutableFile(atPath: path), let handle = FileHandle(forReadingAtPath: path) else {
