@@ -162,9 +162,14 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
     let value = buckets[i].value
     let stamp = buckets[i].stamp
     stripe.pointee.readers.wrappingSubtract(1, ordering: .releasing)
-    let now = clock()
-    let ageLimit = shared.pointee.ageLimit.load(ordering: .relaxed)
-    if ageLimit != .max && now &- stamp > ageLimit { return nil }
+    // While the cache keeps no ages, a hit needs no time of its own: the
+    // drain gives it the drain's (the clock is a large share of a hit).
+    var now = Self.untimed
+    if shared.pointee.timesHits.load(ordering: .relaxed) {
+      now = clock()
+      let ageLimit = shared.pointee.ageLimit.load(ordering: .relaxed)
+      if ageLimit != .max && now &- stamp > ageLimit { return nil }
+    }
     return (value, stripe.pointee.record(key, at: now) ? index : -1)
   }
 
@@ -266,15 +271,27 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
     if i >= 0 { buckets[i].stamp = stamp }
   }
 
+  /// The time a hit records when the age limit does not need it.
+  @inlinable static var untimed: UInt64 { .max }
+
   /// Hands every recorded key and the time it was read to `apply`, stripe by
-  /// stripe in recording order (or only `stripe`'s); returns how many.
+  /// stripe in recording order (or only `stripe`'s); returns how many. A hit
+  /// recorded without a time gets the drain's.
   @inlinable
   func drain(only stripe: Int = -1, _ apply: (Key, UInt64) -> Void) -> Int {
     var total = 0
+    var drainTime = Self.untimed
     let range = stripe < 0 ? 0..<stripeCount : stripe..<stripe + 1
     for s in range where stripes[s].pending.load(ordering: .relaxed) > 0 {
       let n = stripes[s].take(into: scratch)
-      for i in 0..<n { apply(scratch[i].key, scratch[i].time) }
+      for i in 0..<n {
+        var time = scratch[i].time
+        if time == Self.untimed {
+          if drainTime == Self.untimed { drainTime = clock() }
+          time = drainTime
+        }
+        apply(scratch[i].key, time)
+      }
       scratch.deinitialize(count: n)
       total += n
     }
@@ -390,6 +407,9 @@ struct ReadStripe<Key>: ~Copyable {
 @usableFromInline
 struct SharedFlags: ~Copyable {
   @usableFromInline let writer = Atomic<Bool>(false)
+  /// Whether hits carry their time (the cache keeps ages; set once, never cleared).
+  @usableFromInline let timesHits = Atomic<Bool>(false)
+  /// Set only after `timesHits`.
   @usableFromInline let ageLimit = Atomic<UInt64>(.max)
   @usableFromInline init() {}
 }

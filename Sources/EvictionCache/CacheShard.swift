@@ -60,39 +60,45 @@ public struct CacheStatistics: Sendable, Equatable {
   }
 }
 
-/// One shard: a policy, the values its slots index, an age list, and the
-/// limits. Not thread-safe: `MemoryCache` calls it under the shard's lock.
+/// One shard: a policy, the values its slots index, the limits, and (when
+/// ages are tracked) an age list. Not thread-safe: `MemoryCache` calls it
+/// under the shard's lock.
+///
+/// **Columns.** What the cache keeps beside the policy's own entry lives in
+/// columns indexed by the policy's slots, each allocated only when it is
+/// needed: the values, one occupancy bit per slot, the costs (from the first
+/// non-zero cost), and the age list (from the cache's creation with an age
+/// limit or `tracksAges`, else from the first age limit or age trim). A
+/// count-limited cache of integers therefore pays 8 bytes a slot beside the
+/// policy, as Caffeine's size-bounded cache pays no access time unless it
+/// expires after access.
 @usableFromInline
 final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
-  /// A slot's value and bookkeeping. `value` is initialised only while the
-  /// slot holds an entry (``isOccupied``): a vacant slot (never used, or
-  /// left by a departed entry) has only its other fields written. So the
-  /// value needs no `Optional` tag, which for an 8-byte value would pad the
-  /// record from 32 to 40 bytes. `value` is reached only through
-  /// ``valueAddress(_:)``, and a record is never copied whole.
+  /// A slot's place in the age list, newest first.
   @usableFromInline
-  struct Record {
-    @usableFromInline var value: Value
-    @usableFromInline var cost: Int64
+  struct AgeLink {
     /// Last read or write, on the cache's clock (nanoseconds).
     @usableFromInline var stamp: UInt64
-    /// The age list's links (-1 at its ends), or ``vacant`` in `newer`.
+    /// The neighbours (-1 at the list's ends).
     @usableFromInline var newer: Slot
     @usableFromInline var older: Slot
   }
-
-  /// `newer` of a slot that holds no entry.
-  @inlinable static var vacant: Slot { -2 }
 
   @usableFromInline let lock: ShardLock
   /// The `buffered` strategy's lock-free read side (nil for the others).
   @usableFromInline let reads: BufferedReads<Key, Value>?
   @usableFromInline let policy: AnyCachePolicy<Key>
-  /// Indexed by the policy's slots; the first `recordCount` are initialised.
-  @usableFromInline @exclusivity(unchecked) var records: UnsafeMutablePointer<Record>
-  @usableFromInline @exclusivity(unchecked) var recordCount = 0
-  @usableFromInline @exclusivity(unchecked) var recordCapacity = 64
-  /// The age list, newest first: every resident slot by last access.
+  /// Slots the columns hold (a multiple of 64).
+  @usableFromInline @exclusivity(unchecked) var slotCapacity = 64
+  /// Each slot's value, initialised only while its occupancy bit is set.
+  @usableFromInline @exclusivity(unchecked) var values: UnsafeMutablePointer<Value>
+  /// One bit per slot: whether it holds an entry (`values` is initialised).
+  @usableFromInline @exclusivity(unchecked) var occupancy: UnsafeMutablePointer<UInt64>
+  /// Each slot's cost; nil while every cost stored has been 0.
+  @usableFromInline @exclusivity(unchecked) var costs: UnsafeMutablePointer<Int64>?
+  /// Each occupied slot's stamp and age-list links; nil while ages are not tracked.
+  @usableFromInline @exclusivity(unchecked) var ages: UnsafeMutablePointer<AgeLink>?
+  /// The age list's ends (-1 when empty or untracked).
   @usableFromInline @exclusivity(unchecked) var newest: Slot = -1
   @usableFromInline @exclusivity(unchecked) var oldest: Slot = -1
   @usableFromInline @exclusivity(unchecked) var cost: Int64 = 0
@@ -100,6 +106,7 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
   @usableFromInline let weighsCost: Bool
   @usableFromInline @exclusivity(unchecked) var countLimit: Int
   @usableFromInline @exclusivity(unchecked) var costLimit: Int64
+  /// `.max` when there is none; any other value implies `ages != nil`.
   @usableFromInline @exclusivity(unchecked) var ageLimit: UInt64
   @usableFromInline @exclusivity(unchecked) var tick: Int64 = 0
   /// The key of a `get` that just missed: a `set` of it that follows at once
@@ -118,24 +125,30 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
 
   @usableFromInline init(
     policy: AnyCachePolicy<Key>, lock: ShardLock, weighsCost: Bool, countLimit: Int, costLimit: Int64,
-    ageLimit: UInt64, collectsDepartures: Bool, reads: BufferedReads<Key, Value>? = nil
+    ageLimit: UInt64, tracksAges: Bool, collectsDepartures: Bool, reads: BufferedReads<Key, Value>? = nil
   ) {
     self.reads = reads
     self.collectsDepartures = collectsDepartures || !_isPOD(Key.self) || !_isPOD(Value.self)
     self.policy = policy
     self.lock = lock
-    records = .allocate(capacity: recordCapacity)
+    values = .allocate(capacity: slotCapacity)
+    occupancy = .allocate(capacity: slotCapacity / 64)
+    occupancy.initialize(repeating: 0, count: slotCapacity / 64)
     departures = .allocate(capacity: EvictionReason.allCases.count)
     departures.initialize(repeating: 0, count: EvictionReason.allCases.count)
     self.weighsCost = weighsCost
     self.countLimit = countLimit
     self.costLimit = costLimit
     self.ageLimit = ageLimit
+    if tracksAges || ageLimit != .max { trackAges(now: 0) }
   }
 
   deinit {
-    for i in 0..<recordCount where isOccupied(i) { valueAddress(i).deinitialize(count: 1) }
-    records.deallocate()
+    if !_isPOD(Value.self) { forEachOccupied { (values + $0).deinitialize(count: 1) } }
+    values.deallocate()
+    occupancy.deallocate()
+    costs?.deallocate()
+    ages?.deallocate()
     departures.deallocate()
   }
 
@@ -165,7 +178,7 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
       guard policy.contains(key) else { return }
       tick &+= 1
       let request = Request(key: key, weight: 1, time: tick, timestamp: Int64(now / 1_000_000_000))
-      if let slot = policy.lookup(request, { self.depart($0, $1, .capacity) }) { touch(slot, now) }
+      if let slot = policy.lookup(request, { self.depart($0, $1, .capacity) }), ages != nil { touch(slot, now) }
     }
     // As a hit under the lock would have, the hits forget an earlier miss.
     if drained > 0 { pendingMiss = nil }
@@ -181,16 +194,19 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
       return nil
     }
     pendingMiss = nil
-    if ageLimit != .max && now &- records[Int(slot)].stamp > ageLimit {
-      _ = policy.remove(key)
-      depart(slot, key, .age)
-      statistics.misses &+= 1
-      return nil
+    let i = Int(slot)
+    if let ages {
+      if ageLimit != .max && now &- ages[i].stamp > ageLimit {
+        _ = policy.remove(key)
+        depart(slot, key, .age)
+        statistics.misses &+= 1
+        return nil
+      }
+      touch(slot, now)
+      if let reads, ageLimit != .max { reads.refresh(key, stamp: ages[i].stamp) }
     }
     statistics.hits &+= 1
-    touch(slot, now)
-    if let reads, ageLimit != .max { reads.refresh(key, stamp: records[Int(slot)].stamp) }
-    return valueAddress(Int(slot)).pointee
+    return values[i]
   }
 
   @inlinable
@@ -205,14 +221,13 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
     pendingMiss = nil
     if let slot = found {
       let i = Int(slot)
-      if !weighsCost || records[i].cost == cost {
-        if collectsDepartures { departed.append((key, valueAddress(i).pointee, .replaced)) }
+      if !weighsCost || slotCost(i) == cost {
+        if collectsDepartures { departed.append((key, values[i], .replaced)) }
         departures[EvictionReason.replaced.ordinal] &+= 1
-        valueAddress(i).pointee = value
-        self.cost &+= cost &- records[i].cost
-        records[i].cost = cost
-        touch(slot, now)
-        reads?.store(key, value, stamp: records[i].stamp)
+        values[i] = value
+        setCost(cost, at: i)
+        if ages != nil { touch(slot, now) }
+        reads?.store(key, value, stamp: ages?[i].stamp ?? now)
         enforceLimits()
         return
       }
@@ -226,19 +241,16 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
       return
     }
     let i = Int(slot)
-    if i >= recordCount {
-      if i >= recordCapacity { growRecords(to: i + 1) }
-      while recordCount <= i {
-        markVacant(recordCount)
-        recordCount += 1
-      }
-    }
+    if i >= slotCapacity { growColumns(to: i + 1) }
     assert(!isOccupied(i), "the policy admitted into slot \(i), which holds an entry")
-    valueAddress(i).initialize(to: value)
-    (records[i].cost, records[i].stamp) = (cost, now)
-    linkNewest(slot)
-    self.cost &+= cost
-    reads?.store(key, value, stamp: records[i].stamp)
+    (values + i).initialize(to: value)
+    occupancy[i >> 6] |= 1 << UInt64(i & 63)
+    setCost(cost, at: i)
+    if let ages {
+      ages[i].stamp = now
+      linkNewest(slot)
+    }
+    reads?.store(key, value, stamp: ages?[i].stamp ?? now)
     enforceLimits()
   }
 
@@ -266,12 +278,28 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
     while cost > limit, policy.evictOne({ self.depart($0, $1, .cost) }) {}
   }
 
+  /// Removes the entries not read or written within `age`. A shard that did
+  /// not track ages starts now, with every entry read at `now`.
   func trim(toAge age: UInt64, now: UInt64) {
-    while oldest >= 0 && now &- records[Int(oldest)].stamp > age {
+    guard let ages else { return trackAges(now: now) }
+    while oldest >= 0 && now &- ages[Int(oldest)].stamp > age {
       let slot = oldest
       let key = policy.keyAt(slot)
       _ = policy.remove(key)
       depart(slot, key, .age)
+    }
+  }
+
+  /// Starts the age list: every entry cached now counts as read at `now`.
+  func trackAges(now: UInt64) {
+    guard ages == nil else { return }
+    let links = UnsafeMutablePointer<AgeLink>.allocate(capacity: slotCapacity)
+    links.initialize(repeating: AgeLink(stamp: 0, newer: -1, older: -1), count: slotCapacity)
+    ages = links
+    reads?.shared.pointee.timesHits.store(true, ordering: .relaxed)
+    forEachOccupied { i in
+      links[i].stamp = now
+      linkNewest(Slot(i))
     }
   }
 
@@ -282,21 +310,38 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
     if cost > costLimit { trim(toCost: costLimit) }
   }
 
+  /// Grows every column to hold slot `minimum - 1`.
   @usableFromInline
-  func growRecords(to minimum: Int) {
-    var capacity = recordCapacity
+  func growColumns(to minimum: Int) {
+    let old = slotCapacity
+    var capacity = old
     while capacity < minimum { capacity *= 2 }
-    let grown = UnsafeMutablePointer<Record>.allocate(capacity: capacity)
-    for i in 0..<recordCount {
-      if isOccupied(i) {
-        (grown + i).initialize(to: (records + i).move())
-      } else {
-        Self.markVacant(grown + i)
-      }
+    let grownValues = UnsafeMutablePointer<Value>.allocate(capacity: capacity)
+    if _isPOD(Value.self) {
+      UnsafeMutableRawPointer(grownValues).copyMemory(from: values, byteCount: old * MemoryLayout<Value>.stride)
+    } else {
+      forEachOccupied { (grownValues + $0).moveInitialize(from: values + $0, count: 1) }
     }
-    records.deallocate()
-    records = grown
-    recordCapacity = capacity
+    values.deallocate()
+    values = grownValues
+    occupancy = Self.grow(occupancy, from: old / 64, to: capacity / 64, filling: 0)
+    if let costs { self.costs = Self.grow(costs, from: old, to: capacity, filling: 0) }
+    if let ages {
+      self.ages = Self.grow(ages, from: old, to: capacity, filling: AgeLink(stamp: 0, newer: -1, older: -1))
+    }
+    slotCapacity = capacity
+  }
+
+  /// A column of trivial elements moved to a larger allocation, the new part filled.
+  @usableFromInline
+  static func grow<T>(_ column: UnsafeMutablePointer<T>, from old: Int, to new: Int, filling: T)
+    -> UnsafeMutablePointer<T>
+  {
+    let grown = UnsafeMutablePointer<T>.allocate(capacity: new)
+    grown.moveInitialize(from: column, count: old)
+    (grown + old).initialize(repeating: filling, count: new - old)
+    column.deallocate()
+    return grown
   }
 
   /// Hands the departing entries to the caller, leaving an empty list.
@@ -329,21 +374,44 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
   @inlinable
   func depart(_ slot: Slot, _ key: Key, _ reason: EvictionReason) {
     let i = Int(slot)
-    unlink(slot)
-    cost &-= records[i].cost
-    let value = valueAddress(i).move()
-    markVacant(i)
+    if ages != nil { unlink(slot) }
+    if let costs {
+      cost &-= costs[i]
+      costs[i] = 0
+    }
+    let value = (values + i).move()
+    occupancy[i >> 6] &= ~(1 << UInt64(i & 63))
     reads?.remove(key)
     if collectsDepartures { departed.append((key, value, reason)) }
     departures[reason.ordinal] &+= 1
   }
 
-  /// Marks `slot` accessed at `now`. Threads read the clock before taking
-  /// the lock, so a stamp may come in late: the list keeps stamps
-  /// non-increasing from newest to oldest by never stamping below the newest.
+  /// Slot `i`'s cost (0 without a cost column).
+  @inlinable
+  func slotCost(_ i: Int) -> Int64 { costs?[i] ?? 0 }
+
+  /// Sets slot `i`'s cost (the shard's total follows), making the cost
+  /// column on the first non-zero cost.
+  @inlinable
+  func setCost(_ newCost: Int64, at i: Int) {
+    if costs == nil {
+      if newCost == 0 { return }
+      let column = UnsafeMutablePointer<Int64>.allocate(capacity: slotCapacity)
+      column.initialize(repeating: 0, count: slotCapacity)
+      costs = column
+    }
+    cost &+= newCost &- costs![i]
+    costs![i] = newCost
+  }
+
+  /// Marks `slot` accessed at `now` (ages tracked). Threads read the clock
+  /// before taking the lock, so a stamp may come in late: the list keeps
+  /// stamps non-increasing from newest to oldest by never stamping below
+  /// the newest.
   @inlinable
   func touch(_ slot: Slot, _ now: UInt64) {
-    records[Int(slot)].stamp = newest >= 0 ? max(now, records[Int(newest)].stamp) : now
+    let ages = ages!
+    ages[Int(slot)].stamp = newest >= 0 ? max(now, ages[Int(newest)].stamp) : now
     if newest == slot { return }
     unlink(slot)
     linkNewest(slot)
@@ -351,59 +419,67 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
 
   @inlinable
   func linkNewest(_ slot: Slot) {
-    if newest >= 0 { records[Int(slot)].stamp = max(records[Int(slot)].stamp, records[Int(newest)].stamp) }
-    records[Int(slot)].newer = -1
-    records[Int(slot)].older = newest
-    if newest >= 0 { records[Int(newest)].newer = slot } else { oldest = slot }
+    let ages = ages!
+    if newest >= 0 { ages[Int(slot)].stamp = max(ages[Int(slot)].stamp, ages[Int(newest)].stamp) }
+    ages[Int(slot)].newer = -1
+    ages[Int(slot)].older = newest
+    if newest >= 0 { ages[Int(newest)].newer = slot } else { oldest = slot }
     newest = slot
   }
 
   @inlinable
   func unlink(_ slot: Slot) {
-    let (newer, older) = (records[Int(slot)].newer, records[Int(slot)].older)
-    if newer >= 0 { records[Int(newer)].older = older } else { newest = older }
-    if older >= 0 { records[Int(older)].newer = newer } else { oldest = newer }
+    let ages = ages!
+    let (newer, older) = (ages[Int(slot)].newer, ages[Int(slot)].older)
+    if newer >= 0 { ages[Int(newer)].older = older } else { newest = older }
+    if older >= 0 { ages[Int(older)].newer = newer } else { oldest = newer }
   }
 
-  /// Where slot `i`'s value lives (initialised while the slot is occupied).
   @inlinable @inline(__always)
-  func valueAddress(_ i: Int) -> UnsafeMutablePointer<Value> { (records + i).pointer(to: \.value)! }
+  func isOccupied(_ i: Int) -> Bool { occupancy[i >> 6] & (1 << UInt64(i & 63)) != 0 }
 
-  @inlinable @inline(__always)
-  func isOccupied(_ i: Int) -> Bool { records[i].newer != Self.vacant }
-
-  /// Marks slot `i` as holding no entry; its value must be uninitialised.
+  /// Calls `body` with every occupied slot, in slot order.
   @inlinable
-  func markVacant(_ i: Int) { Self.markVacant(records + i) }
-
-  /// Writes a vacant record's fields, one by one: the record as a whole is
-  /// not initialised (its value is not).
-  @inlinable
-  static func markVacant(_ record: UnsafeMutablePointer<Record>) {
-    record.pointer(to: \.cost)!.initialize(to: 0)
-    record.pointer(to: \.stamp)!.initialize(to: 0)
-    record.pointer(to: \.newer)!.initialize(to: vacant)
-    record.pointer(to: \.older)!.initialize(to: -1)
+  func forEachOccupied(_ body: (Int) -> Void) {
+    for word in 0..<slotCapacity / 64 {
+      var bits = occupancy[word]
+      while bits != 0 {
+        body(word << 6 | bits.trailingZeroBitCount)
+        bits &= bits &- 1
+      }
+    }
   }
 
-  /// Checks the age list against the policy (tests).
+  /// Checks the columns and the age list against the policy (tests).
   func checkInvariants() {
     policy.checkInvariants()
-    var n = 0
+    var occupied = 0
     var total: Int64 = 0
-    var slot = newest
-    var previous: UInt64 = .max
-    while slot >= 0 {
-      precondition(isOccupied(Int(slot)), "age list holds an empty slot")
-      let (stamp, cost) = (records[Int(slot)].stamp, records[Int(slot)].cost)
-      precondition(stamp <= previous, "age list out of order")
-      previous = stamp
-      total += cost
-      n += 1
-      slot = records[Int(slot)].older
+    forEachOccupied { i in
+      occupied += 1
+      total += slotCost(i)
     }
-    precondition(n == policy.count(), "age list holds \(n), policy \(policy.count())")
-    precondition(total == cost, "age list costs \(total), counted \(cost)")
-    reads?.check(against: { policy.contains($0) }, count: n)
+    precondition(occupied == policy.count(), "\(occupied) slots hold values, the policy \(policy.count()) entries")
+    precondition(total == cost, "slots cost \(total), counted \(cost)")
+    if costs != nil {
+      for i in 0..<slotCapacity where !isOccupied(i) { precondition(costs![i] == 0, "vacant slot \(i) has a cost") }
+    }
+    if let ages {
+      var n = 0
+      var slot = newest
+      var previous: UInt64 = .max
+      while slot >= 0 {
+        precondition(isOccupied(Int(slot)), "age list holds an empty slot")
+        let stamp = ages[Int(slot)].stamp
+        precondition(stamp <= previous, "age list out of order")
+        previous = stamp
+        n += 1
+        slot = ages[Int(slot)].older
+      }
+      precondition(n == policy.count(), "age list holds \(n), policy \(policy.count())")
+    } else {
+      precondition(newest < 0 && oldest < 0 && ageLimit == .max, "an age list or limit without tracking")
+    }
+    reads?.check(against: { policy.contains($0) }, count: occupied)
   }
 }

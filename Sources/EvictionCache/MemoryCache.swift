@@ -90,6 +90,10 @@ public final class MemoryCache<Key: Hashable, Value> {
   ///     a fifth of the cost of the precise one: ages are meant in seconds).
   ///   - autoTrimInterval: if given, a background task trims to the limits
   ///     (age included) this often.
+  ///   - tracksAges: keep each entry's last access from the start, so that
+  ///     `trim(toAge:)` and a later age limit judge every entry by it (16
+  ///     bytes an entry). Implied by an `ageLimit`; without either, ages are
+  ///     tracked from the first `trim(toAge:)` or `setAgeLimit(_:)` on.
   ///   - admission: the admission policy in front of the policy, as `evlab
   ///     replay --admission` takes it (`none`, `bloom-filter`, `prob:p=0.5`,
   ///     `size:max=64k`): a set it refuses stores nothing (reason
@@ -101,7 +105,7 @@ public final class MemoryCache<Key: Hashable, Value> {
   @inlinable
   public init<Index: SlotIndex & ~Copyable>(
     policy: String = "lru", index: Index.Type, countLimit: Int? = nil, costLimit: Int64? = nil,
-    ageLimit: Duration? = nil, lock: LockStrategy = .mutex, instrumentLocks: Bool = false,
+    ageLimit: Duration? = nil, tracksAges: Bool = false, lock: LockStrategy = .mutex, instrumentLocks: Bool = false,
     autoTrimInterval: Duration? = nil, clock: (@Sendable () -> UInt64)? = nil, onEvict: EvictionHandler? = nil,
     admission: String = "none"
   ) throws(CacheError) where Index.Key == Key {
@@ -144,7 +148,7 @@ public final class MemoryCache<Key: Hashable, Value> {
             ? countLimit.map { Int(Self.share(of: Int64($0), shard: i, of: shardCount)) } ?? Int.max : Int.max,
           costLimit: weighsCost
             ? Int64.max : costLimit.map { Self.share(of: $0, shard: i, of: shardCount) } ?? Int64.max,
-          ageLimit: ageLimit.map(nanoseconds) ?? .max, collectsDepartures: onEvict != nil,
+          ageLimit: ageLimit.map(nanoseconds) ?? .max, tracksAges: tracksAges, collectsDepartures: onEvict != nil,
           reads: lock == .buffered ? BufferedReads(ageLimit: ageLimit.map(nanoseconds) ?? .max, clock: clock) : nil))
     }
     shards = built
@@ -164,21 +168,22 @@ public final class MemoryCache<Key: Hashable, Value> {
   @inlinable
   public convenience init(
     policy: String = "lru", countLimit: Int? = nil, costLimit: Int64? = nil, ageLimit: Duration? = nil,
-    lock: LockStrategy = .mutex, instrumentLocks: Bool = false, autoTrimInterval: Duration? = nil,
-    clock: (@Sendable () -> UInt64)? = nil, onEvict: EvictionHandler? = nil, admission: String = "none"
+    tracksAges: Bool = false, lock: LockStrategy = .mutex, instrumentLocks: Bool = false,
+    autoTrimInterval: Duration? = nil, clock: (@Sendable () -> UInt64)? = nil, onEvict: EvictionHandler? = nil,
+    admission: String = "none"
   ) throws(CacheError) {
     try self.init(
       policy: policy, index: HashedSlotIndex<Key>.self, countLimit: countLimit, costLimit: costLimit,
-      ageLimit: ageLimit, lock: lock, instrumentLocks: instrumentLocks, autoTrimInterval: autoTrimInterval,
-      clock: clock, onEvict: onEvict, admission: admission)
+      ageLimit: ageLimit, tracksAges: tracksAges, lock: lock, instrumentLocks: instrumentLocks,
+      autoTrimInterval: autoTrimInterval, clock: clock, onEvict: onEvict, admission: admission)
   }
 
   /// A cache driven by a policy you built: its capacity is the primary limit
   /// (costs if `weighsCost`, else entry counts). One shard, any non-striped lock.
   @inlinable
   public init<Policy: ReplacementPolicy & ~Copyable>(
-    policy: consuming Policy, weighsCost: Bool, lock: LockStrategy = .mutex, instrumentLocks: Bool = false,
-    clock: (@Sendable () -> UInt64)? = nil, onEvict: EvictionHandler? = nil
+    policy: consuming Policy, weighsCost: Bool, tracksAges: Bool = false, lock: LockStrategy = .mutex,
+    instrumentLocks: Bool = false, clock: (@Sendable () -> UInt64)? = nil, onEvict: EvictionHandler? = nil
   ) throws(CacheError) where Policy.Key == Key {
     if case .striped = lock { throw .unknownLock("\(lock) (a hand-built policy runs in one shard)") }
     let capacity = policy.capacity
@@ -187,7 +192,8 @@ public final class MemoryCache<Key: Hashable, Value> {
     shards = [
       CacheShard(
         policy: box, lock: ShardLock(lock, instrumented: instrumentLocks), weighsCost: weighsCost,
-        countLimit: Int.max, costLimit: Int64.max, ageLimit: .max, collectsDepartures: onEvict != nil,
+        countLimit: Int.max, costLimit: Int64.max, ageLimit: .max, tracksAges: tracksAges,
+        collectsDepartures: onEvict != nil,
         reads: lock == .buffered ? BufferedReads(ageLimit: .max, clock: clock) : nil)
     ]
     bufferedReads = shards[0].reads.map { Unmanaged.passUnretained($0) }
@@ -359,20 +365,25 @@ public final class MemoryCache<Key: Hashable, Value> {
   }
 
   /// Sets (or lifts) the age limit: entries not read or written for longer
-  /// are misses, and are trimmed now and by every age trim.
+  /// are misses, and are trimmed now and by every age trim. On a cache that
+  /// did not track ages, tracking starts now: the entries cached count as
+  /// read now.
   public func setAgeLimit(_ limit: Duration?) throws(CacheError) {
     try Self.validate(countLimit: nil, costLimit: nil, ageLimit: limit)
     limitsLock.exclusive { limits.age = limit }
     let now = clock()
     for shard in shards {
       let age = limit.map(nanoseconds) ?? .max
-      shard.reads?.shared.pointee.ageLimit.store(age, ordering: .relaxed)
       deliver(
         shard.exclusive {
+          shard.trackAges(now: now)
           shard.ageLimit = age
           shard.trim(toAge: age, now: now)
           return shard.takeDeparted()
         })
+      // After the age list exists: the read index's stamps are only hints,
+      // judged again under the lock, so a reader may see the limit at once.
+      shard.reads?.shared.pointee.ageLimit.store(age, ordering: .relaxed)
     }
   }
 
@@ -400,7 +411,10 @@ public final class MemoryCache<Key: Hashable, Value> {
     }
   }
 
-  /// Removes every entry not read or written within `age`.
+  /// Removes every entry not read or written within `age`. A cache built
+  /// without an age limit or `tracksAges` starts tracking ages at its first
+  /// age trim, which therefore removes nothing: every entry cached then
+  /// counts as read then.
   public func trim(toAge age: Duration) {
     let now = clock()
     let nanos = nanoseconds(max(age, .zero))
@@ -441,6 +455,10 @@ public final class MemoryCache<Key: Hashable, Value> {
   }
 
   // MARK: Observation
+
+  /// Whether each entry's last access is kept (an age limit, `tracksAges`,
+  /// or an age trim or limit since).
+  public var tracksAges: Bool { shards.allSatisfy { shard in shard.lock.shared { shard.ages != nil } } }
 
   /// Entries cached (all shards).
   public var count: Int { shards.reduce(0) { total, shard in total + shard.lock.shared { shard.policy.count() } } }

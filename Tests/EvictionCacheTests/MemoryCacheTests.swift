@@ -185,6 +185,78 @@ let lockNames =
     cache.checkInvariants()
   }
 
+  /// Ages cost 16 bytes an entry, so a cache without an age limit keeps them
+  /// only once asked: the first age trim or limit starts the list with every
+  /// entry read then, and from there on ages are judged as with a limit
+  /// from the start (the same departures, in the same order).
+  @Test(arguments: ["pthread", "buffered", "striped:4"])
+  func agesAreTrackedFromTheFirstAgeTrimOrLimit(lock: String) throws {
+    let clock = ManualClock()
+    let late = DepartureLog()
+    let untracked = try MemoryCache<Int, Int>(
+      policy: "lru", countLimit: 100, lock: LockStrategy(lock), clock: { clock.now() },
+      onEvict: { late.record($0, $1, $2) })
+    let early = DepartureLog()
+    let tracked = try MemoryCache<Int, Int>(
+      policy: "lru", countLimit: 100, tracksAges: true, lock: LockStrategy(lock), clock: { clock.now() },
+      onEvict: { early.record($0, $1, $2) })
+    #expect(!untracked.tracksAges && tracked.tracksAges)
+    for key in 0..<20 {
+      try untracked.setValue(key, forKey: key)
+      try tracked.setValue(key, forKey: key)
+    }
+    clock.advance(seconds: 30)
+    untracked.trim(toAge: .seconds(10))
+    tracked.trim(toAge: .seconds(10))
+    #expect(untracked.tracksAges, "an age trim starts the tracking")
+    #expect(untracked.count == 20, "entries from before the tracking count as read when it began")
+    #expect(tracked.count == 0 && early.entries.allSatisfy { $0.reason == .age })
+
+    // From here on, both caches judge ages alike.
+    for key in 20..<30 { try tracked.setValue(key, forKey: key) }
+    for key in 0..<10 { _ = untracked.value(forKey: key) }
+    clock.advance(seconds: 6)
+    for key in 20..<25 { _ = tracked.value(forKey: key) }
+    for key in 5..<10 { _ = untracked.value(forKey: key) }
+    clock.advance(seconds: 6)
+    untracked.trim(toAge: .seconds(10))
+    tracked.trim(toAge: .seconds(10))
+    #expect(Set(untracked.statistics.evictions.keys) == [.age])
+    #expect(untracked.count == 5 && (5..<10).allSatisfy { untracked.value(forKey: $0) == $0 })
+    #expect(tracked.count == 5 && (20..<25).allSatisfy { tracked.value(forKey: $0) == $0 })
+    #expect(Set(late.entries.map(\.key)) == Set(0..<5).union(10..<20))
+
+    // An age limit set later starts the tracking the same way.
+    let limited = try MemoryCache<Int, Int>(
+      policy: "lru", countLimit: 100, lock: LockStrategy(lock), clock: { clock.now() })
+    for key in 0..<10 { try limited.setValue(key, forKey: key) }
+    clock.advance(seconds: 30)
+    try limited.setAgeLimit(.seconds(10))
+    #expect(limited.count == 10 && limited.value(forKey: 3) == 3, "a fresh limit expires nothing at once")
+    clock.advance(seconds: 11)
+    #expect(limited.value(forKey: 4) == nil, "past the new limit, an entry is a miss")
+    #expect(limited.value(forKey: 3) == nil)
+    for cache in [untracked, tracked, limited] { cache.checkInvariants() }
+  }
+
+  /// Costs live in a column made on the first non-zero cost: the totals,
+  /// replacements and cost trims agree whether it came early or late.
+  @Test func costsAreKeptFromTheFirstNonZeroCost() throws {
+    let cache = try MemoryCache<Int, Int>(policy: "lru", countLimit: 50)
+    for key in 0..<40 { try cache.setValue(key, forKey: key) }
+    #expect(cache.totalCost == 0)
+    for key in 30..<40 { try cache.setValue(key, forKey: key, cost: Int64(key)) }
+    #expect(cache.totalCost == Int64((30..<40).reduce(0, +)))
+    try cache.setValue(0, forKey: 35, cost: 0)
+    #expect(cache.totalCost == Int64((30..<40).reduce(0, +) - 35))
+    for key in 40..<60 { try cache.setValue(key, forKey: key, cost: 1) }  // evicts 0...9 (cost 0)
+    #expect(cache.count == 50 && cache.totalCost == Int64((30..<40).reduce(0, +) - 35 + 20))
+    cache.checkInvariants()
+    cache.trim(toCost: 20)
+    #expect(cache.totalCost <= 20)
+    cache.checkInvariants()
+  }
+
   @Test func automaticTrimmingRunsOnItsInterval() async throws {
     let clock = ManualClock()
     let cache = try MemoryCache<Int, Int>(
