@@ -422,6 +422,38 @@ let lockNames =
     #expect(cache.lockStatistics.acquisitions >= UInt64(100 + writes + stats.hits))
     cache.checkInvariants()
   }
+
+  /// `buffered` writers that find the policy lock held wait in turns (a
+  /// pthread mutex, so this runs under ThreadSanitizer too): every write of
+  /// four threads gets through, each thread's last values are the ones kept,
+  /// and the lock was taken once per write at least.
+  @Test(.timeLimit(.minutes(1)))
+  func bufferedWritersTakeTheLockInTurns() throws {
+    let cache = try MemoryCache<Int, Int>(policy: "lru", countLimit: 4_000, lock: .buffered, instrumentLocks: true)
+    let (threads, writes) = (4, 3_000)
+    let finished = Atomic<Int>(0)
+    for t in 0..<threads {
+      Thread {
+        for i in 0..<writes {
+          try? cache.setValue(t * 1_000_000 + i, forKey: t * 1_000 + i % 1_000)
+          _ = cache.value(forKey: t * 1_000 + (i * 7) % 1_000)
+        }
+        finished.wrappingAdd(1, ordering: .releasing)
+      }.start()
+    }
+    while finished.load(ordering: .acquiring) < threads { usleep(1_000) }
+    let stats = cache.statistics
+    #expect(stats.sets == threads * writes)
+    #expect(stats.count == threads * 1_000)
+    for t in 0..<threads {
+      for key in 0..<1_000 {
+        let last = (writes - 1) - (writes - 1 - key) % 1_000
+        #expect(cache.value(forKey: t * 1_000 + key) == t * 1_000_000 + last)
+      }
+    }
+    #expect(cache.lockStatistics.acquisitions >= UInt64(threads * writes))
+    cache.checkInvariants()
+  }
 }
 
 /// Builds a SIEVE policy over string keys (a policy made by hand, not by name).
