@@ -126,9 +126,11 @@ public struct FIFOMergePolicy<Index: SlotIndex & ~Copyable>: SingleListPolicy, ~
 
   /// Whether `a` is evicted before `b`: the lower metric, equal metrics in
   /// examination order (as glibc's merge sort leaves them in libCacheSim).
+  /// Without branches: which of two candidates goes first is a coin toss
+  /// to the branch predictor.
   @inlinable @inline(__always)
   static func precedes(_ a: Candidate, _ b: Candidate) -> Bool {
-    a.metric != b.metric ? a.metric < b.metric : a.order < b.order
+    (a.metric < b.metric) || ((a.metric == b.metric) && (a.order < b.order))
   }
 
   @inlinable @inline(__always)
@@ -149,14 +151,36 @@ public struct FIFOMergePolicy<Index: SlotIndex & ~Copyable>: SingleListPolicy, ~
   }
 
   /// Removes the batch's least valuable entry and returns its slot.
+  ///
+  /// Floyd's bottom-up pop: the hole the root leaves sinks to a leaf along
+  /// the lesser children (a loop of fixed length whose one choice per level
+  /// is a conditional move), and the heap's last node rises from there,
+  /// usually not at all. A top-down sift stops where the last node fits, a
+  /// branch the predictor misses about every other level. Candidates are
+  /// totally ordered (examination order breaks equal metrics), so the pops
+  /// come out in the same order whichever way the heap is kept.
   @inlinable @inline(__always)
   mutating func popLeastValuable() -> Slot {
     let least = batch[0].slot
     let last = batch.removeLast()
-    if !batch.isEmpty {
-      batch[0] = last
-      siftDown(from: 0)
+    let count = batch.count
+    guard count > 0 else { return least }
+    var hole = 0
+    while true {
+      let left = 2 &* hole &+ 1
+      guard left < count else { break }
+      var child = left
+      if left &+ 1 < count { child &+= Self.precedes(batch[left &+ 1], batch[left]) ? 1 : 0 }
+      batch[hole] = batch[child]
+      hole = child
     }
+    while hole > 0 {
+      let parent = (hole &- 1) / 2
+      guard Self.precedes(last, batch[parent]) else { break }
+      batch[hole] = batch[parent]
+      hole = parent
+    }
+    batch[hole] = last
     return least
   }
 
