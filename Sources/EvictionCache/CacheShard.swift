@@ -175,10 +175,13 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
   func drainReads(only stripe: Int = -1) {
     guard let reads else { return }
     let drained = reads.drain(only: stripe) { key, now in
-      guard policy.contains(key) else { return }
+      // A key evicted since it was read is passed over. Its tick counts
+      // all the same: under `mutex` the read it stands for had one.
       tick &+= 1
       let request = Request(key: key, weight: 1, time: tick, timestamp: Int64(now / 1_000_000_000))
-      if let slot = policy.lookup(request, { self.depart($0, $1, .capacity) }), ages != nil { touch(slot, now) }
+      if let slot = policy.lookupIfResident(request, { self.depart($0, $1, .capacity) }), ages != nil {
+        touch(slot, now)
+      }
     }
     // As a hit under the lock would have, the hits forget an earlier miss.
     if drained > 0 { pendingMiss = nil }

@@ -17,6 +17,8 @@ public struct AnyCachePolicy<Key: Hashable> {
   /// ``ReplacementPolicy/access(_:)``: lookup, and admit on a miss.
   public let access: (Request<Key>) -> Bool
   public let lookup: (Request<Key>, (Slot, Key) -> Void) -> Slot?
+  /// ``ReplacementPolicy/lookupIfResident(_:onEvict:)``.
+  public let lookupIfResident: (Request<Key>, (Slot, Key) -> Void) -> Slot?
   public let admit: (Request<Key>, (Slot, Key) -> Void) -> Slot?
   public let remove: (Key) -> Slot?
   public let evictOne: ((Slot, Key) -> Void) -> Bool
@@ -36,6 +38,7 @@ public struct AnyCachePolicy<Key: Hashable> {
     let holder = PolicyHolder(policy)
     access = { holder.policy.access($0) }
     lookup = { holder.policy.lookup($0, onEvict: $1) }
+    lookupIfResident = { holder.policy.lookupIfResident($0, onEvict: $1) }
     admit = { holder.policy.admit($0, onEvict: $1) }
     remove = { holder.policy.remove($0) }
     evictOne = { holder.policy.evictOne(onEvict: $0) }

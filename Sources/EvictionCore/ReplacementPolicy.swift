@@ -75,6 +75,13 @@ public protocol ReplacementPolicy: ~Copyable {
   /// Whether `key` is resident, without counting as an access.
   func contains(_ key: Key) -> Bool
 
+  /// Whether ``lookup(_:onEvict:)`` of a key that is not resident returns
+  /// nil and changes nothing: no clock, no ghost, no sketch moves. Then
+  /// ``lookupIfResident(_:onEvict:)`` needs no residency check first.
+  /// False by default; a policy that looks its key up before anything else
+  /// and returns at once on a miss says true.
+  static var missedLookupChangesNothing: Bool { get }
+
   /// The key stored in a resident `slot`.
   func key(at slot: Slot) -> Key
 
@@ -95,6 +102,19 @@ public protocol ReplacementPolicy: ~Copyable {
 }
 
 extension ReplacementPolicy where Self: ~Copyable {
+  @inlinable public static var missedLookupChangesNothing: Bool { false }
+
+  /// ``lookup(_:onEvict:)`` for a key that was resident a moment ago and
+  /// may have left since (the `buffered` cache replaying hits it served
+  /// without the policy's lock): an access if it is still resident, else
+  /// nothing at all. One index probe where
+  /// ``missedLookupChangesNothing``, two otherwise.
+  @inlinable @inline(__always)
+  public mutating func lookupIfResident(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
+    guard Self.missedLookupChangesNothing || contains(request.key) else { return nil }
+    return lookup(request, onEvict: onEvict)
+  }
+
   /// By default a policy gives no prefetch hints.
   @inlinable public func indexAddress(of key: Key) -> UnsafeRawPointer? { nil }
   @inlinable public func entryAddress(of key: Key) -> UnsafeRawPointer? { nil }

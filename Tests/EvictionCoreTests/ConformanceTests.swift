@@ -69,6 +69,31 @@ import Testing
     #expect(a.hitSequence == b)
   }
 
+  /// The buffered cache replays hits with `lookupIfResident`, which a policy
+  /// that declares `missedLookupChangesNothing` serves with its plain
+  /// lookup: looking up absent keys (departed ones, ghosts, never-seen ones)
+  /// that way between requests must find nothing and change no decision.
+  @Test(arguments: specs)
+  func lookingUpAbsentKeysChangesNothing(spec: String) throws {
+    let policy = try PolicySpec(spec)
+    let requests = conformanceRequests(seed: 12, weighted: false)
+    var plain = HashedDriver(requests: requests)
+    var probing = AbsentKeyProber(requests: requests)
+    let a = policy.withPolicy(capacity: 64, index: IntegerSlotIndex<UInt64>.self, visitor: &plain)
+    let b = policy.withPolicy(capacity: 64, index: IntegerSlotIndex<UInt64>.self, visitor: &probing)
+    #expect(b.found == 0, "lookupIfResident found an absent key")
+    #expect(b.probes > 1_000)
+    #expect(a == b.hits)
+  }
+
+  /// The fast path is taken where it is declared (else the test above
+  /// checks only the default's residency check).
+  @Test func plainListPoliciesSkipTheResidencyCheck() {
+    #expect(LRUPolicy<IntegerSlotIndex<UInt64>>.missedLookupChangesNothing)
+    #expect(ClockPolicy<IntegerSlotIndex<UInt64>>.missedLookupChangesNothing)
+    #expect(!ARCPolicy<IntegerSlotIndex<UInt64>>.missedLookupChangesNothing)
+  }
+
   @Test func randomSeedsGiveDifferentButRepeatableStreams() throws {
     let requests = conformanceRequests(seed: 4, weighted: false)
     var runs: [[Bool]] = []
@@ -80,6 +105,29 @@ import Testing
     }
     #expect(runs[0] == runs[1])
     #expect(runs[0] != runs[2])
+  }
+}
+
+/// Replays `requests`, and before each one looks up, with
+/// `lookupIfResident`, a key requested a little earlier and one never
+/// requested, wherever the policy does not hold them.
+struct AbsentKeyProber: PolicyVisitor {
+  typealias Key = UInt64
+  let requests: [Request<UInt64>]
+  mutating func visit<Policy: ReplacementPolicy & ~Copyable>(_ policy: consuming Policy) -> (
+    hits: [Bool], probes: Int, found: Int
+  ) where Policy.Key == UInt64 {
+    var policy = policy
+    var (hits, probes, found) = ([Bool](), 0, 0)
+    for (i, request) in requests.enumerated() {
+      for key in [requests[max(0, i - 13)].key, UInt64.max - UInt64(i)] where !policy.contains(key) {
+        probes += 1
+        let probe = Request(key: key, weight: 1, time: request.time, timestamp: request.timestamp)
+        if policy.lookupIfResident(probe, onEvict: { _, _ in }) != nil { found += 1 }
+      }
+      hits.append(policy.access(request))
+    }
+    return (hits, probes, found)
   }
 }
 

@@ -54,6 +54,8 @@ public struct CARPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
     store = PolicyStorage(capacity: capacity)
   }
 
+  @inlinable public static var missedLookupChangesNothing: Bool { true }
+
   public var name: String { "CAR" }
   /// The current target weight of T1.
   public var target: Double { p }

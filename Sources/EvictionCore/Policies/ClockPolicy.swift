@@ -22,6 +22,8 @@ public struct ClockPolicy<Index: SlotIndex & ~Copyable>: SingleListPolicy, ~Copy
     self.initial = UInt8(min(initial, (1 << bits) - 1))
   }
 
+  @inlinable public static var missedLookupChangesNothing: Bool { true }
+
   public var name: String {
     maximum == 1 && initial == 0 ? "Clock" : "Clock(bits=\(maximum.nonzeroBitCount),init=\(initial))"
   }

@@ -80,6 +80,8 @@ public struct ClockProPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
     coldTarget = minimumCold
   }
 
+  @inlinable public static var missedLookupChangesNothing: Bool { true }
+
   public var name: String { "CLOCK-Pro" }
 
   /// The weight of the hot pages.

@@ -60,6 +60,8 @@ public struct FIFOMergePolicy<Index: SlotIndex & ~Copyable>: SingleListPolicy, ~
     position = examined
   }
 
+  @inlinable public static var missedLookupChangesNothing: Bool { true }
+
   public var name: String { "FIFO-Merge" }
 
   @inlinable @inline(__always)

@@ -34,6 +34,8 @@ public struct LFUDAPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable
     store = PolicyStorage(capacity: capacity)
   }
 
+  @inlinable public static var missedLookupChangesNothing: Bool { true }
+
   public var name: String { "LFUDA" }
 
   @inlinable

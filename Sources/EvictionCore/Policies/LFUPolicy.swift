@@ -24,6 +24,8 @@ public struct LFUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
     self.evictsNewest = evictsNewest
   }
 
+  @inlinable public static var missedLookupChangesNothing: Bool { true }
+
   public var name: String { evictsNewest ? "CR-LFU" : "LFU" }
 
   @inlinable @inline(__always)

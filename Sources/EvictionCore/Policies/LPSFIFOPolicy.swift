@@ -34,6 +34,8 @@ public struct LPSFIFOPolicy<Index: SlotIndex & ~Copyable>: SegmentedPolicy, ~Cop
     Int64(1.0 / Double(segments) * Double(capacity))
   }
 
+  @inlinable public static var missedLookupChangesNothing: Bool { true }
+
   public var name: String { "LP-SFIFO(segments=\(segments.count))" }
 
   @inlinable @inline(__always)

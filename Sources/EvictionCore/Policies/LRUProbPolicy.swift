@@ -27,6 +27,8 @@ public struct LRUProbPolicy<Index: SlotIndex & ~Copyable>: SingleListPolicy, ~Co
     self.seed = seed
   }
 
+  @inlinable public static var missedLookupChangesNothing: Bool { true }
+
   public var name: String { "LRU-Prob(p=\(probability), seed=\(seed))" }
 
   @inlinable @inline(__always)

@@ -24,6 +24,8 @@ public struct QueuePolicy<Index: SlotIndex & ~Copyable, Discipline: QueueDiscipl
     store = PolicyStorage(capacity: capacity)
   }
 
+  @inlinable public static var missedLookupChangesNothing: Bool { true }
+
   public var name: String { Discipline.name }
 
   @inlinable @inline(__always)

@@ -19,6 +19,8 @@ public struct RandomPolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Copyab
     self.seed = seed
   }
 
+  @inlinable public static var missedLookupChangesNothing: Bool { true }
+
   public var name: String { "Random(seed=\(seed))" }
 
   @inlinable @inline(__always)

@@ -29,6 +29,8 @@ public struct SLRUPolicy<Index: SlotIndex & ~Copyable>: SegmentedPolicy, ~Copyab
     self.refreshesTop = refreshesTop
   }
 
+  @inlinable public static var missedLookupChangesNothing: Bool { true }
+
   public var name: String { "\(refreshesTop ? "SLRU" : "SFIFO")(segments=\(segments.count))" }
 
   @inlinable @inline(__always)

@@ -45,6 +45,8 @@ public struct SRLRUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable
     half = capacity / 2
   }
 
+  @inlinable public static var missedLookupChangesNothing: Bool { true }
+
   public var name: String { "SR-LRU" }
 
   @inlinable public func contains(_ key: Key) -> Bool {

@@ -18,6 +18,8 @@ public struct SievePolicy<Index: SlotIndex & ~Copyable>: SingleListPolicy, ~Copy
     store = PolicyStorage(capacity: capacity)
   }
 
+  @inlinable public static var missedLookupChangesNothing: Bool { true }
+
   public var name: String { "Sieve" }
 
   @inlinable @inline(__always)

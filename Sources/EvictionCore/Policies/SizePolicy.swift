@@ -24,6 +24,8 @@ public struct SizePolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable 
     store = PolicyStorage(capacity: capacity)
   }
 
+  @inlinable public static var missedLookupChangesNothing: Bool { true }
+
   public var name: String { "Size" }
 
   @inlinable @inline(__always)
