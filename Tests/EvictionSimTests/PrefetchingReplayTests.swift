@@ -9,7 +9,8 @@ import Testing
 /// bucket and entry a few requests ahead. A hint changes timing only: a
 /// replay big enough to prefetch hits exactly where the policy, driven
 /// request by request, hits, tiled copies included (their ids are shifted
-/// before the hint is worked out).
+/// before the hint is worked out), whether the trace is read on the
+/// replay's thread or ahead of it on one of its own.
 @Suite struct PrefetchingReplayTests {
   /// 300,000 requests over 120,000 objects, skewed (a key is uniform below
   /// a uniform bound), in oracleGeneral.
@@ -37,17 +38,21 @@ import Testing
     // Every policy here admits each miss, so by the trace's middle it holds
     // more than 32,768 objects, and the rest of the replay prefetches.
     #expect(Set(keys.prefix(150_000)).count > 40_000)
+    // Read on the replay's thread, and read ahead on a thread of its own.
     for copies in [1, 2] {
-      let source = TraceSource(path: path, format: .oracleGeneral, copies: copies)
-      var recorder = HitRecorder(trace: source, sizeMode: .count)
-      let replayed = try PolicySpec(policy).withPolicy(
-        capacity: capacity, index: IntegerSlotIndex<UInt64>.self, visitor: &recorder
-      ).get()
-      var direct = DirectHits(keys: keys, stride: try source.tileStride(), copies: copies)
-      let expected = try PolicySpec(policy).withPolicy(
-        capacity: capacity, index: IntegerSlotIndex<UInt64>.self, visitor: &direct)
-      #expect(replayed.count == keys.count * copies)
-      #expect(replayed == expected, "\(policy), \(copies) copies")
+      for readAhead in [false, true] {
+        var source = TraceSource(path: path, format: .oracleGeneral, copies: copies)
+        source.readAhead = readAhead
+        var recorder = HitRecorder(trace: source, sizeMode: .count)
+        let replayed = try PolicySpec(policy).withPolicy(
+          capacity: capacity, index: IntegerSlotIndex<UInt64>.self, visitor: &recorder
+        ).get()
+        var direct = DirectHits(keys: keys, stride: try source.tileStride(), copies: copies)
+        let expected = try PolicySpec(policy).withPolicy(
+          capacity: capacity, index: IntegerSlotIndex<UInt64>.self, visitor: &direct)
+        #expect(replayed.count == keys.count * copies)
+        #expect(replayed == expected, "\(policy), \(copies) copies, read ahead: \(readAhead)")
+      }
     }
   }
 

@@ -1,6 +1,7 @@
 import EvictionCache
 import EvictionCore
 import EvictionStats
+import EvictionTraces
 import Foundation
 import Synchronization
 

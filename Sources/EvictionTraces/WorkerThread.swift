@@ -6,15 +6,15 @@
 
 /// A joinable POSIX thread running one closure: replay cells are long,
 /// CPU-bound and few, so plain threads (one per core) fit them better than
-/// a task pool.
-final class WorkerThread: @unchecked Sendable {
+/// a task pool. A trace's read-ahead runs on one too.
+public final class WorkerThread: @unchecked Sendable {
   private var thread: pthread_t
   private final class Box {
     let body: @Sendable () -> Void
     init(_ b: @escaping @Sendable () -> Void) { body = b }
   }
 
-  init(_ body: @escaping @Sendable () -> Void) {
+  public init(_ body: @escaping @Sendable () -> Void) {
     let box = Unmanaged.passRetained(Box(body)).toOpaque()
     var attributes = pthread_attr_t()
     pthread_attr_init(&attributes)
@@ -32,5 +32,5 @@ final class WorkerThread: @unchecked Sendable {
     thread = handle
   }
 
-  func join() { pthread_join(thread, nil) }
+  public func join() { pthread_join(thread, nil) }
 }
