@@ -1,5 +1,6 @@
 import EvictionCore
 import EvictionTraces
+import Foundation
 
 /// One point of a miss-ratio curve (JSON keys are the snake_case names).
 public struct CurvePoint: Sendable, Equatable {
@@ -99,7 +100,10 @@ public enum MissRatioCurves {
     _ trace: TraceSource, policy: PolicySpec, plan: Plan, sizes: [Int64], sizeMode: SizeMode,
     admission: AdmissionSpec = .none, warmup: ReplayWindow.Span? = nil, progress: ReplayProgress? = nil
   ) throws(TraceError) -> MissRatioCurve {
-    switch plan {
+    // A curve is one pass on one thread: a second core reads the trace ahead of it.
+    var trace = trace
+    if ProcessInfo.processInfo.activeProcessorCount > 1 { trace.readAhead = true }
+    return switch plan {
     case .exact: try exactLRU(trace, sizes: sizes, sizeMode: sizeMode, warmup: warmup, progress: progress)
     case .simulate:
       try simulate(
