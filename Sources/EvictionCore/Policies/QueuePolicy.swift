@@ -38,6 +38,14 @@ public struct QueuePolicy<Index: SlotIndex & ~Copyable, Discipline: QueueDiscipl
 
   @inlinable @inline(__always)
   public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
+    // A full cache where one eviction makes room: the newcomer takes the
+    // victim's slot and goes to the front (in count mode, every miss once full).
+    if store.used &+ request.weight > store.capacity, let victim = nextVictim(),
+      store.used &- store.table[victim].weight &+ request.weight <= store.capacity
+    {
+      store.replace(victim, in: &queue, with: request.key, weight: request.weight, payload: (), onEvict: onEvict)
+      return victim
+    }
     guard makeRoom(for: request.weight, onEvict: onEvict) else { return nil }
     let slot = store.insert(request.key, weight: request.weight, payload: ())
     store.table.pushFront(slot, &queue, tag: 0)
