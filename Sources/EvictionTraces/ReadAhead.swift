@@ -11,12 +11,13 @@
 /// single thread (`read(2)`'s copy out of the kernel and the decoding loop);
 /// here they run beside it.
 ///
-/// The reader fills ``slotCount`` slots of ``slotRecords`` records in turn,
-/// each slot records of one copy (one ``TraceTile``); the consumer takes
-/// them in the same order and hands each slot back when done with it. A
-/// mutex and one condition variable order the hand-overs, once per slot,
-/// not per request. A reading error reaches the consumer after every record
-/// read before it, as it does without read-ahead.
+/// The reader runs the pipeline itself and copies its batches into
+/// ``slotCount`` slots of ``slotRecords`` records in turn, each slot records
+/// of one copy (one ``TraceTile``); the consumer takes them in the same
+/// order and hands each slot back when done with it. A mutex and one
+/// condition variable order the hand-overs, once per slot, not per request.
+/// A reading error reaches the consumer after every record read before it,
+/// as it does without read-ahead.
 @usableFromInline
 final class ReadAhead: @unchecked Sendable {
   /// Slots in flight: one being filled, one being replayed, one spare, so
@@ -41,13 +42,13 @@ final class ReadAhead: @unchecked Sendable {
 
   /// Starts reading `source` (every copy, `limit` requests at most).
   @usableFromInline
-  init(_ source: TraceSource, limit: Int64?) {
+  init(_ source: TraceSource, withNextAccess: Bool, limit: Int64?) {
     slots = .allocate(capacity: Self.slotCount * Self.slotRecords)
     mutex = .allocate(capacity: 1)
     changed = .allocate(capacity: 1)
     pthread_mutex_init(mutex, nil)
     pthread_cond_init(changed, nil)
-    thread = WorkerThread { [self] in produce(source, limit: limit) }
+    thread = WorkerThread { [self] in produce(source, withNextAccess: withNextAccess, limit: limit) }
   }
 
   deinit {
@@ -70,42 +71,47 @@ final class ReadAhead: @unchecked Sendable {
 
   // MARK: The reading thread
 
-  func produce(_ source: TraceSource, limit: Int64?) {
+  /// Runs the pipeline itself (``TraceSource/forEachBatch`` without
+  /// read-ahead: the same reads, tiles, limit and errors) and copies its
+  /// batches into the slots, a slot holding records of one tile.
+  func produce(_ source: TraceSource, withNextAccess: Bool, limit: Int64?) {
+    var source = source
+    source.readAhead = false
+    var slot = -1
+    var filled = 0
+    var tile = TraceTile(idOffset: 0, requestOffset: 0)
+    /// Hands the slot being filled on (if it holds any records).
+    func handOn() {
+      if slot >= 0 && filled > 0 { publish(slot, count: filled, tile: tile) }
+      slot = -1
+      filled = 0
+    }
     do throws(TraceError) {
-      let stride = try source.tileStride()
-      var seen: Int64 = 0
-      for copy in 0..<source.copies {
-        let reader = try source.open()
-        let tile = TraceTile(idOffset: UInt64(copy) &* stride, requestOffset: seen)
-        var ended = false
-        while !ended {
-          guard let i = freeSlot() else { return }
-          let buffer = slot(i)
-          var filled = 0
-          var failure: TraceError? = nil
-          do throws(TraceError) {
-            while filled < buffer.count {
-              // Reads of a batch at a time, as without read-ahead: a reader
-              // that throws loses the batch it was filling, the same batch.
-              let batch = buffer[filled..<min(filled &+ TraceSource.batchSize, buffer.count)]
-              var n = try reader.read(into: UnsafeMutableBufferPointer(rebasing: batch))
-              if let limit { n = Int(min(Int64(n), limit - seen)) }
-              if n <= 0 {
-                ended = true
-                break
-              }
-              filled += n
-              seen &+= Int64(n)
-            }
-          } catch { failure = error }
-          if filled > 0 { publish(i, count: filled, tile: tile) }
-          if let failure { throw failure }
+      let skipped = try source.forEachBatch(withNextAccess: withNextAccess, limit: limit) {
+        batch, batchTile throws(TraceError) in
+        // A slot holds one copy's records: a new copy starts a new slot.
+        if batchTile.idOffset != tile.idOffset || batchTile.requestOffset != tile.requestOffset { handOn() }
+        tile = batchTile
+        var taken = batch.startIndex
+        while taken < batch.endIndex {
+          if slot < 0 {
+            guard let free = freeSlot() else { throw .invalidOption("read-ahead stopped") }
+            slot = free
+          }
+          let n = min(batch.endIndex - taken, Self.slotRecords - filled)
+          let target = self.slot(slot).baseAddress! + filled
+          target.update(from: batch.base.baseAddress! + taken, count: n)
+          filled += n
+          taken += n
+          if filled == Self.slotRecords { handOn() }
         }
-        if copy == 0 { locked { skippedRecords = reader.skipped } }
-        if let limit, seen >= limit { break }
       }
+      handOn()
+      locked { skippedRecords = skipped }
       finish(nil)
     } catch {
+      // What was read before the error reaches the consumer first.
+      handOn()
       finish(error)
     }
   }
@@ -164,7 +170,8 @@ final class ReadAhead: @unchecked Sendable {
   }
 
   /// Stops the reader (if still reading) and waits for its thread; returns
-  /// the malformed records of the first copy. Call once, when done.
+  /// the malformed records of the first copy. Call once, when done or on
+  /// the way out of an error.
   @usableFromInline
   func stop() -> SkippedRecords {
     locked {

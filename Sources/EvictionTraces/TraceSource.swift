@@ -152,17 +152,21 @@ extension TraceSource {
       skipped = reader.skipped
     }
     if readAhead && preloaded == nil {
-      let reading = ReadAhead(self, limit: limit)
-      defer { _ = reading.stop() }
-      while let (records, tile) = try reading.next() {
-        var start = 0
-        while start < records.count {
-          let end = min(start &+ Self.batchSize, records.count)
-          try body(records[start..<end], tile)
-          progress?.requests.add(end &- start, ordering: .relaxed)
-          start = end
+      let reading = ReadAhead(self, withNextAccess: withNextAccess, limit: limit)
+      do throws(TraceError) {
+        while let (records, tile) = try reading.next() {
+          var start = 0
+          while start < records.count {
+            let end = min(start &+ Self.batchSize, records.count)
+            try body(records[start..<end], tile)
+            progress?.requests.add(end &- start, ordering: .relaxed)
+            start = end
+          }
+          reading.release()
         }
-        reading.release()
+      } catch {
+        _ = reading.stop()
+        throw error
       }
       return reading.stop()
     }
