@@ -33,6 +33,18 @@ import Synchronization
 /// but the policy never hears of that access (Caffeine's lossy buffers). Drops
 /// are counted (`CacheStatistics.droppedAccesses`).
 ///
+/// **Writes in place.** A `set` of a cached key that keeps its cost, in a
+/// cache limited by count and keeping no ages (the GetPut benchmark's writes),
+/// needs no policy lock either: under a stripe's reader count, like a read,
+/// it swaps the entry's value word and records the key in its ring, as
+/// Caffeine records such an update as a read. Only inserts, removals,
+/// evictions and weight changes raise the writer flag. A value is its own
+/// bits in the word when it is trivial and fits (`Int`, `Double`); any other
+/// value is boxed, and a box that a writer swapped out may still be in a
+/// reader's hands, so it waits in its stripe's *retired* list until the
+/// next writer flag: once every reader count has been seen at zero under
+/// the flag, no reader can hold it (a grace period, as in RCU).
+///
 /// **Exactness.** Every operation under the policy lock drains the rings
 /// first, so on one thread (where nothing is dropped) the policy sees the very
 /// sequence of accesses the `mutex` strategy shows it: the same hits, misses
@@ -40,16 +52,21 @@ import Synchronization
 @usableFromInline
 final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
   @usableFromInline
-  struct Entry {
+  struct Entry: ~Copyable {
     @usableFromInline var key: Key
-    @usableFromInline var value: Value
+    /// The value, as ``encode(_:)`` writes it: replaced in place by
+    /// ``update(_:_:returnsOld:)`` while readers read it.
+    @usableFromInline let word: Atomic<UInt64>
     /// When the entry was last written, or last read under the policy lock:
     /// an entry that looks older than the age limit here is judged there.
     @usableFromInline var stamp: UInt64
-    @inlinable init(key: Key, value: Value, stamp: UInt64) {
+    /// The entry's cost: a write in place must keep it.
+    @usableFromInline var cost: Int64
+    @inlinable init(key: Key, word: UInt64, stamp: UInt64, cost: Int64) {
       self.key = key
-      self.value = value
+      self.word = Atomic(word)
       self.stamp = stamp
+      self.cost = cost
     }
   }
 
@@ -87,6 +104,9 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
   /// The drain's scratch space (policy-lock holder only).
   @usableFromInline let scratch: UnsafeMutablePointer<(key: Key, time: UInt64)>
 
+  /// Retired boxes a stripe holds before its writer asks for a grace period.
+  @usableFromInline static var retiredLimit: Int { 64 }
+
   @usableFromInline
   init(ageLimit: UInt64, clock: @escaping () -> UInt64) {
     // Two stripes per core, a power of two, at least 4: distinct threads
@@ -113,7 +133,11 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
   }
 
   deinit {
-    for i in 0...bucketMask where tags[i] != 0 { (buckets + i).deinitialize(count: 1) }
+    for i in 0...bucketMask where tags[i] != 0 {
+      Self.release(buckets[i].word.load(ordering: .relaxed))
+      (buckets + i).deinitialize(count: 1)
+    }
+    reclaim()
     tags.deallocate()
     buckets.deallocate()
     for i in 0..<stripeCount { stripes[i].release() }
@@ -123,6 +147,36 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
     shared.deallocate()
     drained.deallocate()
     scratch.deallocate()
+  }
+
+  // MARK: Values in a word
+
+  /// Whether a value is its own bits in the entry's word (else a box).
+  @inlinable static var isInline: Bool { _isPOD(Value.self) && MemoryLayout<Value>.size <= 8 }
+
+  /// The word that holds `value`: its bits, or a retained box.
+  @inlinable
+  static func encode(_ value: Value) -> UInt64 {
+    guard isInline else { return UInt64(UInt(bitPattern: Unmanaged.passRetained(ValueBox(value)).toOpaque())) }
+    var bits: UInt64 = 0
+    withUnsafeBytes(of: value) { source in withUnsafeMutableBytes(of: &bits) { $0.copyMemory(from: source) } }
+    return bits
+  }
+
+  /// The value a word holds (its box must be alive).
+  @inlinable
+  static func decode(_ word: UInt64) -> Value {
+    guard isInline else {
+      return Unmanaged<ValueBox<Value>>.fromOpaque(UnsafeRawPointer(bitPattern: UInt(word))!)
+        ._withUnsafeGuaranteedRef { $0.value }
+    }
+    return withUnsafeBytes(of: word) { $0.load(as: Value.self) }
+  }
+
+  /// Frees a word's box (no reader may hold it).
+  @inlinable
+  static func release(_ word: UInt64) {
+    if !isInline { Unmanaged<ValueBox<Value>>.fromOpaque(UnsafeRawPointer(bitPattern: UInt(word))!).release() }
   }
 
   @inlinable
@@ -146,6 +200,29 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
   @inlinable
   func currentStripe() -> Int { currentThreadNumber() & (stripeCount - 1) }
 
+  /// Enters the table as a reader (`stripe`'s count raised); false if a
+  /// writer stays at work, and the policy lock must decide.
+  @inlinable
+  func enter(_ stripe: UnsafeMutablePointer<ReadStripe<Key>>) -> Bool {
+    var attempts = 0
+    while true {
+      stripe.pointee.readers.wrappingAdd(1, ordering: .sequentiallyConsistent)
+      if !shared.pointee.writer.load(ordering: .sequentiallyConsistent) { return true }
+      stripe.pointee.readers.wrappingSubtract(1, ordering: .releasing)
+      // A writer's turn is short (a store, an eviction): wait a little for
+      // it rather than queue on the policy lock behind it.
+      attempts += 1
+      if attempts > 16 { return false }
+      var spins = 0
+      while shared.pointee.writer.load(ordering: .relaxed) && spins < 64 { spins += 1 }
+    }
+  }
+
+  @inlinable
+  func leave(_ stripe: UnsafeMutablePointer<ReadStripe<Key>>) {
+    stripe.pointee.readers.wrappingSubtract(1, ordering: .releasing)
+  }
+
   /// The value of a cached key, its access recorded for the policy, and
   /// the reader's stripe if its ring is now full (else -1); nil if the policy
   /// lock must decide (not cached, older than the age limit here, or a
@@ -155,26 +232,15 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
     let index = currentStripe()
     let stripe = stripes + index
     let tag = Self.tag(key)
-    var attempts = 0
-    while true {
-      stripe.pointee.readers.wrappingAdd(1, ordering: .sequentiallyConsistent)
-      if !shared.pointee.writer.load(ordering: .sequentiallyConsistent) { break }
-      stripe.pointee.readers.wrappingSubtract(1, ordering: .releasing)
-      // A writer's turn is short (a store, an eviction): wait a little for
-      // it rather than queue on the policy lock behind it.
-      attempts += 1
-      if attempts > 16 { return nil }
-      var spins = 0
-      while shared.pointee.writer.load(ordering: .relaxed) && spins < 64 { spins += 1 }
-    }
+    guard enter(stripe) else { return nil }
     let i = bucket(of: key, tag: tag)
     if i < 0 {
-      stripe.pointee.readers.wrappingSubtract(1, ordering: .releasing)
+      leave(stripe)
       return nil
     }
-    let value = buckets[i].value
+    let value = Self.decode(buckets[i].word.load(ordering: .acquiring))
     let stamp = buckets[i].stamp
-    stripe.pointee.readers.wrappingSubtract(1, ordering: .releasing)
+    leave(stripe)
     // While the cache keeps no ages, a hit needs no time of its own: the
     // drain gives it the drain's (the clock is a large share of a hit).
     var now = Self.untimed
@@ -183,7 +249,48 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
       let ageLimit = shared.pointee.ageLimit.load(ordering: .relaxed)
       if ageLimit != .max && now &- stamp > ageLimit { return nil }
     }
-    return (value, stripe.pointee.record(key, at: now) ? index : -1)
+    return (value, stripe.pointee.record(key, at: now, update: false) ? index : -1)
+  }
+
+  /// Replaces the value of a cached key of the same `cost` without the
+  /// policy lock and records the write for the policy as an access; returns
+  /// the value replaced (when `returnsOld`) and the writer's stripe if its
+  /// ring is now full or its retired boxes need a grace period (else -1).
+  /// Nil if the policy lock must decide: not cached, another cost, writes
+  /// in place are off (costs are weights, or ages are kept), the stripe's
+  /// retired list is full, or a writer stays at work.
+  @inlinable
+  func update(_ key: Key, _ value: Value, cost: Int64, returnsOld: Bool) -> (old: Value?, fullStripe: Int)? {
+    guard shared.pointee.inPlace.load(ordering: .relaxed) else { return nil }
+    let index = currentStripe()
+    let stripe = stripes + index
+    if !Self.isInline && stripe.pointee.retiredCount.load(ordering: .relaxed) >= Self.retiredLimit { return nil }
+    let tag = Self.tag(key)
+    let word = Self.encode(value)
+    guard enter(stripe) else {
+      Self.release(word)
+      return nil
+    }
+    // Checked again inside: the flag is cleared under the writer flag.
+    var i = shared.pointee.inPlace.load(ordering: .relaxed) ? bucket(of: key, tag: tag) : -1
+    if i >= 0 && buckets[i].cost != cost { i = -1 }
+    if i < 0 {
+      leave(stripe)
+      Self.release(word)
+      return nil
+    }
+    var old: Value? = nil
+    if Self.isInline && !returnsOld {
+      buckets[i].word.store(word, ordering: .releasing)
+    } else {
+      let replaced = buckets[i].word.exchange(word, ordering: .acquiringAndReleasing)
+      if returnsOld { old = Self.decode(replaced) }
+      if !Self.isInline { stripe.pointee.retire(replaced) }
+    }
+    leave(stripe)
+    let full = stripe.pointee.record(key, at: Self.untimed, update: true)
+    let needsGrace = !Self.isInline && stripe.pointee.retiredCount.load(ordering: .relaxed) >= Self.retiredLimit
+    return (old, full || needsGrace ? index : -1)
   }
 
   // MARK: The policy-lock holder
@@ -204,6 +311,38 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
         if spins & 63 == 0 { sched_yield() }
       }
     }
+    // A grace period has passed: every box swapped out before the flag
+    // rose is out of readers' hands (no in-place write swaps one while the
+    // flag is up, and a reader that saw the flag read nothing).
+    if !Self.isInline { reclaim() }
+  }
+
+  /// Frees the retired boxes (writer flag raised, or the table's deinit).
+  @usableFromInline
+  func reclaim() {
+    for s in 0..<stripeCount where stripes[s].retiredCount.load(ordering: .relaxed) > 0 {
+      stripes[s].takeRetired { Self.release($0) }
+    }
+  }
+
+  /// Lets a grace period pass if `stripe`'s retired boxes reached the limit
+  /// (policy-lock holder).
+  @inlinable
+  func reclaimIfDue(stripe: Int) {
+    if !Self.isInline && stripes[stripe].retiredCount.load(ordering: .relaxed) >= Self.retiredLimit { beginWrite() }
+  }
+
+  /// Lets writes in place begin (a new table, before any reader).
+  @usableFromInline
+  func startWritesInPlace() { shared.pointee.inPlace.store(true, ordering: .relaxed) }
+
+  /// Stops writes in place for good (policy-lock holder): the cache now
+  /// keeps ages, which a write in place would not update.
+  @inlinable
+  func stopWritesInPlace() {
+    guard shared.pointee.inPlace.load(ordering: .relaxed) else { return }
+    beginWrite()
+    shared.pointee.inPlace.store(false, ordering: .relaxed)
   }
 
   @inlinable
@@ -213,30 +352,46 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
     shared.pointee.writer.store(false, ordering: .releasing)
   }
 
-  /// Stores `value` for `key` (new or replacing).
+  /// The value of a cached key (policy-lock holder), or nil.
   @inlinable
-  func store(_ key: Key, _ value: Value, stamp: UInt64) {
+  func value(of key: Key) -> Value? {
+    let i = bucket(of: key, tag: Self.tag(key))
+    return i < 0 ? nil : Self.decode(buckets[i].word.load(ordering: .acquiring))
+  }
+
+  /// Stores `value` for `key` at `cost` (new or replacing); returns the
+  /// value replaced if there was one and `returnsOld`.
+  @inlinable @discardableResult
+  func store(_ key: Key, _ value: Value, stamp: UInt64, cost: Int64, returnsOld: Bool) -> Value? {
     beginWrite()
     let tag = Self.tag(key)
     let found = bucket(of: key, tag: tag)
     if found >= 0 {
-      buckets[found].value = value
+      let replaced = buckets[found].word.exchange(Self.encode(value), ordering: .acquiringAndReleasing)
       buckets[found].stamp = stamp
-      return
+      buckets[found].cost = cost
+      let old = returnsOld ? Self.decode(replaced) : nil
+      Self.release(replaced)
+      return old
     }
     if (count + 1) * 2 > bucketMask + 1 { grow() }
     var i = Int(truncatingIfNeeded: tag >> shift)
     while tags[i] != 0 { i = (i &+ 1) & bucketMask }
     tags[i] = tag
-    (buckets + i).initialize(to: Entry(key: key, value: value, stamp: stamp))
+    (buckets + i).initialize(to: Entry(key: key, word: Self.encode(value), stamp: stamp, cost: cost))
     count += 1
+    return nil
   }
 
-  @inlinable
-  func remove(_ key: Key) {
+  /// Removes `key`; returns its value if `returnsValue`.
+  @inlinable @discardableResult
+  func remove(_ key: Key, returnsValue: Bool) -> Value? {
     beginWrite()
     var hole = bucket(of: key, tag: Self.tag(key))
-    guard hole >= 0 else { return }
+    guard hole >= 0 else { return nil }
+    let word = buckets[hole].word.load(ordering: .relaxed)
+    let value = returnsValue ? Self.decode(word) : nil
+    Self.release(word)
     (buckets + hole).deinitialize(count: 1)
     count -= 1
     // Backward shift: pull later entries of the run into the hole unless
@@ -254,6 +409,7 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
       }
     }
     tags[hole] = 0
+    return value
   }
 
   @usableFromInline
@@ -313,29 +469,39 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
   }
 
   /// Hits served without the policy lock (drained, waiting, or dropped),
-  /// and those the policy never saw (policy-lock holder only).
-  func counts() -> (hits: Int, dropped: Int) {
-    var hits = drained.pointee
+  /// accesses the policy never saw (hits and writes), and writes made in
+  /// place (policy-lock holder only).
+  func counts() -> (hits: Int, dropped: Int, updates: Int) {
+    // Every read hit and every write in place went to a ring (drained
+    // or waiting) or was dropped.
+    var accesses = drained.pointee
     var dropped = 0
+    var updates = 0
     for s in 0..<stripeCount {
-      let (p, d) = stripes[s].counts()
-      hits += p + d
+      let (p, d, u) = stripes[s].counts()
+      accesses += p + d
       dropped += d
+      updates += u
     }
-    return (hits, dropped)
+    return (accesses - updates, dropped, updates)
   }
 
-  /// The table holds exactly the policy's keys (tests; policy lock held).
-  func check(against contains: (Key) -> Bool, count policyCount: Int) {
+  /// The table holds exactly the policy's keys, each at the cost the cache
+  /// keeps for it (tests; policy lock held).
+  func check(costs: [Key: Int64]) {
     var n = 0
     for i in 0...bucketMask where tags[i] != 0 {
       n += 1
-      precondition(contains(buckets[i].key), "read index holds \(buckets[i].key), which the policy does not")
-      precondition(bucket(of: buckets[i].key, tag: tags[i]) == i, "read index cannot find \(buckets[i].key)")
+      let key = buckets[i].key
+      precondition(costs[key] != nil, "read index holds \(key), which the policy does not")
+      precondition(
+        costs[key] == buckets[i].cost, "read index has \(key) at cost \(buckets[i].cost), the cache at \(costs[key]!)")
+      precondition(bucket(of: key, tag: tags[i]) == i, "read index cannot find \(key)")
     }
     precondition(
-      n == count && n == policyCount, "read index holds \(n) keys (counted \(count)), the policy \(policyCount)")
+      n == count && n == costs.count, "read index holds \(n) keys (counted \(count)), the policy \(costs.count)")
   }
+
 }
 
 /// One stripe of the read side: its thread's reader count and ring of
@@ -354,13 +520,18 @@ struct ReadStripe<Key>: ~Copyable {
   @usableFromInline let dropped = Atomic<Int>(0)
   /// Hits that found `busy` held (a drain at work): served, not recorded.
   @usableFromInline let lost = Atomic<Int>(0)
+  /// Writes made in place (recorded, dropped or lost alike).
+  @usableFromInline let updates = Atomic<Int>(0)
+  /// Boxes swapped out by writes in place, freed after a grace period
+  /// (``BufferedReads/reclaim()``); written under `busy`.
+  @usableFromInline let retiredCount = Atomic<Int>(0)
+  @usableFromInline let retiredCapacity = Atomic<Int>(0)
+  @usableFromInline let retired = Atomic<UInt>(0)
   /// Keys read and when (the cache's clock: the age list's stamps).
   @usableFromInline let ring: UnsafeMutablePointer<(key: Key, time: UInt64)>
   /// Makes the stripe 128 bytes: two lines, so that neither a neighbour
   /// nor the line prefetcher's pair shares a line written by another thread.
-  @usableFromInline let padding: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0
-  )
+  @usableFromInline let padding: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0)
 
   @usableFromInline init(capacity: Int) { ring = allocateOnOwnLines((key: Key, time: UInt64).self, capacity: capacity) }
 
@@ -368,15 +539,19 @@ struct ReadStripe<Key>: ~Copyable {
   @usableFromInline func release() {
     ring.deinitialize(count: pending.load(ordering: .relaxed))
     ring.deallocate()
+    UnsafeMutablePointer<UInt64>(bitPattern: retired.load(ordering: .relaxed))?.deallocate()
   }
 
-  /// Records a hit on `key` at `time`; returns whether the ring is now full.
+  /// Records a hit (or a write in place, `update`) on `key` at `time`;
+  /// returns whether the ring is now full.
   @inlinable
-  func record(_ key: Key, at time: UInt64) -> Bool {
+  func record(_ key: Key, at time: UInt64, update: Bool) -> Bool {
     guard busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else {
       lost.wrappingAdd(1, ordering: .relaxed)
+      if update { updates.wrappingAdd(1, ordering: .relaxed) }
       return false
     }
+    if update { updates.store(updates.load(ordering: .relaxed) &+ 1, ordering: .relaxed) }
     let n = pending.load(ordering: .relaxed)
     let capacity = BufferedReads<Int, Int>.ringCapacity
     if n < capacity {
@@ -400,12 +575,49 @@ struct ReadStripe<Key>: ~Copyable {
     return n
   }
 
-  /// Hits recorded and not yet drained, and hits dropped (full ring or busy).
-  func counts() -> (pending: Int, dropped: Int) {
+  /// Accesses recorded and not yet drained, accesses dropped (full ring or
+  /// busy), and writes in place.
+  func counts() -> (pending: Int, dropped: Int, updates: Int) {
     lockRing()
-    let figures = (pending.load(ordering: .relaxed), dropped.load(ordering: .relaxed) + lost.load(ordering: .relaxed))
+    let figures = (
+      pending.load(ordering: .relaxed), dropped.load(ordering: .relaxed) + lost.load(ordering: .relaxed),
+      updates.load(ordering: .relaxed)
+    )
     busy.store(false, ordering: .releasing)
     return figures
+  }
+
+  /// Keeps a box swapped out of the table until a grace period has passed.
+  @inlinable
+  func retire(_ word: UInt64) {
+    lockRing()
+    let n = retiredCount.load(ordering: .relaxed)
+    var list = UnsafeMutablePointer<UInt64>(bitPattern: retired.load(ordering: .relaxed))
+    if n == retiredCapacity.load(ordering: .relaxed) {
+      // Writers sharing the stripe may pass the limit before a grace period
+      // comes: the list grows rather than lose a box.
+      let capacity = max(2 * n, BufferedReads<Int, Int>.retiredLimit)
+      let grown = UnsafeMutablePointer<UInt64>.allocate(capacity: capacity)
+      if let list { grown.moveInitialize(from: list, count: n) }
+      list?.deallocate()
+      list = grown
+      retired.store(UInt(bitPattern: grown), ordering: .relaxed)
+      retiredCapacity.store(capacity, ordering: .relaxed)
+    }
+    list![n] = word
+    retiredCount.store(n + 1, ordering: .relaxed)
+    busy.store(false, ordering: .releasing)
+  }
+
+  /// Hands every retired word to `release` and empties the list.
+  @usableFromInline
+  func takeRetired(_ release: (UInt64) -> Void) {
+    lockRing()
+    if let list = UnsafeMutablePointer<UInt64>(bitPattern: retired.load(ordering: .relaxed)) {
+      for i in 0..<retiredCount.load(ordering: .relaxed) { release(list[i]) }
+    }
+    retiredCount.store(0, ordering: .relaxed)
+    busy.store(false, ordering: .releasing)
   }
 
   @inlinable
@@ -434,6 +646,9 @@ struct SharedFlags: ~Copyable {
   @usableFromInline let timesHits = Atomic<Bool>(false)
   /// Set only after `timesHits`.
   @usableFromInline let ageLimit = Atomic<UInt64>(.max)
+  /// Whether a write of a cached key may replace its value in place
+  /// (changed only under the writer flag).
+  @usableFromInline let inPlace = Atomic<Bool>(false)
   @usableFromInline init() {}
 }
 
@@ -463,4 +678,11 @@ enum ThreadNumbers {
 enum System {
   /// Cores this process may run on.
   @usableFromInline static let coreCount: Int = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+}
+
+/// A value that does not fit a word, as the read index holds it.
+@usableFromInline
+final class ValueBox<Value> {
+  @usableFromInline let value: Value
+  @inlinable init(_ value: Value) { self.value = value }
 }

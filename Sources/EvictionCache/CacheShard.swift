@@ -90,7 +90,9 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
   @usableFromInline let policy: AnyCachePolicy<Key>
   /// Slots the columns hold (a multiple of 64).
   @usableFromInline @exclusivity(unchecked) var slotCapacity = 64
-  /// Each slot's value, initialised only while its occupancy bit is set.
+  /// Each slot's value, initialised only while its occupancy bit is set;
+  /// unused under `buffered`, whose read index holds the values (a write
+  /// in place changes only that).
   @usableFromInline @exclusivity(unchecked) var values: UnsafeMutablePointer<Value>
   /// One bit per slot: whether it holds an entry (`values` is initialised).
   @usableFromInline @exclusivity(unchecked) var occupancy: UnsafeMutablePointer<UInt64>
@@ -131,7 +133,7 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
     self.collectsDepartures = collectsDepartures || !_isPOD(Key.self) || !_isPOD(Value.self)
     self.policy = policy
     self.lock = lock
-    values = .allocate(capacity: slotCapacity)
+    values = .allocate(capacity: reads == nil ? slotCapacity : 0)
     occupancy = .allocate(capacity: slotCapacity / 64)
     occupancy.initialize(repeating: 0, count: slotCapacity / 64)
     departures = .allocate(capacity: EvictionReason.allCases.count)
@@ -141,10 +143,11 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
     self.costLimit = costLimit
     self.ageLimit = ageLimit
     if tracksAges || ageLimit != .max { trackAges(now: 0) }
+    if !weighsCost && ages == nil { reads?.startWritesInPlace() }
   }
 
   deinit {
-    if !_isPOD(Value.self) { forEachOccupied { (values + $0).deinitialize(count: 1) } }
+    if !_isPOD(Value.self) && reads == nil { forEachOccupied { (values + $0).deinitialize(count: 1) } }
     values.deallocate()
     occupancy.deallocate()
     costs?.deallocate()
@@ -209,6 +212,7 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
       if let reads, ageLimit != .max { reads.refresh(key, stamp: ages[i].stamp) }
     }
     statistics.hits &+= 1
+    if let reads { return reads.value(of: key) }
     return values[i]
   }
 
@@ -225,12 +229,17 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
     if let slot = found {
       let i = Int(slot)
       if !weighsCost || slotCost(i) == cost {
-        if collectsDepartures { departed.append((key, values[i], .replaced)) }
         departures[EvictionReason.replaced.ordinal] &+= 1
-        values[i] = value
         setCost(cost, at: i)
         if ages != nil { touch(slot, now) }
-        reads?.store(key, value, stamp: ages?[i].stamp ?? now)
+        if let reads {
+          let old = reads.store(
+            key, value, stamp: ages?[i].stamp ?? now, cost: cost, returnsOld: collectsDepartures)
+          if let old { departed.append((key, old, .replaced)) }
+        } else {
+          if collectsDepartures { departed.append((key, values[i], .replaced)) }
+          values[i] = value
+        }
         enforceLimits()
         return
       }
@@ -246,14 +255,14 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
     let i = Int(slot)
     if i >= slotCapacity { growColumns(to: i + 1) }
     assert(!isOccupied(i), "the policy admitted into slot \(i), which holds an entry")
-    (values + i).initialize(to: value)
+    if reads == nil { (values + i).initialize(to: value) }
     occupancy[i >> 6] |= 1 << UInt64(i & 63)
     setCost(cost, at: i)
     if let ages {
       ages[i].stamp = now
       linkNewest(slot)
     }
-    reads?.store(key, value, stamp: ages?[i].stamp ?? now)
+    reads?.store(key, value, stamp: ages?[i].stamp ?? now, cost: cost, returnsOld: false)
     enforceLimits()
   }
 
@@ -299,6 +308,7 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
     let links = UnsafeMutablePointer<AgeLink>.allocate(capacity: slotCapacity)
     links.initialize(repeating: AgeLink(stamp: 0, newer: -1, older: -1), count: slotCapacity)
     ages = links
+    reads?.stopWritesInPlace()
     reads?.shared.pointee.timesHits.store(true, ordering: .relaxed)
     forEachOccupied { i in
       links[i].stamp = now
@@ -319,8 +329,10 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
     let old = slotCapacity
     var capacity = old
     while capacity < minimum { capacity *= 2 }
-    let grownValues = UnsafeMutablePointer<Value>.allocate(capacity: capacity)
-    if _isPOD(Value.self) {
+    let grownValues = UnsafeMutablePointer<Value>.allocate(capacity: reads == nil ? capacity : 0)
+    if reads != nil {
+      // The read index holds the values.
+    } else if _isPOD(Value.self) {
       UnsafeMutableRawPointer(grownValues).copyMemory(from: values, byteCount: old * MemoryLayout<Value>.stride)
     } else {
       forEachOccupied { (grownValues + $0).moveInitialize(from: values + $0, count: 1) }
@@ -358,13 +370,17 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
 
   func snapshot() -> CacheStatistics {
     var s = statistics
+    var replacedInPlace = 0
     if let reads {
-      let (hits, dropped) = reads.counts()
+      let (hits, dropped, updates) = reads.counts()
       s.hits += hits
+      s.sets += updates
       s.droppedAccesses = dropped
+      replacedInPlace = updates
     }
-    for reason in EvictionReason.allCases where departures[reason.ordinal] > 0 {
-      s.evictions[reason] = departures[reason.ordinal]
+    for reason in EvictionReason.allCases {
+      let n = departures[reason.ordinal] + (reason == .replaced ? replacedInPlace : 0)
+      if n > 0 { s.evictions[reason] = n }
     }
     s.count = policy.count()
     s.cost = cost
@@ -382,10 +398,14 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
       cost &-= costs[i]
       costs[i] = 0
     }
-    let value = (values + i).move()
     occupancy[i >> 6] &= ~(1 << UInt64(i & 63))
-    reads?.remove(key)
-    if collectsDepartures { departed.append((key, value, reason)) }
+    if let reads {
+      let value = reads.remove(key, returnsValue: collectsDepartures)
+      if let value { departed.append((key, value, reason)) }
+    } else {
+      let value = (values + i).move()
+      if collectsDepartures { departed.append((key, value, reason)) }
+    }
     departures[reason.ordinal] &+= 1
   }
 
@@ -483,6 +503,14 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
     } else {
       precondition(newest < 0 && oldest < 0 && ageLimit == .max, "an age list or limit without tracking")
     }
-    reads?.check(against: { policy.contains($0) }, count: occupied)
+    if let reads {
+      var costOf: [Key: Int64] = [:]
+      forEachOccupied { i in
+        let key = policy.keyAt(Slot(i))
+        precondition(policy.contains(key), "slot \(i) holds \(key), which the policy does not")
+        costOf[key] = slotCost(i)
+      }
+      reads.check(costs: costOf)
+    }
   }
 }

@@ -259,6 +259,7 @@ public final class MemoryCache<Key: Hashable, Value> {
     var departed: [(key: Key, value: Value, reason: EvictionReason)] = []
     let drained = shard.lock.tryExclusive {
       shard.drainReads(only: stripe)
+      shard.reads?.reclaimIfDue(stripe: stripe)
       shard.reads?.endWrite()
       departed = shard.takeDeparted()
     }
@@ -269,6 +270,15 @@ public final class MemoryCache<Key: Hashable, Value> {
   @inlinable
   public func setValue(_ value: Value, forKey key: Key, cost: Int64 = 0) throws(CacheError) {
     guard cost >= 0 else { throw .negativeCost(cost) }
+    if let bufferedReads,
+      let (old, fullStripe) = bufferedReads._withUnsafeGuaranteedRef({
+        $0.update(key, value, cost: cost, returnsOld: onEvict != nil)
+      })
+    {
+      if fullStripe >= 0 { drainIfFree(shards[0], stripe: fullStripe) }
+      if let old { deliver([(key, old, .replaced)]) }
+      return
+    }
     let shard = shard(for: key)
     let now = clock()
     let departed = shard.exclusive(ownRing: true) {

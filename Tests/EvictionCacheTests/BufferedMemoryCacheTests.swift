@@ -101,9 +101,169 @@ import Testing
     cache.checkInvariants()
   }
 
+  /// On one thread, writes in place leave every decision as the `mutex`
+  /// strategy makes it: the same hits, the same departures (key, value and
+  /// reason) and the same counters, for every online policy. The stream
+  /// reads, writes cached and new keys (now and then at a new cost, which
+  /// takes the lock), removes, and reads through.
+  ///
+  /// Replaced values are handed on at once under both strategies, in the
+  /// same order, and so are the other departures among themselves; but an
+  /// eviction that an access causes (W-TinyLFU's hill climber shrinking
+  /// its probation segment on a hit) reaches the handler when the access
+  /// is replayed, so the two streams may interleave differently.
+  @Test(arguments: cachePolicies)
+  func oneThreadWritingInPlaceDecidesAsTheMutexStrategyDoes(policy: String) throws {
+    var runs: [(hits: [Bool], departures: [String], statistics: CacheStatistics, locked: UInt64)] = []
+    for lock in [LockStrategy.mutex, .buffered] {
+      let log = DepartureLog()
+      let cache = try MemoryCache<Int, Int>(
+        policy: policy, countLimit: 64, lock: lock, instrumentLocks: true, onEvict: { log.record($0, $1, $2) })
+      var generator = SeededGenerator(seed: 77)
+      var hits: [Bool] = []
+      for step in 0..<8_000 {
+        let key = generator.below(100) < 70 ? generator.below(50) : generator.below(300)
+        switch generator.below(20) {
+        case 0..<10: hits.append(cache.value(forKey: key) != nil)
+        case 10..<17: try cache.setValue(step, forKey: key, cost: generator.below(10) == 0 ? 1 : 0)
+        case 17: cache.removeValue(forKey: key)
+        default:
+          let hit = cache.value(forKey: key) != nil
+          if !hit { try cache.setValue(step, forKey: key) }
+          hits.append(hit)
+        }
+      }
+      cache.checkInvariants()
+      runs.append(
+        (
+          hits, log.entries.map { "\($0.key)=\($0.value) \($0.reason)" }, cache.statistics,
+          cache.lockStatistics.acquisitions
+        ))
+      #expect(cache.statistics.droppedAccesses == 0, "\(lock)")
+    }
+    let (mutex, buffered) = (runs[0], runs[1])
+    #expect(
+      buffered.hits == mutex.hits,
+      "first difference at read \(mutex.hits.indices.first { mutex.hits[$0] != buffered.hits[$0] } ?? -1)")
+    for replaced in [true, false] {
+      let (m, b) = [mutex.departures, buffered.departures].map { $0.filter { $0.hasSuffix(" replaced") == replaced } }
+        .pair
+      #expect(b == m, "first difference at departure \(m.indices.first { m[$0] != b[$0] } ?? -1), replaced \(replaced)")
+    }
+    #expect(buffered.statistics == mutex.statistics)
+    #expect(mutex.statistics.evictions[.replaced, default: 0] > 500, "the stream replaces too seldom")
+    // Reads hit and writes replace without the lock.
+    #expect(buffered.locked < mutex.locked * 9 / 10, "\(buffered.locked) acquisitions against \(mutex.locked)")
+  }
+
+  /// Writes of cached keys from 4 threads: none takes the lock, none is
+  /// lost (each key ends with some thread's last write to it), each counts
+  /// as a set and a replacement, and every read sees a value written for
+  /// its key.
+  @Test func writesInPlaceTakeNoLockAndLoseNoWrite() throws {
+    let cache = try MemoryCache<Int, Int>(policy: "lru", countLimit: 1_000, lock: .buffered, instrumentLocks: true)
+    for key in 0..<1_000 { try cache.setValue(key * 1_000_000, forKey: key) }
+    let before = cache.lockStatistics.acquisitions
+    let (threads, writes) = (4, 5_000)
+    let lastWrites = Mutex<[Int: Set<Int>]>([:])
+    let wrong = Atomic<Int>(0)
+    Self.onThreads(threads) { t in
+      var generator = SeededGenerator(seed: UInt64(t + 31))
+      var last: [Int: Int] = [:]
+      for i in 0..<writes {
+        let key = generator.below(1_000)
+        let value = key * 1_000_000 + t * 10_000 + i
+        try? cache.setValue(value, forKey: key)
+        last[key] = value
+        let read = generator.below(1_000)
+        if let seen = cache.value(forKey: read), seen / 1_000_000 != read { wrong.add(1, ordering: .relaxed) }
+      }
+      lastWrites.withLock { all in for (key, value) in last { all[key, default: []].insert(value) } }
+    }
+    #expect(wrong.load(ordering: .relaxed) == 0)
+    let taken = cache.lockStatistics.acquisitions - before
+    #expect(taken < UInt64(threads * writes / 8), "\(taken) lock acquisitions for \(threads * writes) writes")
+    let statistics = cache.statistics
+    #expect(statistics.sets == 1_000 + threads * writes)
+    #expect(statistics.evictions[.replaced] == threads * writes && statistics.count == 1_000)
+    for (key, candidates) in lastWrites.withLock({ $0 }) {
+      let kept = cache.value(forKey: key)
+      #expect(kept.map(candidates.contains) == true, "key \(key) keeps \(String(describing: kept))")
+    }
+    cache.checkInvariants()
+  }
+
+  /// A value that counts the live ones.
+  final class Tracked: Sendable {
+    static let live = Atomic<Int>(0)
+    let id: Int
+    init(_ id: Int) {
+      self.id = id
+      Self.live.add(1, ordering: .relaxed)
+    }
+    deinit { Self.live.subtract(1, ordering: .relaxed) }
+  }
+
+  /// A boxed value swapped out by a write in place is handed to the
+  /// eviction handler at once and freed after a grace period: the boxes
+  /// waiting stay bounded, and none outlives the cache.
+  @Test func boxedValuesSwappedOutAreFreedAfterAGracePeriod() throws {
+    let replaced = Mutex<[Int]>([])
+    var cache: MemoryCache<Int, Tracked>? = try MemoryCache<Int, Tracked>(
+      policy: "lru", countLimit: 8, lock: .buffered, instrumentLocks: true,
+      onEvict: { _, value, reason in if reason == .replaced { replaced.withLock { $0.append(value.id) } } })
+    for key in 0..<8 { try cache!.setValue(Tracked(key), forKey: key) }
+    let before = cache!.lockStatistics.acquisitions
+    var most = 0
+    for i in 8..<2_008 {
+      try cache!.setValue(Tracked(i), forKey: i % 8)
+      most = max(most, Tracked.live.load(ordering: .relaxed))
+    }
+    #expect(replaced.withLock { $0 } == Array(0..<2_000), "each write hands on the value it replaced, in order")
+    #expect(most <= 8 + 2 * 64, "\(most) values alive at once")
+    #expect(cache!.lockStatistics.acquisitions - before < 100)
+    #expect((0..<8).allSatisfy { cache!.value(forKey: $0)?.id == 2_000 + $0 })
+    cache!.checkInvariants()
+    cache = nil
+    #expect(Tracked.live.load(ordering: .relaxed) == 0)
+  }
+
+  /// Writes take the lock where a write in place could not keep the cache's
+  /// books: a new cost, costs that are the policy's weights, ages kept.
+  @Test func writesTakeTheLockWhenCostsOrAgesMustFollow() throws {
+    /// The lock acquisitions `body` makes (reading the figure takes one).
+    func locks(_ cache: MemoryCache<Int, Int>, _ body: () throws -> Void) rethrows -> UInt64 {
+      let before = cache.lockStatistics.acquisitions
+      try body()
+      return cache.lockStatistics.acquisitions - before - 1
+    }
+    let counted = try MemoryCache<Int, Int>(countLimit: 10, lock: .buffered, instrumentLocks: true)
+    try counted.setValue(1, forKey: 1, cost: 5)
+    #expect(try locks(counted) { try counted.setValue(2, forKey: 1, cost: 5) } == 0)
+    #expect(try locks(counted) { try counted.setValue(3, forKey: 1, cost: 7) } > 0)
+    #expect(counted.totalCost == 7 && counted.value(forKey: 1) == 3)
+    #expect(try locks(counted) { try counted.setValue(4, forKey: 1, cost: 7) } == 0)
+
+    let weighed = try MemoryCache<Int, Int>(costLimit: 100, lock: .buffered, instrumentLocks: true)
+    try weighed.setValue(1, forKey: 1, cost: 5)
+    #expect(try locks(weighed) { try weighed.setValue(2, forKey: 1, cost: 5) } > 0)
+
+    counted.trim(toAge: .seconds(60))
+    #expect(counted.tracksAges)
+    #expect(try locks(counted) { try counted.setValue(5, forKey: 1, cost: 7) } > 0)
+    #expect(counted.value(forKey: 1) == 5 && counted.statistics.evictions[.replaced] == 4)
+    counted.checkInvariants()
+    weighed.checkInvariants()
+  }
+
   @Test func theStrategyParsesAndPrints() throws {
     #expect(try LockStrategy("buffered") == .buffered)
     #expect(LockStrategy.buffered.description == "buffered")
     #expect(CacheError.unknownLock("x").description.contains("buffered"))
   }
+}
+
+extension Array {
+  /// The first two elements.
+  fileprivate var pair: (Element, Element) { (self[0], self[1]) }
 }
