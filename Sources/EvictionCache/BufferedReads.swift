@@ -74,10 +74,12 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
   /// the policy lock's line and the policy's hottest entries from the core
   /// that drained last, whatever the batch's length, so a long ring drains
   /// more hits per move: read-only on 2 threads, 32 keys gave 1.5 times one
-  /// thread's throughput, 128 keys 1.7, 256 keys 1.75 (GetPut, 3 interleaved
-  /// runs). The hit-ratio drift of `evlab stress` stayed where it was (at 8
-  /// threads +0.06–0.07 points against +0.07).
-  @usableFromInline static var ringCapacity: Int { 256 }
+  /// thread's throughput, 128 keys 1.7, 256 keys 1.72–1.75, 512 keys
+  /// 1.83–1.85, 1024 keys 1.85–1.87 (GetPut, medians of 5 rounds, two
+  /// interleaved runs each). 512 keys of 16 bytes cost 8 KiB a stripe. The
+  /// hit-ratio drift of `evlab stress` at 8 threads stayed within its noise
+  /// (+0.062, +0.065 and +0.045 points for 256, 512 and 1024 keys).
+  @usableFromInline static var ringCapacity: Int { 512 }
 
   // The table: open addressing, linear probing, backward-shift deletion, at
   // most half full. `tags[i]` is 0 for an empty bucket, else the key's hash

@@ -39,9 +39,13 @@ public struct CacheStatistics: Sendable, Equatable {
   public var misses = 0
   public var sets = 0
   public var evictions: [EvictionReason: Int] = [:]
-  /// Hits the policy never heard of: the `buffered` strategy's ring buffers
-  /// were full or being drained (always 0 for the other strategies).
+  /// Accesses (hits, and writes in place) the policy never heard of: the
+  /// `buffered` strategy's ring buffers were full or being drained (always
+  /// 0 for the other strategies).
   public var droppedAccesses = 0
+  /// Sets that replaced a cached value without the policy lock (`buffered`
+  /// only; counted in `sets` and in the `replaced` evictions too).
+  public var writesInPlace = 0
   public var count = 0
   public var cost: Int64 = 0
 
@@ -55,6 +59,7 @@ public struct CacheStatistics: Sendable, Equatable {
     sets += other.sets
     evictions.merge(other.evictions, uniquingKeysWith: +)
     droppedAccesses += other.droppedAccesses
+    writesInPlace += other.writesInPlace
     count += other.count
     cost += other.cost
   }
@@ -376,6 +381,7 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
       s.hits += hits
       s.sets += updates
       s.droppedAccesses = dropped
+      s.writesInPlace = updates
       replacedInPlace = updates
     }
     for reason in EvictionReason.allCases {

@@ -50,11 +50,14 @@ public func coarseMonotonicNanoseconds() -> UInt64 {
 /// - `buffered`: hits are served without the policy lock, from a read index
 ///   beside the policy's, and recorded in per-thread ring buffers that the
 ///   next holder of the policy lock (a `pthread_mutex_t`) replays into the
-///   policy (BP-Wrapper, as in Caffeine). Misses and writes take the lock,
-///   in turns of 0.1 ms when it is contended (as `mutex` does, in shorter
-///   turns: a waiter sleeps, and holds up only its own thread). Under pressure a hit may go unrecorded (counted as a dropped access);
-///   on one thread nothing is dropped and the policy decides exactly as
-///   under `mutex`. See ``BufferedReads``.
+///   policy (BP-Wrapper, as in Caffeine). A set of a cached key at the same
+///   cost, in a count-limited cache without ages, replaces the value in
+///   place and is recorded the same way. Misses and other writes take the
+///   lock, in turns of 0.1 ms when it is contended (as `mutex` does, in
+///   shorter turns: a waiter sleeps, and holds up only its own thread).
+///   Under pressure an access may go unrecorded (counted as a dropped
+///   access); on one thread nothing is dropped and the policy decides
+///   exactly as under `mutex`. See ``BufferedReads``.
 public enum LockStrategy: Hashable, Sendable, CustomStringConvertible {
   case mutex, pthread, rwlock, queue, buffered
   case striped(shards: Int)

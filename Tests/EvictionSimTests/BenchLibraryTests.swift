@@ -52,7 +52,8 @@ import Testing
 
   /// The clockless GetPut cell (the Benchmarks package's) makes exactly the
   /// operations asked from every thread: every read among them hits, so the
-  /// cache's hits grow by the reads at the positions the threads walk.
+  /// cache's hits grow by the reads at the positions the threads walk, and
+  /// under `buffered` every write replaces in place.
   @Test(arguments: ["mutex", "buffered"])
   func aGetPutCellMakesTheOperationsAsked(contender: String) throws {
     let mix = try ConcurrentBenchmark.Mix("75/25")
@@ -66,8 +67,11 @@ import Testing
       reads += (0..<perThread).count { !writes[(start + $0) & mask] }
     }
     let before = try #require(cell.hits)
+    let writtenBefore = try #require(cell.writesInPlace)
     cell.run(threads: threads, operationsPerThread: perThread)
     #expect(try #require(cell.hits) - before == reads)
+    let written = try #require(cell.writesInPlace) - writtenBefore
+    #expect(written == (contender == "buffered" ? threads * perThread - reads : 0))
     #expect(reads > perThread && reads < threads * perThread)
   }
 

@@ -9,17 +9,18 @@ protocol CacheTarget: AnyObject, Sendable {
   func set(_ key: UInt64, cost: Int64)
   /// Lock waits and acquisitions, for caches that count them.
   var lockFigures: LockStatistics? { get }
-  /// Hits, and hits the policy never heard of (`MemoryCache` only).
-  var counters: (hits: Int, dropped: Int)? { get }
+  /// Hits, sets that replaced a value without the policy's lock, and the
+  /// accesses (of either) the policy never heard of (`MemoryCache` only).
+  var counters: (hits: Int, writesInPlace: Int, dropped: Int)? { get }
 }
 
 extension MemoryCache: CacheTarget where Key == UInt64, Value == UInt64 {
   func get(_ key: UInt64) -> Bool { value(forKey: key) != nil }
   func set(_ key: UInt64, cost: Int64) { try? setValue(key, forKey: key, cost: cost) }
   var lockFigures: LockStatistics? { lockStatistics }
-  var counters: (hits: Int, dropped: Int)? {
+  var counters: (hits: Int, writesInPlace: Int, dropped: Int)? {
     let statistics = statistics
-    return (statistics.hits, statistics.droppedAccesses)
+    return (statistics.hits, statistics.writesInPlace, statistics.droppedAccesses)
   }
 }
 
@@ -36,7 +37,7 @@ final class NSCacheTarget: CacheTarget, @unchecked Sendable {
     cache.setObject(NSNumber(value: key), forKey: NSNumber(value: key), cost: bytes ? Int(cost) : 0)
   }
   var lockFigures: LockStatistics? { nil }
-  var counters: (hits: Int, dropped: Int)? { nil }
+  var counters: (hits: Int, writesInPlace: Int, dropped: Int)? { nil }
 }
 
 /// The floor: an unbounded dictionary behind Swift's `Mutex`.
@@ -45,5 +46,5 @@ final class MutexDictionary: CacheTarget {
   func get(_ key: UInt64) -> Bool { mutex.withLock { $0[key] != nil } }
   func set(_ key: UInt64, cost: Int64) { mutex.withLock { $0[key] = key } }
   var lockFigures: LockStatistics? { nil }
-  var counters: (hits: Int, dropped: Int)? { nil }
+  var counters: (hits: Int, writesInPlace: Int, dropped: Int)? { nil }
 }

@@ -75,8 +75,9 @@ public struct ConcurrentBenchmark: Sendable {
     public var opsPerSecondMax: Double
     /// `MemoryCache`'s policy (empty for the comparison points).
     public var policy: String
-    /// Hits the policy never heard of, as a share of reads, in the median
-    /// round (`buffered` only; 0 for the other strategies, null for the
+    /// Accesses the policy never heard of, as a share of those recorded
+    /// without its lock (hits and writes in place), in the median round
+    /// (`buffered` only; 0 for the other strategies, null for the
     /// comparison points).
     public var droppedShare: Double?
     /// Cores this process could run on: N threads on fewer cores take turns.
@@ -208,8 +209,8 @@ public struct ConcurrentBenchmark: Sendable {
     let elapsed = Double(monotonicNanoseconds() - start) / 1e9
     let share = before.flatMap { before in
       target.counters.map { after in
-        let hits = after.hits - before.hits
-        return hits == 0 ? 0 : Double(after.dropped - before.dropped) / Double(hits)
+        let recorded = after.hits + after.writesInPlace - before.hits - before.writesInPlace
+        return recorded == 0 ? 0 : Double(after.dropped - before.dropped) / Double(recorded)
       }
     }
     return (Double(control.total) / elapsed, share)
@@ -284,6 +285,9 @@ public struct ConcurrentBenchmark: Sendable {
     /// Reads that hit so far, fill included (`MemoryCache` contenders; nil
     /// for the comparison points).
     public var hits: Int? { target.counters?.hits }
+
+    /// Sets that replaced a value without the policy lock so far (`buffered`).
+    public var writesInPlace: Int? { target.counters?.writesInPlace }
   }
 }
 
