@@ -89,11 +89,15 @@ struct ConcurrentBench: ParsableCommand {
       table: BenchTables.concurrent(report), json: ResultWriter.json(report.results),
       csv: ResultWriter.csv(report.results))
     if let charts {
-      // Each chart as SVG, PDF and PNG, beside whatever the folder holds.
+      // Each chart as SVG, PDF and PNG, beside whatever the folder holds,
+      // and what made it beside the SVG (NAME.svg.provenance.json).
       let figures = Figures()
       for chart in BenchTables.concurrentCharts(report) { figures.add(chart.name, chart.svg) }
       do {
         let (files, warning) = try figures.write(into: charts, ownFolder: false)
+        for svg in files where svg.hasSuffix(".svg") {
+          try runProvenance().file.write(toFile: svg + ".provenance.json", atomically: true, encoding: .utf8)
+        }
         if let warning { printError("warning: \(warning)") }
         printError("wrote \(files.count) chart files to \(charts)/")
       } catch {

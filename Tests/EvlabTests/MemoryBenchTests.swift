@@ -89,6 +89,9 @@ import Testing
       let svg = try String(contentsOfFile: dir.appendingPathComponent(name + ".svg").path, encoding: .utf8)
       #expect(svg.hasPrefix("<?xml") && svg.contains("<svg") && svg.contains("data-series=\"buffered\""))
       #expect(svg.contains("cores"))
+      let provenance = try String(
+        contentsOfFile: dir.appendingPathComponent(name + ".svg.provenance.json").path, encoding: .utf8)
+      #expect(provenance.contains("\"tool\": \"evlab\"") && provenance.contains("bench concurrent"))
       // PDF and PNG beside it, where rsvg-convert is installed (scripts/ensure-deps.sh installs it).
       if FileManager.default.isExecutableFile(atPath: "/usr/bin/rsvg-convert") {
         for format in ["pdf", "png"] {
