@@ -55,7 +55,7 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
   struct Entry: ~Copyable {
     @usableFromInline var key: Key
     /// The value, as ``encode(_:)`` writes it: replaced in place by
-    /// ``update(_:_:returnsOld:)`` while readers read it.
+    /// ``update(_:_:cost:returnsOld:)`` while readers read it.
     @usableFromInline let word: Atomic<UInt64>
     /// When the entry was last written, or last read under the policy lock:
     /// an entry that looks older than the age limit here is judged there.
@@ -96,10 +96,11 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
   @usableFromInline let stripeCount: Int
   @usableFromInline let shared: UnsafeMutablePointer<SharedFlags>
   @usableFromInline let clock: () -> UInt64
-  /// Hits drained into the policy so far (policy-lock holder only). On a
-  /// line of its own: in this object it shared a line with fields every
-  /// reader reads, depending on where the allocator put the object, and a
-  /// 2-thread read-only run then fell from about 42 to 29 M ops/s.
+  /// Accesses (hits, writes in place) drained into the policy so far
+  /// (policy-lock holder only). On a line of its own: in this object it
+  /// shared a line with fields every reader reads, depending on where the
+  /// allocator put the object, and a 2-thread read-only run then fell from
+  /// about 42 to 29 M ops/s.
   @usableFromInline let drained: UnsafeMutablePointer<Int>
   /// Whether the policy-lock holder has raised the writer flag.
   @usableFromInline @exclusivity(unchecked) var writing = false
@@ -503,7 +504,6 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
     precondition(
       n == count && n == costs.count, "read index holds \(n) keys (counted \(count)), the policy \(costs.count)")
   }
-
 }
 
 /// One stripe of the read side: its thread's reader count and ring of

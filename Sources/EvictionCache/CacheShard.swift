@@ -334,16 +334,17 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
     let old = slotCapacity
     var capacity = old
     while capacity < minimum { capacity *= 2 }
-    let grownValues = UnsafeMutablePointer<Value>.allocate(capacity: reads == nil ? capacity : 0)
-    if reads != nil {
-      // The read index holds the values.
-    } else if _isPOD(Value.self) {
-      UnsafeMutableRawPointer(grownValues).copyMemory(from: values, byteCount: old * MemoryLayout<Value>.stride)
-    } else {
-      forEachOccupied { (grownValues + $0).moveInitialize(from: values + $0, count: 1) }
+    // Under `buffered` the read index holds the values.
+    if reads == nil {
+      let grownValues = UnsafeMutablePointer<Value>.allocate(capacity: capacity)
+      if _isPOD(Value.self) {
+        UnsafeMutableRawPointer(grownValues).copyMemory(from: values, byteCount: old * MemoryLayout<Value>.stride)
+      } else {
+        forEachOccupied { (grownValues + $0).moveInitialize(from: values + $0, count: 1) }
+      }
+      values.deallocate()
+      values = grownValues
     }
-    values.deallocate()
-    values = grownValues
     occupancy = Self.grow(occupancy, from: old / 64, to: capacity / 64, filling: 0)
     if let costs { self.costs = Self.grow(costs, from: old, to: capacity, filling: 0) }
     if let ages {
