@@ -269,19 +269,16 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
     let stripe = stripes + index
     if !Self.isInline && stripe.pointee.retiredCount.load(ordering: .relaxed) >= Self.retiredLimit { return nil }
     let tag = Self.tag(key)
-    let word = Self.encode(value)
-    guard enter(stripe) else {
-      Self.release(word)
-      return nil
-    }
+    guard enter(stripe) else { return nil }
     // Checked again inside: the flag is cleared under the writer flag.
     var i = shared.pointee.inPlace.load(ordering: .relaxed) ? bucket(of: key, tag: tag) : -1
     if i >= 0 && buckets[i].cost != cost { i = -1 }
     if i < 0 {
       leave(stripe)
-      Self.release(word)
       return nil
     }
+    // Only now: a key that is not cached costs no box.
+    let word = Self.encode(value)
     var old: Value? = nil
     if Self.isInline && !returnsOld {
       buckets[i].word.store(word, ordering: .releasing)
