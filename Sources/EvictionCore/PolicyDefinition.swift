@@ -94,10 +94,16 @@ public struct PolicyDescriptor: Sendable {
   /// What the implementation is checked against, and how closely
   /// (e.g. "libCacheSim, both size modes"), or "" if nothing yet.
   public let checkedAgainst: String
+  /// The libCacheSim release whose results this policy reproduces exactly
+  /// (or, for a randomised policy, statistically): "0.3.5", the 2024
+  /// snapshot "aa0fc40" for a behaviour libCacheSim has since changed (kept
+  /// under a `-v0` name), or "" where libCacheSim has no such policy or
+  /// defines it differently (the policy's file says how).
+  public let libCacheSim: String
 
   public init(
     name: String, summary: String, citation: String = "", parameters: [PolicyParameter] = [],
-    traits: PolicyTraits = [], checkedAgainst: String = ""
+    traits: PolicyTraits = [], checkedAgainst: String = "", libCacheSim: String = ""
   ) {
     precondition(
       name == name.lowercased() && !name.isEmpty && !name.contains(":") && !name.contains("_"),
@@ -108,6 +114,7 @@ public struct PolicyDescriptor: Sendable {
     self.parameters = parameters
     self.traits = traits
     self.checkedAgainst = checkedAgainst
+    self.libCacheSim = libCacheSim
   }
 
   /// The summary with its citation, as `evlab policies` prints it.
