@@ -155,7 +155,8 @@ public enum PolicyCatalog {
     try extra.withLock { (list: inout [any PolicyDefinition.Type]) throws(PolicyError) in
       for definition in definitions {
         let name = definition.descriptor.name
-        guard !(builtin + list).contains(where: { $0.descriptor.name == name }) else {
+        let folded = name.foldedPolicyName()
+        guard !(builtin + list).contains(where: { $0.descriptor.name.foldedPolicyName() == folded }) else {
           throw .alreadyRegistered(name)
         }
         list.append(definition)
@@ -183,23 +184,26 @@ public enum PolicyCatalog {
   /// appended): what gives each its colour and marker in every chart.
   public static let builtinNames: [String] = builtin.map { $0.descriptor.name }
 
-  /// The definition of `name`: case-insensitive, `_` and `-` alike
-  /// (libCacheSim writes `cr_lfu` and `lru-prob`). Allocates nothing for a
-  /// lower-case name without `_`: it runs whenever a policy reads a parameter.
+  /// The definition of `name`: case-insensitive, and `-` and `_` are
+  /// ignored, so libCacheSim's spellings find ours (`cr_lfu`, `clockpro`,
+  /// `s3fifov0`, `RandomLRU` for `cr-lfu`, `clock-pro`, `s3fifo-v0`,
+  /// `randomlru`). Allocates nothing for a catalog name written as the
+  /// catalog writes it: it runs whenever a policy reads a parameter.
   public static func definition(named name: String) -> (any PolicyDefinition.Type)? {
-    let plain = !name.utf8.contains(where: { (65...90).contains($0) || $0 == UInt8(ascii: "_") })
-    let lower = plain ? name : name.lowercased().replacingUnderscores()
-    if let found = builtin.first(where: { $0.descriptor.name == lower }) { return found }
-    return registered(named: lower)
+    if let found = builtin.first(where: { $0.descriptor.name == name }) { return found }
+    let folded = name.foldedPolicyName()
+    if let found = builtin.first(where: { $0.descriptor.name.foldedPolicyName() == folded }) { return found }
+    return registered(named: folded)
   }
 
   /// The descriptor of `name` (case-insensitive).
   public static func entry(named name: String) -> PolicyDescriptor? { definition(named: name)?.descriptor }
 
-  /// A registered (not built-in) definition.
+  /// A registered (not built-in) definition, by its folded name
+  /// (``Swift/String/foldedPolicyName()``).
   @usableFromInline
-  static func registered(named name: String) -> (any PolicyDefinition.Type)? {
-    extra.withLock { list in list.first { $0.descriptor.name == name } }
+  static func registered(named folded: String) -> (any PolicyDefinition.Type)? {
+    extra.withLock { list in list.first { $0.descriptor.name.foldedPolicyName() == folded } }
   }
 }
 
@@ -245,6 +249,12 @@ extension StringProtocol {
 }
 
 extension String {
+  /// The name as catalog lookups compare it: lower-cased, without `-` or
+  /// `_`. Two catalog names never fold alike (registration refuses it).
+  public func foldedPolicyName() -> String {
+    String(decoding: lowercased().utf8.filter { $0 != UInt8(ascii: "-") && $0 != UInt8(ascii: "_") }, as: UTF8.self)
+  }
+
   /// The string with every `_` written `-`.
   func replacingUnderscores() -> String {
     String(decoding: utf8.map { $0 == UInt8(ascii: "_") ? UInt8(ascii: "-") : $0 }, as: UTF8.self)
