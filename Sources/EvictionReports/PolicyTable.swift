@@ -19,22 +19,27 @@ public enum PolicyTable {
     return text
   }
 
-  /// Two Markdown tables: the policies, then the models of shipped caches.
+  /// Two Markdown tables: the policies (with the libCacheSim release each
+  /// reproduces, ``PolicyDescriptor/libCacheSim``), then the models of
+  /// shipped caches.
   public static func markdown(_ entries: [PolicyDescriptor]) -> String {
-    func row(_ entry: PolicyDescriptor) -> String {
+    /// A row; the policies' table also names the libCacheSim release.
+    func row(_ entry: PolicyDescriptor, version: Bool) -> String {
       let parameters = entry.parameters.map { "`\($0.name)`=\($0.defaultValue) (\($0.help))" }
       let described = ([entry.summaryWithCitation] + parameters).joined(separator: "; ")
       let checked = entry.checkedAgainst.isEmpty ? "not yet checked" : entry.checkedAgainst
-      return "| `\(entry.name)` | \(described) | \(checked) |\n"
+      let release = version ? " \(entry.libCacheSim.isEmpty ? "–" : entry.libCacheSim) |" : ""
+      return "| `\(entry.name)` | \(described) |\(release) \(checked) |\n"
     }
     let policies = entries.filter { !$0.isModel }
     let models = entries.filter(\.isModel)
-    var text = "| name | policy; parameters (default) | agrees exactly with |\n| --- | --- | --- |\n"
-    text += policies.map(row).joined()
+    var text = "| name | policy; parameters (default) | libCacheSim | agrees exactly with |\n"
+    text += "| --- | --- | --- | --- |\n"
+    text += policies.map { row($0, version: true) }.joined()
     if !models.isEmpty {
       text += "\nModels of shipped caches, listed apart and never ranked:\n\n"
       text += "| name | models; parameters (default) | checked against |\n| --- | --- | --- |\n"
-      text += models.map(row).joined()
+      text += models.map { row($0, version: false) }.joined()
     }
     return text
   }
