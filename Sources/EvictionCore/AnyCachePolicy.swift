@@ -30,6 +30,8 @@ public struct AnyCachePolicy<Key: Hashable> {
   public let name: String
   public let checkInvariants: () -> Void
   public let lists: () -> [(name: String, keys: [Key])]
+  /// ``ReplacementPolicy/flashWrites``.
+  public let flashWrites: () -> TierWrites?
 
   @inlinable
   public init<Policy: ReplacementPolicy & ~Copyable>(_ policy: consuming Policy) where Policy.Key == Key {
@@ -48,6 +50,7 @@ public struct AnyCachePolicy<Key: Hashable> {
     usedWeight = { holder.policy.usedWeight }
     checkInvariants = { holder.policy.checkInvariants() }
     lists = { holder.policy.lists() }
+    flashWrites = { holder.policy.flashWrites }
   }
 }
 
@@ -62,6 +65,7 @@ public struct BoxedPolicy<Key: Hashable>: ReplacementPolicy {
   @inlinable public var capacity: Int64 { box.capacity }
   @inlinable public var usedWeight: Int64 { box.usedWeight() }
   @inlinable public var count: Int { box.count() }
+  @inlinable public var flashWrites: TierWrites? { box.flashWrites() }
 
   @inlinable @inline(__always)
   public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {

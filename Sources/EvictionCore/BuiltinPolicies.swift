@@ -44,3 +44,4 @@ public typealias BuiltinPolicies = PolicyList
   .And<AFAutoPurging>
   .And<YYDisk>
   .And<SDDisk>
+  .And<FlashProb>

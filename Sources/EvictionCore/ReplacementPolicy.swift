@@ -99,6 +99,25 @@ public protocol ReplacementPolicy: ~Copyable {
   /// The entry a request for `key` will probably read, found from its
   /// index bucket without probing, or nil: prefetched after the bucket.
   func entryAddress(of key: Key) -> UnsafeRawPointer?
+
+  /// What a two-tier policy has written to its second tier so far (objects
+  /// and bytes admitted to flash), or nil for a policy of one tier (the
+  /// default). Replay rows report it as `flash_writes` and `flash_write_bytes`.
+  var flashWrites: TierWrites? { get }
+}
+
+/// Writes to a cache's second tier (flash), counted by the policy that
+/// makes them: what flash wear depends on.
+public struct TierWrites: Sendable, Equatable {
+  /// Objects written.
+  public var objects: Int64
+  /// Their weight: bytes in byte mode, objects in count mode.
+  public var bytes: Int64
+
+  @inlinable public init(objects: Int64 = 0, bytes: Int64 = 0) {
+    self.objects = objects
+    self.bytes = bytes
+  }
 }
 
 extension ReplacementPolicy where Self: ~Copyable {
@@ -114,6 +133,9 @@ extension ReplacementPolicy where Self: ~Copyable {
     guard Self.missedLookupChangesNothing || contains(request.key) else { return nil }
     return lookup(request, onEvict: onEvict)
   }
+
+  /// By default a policy has one tier and writes nowhere else.
+  @inlinable public var flashWrites: TierWrites? { nil }
 
   /// By default a policy gives no prefetch hints.
   @inlinable public func indexAddress(of key: Key) -> UnsafeRawPointer? { nil }

@@ -144,6 +144,11 @@ public struct ReplayResult: FlatRow, Sendable, Equatable {
     public var exceedsCapacity = false
     /// Requests served before counting began (``ReplayWindow/warmup``).
     public var warmupRequests: Int64 = 0
+    /// A two-tier policy's writes to flash over the whole replay, warm-up
+    /// included (``EvictionCore/ReplacementPolicy/flashWrites``): objects,
+    /// and their weight (bytes in byte mode); empty for a policy of one tier.
+    public var flashWrites: Int64? = nil
+    public var flashWriteBytes: Int64? = nil
   }
 
   public init(key: CellKey, counts: HitCounts, fields: Fields) {
@@ -165,7 +170,7 @@ public struct ReplayResult: FlatRow, Sendable, Equatable {
   public static let columns = [
     "trace", "format", "policy", "cache_size", "size_mode", "requests", "hits", "misses", "miss_ratio",
     "bytes_requested", "bytes_missed", "byte_miss_ratio", "seconds", "requests_per_second", "skipped_zero_size",
-    "max_occupancy", "exceeds_capacity", "admission", "warmup_requests",
+    "max_occupancy", "exceeds_capacity", "admission", "warmup_requests", "flash_writes", "flash_write_bytes",
   ]
 }
 
@@ -181,6 +186,8 @@ public struct ReplayCounts: Sendable, Equatable {
   public var warmupRequests: Int64 = 0
   /// The counted requests per interval, when intervals were asked for.
   public var intervals: [IntervalCounts] = []
+  /// A two-tier policy's writes to flash (``EvictionCore/ReplacementPolicy/flashWrites``).
+  public var flashWrites: TierWrites? = nil
   public var misses: Int64 { requests - hits }
   public init() {}
   public var hitCounts: HitCounts {

@@ -161,6 +161,7 @@ extension TraceReplay {
       throw .invalidOption(
         "\(trace.path): the warm-up (\(window.warmup!)) covers all \(position) requests; give a shorter --warmup")
     }
+    counts.flashWrites = policy.flashWrites
     return counts
   }
 }

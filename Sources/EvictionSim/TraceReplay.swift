@@ -43,7 +43,8 @@ public enum TraceReplay {
         missRatio: hitCounts.missRatio, byteMissRatio: hitCounts.byteMissRatio, seconds: seconds,
         requestsPerSecond: seconds > 0 ? (Double(counts.requests) / seconds).rounded() : 0,
         skippedZeroSize: counts.skipped.zeroSize, maxOccupancy: counts.maxOccupancy,
-        exceedsCapacity: counts.maxOccupancy > cacheSize, warmupRequests: counts.warmupRequests))
+        exceedsCapacity: counts.maxOccupancy > cacheSize, warmupRequests: counts.warmupRequests,
+        flashWrites: counts.flashWrites?.objects, flashWriteBytes: counts.flashWrites?.bytes))
     result.skipped = counts.skipped
     result.intervals = counts.intervals
     return result
@@ -109,6 +110,7 @@ public enum TraceReplay {
       }
     }
     if counts.requests == 0 { throw .emptyTrace(path: trace.path) }
+    counts.flashWrites = policy.flashWrites
     return counts
   }
 

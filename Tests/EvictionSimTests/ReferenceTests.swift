@@ -262,8 +262,12 @@ import Testing
   }
 
   static func source(_ row: [String: String]) throws -> TraceSource {
-    // cloudPhysicsIO (the more-policies file) was read with its numeric ids.
+    // cloudPhysicsIO (the more-policies file) was read with its numeric ids,
+    // and so was every trace of a file whose rows say so.
     let isCloudPhysics = row["trace"]!.hasPrefix("cloudPhysicsIO")
+    if row["renumber_ids"] == "false" {
+      return TraceSource(path: SharedData.path("traces/" + row["trace"]!), format: try TraceFormat(name: row["format"]!))
+    }
     let path = isCloudPhysics ? "libcachesim/" + row["trace"]! : row["trace"]!
     var source = TraceSource(path: SharedData.path("traces/" + path), format: try TraceFormat(name: row["format"]!))
     source.renumberIDs = !isCloudPhysics

@@ -17,7 +17,8 @@ import Testing
     let admission = try #require(header.firstIndex(of: "admission"))
     let hits = try #require(header.firstIndex(of: "hits"))
     #expect(
-      header.suffix(2) == ["admission", "warmup_requests"], "columns are appended, so earlier ones keep their places")
+      header.suffix(4) == ["admission", "warmup_requests", "flash_writes", "flash_write_bytes"],
+      "columns are appended, so earlier ones keep their places")
     let rows = lines.dropFirst().map { $0.split(separator: ",").map(String.init) }
     #expect(rows.map { $0[admission] } == ["none", "bloom-filter", "none", "bloom-filter"])
     #expect(rows.map { $0[hits] } == ["3", "1", "3", "1"])

@@ -118,7 +118,10 @@ func scratchDirectory() throws -> URL { try Scratch.directory("cli") }
     "bytes_requested", "bytes_missed", "byte_miss_ratio", "seconds", "requests_per_second",
   ]
   static let columns =
-    contract + ["skipped_zero_size", "max_occupancy", "exceeds_capacity", "admission", "warmup_requests"]
+    contract + [
+      "skipped_zero_size", "max_occupancy", "exceeds_capacity", "admission", "warmup_requests", "flash_writes",
+      "flash_write_bytes",
+    ]
 
   @Test func csvAndJsonCarryTheContractKeysAndAgree() throws {
     let trace = sharedTraces + "/libcachesim/cloudPhysicsIO.oracleGeneral.bin"
