@@ -31,6 +31,7 @@ public typealias BuiltinPolicies = PolicyList
   .And<S3FIFOD>
   .And<TwoQ>
   .And<LPTwoQ>
+  .And<MQ>
   .And<LIRS>
   .And<ClockPro>
   .And<LFUDA>
