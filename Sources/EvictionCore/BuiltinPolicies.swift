@@ -16,6 +16,7 @@ public typealias BuiltinPolicies = PolicyList
   .And<RandomEviction>
   .And<RandomTwo>
   .And<LRUProb>
+  .And<LRUK>
   .And<Hyperbolic>
   .And<LHD>
   .And<ARC>
