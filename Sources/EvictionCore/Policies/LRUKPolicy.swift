@@ -6,8 +6,9 @@
 /// objects used repeatedly.
 ///
 /// Reproduces libCacheSim 0.3.5's `lru-k` (`cpp/LRU_K.cpp`, cache name
-/// `LRU_K`), new in that release (the 2024 snapshot has no LRU-K). Its only
-/// parameter is `k` (default 2). Time is the request count: every request,
+/// `LRU_K`), new in that release (in the 2024 snapshot `LRU_K.cpp` was an
+/// empty file). Its only parameter is `k` (default 2): no history size, no
+/// correlated-reference period. Time is the request count: every request,
 /// hit or miss, is one tick, and an object's history holds the ticks of its
 /// last K requests. Where it departs from the paper, this follows libCacheSim:
 /// - No history outlives residency (the paper's Retained Information Period is

@@ -10,7 +10,8 @@
 /// in Qout comes back with its remembered frequency plus one, otherwise with 1.
 ///
 /// Reproduces libCacheSim 0.3.5's `mq` (`MQ.c`, cache name `MQ-8`), new in that
-/// release (the 2024 snapshot has no MQ), with its defaults: 8 queues, a
+/// release (the 2024 snapshot had only an unfinished private draft,
+/// `priv/myMQv1.c`, not built into `cachesim`), with its defaults: 8 queues, a
 /// lifetime of 10,000 ticks, Qout weighing 4 × the capacity (`qout=400`,
 /// percent; libCacheSim's `Qout-size-ratio=4.00`). Where it departs from the
 /// paper, this follows libCacheSim:
