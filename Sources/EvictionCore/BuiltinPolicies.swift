@@ -16,6 +16,7 @@ public typealias BuiltinPolicies = PolicyList
   .And<RandomEviction>
   .And<RandomTwo>
   .And<LRUProb>
+  .And<LRUK>
   .And<Hyperbolic>
   .And<LHD>
   .And<ARC>
@@ -31,6 +32,7 @@ public typealias BuiltinPolicies = PolicyList
   .And<S3FIFOD>
   .And<TwoQ>
   .And<LPTwoQ>
+  .And<MQ>
   .And<LIRS>
   .And<ClockPro>
   .And<LFUDA>
