@@ -29,6 +29,7 @@ public typealias BuiltinPolicies = PolicyList
   .And<S3FIFO>
   .And<QDLP>
   .And<S3FIFOD>
+  .And<Clock2QPlus>
   .And<TwoQ>
   .And<LPTwoQ>
   .And<LIRS>
