@@ -15,6 +15,7 @@ public typealias BuiltinPolicies = PolicyList
   .And<MRU>
   .And<RandomEviction>
   .And<RandomTwo>
+  .And<RandomLRU>
   .And<LRUProb>
   .And<Hyperbolic>
   .And<LHD>
