@@ -15,6 +15,7 @@ public typealias BuiltinPolicies = PolicyList
   .And<MRU>
   .And<RandomEviction>
   .And<RandomTwo>
+  .And<RandomLRU>
   .And<LRUProb>
   .And<LRUK>
   .And<Hyperbolic>
@@ -30,6 +31,7 @@ public typealias BuiltinPolicies = PolicyList
   .And<S3FIFO>
   .And<QDLP>
   .And<S3FIFOD>
+  .And<Clock2QPlus>
   .And<TwoQ>
   .And<LPTwoQ>
   .And<MQ>
