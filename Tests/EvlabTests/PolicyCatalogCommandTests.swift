@@ -1,3 +1,4 @@
+import EvictionCore
 import Foundation
 import Testing
 
