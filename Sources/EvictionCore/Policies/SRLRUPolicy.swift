@@ -6,22 +6,44 @@
 /// oldest entries are demoted to the front of SR. So a scan of one-time
 /// objects churns through SR and leaves R alone.
 ///
-/// Follows libCacheSim's `sr_lru` (`eviction/SR_LRU.c`), which differs from
-/// the paper in one respect, reproduced here:
-/// - the paper moves the SR/R boundary (by the ratio of demoted to new
-///   objects); libCacheSim sets the flags that drive the move on an object's
-///   old copy, and tests them on its new, zeroed copy, so the boundary never
-///   moves: SR and R keep ⌊N/2⌋ each (N−1 together for an odd N);
-/// - H remembers SR's evictions, newest first, and stays below N (it is
-///   trimmed while it weighs N or more);
-/// - an object heavier than its list (R if H knows it, SR otherwise) is not
-///   admitted, and a known one stays in H;
-/// - SR may hold more than its half between a hit, whose promotion to R
-///   demotes R's oldest entries into SR, and the next admission, which trims
-///   SR into H; SR and R together never exceed N.
+/// Follows libCacheSim 0.3.5's `sr_lru` (`eviction/SR_LRU.c`; its command line
+/// does not offer it: `results/reference/libcachesim_035_sr_lru.tsv` holds its
+/// counts, from a driver linked to its library):
+/// - SR and R start with ⌊N/2⌋ each; H remembers SR's evictions, newest
+///   first, and stays below N (it is trimmed while it weighs N or more);
+/// - a request for a key in H whose ghost left SR as a *new* object (one that
+///   entered on a miss, not one demoted from R) grows SR's limit, after the
+///   object has entered R, to min(SR + max(1, ⌊D/C⌋), U − 1), where D counts
+///   demotions from R not yet evicted from SR, C every new object SR has
+///   evicted (never decreased), and U the weight resident with the newcomer;
+///   R's limit becomes N − SR. The step is counted in objects in both size
+///   modes, so in byte mode SR moves by a few bytes at a time. libCacheSim
+///   computes it in floating point (⌊D/C⌋ + 0.5, at least 1.0, truncated when
+///   added); the result is the same integer;
+/// - the paper's other move, shrinking SR when a demoted object is hit in SR,
+///   never happens in libCacheSim, which tests the demoted mark on the fresh,
+///   unmarked copy it makes in R; nor does a hit take the object out of D;
+/// - an object heavier than its list's limit (R's if H knows it, SR's
+///   otherwise) is not admitted, and a known one stays in H;
+/// - R is trimmed only when something enters it, SR only on admissions: SR may
+///   hold more than its limit between a hit, whose promotion to R demotes R's
+///   oldest entries into SR, and the next admission; and when SR's limit grows,
+///   R keeps its entries until the next move into R, so the two together may
+///   exceed N by the last step (cloudPhysicsIO, count mode, 500 objects: 501
+///   resident after 30,964 of the 113,872 requests, as in libCacheSim).
 ///
+/// The 2024 libCacheSim (aa0fc40) dropped the ghost's mark when the object
+/// re-entered R, so neither move ever happened: SR and R kept ⌊N/2⌋ each and
+/// never exceeded N together. `v0=true` reproduces it (the older reference
+/// rows); on cloudPhysicsIO at 500 objects it misses 94,428 times, 0.3.5
+/// 94,942 times.
+///
+/// Where libCacheSim's lists would run dry (R's limit below 0, reachable only
+/// once the cache holds more than N, or SR's below 0 with weightless objects)
+/// it would dereference a missing victim; here the trimming stops.
 /// A removal deletes the key (a ghost in H too): it is not an eviction, so it
-/// leaves no history, where libCacheSim's remove files it in H.
+/// leaves no history, where libCacheSim's remove files it in H; a removed
+/// demoted object leaves D.
 public struct SRLRUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
   public typealias Key = Index.Key
 
@@ -29,25 +51,38 @@ public struct SRLRUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable
   @inlinable @inline(__always) static var inSR: UInt8 { 2 }
   @inlinable @inline(__always) static var inHistory: UInt8 { 3 }
 
-  public var store: PolicyStorage<Index, Void>
+  /// The payload marks an SR entry that entered on a miss (true) rather than
+  /// by demotion from R, and a ghost that left SR so; R's entries carry false.
+  public var store: PolicyStorage<Index, Bool>
   /// Proven objects, most recently used first.
   @usableFromInline var recent = EntryList()
   /// New and demoted objects, most recently used first.
   @usableFromInline var scanResistant = EntryList()
   /// Ghosts of SR's evictions, newest first.
   @usableFromInline var history = EntryList()
-  /// The weight R and SR each keep (SR between admissions aside).
-  public let half: Int64
+  /// SR's limit: the most it keeps after an admission.
+  @usableFromInline var scanResistantLimit: Int64
+  /// R's limit: the most it keeps after something enters it.
+  @usableFromInline var recentLimit: Int64
+  /// Demotions from R whose object SR has not evicted since (libCacheSim's `C_demoted`).
+  @usableFromInline var demotions: Int64 = 0
+  /// New objects SR has evicted into H, ever (libCacheSim's `C_new`).
+  @usableFromInline var newEvictions: Int64 = 0
+  /// Whether SR's limit grows on a return of a new object (0.3.5), or the
+  /// halves stay fixed (the 2024 libCacheSim, `v0=true`).
+  public let movesBoundary: Bool
 
   @inlinable
-  public init(capacity: Int64) {
+  public init(capacity: Int64, v0: Bool = false) {
     store = PolicyStorage(capacity: capacity)
-    half = capacity / 2
+    scanResistantLimit = capacity / 2
+    recentLimit = capacity / 2
+    movesBoundary = !v0
   }
 
   @inlinable public static var missedLookupChangesNothing: Bool { true }
 
-  public var name: String { "SR-LRU" }
+  public var name: String { movesBoundary ? "SR-LRU" : "SR-LRU(v0)" }
 
   @inlinable public func contains(_ key: Key) -> Bool {
     let slot = store.find(key)
@@ -63,6 +98,7 @@ public struct SRLRUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable
       store.table.moveToFront(slot, &recent)
     case Self.inSR:
       store.table.unlink(slot, &scanResistant)
+      store.table[slot].payload = false
       store.table.pushFront(slot, &recent, tag: Self.inR)
       demote(above: 0)
     default:
@@ -78,36 +114,52 @@ public struct SRLRUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable
 
   /// SR's trim, which libCacheSim makes after inserting, runs before the
   /// insertion here (it evicts the same entries: the newcomer is never SR's
-  /// oldest), so each victim can be approved before anything enters.
+  /// oldest, and one returning from H enters R), so each victim can be
+  /// approved before anything enters.
   @inlinable @inline(__always)
   public mutating func admit(
     _ request: Request<Key>, onEvict: (Slot, Key) -> Void, approve: (Key) -> Bool
   ) -> Slot? {
     let known = store.find(request.key)
-    guard request.weight <= half else { return nil }
     let slot: Slot
     if known >= 0 {
+      guard request.weight <= recentLimit else { return nil }
+      let returnsNew = store.table[known].payload
       store.table.unlink(known, &history)
       store.delete(known, resident: false)
       demote(above: request.weight)
+      if returnsNew && movesBoundary { growScanResistant(admitting: request.weight) }
       guard trimScanResistant(making: 0, onEvict, approve) else { return nil }
-      slot = store.insert(request.key, weight: request.weight, payload: ())
+      slot = store.insert(request.key, weight: request.weight, payload: false)
       store.table.pushFront(slot, &recent, tag: Self.inR)
     } else {
+      guard request.weight <= scanResistantLimit else { return nil }
       guard trimScanResistant(making: request.weight, onEvict, approve) else { return nil }
-      slot = store.insert(request.key, weight: request.weight, payload: ())
+      slot = store.insert(request.key, weight: request.weight, payload: true)
       store.table.pushFront(slot, &scanResistant, tag: Self.inSR)
     }
     return slot
   }
 
-  /// Evicts SR's oldest entries into H until `room` more fits SR's half;
+  /// Moves the SR/R boundary for a new object returning from H: SR grows by
+  /// ⌊demotions / new evictions⌋, at least 1, but stays below the resident
+  /// weight with the newcomer (`incoming`); R gets the rest of N.
+  @inlinable @inline(__always)
+  mutating func growScanResistant(admitting incoming: Int64) {
+    // libCacheSim's quotient passes through a C int; it stays far below 2³¹.
+    let quotient = Int64(Int32(truncatingIfNeeded: newEvictions > 0 ? demotions / newEvictions : 0))
+    let ceiling = store.used &+ incoming &- 1
+    scanResistantLimit = min(scanResistantLimit &+ max(quotient, 1), ceiling)
+    recentLimit = store.capacity &- scanResistantLimit
+  }
+
+  /// Evicts SR's oldest entries into H until `room` more fits SR's limit;
   /// false when `approve` refuses one.
   @inlinable @inline(__always)
   mutating func trimScanResistant(
     making room: Int64, _ onEvict: (Slot, Key) -> Void, _ approve: (Key) -> Bool
   ) -> Bool {
-    while scanResistant.weight &+ room > half {
+    while scanResistant.weight &+ room > scanResistantLimit && !scanResistant.isEmpty {
       guard approve(store.table[scanResistant.back].key) else { return false }
       evictBack(of: Self.inSR, onEvict)
     }
@@ -128,7 +180,9 @@ public struct SRLRUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable
     guard slot >= 0 else { return nil }
     switch store.table[slot].list {
     case Self.inR: store.table.unlink(slot, &recent)
-    case Self.inSR: store.table.unlink(slot, &scanResistant)
+    case Self.inSR:
+      store.table.unlink(slot, &scanResistant)
+      if !store.table[slot].payload { demotions &-= 1 }
     default:
       store.table.unlink(slot, &history)
       store.delete(slot, resident: false)
@@ -139,13 +193,15 @@ public struct SRLRUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable
   }
 
   /// Demotes R's oldest entries to the front of SR until R, with `incoming`
-  /// more weight, fits its half.
+  /// more weight, fits its limit.
   @inlinable @inline(__always)
   mutating func demote(above incoming: Int64) {
-    while recent.weight &+ incoming > half {
+    while recent.weight &+ incoming > recentLimit && !recent.isEmpty {
       let slot = recent.back
       store.table.unlink(slot, &recent)
+      store.table[slot].payload = false
       store.table.pushFront(slot, &scanResistant, tag: Self.inSR)
+      demotions &+= 1
     }
   }
 
@@ -156,6 +212,7 @@ public struct SRLRUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable
     if list == Self.inSR {
       slot = scanResistant.back
       store.table.unlink(slot, &scanResistant)
+      if store.table[slot].payload { newEvictions &+= 1 } else { demotions &-= 1 }
     } else {
       slot = recent.back
       store.table.unlink(slot, &recent)
@@ -170,9 +227,34 @@ public struct SRLRUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable
     store.table.checkList(recent, tag: Self.inR, "R")
     store.table.checkList(scanResistant, tag: Self.inSR, "SR")
     store.table.checkList(history, tag: Self.inHistory, "H")
-    precondition(recent.weight <= half, "R over its half")
     precondition(history.weight < store.capacity, "H not below the capacity")
-    store.checkTotals([recent, scanResistant])
+    precondition(count(marked: true, in: recent) == 0, "an entry of R marked new")
+    precondition(demotions >= count(marked: false, in: scanResistant), "SR holds more demoted entries than counted")
+    precondition(newEvictions >= count(marked: true, in: history), "H holds more new ghosts than SR evicted")
+    if movesBoundary {
+      precondition(
+        scanResistantLimit + recentLimit == store.capacity
+          || (scanResistantLimit == store.capacity / 2 && recentLimit == scanResistantLimit),
+        "SR's and R's limits do not share the capacity")
+      // SR and R may together exceed N by SR's last step (see the header).
+      precondition(recent.weight + scanResistant.weight == store.used, "R and SR do not weigh what is counted")
+      precondition(recent.count + scanResistant.count == store.count, "R and SR do not hold what is counted")
+      precondition(store.index.count == store.table.live, "index and slab disagree")
+    } else {
+      precondition(recent.weight <= recentLimit, "R over its half")
+      store.checkTotals([recent, scanResistant])
+    }
+  }
+
+  /// How many entries of `list` carry `mark` (see ``store``).
+  func count(marked mark: Bool, in list: EntryList) -> Int {
+    var found = 0
+    var slot = list.front
+    while slot >= 0 {
+      if store.table[slot].payload == mark { found += 1 }
+      slot = store.table[slot].next
+    }
+    return found
   }
 
   public func lists() -> [(name: String, keys: [Key])] {
@@ -187,14 +269,22 @@ public struct SRLRUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable
 public enum SRLRU: PolicyDefinition {
   public static let descriptor = PolicyDescriptor(
     name: "sr-lru", summary: "scan-resistant LRU: new objects wait in SR, proven ones live in R",
-    citation: "Rodriguez et al., FAST'21", traits: .asksBeforeEvicting,
-    checkedAgainst: "libCacheSim (4 encodings × 2 size modes)")
+    citation: "Rodriguez et al., FAST'21",
+    parameters: [
+      PolicyParameter(
+        switch: "v0", default: false,
+        help: "libCacheSim's 2024 SR-LRU, snapshot aa0fc40: SR and R keep half the capacity each")
+    ],
+    traits: .asksBeforeEvicting,
+    checkedAgainst: "libCacheSim 0.3.5 (cloudPhysicsIO and twitter, both size modes); with v0=true, its 2024 "
+      + "snapshot (4 encodings × 2 size modes)",
+    libCacheSim: "0.3.5")
 
   @inlinable
   public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
     _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
   ) -> Visitor.Output where Index.Key == Visitor.Key {
-    visitor.visit(SRLRUPolicy<Index>(capacity: capacity))
+    visitor.visit(SRLRUPolicy<Index>(capacity: capacity, v0: spec.isOn("v0")))
   }
 
   /// Each half admits objects up to its weight: in count mode it needs 2.
