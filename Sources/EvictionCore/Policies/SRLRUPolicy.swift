@@ -6,9 +6,12 @@
 /// oldest entries are demoted to the front of SR. So a scan of one-time
 /// objects churns through SR and leaves R alone.
 ///
-/// Follows libCacheSim 0.3.5's `sr_lru` (`eviction/SR_LRU.c`; its command line
-/// does not offer it: `results/reference/libcachesim_035_sr_lru.tsv` holds its
-/// counts, from a driver linked to its library):
+/// Two definitions, both libCacheSim's (`eviction/SR_LRU.c`; its command line
+/// does not offer it: `results/reference/libcachesim_035_sr_lru.tsv` holds
+/// 0.3.5's counts, from a driver linked to its library). By default the one
+/// of its 2024 snapshot (aa0fc40), which keeps the capacity; with
+/// `grow-sr=true` the one of release 0.3.5, which holds up to a few objects
+/// more than the capacity (below), as no default policy here may. In 0.3.5:
 /// - SR and R start with ⌊N/2⌋ each; H remembers SR's evictions, newest
 ///   first, and stays below N (it is trimmed while it weighs N or more);
 /// - a request for a key in H whose ghost left SR as a *new* object (one that
@@ -32,11 +35,11 @@
 ///   exceed N by the last step (cloudPhysicsIO, count mode, 500 objects: 501
 ///   resident after 30,964 of the 113,872 requests, as in libCacheSim).
 ///
-/// The 2024 libCacheSim (aa0fc40) dropped the ghost's mark when the object
-/// re-entered R, so neither move ever happened: SR and R kept ⌊N/2⌋ each and
-/// never exceeded N together. `v0=true` reproduces it (the older reference
-/// rows); on cloudPhysicsIO at 500 objects it misses 94,428 times, 0.3.5
-/// 94,942 times.
+/// The 2024 libCacheSim (aa0fc40), the default here, dropped the ghost's mark
+/// when the object re-entered R, so neither move ever happened: SR and R keep
+/// ⌊N/2⌋ each and never exceed N together (the older reference rows agree
+/// with it). On cloudPhysicsIO at 500 objects it misses 94,428 times, 0.3.5
+/// (`grow-sr=true`) 94,942 times.
 ///
 /// Where libCacheSim's lists would run dry (R's limit below 0, reachable only
 /// once the cache holds more than N, or SR's below 0 with weightless objects)
@@ -68,21 +71,21 @@ public struct SRLRUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable
   @usableFromInline var demotions: Int64 = 0
   /// New objects SR has evicted into H, ever (libCacheSim's `C_new`).
   @usableFromInline var newEvictions: Int64 = 0
-  /// Whether SR's limit grows on a return of a new object (0.3.5), or the
-  /// halves stay fixed (the 2024 libCacheSim, `v0=true`).
+  /// Whether SR's limit grows on a return of a new object (0.3.5,
+  /// `grow-sr=true`), or the halves stay fixed (the 2024 libCacheSim).
   public let movesBoundary: Bool
 
   @inlinable
-  public init(capacity: Int64, v0: Bool = false) {
+  public init(capacity: Int64, growsSR: Bool = false) {
     store = PolicyStorage(capacity: capacity)
     scanResistantLimit = capacity / 2
     recentLimit = capacity / 2
-    movesBoundary = !v0
+    movesBoundary = growsSR
   }
 
   @inlinable public static var missedLookupChangesNothing: Bool { true }
 
-  public var name: String { movesBoundary ? "SR-LRU" : "SR-LRU(v0)" }
+  public var name: String { movesBoundary ? "SR-LRU(grow-sr)" : "SR-LRU" }
 
   @inlinable public func contains(_ key: Key) -> Bool {
     let slot = store.find(key)
@@ -272,19 +275,19 @@ public enum SRLRU: PolicyDefinition {
     citation: "Rodriguez et al., FAST'21",
     parameters: [
       PolicyParameter(
-        switch: "v0", default: false,
-        help: "libCacheSim's 2024 SR-LRU, snapshot aa0fc40: SR and R keep half the capacity each")
+        switch: "grow-sr", default: false,
+        help: "libCacheSim 0.3.5's SR-LRU: SR's limit grows when a new object returns (may exceed the capacity)")
     ],
     traits: .asksBeforeEvicting,
-    checkedAgainst: "libCacheSim 0.3.5 (cloudPhysicsIO and twitter, both size modes); with v0=true, its 2024 "
-      + "snapshot (4 encodings × 2 size modes)",
-    libCacheSim: "0.3.5")
+    checkedAgainst: "libCacheSim's 2024 snapshot (4 encodings × 2 size modes); with grow-sr=true, 0.3.5 "
+      + "(cloudPhysicsIO and twitter, both size modes)",
+    libCacheSim: "aa0fc40 (2024); 0.3.5 with grow-sr=true")
 
   @inlinable
   public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
     _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
   ) -> Visitor.Output where Index.Key == Visitor.Key {
-    visitor.visit(SRLRUPolicy<Index>(capacity: capacity, v0: spec.isOn("v0")))
+    visitor.visit(SRLRUPolicy<Index>(capacity: capacity, growsSR: spec.isOn("grow-sr")))
   }
 
   /// Each half admits objects up to its weight: in count mode it needs 2.
