@@ -27,6 +27,7 @@ public typealias BuiltinPolicies = PolicyList
   .And<CLOCK>
   .And<Sieve>
   .And<S3FIFO>
+  .And<S3FIFOv0>
   .And<QDLP>
   .And<S3FIFOD>
   .And<TwoQ>
