@@ -38,6 +38,7 @@ public typealias BuiltinPolicies = PolicyList
   .And<GDSF>
   .And<SizeEviction>
   .And<WTinyLFU>
+  .And<WTinyLFUv0>
   .And<Belady>
   .And<BeladySize>
   .And<NSCacheLinux>
