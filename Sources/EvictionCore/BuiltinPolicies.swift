@@ -29,6 +29,7 @@ public typealias BuiltinPolicies = PolicyList
   .And<CLOCK>
   .And<Sieve>
   .And<S3FIFO>
+  .And<S3FIFOv0>
   .And<QDLP>
   .And<S3FIFOD>
   .And<Clock2QPlus>
@@ -41,6 +42,7 @@ public typealias BuiltinPolicies = PolicyList
   .And<GDSF>
   .And<SizeEviction>
   .And<WTinyLFU>
+  .And<WTinyLFUv0>
   .And<Belady>
   .And<BeladySize>
   .And<NSCacheLinux>

@@ -12,20 +12,33 @@
 ///   inserted, when it hits in the main cache, and when it leaves the window;
 ///   it halves after 32·main main-cache hits; window hits are not counted;
 /// - room is made from the window's LRU end: while the main cache has room the
-///   window's victim moves there (no eviction yet); otherwise the victim
-///   replaces the main cache's victim (probation's LRU end, else protected's)
-///   when its estimate is strictly higher, and the window's next victim is
-///   considered in turn, until one is rated no higher and evicted (or the
-///   window is empty and the main cache evicts). libCacheSim's later sources
-///   stop after one replacement; the reference figures were measured with
-///   this draining version and agree with it to the miss;
+///   window's victim moves there (no eviction yet, and the next victim is
+///   considered); otherwise the victim replaces the main cache's victim
+///   (probation's LRU end, else protected's) when its estimate is strictly
+///   higher, else it is evicted; with the window empty, the main cache
+///   evicts. After a replacement the two names differ:
+///   - `wtinylfu` follows libCacheSim 0.3.5's `WTinyLFU.c`: a replacement
+///     evicted the main cache's victim, so it ends this eviction; the
+///     insertion makes room again from the window only if the object still
+///     does not fit. That is 0.3.5's only behavioural change to the file (its
+///     SLRU now refuses a segment share that rounds to zero, which only tiny
+///     caches meet; see below).
+///   - `wtinylfu-v0` follows libCacheSim's 2024 snapshot (aa0fc40; 0.3.5
+///     keeps no copy of it): a replacement does not count as an eviction, so
+///     the window's next victim is considered in turn, and the window drains
+///     into the main cache until a victim is rated no higher and evicted (or
+///     the window is empty). The 2024 reference figures (cloudPhysicsIO and
+///     seven more traces) agree with it to the miss.
+///   On cloudPhysicsIO at 10,000 objects `wtinylfu` misses 77,281 requests,
+///   `wtinylfu-v0` 77,188; at 1 GiB (byte mode), 53,657 and 53,564;
 /// - the main cache is libCacheSim's SLRU: a moved-in object takes the lowest
 ///   segment with room for it; a main hit promotes to protected, whose
 ///   overflow falls back to probation, whose overflow is evicted;
 /// - an object heavier than the window or than probation is not admitted.
 ///
 /// Tiny caches, where libCacheSim's shares round to zero and it would admit
-/// nothing, get a one-unit window and admit into an empty probation; with no
+/// nothing (0.3.5 stops with an error once probation's share is zero, a main
+/// cache under five units), get a one-unit window and admit into an empty probation; with no
 /// room for a protected segment (a main cache of one unit), a main hit stays
 /// in probation, where promotion would have evicted the object just hit.
 ///
@@ -74,14 +87,21 @@ public struct WTinyLFUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
   public let windowShare: Double
   /// The hill climber, when `adaptive`.
   @usableFromInline var climber: HillClimber?
+  /// 2024's rule (`wtinylfu-v0`): a replacement in the main cache does not
+  /// end the eviction, so the window drains. False: libCacheSim 0.3.5's
+  /// (`wtinylfu`), a replacement is the eviction.
+  @usableFromInline let drainsWindow: Bool
 
   @usableFromInline static var inWindow: UInt8 { 0 }
   @usableFromInline static var inProbation: UInt8 { 1 }
   @usableFromInline static var inProtected: UInt8 { 2 }
 
   @inlinable
-  public init(capacity: Int64, window windowShare: Double = 0.01, adaptive: Bool = false) {
+  public init(
+    capacity: Int64, window windowShare: Double = 0.01, adaptive: Bool = false, drainsWindow: Bool = false
+  ) {
     store = PolicyStorage(capacity: capacity)
+    self.drainsWindow = drainsWindow
     self.windowShare = windowShare
     windowCapacity = min(capacity, max(1, Int64(Double(capacity) * windowShare)))
     mainCapacity = capacity - windowCapacity
@@ -94,7 +114,9 @@ public struct WTinyLFUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
     climber = adaptive ? HillClimber(capacity: capacity) : nil
   }
 
-  public var name: String { "W-TinyLFU(window=\(windowShare)\(climber == nil ? "" : ", adaptive"))" }
+  public var name: String {
+    "W-TinyLFU\(drainsWindow ? "v0" : "")(window=\(windowShare)\(climber == nil ? "" : ", adaptive"))"
+  }
 
   @inlinable @inline(__always)
   func bits(_ key: Key) -> UInt64 { Index.sketchBits(key) }
@@ -219,7 +241,8 @@ public struct WTinyLFUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
         evictFromMain(onEvict)
         guard moveToMain(candidate, onEvict, approve) else { return false }
         sketch.add(candidateBits)
-        continue
+        if drainsWindow { continue }
+        return true
       }
       guard approve(store.table[candidate].key) else { return false }
       store.evict(candidate, from: &window, onEvict: onEvict)
@@ -309,8 +332,16 @@ public struct WTinyLFUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
       windowCapacity + mainCapacity == store.capacity, "the window and the main cache do not sum to the capacity")
     precondition(windowCapacity >= 1 && protectedCapacity >= 0, "a segment's share is out of range")
     // The window may hold more than its share until the cache is full (a
-    // window victim moves to the main cache only when room is made).
-    precondition(probation.weight + protected.weight <= mainCapacity, "main cache over its share")
+    // window victim moves to the main cache only when room is made). The
+    // main cache may hold more than its share too, as libCacheSim's SLRU
+    // does in byte mode: a victim that finds no segment with room goes to
+    // probation once the main cache as a whole has room, which can leave
+    // probation over its share, and a later victim then fits protected's
+    // share and enters it regardless of the total. So the main cache is
+    // within its share whenever probation is within its own.
+    precondition(
+      probation.weight + protected.weight <= mainCapacity || probation.weight > probationCapacity,
+      "main cache over its share with probation within its own")
     if climber != nil {
       precondition(probationCapacity + protectedCapacity == mainCapacity, "probation's share moved")
     }
@@ -326,18 +357,13 @@ public struct WTinyLFUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
   }
 }
 
-/// W-TinyLFU in the catalog.
+/// W-TinyLFU in the catalog: libCacheSim 0.3.5's, where a replacement in
+/// the main cache is the eviction.
 public enum WTinyLFU: PolicyDefinition {
   public static let descriptor = PolicyDescriptor(
     name: "wtinylfu", summary: "W-TinyLFU: LRU window, frequency-filtered SLRU main",
-    citation: "Einziger et al., TOS'17",
-    parameters: [
-      PolicyParameter(fraction: "window", default: 0.01, help: "window LRU's share of the capacity"),
-      PolicyParameter(
-        switch: "adaptive", default: false,
-        help: "Caffeine's hill climber moves capacity between the window and protected; not in libCacheSim"),
-    ],
-    traits: .asksBeforeEvicting, checkedAgainst: "libCacheSim, both size modes")
+    citation: "Einziger et al., TOS'17", parameters: WTinyLFUShared.parameters, traits: .asksBeforeEvicting,
+    checkedAgainst: "libCacheSim 0.3.5 (cloudPhysicsIO and Twitter, both size modes)", libCacheSim: "0.3.5")
 
   @inlinable
   public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
@@ -345,8 +371,36 @@ public enum WTinyLFU: PolicyDefinition {
   ) -> Visitor.Output where Index.Key == Visitor.Key {
     visitor.visit(
       WTinyLFUPolicy<Index>(
-        capacity: capacity, window: spec.fraction("window"), adaptive: spec.isOn("adaptive")))
+        capacity: capacity, window: spec.fraction("window"), adaptive: spec.isOn("adaptive"), drainsWindow: false))
   }
+}
+
+/// W-TinyLFU as libCacheSim had it in 2024: the window drains into the main
+/// cache until one of its victims is evicted.
+public enum WTinyLFUv0: PolicyDefinition {
+  public static let descriptor = PolicyDescriptor(
+    name: "wtinylfu-v0", summary: "W-TinyLFU whose window drains into the main cache while its victims win",
+    citation: "Einziger et al., TOS'17", parameters: WTinyLFUShared.parameters, traits: .asksBeforeEvicting,
+    checkedAgainst: "libCacheSim aa0fc40 (both size modes; seven more traces)", libCacheSim: "aa0fc40 (2024)")
+
+  @inlinable
+  public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
+    _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
+  ) -> Visitor.Output where Index.Key == Visitor.Key {
+    visitor.visit(
+      WTinyLFUPolicy<Index>(
+        capacity: capacity, window: spec.fraction("window"), adaptive: spec.isOn("adaptive"), drainsWindow: true))
+  }
+}
+
+/// What the two W-TinyLFU catalog entries share.
+public enum WTinyLFUShared {
+  public static let parameters = [
+    PolicyParameter(fraction: "window", default: 0.01, help: "window LRU's share of the capacity"),
+    PolicyParameter(
+      switch: "adaptive", default: false,
+      help: "Caffeine's hill climber moves capacity between the window and protected; not in libCacheSim"),
+  ]
 }
 
 /// Caffeine's hill climber for the window's share (Einziger et al.,
