@@ -193,17 +193,18 @@ public enum PolicyCatalog {
     if let found = builtin.first(where: { $0.descriptor.name == name }) { return found }
     let folded = name.foldedPolicyName()
     if let found = builtin.first(where: { $0.descriptor.name.foldedPolicyName() == folded }) { return found }
-    return registered(named: folded)
+    return registered(named: name)
   }
 
   /// The descriptor of `name` (case-insensitive).
   public static func entry(named name: String) -> PolicyDescriptor? { definition(named: name)?.descriptor }
 
-  /// A registered (not built-in) definition, by its folded name
-  /// (``Swift/String/foldedPolicyName()``).
+  /// A registered (not built-in) definition, by its name in any spelling
+  /// the catalog accepts (``Swift/String/foldedPolicyName()``).
   @usableFromInline
-  static func registered(named folded: String) -> (any PolicyDefinition.Type)? {
-    extra.withLock { list in list.first { $0.descriptor.name.foldedPolicyName() == folded } }
+  static func registered(named name: String) -> (any PolicyDefinition.Type)? {
+    let folded = name.foldedPolicyName()
+    return extra.withLock { list in list.first { $0.descriptor.name.foldedPolicyName() == folded } }
   }
 }
 
