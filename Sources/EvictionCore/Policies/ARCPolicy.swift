@@ -278,7 +278,7 @@ public struct ARCPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
 public enum ARC: PolicyDefinition {
   public static let descriptor = PolicyDescriptor(
     name: "arc", summary: "adaptive replacement cache", citation: "Megiddo and Modha, FAST'03",
-    traits: .asksBeforeEvicting, checkedAgainst: "libCacheSim; the ARC paper's OLTP figures")
+    traits: .asksBeforeEvicting, checkedAgainst: "libCacheSim; the ARC paper's OLTP figures", libCacheSim: "0.3.5")
 
   @inlinable
   public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(

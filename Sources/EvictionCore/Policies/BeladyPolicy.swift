@@ -65,7 +65,7 @@ public enum Belady: PolicyDefinition {
     name: "belady", summary: "Belady's offline optimum: evict the farthest next request",
     citation: "Belady, IBM Systems Journal 1966",
     traits: .offline,
-    checkedAgainst: "libCacheSim, byte mode included")
+    checkedAgainst: "libCacheSim, byte mode included", libCacheSim: "0.3.5")
 
   @inlinable
   public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(

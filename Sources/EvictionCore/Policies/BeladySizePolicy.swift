@@ -136,7 +136,8 @@ public enum BeladySize: PolicyDefinition {
       PolicyParameter("seed", default: 1, range: 0...Int64.max, help: "sampling stream seed"),
     ],
     traits: [.offline, .randomized],
-    checkedAgainst: "libCacheSim's `beladysize` miss ratio within 1% (it samples with its own generator)")
+    checkedAgainst: "libCacheSim's `beladysize` miss ratio within 1% (it samples with its own generator)",
+    libCacheSim: "aa0fc40 (2024)")
 
   @inlinable
   public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(

@@ -13,7 +13,7 @@ public enum CRLFU: PolicyDefinition {
     name: "cr-lfu", summary: "churn-resistant LFU: newest first among the least frequent",
     citation: "Rodriguez et al., FAST'21",
     traits: .namesVictims,
-    checkedAgainst: "libCacheSim (4 encodings × 2 size modes)")
+    checkedAgainst: "libCacheSim (4 encodings × 2 size modes)", libCacheSim: "0.3.5")
 
   @inlinable
   public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(

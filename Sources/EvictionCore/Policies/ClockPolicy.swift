@@ -76,7 +76,7 @@ public enum CLOCK: PolicyDefinition {
       PolicyParameter("init", default: 0, range: 0...255, help: "counter of a new entry"),
     ],
     traits: .namesVictims,
-    checkedAgainst: "libCacheSim")
+    checkedAgainst: "libCacheSim", libCacheSim: "0.3.5")
 
   @inlinable
   public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(

@@ -14,7 +14,7 @@ public enum FIFO: PolicyDefinition {
   public static let descriptor = PolicyDescriptor(
     name: "fifo", summary: "first in, first out",
     traits: .namesVictims,
-    checkedAgainst: "libCacheSim (all reference rows, 4 encodings × 2 size modes)")
+    checkedAgainst: "libCacheSim (all reference rows, 4 encodings × 2 size modes)", libCacheSim: "0.3.5")
 
   @inlinable
   public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(

@@ -130,7 +130,8 @@ public struct FlashProbPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copy
 /// flashProb in the catalog.
 public enum FlashProb: PolicyDefinition {
   public static let descriptor = PolicyDescriptor(
-    name: "flashprob", summary: "two tiers: LRU in DRAM over a FIFO on flash that admits DRAM's victims with probability p",
+    name: "flashprob",
+    summary: "two tiers: LRU in DRAM over a FIFO on flash that admits DRAM's victims with probability p",
     citation: "libCacheSim's flashProb",
     parameters: [
       PolicyParameter(fraction: "ram", default: 0.05, help: "DRAM's share of the capacity (flash keeps the rest)"),

@@ -127,8 +127,8 @@ public enum Hyperbolic: PolicyDefinition {
     ],
     traits: [.randomized, .namesVictims],
     checkedAgainst:
-      "libCacheSim drawing uniformly: miss ratio within 1% (cloudPhysicsIO, both size modes; seven more traces); its own sampler moves it by up to 5%"
-  )
+      "libCacheSim drawing uniformly: miss ratio within 1% (cloudPhysicsIO, both size modes; seven more traces); its own sampler moves it by up to 5%",
+    libCacheSim: "aa0fc40 (2024)")
 
   @inlinable
   public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(

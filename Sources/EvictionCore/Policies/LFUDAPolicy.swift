@@ -136,7 +136,7 @@ public enum LFUDA: PolicyDefinition {
   public static let descriptor = PolicyDescriptor(
     name: "lfuda", summary: "LFU with dynamic aging", citation: "Arlitt et al., 2000",
     traits: .namesVictims,
-    checkedAgainst: "libCacheSim")
+    checkedAgainst: "libCacheSim", libCacheSim: "0.3.5")
 
   @inlinable
   public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(

@@ -140,7 +140,7 @@ public enum LFU: PolicyDefinition {
   public static let descriptor = PolicyDescriptor(
     name: "lfu", summary: "least frequently used, oldest first among equals",
     traits: .namesVictims,
-    checkedAgainst: "libCacheSim")
+    checkedAgainst: "libCacheSim", libCacheSim: "0.3.5")
 
   @inlinable
   public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(

@@ -370,7 +370,8 @@ public enum LHD: PolicyDefinition {
     ],
     traits: [.randomized, .namesVictims],
     checkedAgainst:
-      "libCacheSim's miss ratio within 1% (cloudPhysicsIO in 4 encodings × 2 size modes; seven more traces)")
+      "libCacheSim's miss ratio within 1% (cloudPhysicsIO in 4 encodings × 2 size modes; seven more traces)",
+    libCacheSim: "aa0fc40 (2024)")
 
   @inlinable
   public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(

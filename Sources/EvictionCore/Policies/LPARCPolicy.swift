@@ -13,7 +13,7 @@ public enum LPARC: PolicyDefinition {
     name: "lp-arc", summary: "ARC with lazy promotion: T2 is a CLOCK",
     citation: "Yang et al., HotOS'23; Megiddo and Modha, FAST'03",
     traits: .asksBeforeEvicting,
-    checkedAgainst: "libCacheSim (cloudPhysicsIO, count and bytes; seven more traces)")
+    checkedAgainst: "libCacheSim (cloudPhysicsIO, count and bytes; seven more traces)", libCacheSim: "aa0fc40 (2024)")
 
   @inlinable
   public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(

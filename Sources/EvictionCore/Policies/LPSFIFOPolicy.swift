@@ -119,7 +119,7 @@ public enum LPSFIFO: PolicyDefinition {
       PolicyParameter("segments", default: 4, range: 1...16, help: "number of segments")
     ],
     traits: .namesVictims,
-    checkedAgainst: "libCacheSim (cloudPhysicsIO, count and bytes; seven more traces)")
+    checkedAgainst: "libCacheSim (cloudPhysicsIO, count and bytes; seven more traces)", libCacheSim: "aa0fc40 (2024)")
 
   @inlinable
   public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(

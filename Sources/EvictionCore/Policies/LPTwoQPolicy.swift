@@ -16,7 +16,7 @@ public enum LPTwoQ: PolicyDefinition {
       PolicyParameter(fraction: "out", default: 0.5, help: "A1out's (ghost) weight as a share of the capacity"),
     ],
     traits: [.namesVictims, .asksBeforeEvicting],
-    checkedAgainst: "libCacheSim (cloudPhysicsIO, count and bytes; seven more traces)")
+    checkedAgainst: "libCacheSim (cloudPhysicsIO, count and bytes; seven more traces)", libCacheSim: "aa0fc40 (2024)")
 
   @inlinable
   public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(

@@ -15,7 +15,7 @@ public enum MRU: PolicyDefinition {
   public static let descriptor = PolicyDescriptor(
     name: "mru", summary: "most recently used",
     traits: .namesVictims,
-    checkedAgainst: "libCacheSim (all reference rows, 4 encodings × 2 size modes)")
+    checkedAgainst: "libCacheSim (all reference rows, 4 encodings × 2 size modes)", libCacheSim: "0.3.5")
 
   @inlinable
   public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(

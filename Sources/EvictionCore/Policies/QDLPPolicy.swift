@@ -167,7 +167,8 @@ public enum QDLP: PolicyDefinition {
       PolicyParameter(fraction: "fifo", default: 0.1, help: "the probationary FIFO's share of the capacity"),
       PolicyParameter(fraction: "ghost", default: 0.9, help: "the ghost FIFO's weight as a share of the capacity"),
     ],
-    traits: .asksBeforeEvicting, checkedAgainst: "libCacheSim (4 encodings × 2 size modes; seven more traces)")
+    traits: .asksBeforeEvicting, checkedAgainst: "libCacheSim (4 encodings × 2 size modes; seven more traces)",
+    libCacheSim: "0.3.5")
 
   @inlinable
   public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(

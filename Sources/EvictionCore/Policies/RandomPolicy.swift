@@ -74,7 +74,7 @@ public enum RandomEviction: PolicyDefinition {
       PolicyParameter("seed", default: 1, range: 0...Int64.max, help: "random stream seed")
     ],
     traits: [.randomized, .namesVictims],
-    checkedAgainst: "libCacheSim's miss ratio within 1% (its generator differs)")
+    checkedAgainst: "libCacheSim's miss ratio within 1% (its generator differs)", libCacheSim: "aa0fc40 (2024)")
 
   @inlinable
   public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(

@@ -116,8 +116,8 @@ public enum RandomTwo: PolicyDefinition {
     ],
     traits: [.randomized, .namesVictims],
     checkedAgainst:
-      "libCacheSim's miss ratio within 1% on cloudPhysicsIO (on small traces its sampler is not uniform; see the tests)"
-  )
+      "libCacheSim's miss ratio within 1% on cloudPhysicsIO (on small traces its sampler is not uniform; see the tests)",
+    libCacheSim: "aa0fc40 (2024)")
 
   @inlinable
   public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(

@@ -264,7 +264,7 @@ public enum S3FIFOD: PolicyDefinition {
     parameters: [
       PolicyParameter(fraction: "fifo", default: 0.1, help: "the probationary FIFO's starting share of the capacity")
     ],
-    traits: .asksBeforeEvicting, checkedAgainst: "libCacheSim (2 size modes; seven more traces)")
+    traits: .asksBeforeEvicting, checkedAgainst: "libCacheSim (2 size modes; seven more traces)", libCacheSim: "0.3.5")
 
   @inlinable
   public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(

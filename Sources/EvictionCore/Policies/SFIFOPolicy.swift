@@ -16,7 +16,7 @@ public enum SFIFO: PolicyDefinition {
       PolicyParameter("segments", default: 4, range: 1...64, help: "number of segments")
     ],
     traits: .namesVictims,
-    checkedAgainst: "libCacheSim (cloudPhysicsIO, count and bytes; seven more traces)")
+    checkedAgainst: "libCacheSim (cloudPhysicsIO, count and bytes; seven more traces)", libCacheSim: "aa0fc40 (2024)")
 
   @inlinable
   public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(

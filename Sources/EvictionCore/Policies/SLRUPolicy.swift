@@ -103,7 +103,7 @@ public enum SLRU: PolicyDefinition {
       PolicyParameter("segments", default: 4, range: 1...64, help: "number of segments")
     ],
     traits: .namesVictims,
-    checkedAgainst: "libCacheSim (4 and 5 segments)")
+    checkedAgainst: "libCacheSim (4 and 5 segments)", libCacheSim: "0.3.5")
 
   @inlinable
   public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(

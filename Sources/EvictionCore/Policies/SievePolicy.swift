@@ -83,7 +83,7 @@ public enum Sieve: PolicyDefinition {
   public static let descriptor = PolicyDescriptor(
     name: "sieve", summary: "SIEVE", citation: "Zhang et al., NSDI'24",
     traits: .namesVictims,
-    checkedAgainst: "libCacheSim")
+    checkedAgainst: "libCacheSim", libCacheSim: "0.3.5")
 
   @inlinable
   public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(

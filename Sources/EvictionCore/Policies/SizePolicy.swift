@@ -72,7 +72,7 @@ public enum SizeEviction: PolicyDefinition {
   public static let descriptor = PolicyDescriptor(
     name: "size", summary: "evict the largest object", citation: "Williams et al., SIGCOMM'96",
     traits: .namesVictims,
-    checkedAgainst: "libCacheSim (cloudPhysicsIO, count and bytes; seven more traces)")
+    checkedAgainst: "libCacheSim (cloudPhysicsIO, count and bytes; seven more traces)", libCacheSim: "0.3.5")
 
   @inlinable
   public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(

@@ -153,7 +153,7 @@ public enum TwoQ: PolicyDefinition {
       PolicyParameter(fraction: "out", default: 0.5, help: "A1out's (ghost) weight as a share of the capacity"),
     ],
     traits: [.namesVictims, .asksBeforeEvicting],
-    checkedAgainst: "libCacheSim")
+    checkedAgainst: "libCacheSim", libCacheSim: "0.3.5")
 
   @inlinable
   public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
