@@ -46,3 +46,34 @@
     return high
   }
 }
+
+/// A randomised policy's draws: EvictionLab's own ``SeededGenerator``, or
+/// libCacheSim's `next_rand()` (release 0.3.5's or the 2024 snapshot's), so
+/// that a run seeded as libCacheSim seeded it makes the same draws.
+@frozen public struct PolicyDraws: Sendable {
+  /// Which generator: ours, libCacheSim 0.3.5's, or the 2024 snapshot's.
+  public enum Kind: Int, Sendable {
+    case seeded = 0
+    case libCacheSim = 1
+    case libCacheSimSnapshot = 2
+  }
+
+  @usableFromInline var seeded: SeededGenerator
+  @usableFromInline var libCacheSim: LibCacheSimRandom
+  public let kind: Kind
+
+  /// `seed` seeds the chosen generator (for the snapshot's, its state).
+  @inlinable public init(_ kind: Kind, seed: UInt64) {
+    self.kind = kind
+    seeded = SeededGenerator(seed: seed)
+    libCacheSim =
+      kind == .libCacheSimSnapshot ? LibCacheSimRandom(snapshotState: seed) : LibCacheSimRandom(lehmerSeed: seed)
+  }
+
+  /// An integer in `0..<bound`: ours uniform, libCacheSim's its draw mod `bound`.
+  @inlinable @inline(__always)
+  public mutating func below(_ bound: Int) -> Int {
+    if kind == .seeded { return seeded.below(bound) }
+    return Int(truncatingIfNeeded: libCacheSim.next() % UInt64(bound))
+  }
+}
