@@ -506,9 +506,9 @@ public enum Cacheus: PolicyDefinition {
     ],
     traits: [.randomized, .asksBeforeEvicting],
     checkedAgainst:
-      "libCacheSim 0.3.5 (v0: the 2024 snapshot) exactly with its draws and first λ (cloudPhysicsIO, "
-      + "twitter_cluster52; both size modes), its miss ratio within 1% with ours (cloudPhysicsIO in 4 encodings "
-      + "× 2 size modes; seven more traces)",
+      "libCacheSim exactly with its draws and first λ: 0.3.5 (cloudPhysicsIO, twitter_cluster52), v0 the 2024 "
+      + "snapshot (cloudPhysicsIO), both size modes; its miss ratio within 1% with ours (cloudPhysicsIO in 4 "
+      + "encodings × 2 size modes; seven more traces)",
     libCacheSim: "0.3.5")
 
   @inlinable
