@@ -6,19 +6,30 @@
 /// used ones survive their turn at the tail. The idea is Segcache's merge-based
 /// eviction (Yang et al., "Segcache", NSDI'21), applied to single objects.
 ///
-/// Follows libCacheSim's `fifo-merge` (`eviction/FIFO_Merge.c`, retain policy
-/// `frequency`, n-exam 100, n-keep 50), including where its code is the only
-/// definition:
+/// Follows libCacheSim 0.3.5's `fifo-merge` (`eviction/FIFO_Merge.c`, retain
+/// policy `frequency`, n-exam 100, n-keep 50), including where its code is
+/// the only definition:
 /// - an entry's metric is 10⁶ · (hits + r) / size, where r = (x mod 1000) /
-///   10⁴ and x is the next value of libCacheSim's generator (the 64-bit LCG
-///   of `next_rand()`, restarted at 0 for each cache), drawn once per
-///   examined entry in examination order: it separates equal frequencies;
+///   10⁴ and x is the next value of libCacheSim's `next_rand()`
+///   (``LibCacheSimRandom``), drawn once per examined entry in examination
+///   order: it separates equal frequencies;
 /// - a batch is sorted by metric, equal metrics in examination order (the
 ///   stable merge sort of glibc's `qsort`), and yields 49 evictions, not 50:
 ///   its 50th call moves on to a new batch;
 /// - while the cache holds 100 objects or fewer, eviction takes the oldest.
 /// Hit counts are never reset, so a survivor keeps its count into the next
 /// batch. `remove(_:)` of an entry awaiting eviction drops the batch.
+///
+/// `FIFO_Merge.c` itself did not change in 0.3.5; `next_rand()` and its
+/// seeding did, and with them which of equally used entries a batch keeps.
+/// The 2024 snapshot (aa0fc40) drew from a 64-bit LCG restarted at 0 for
+/// each cache: `fifo-merge:v0=true`, which the reference rows measured with
+/// the snapshot follow. 0.3.5 draws from a Lehmer generator that `cachesim`
+/// seeds, for each cache of a run in turn, with the C library's next
+/// `rand()`: `seed` is that value, by default 1804289383, glibc's first (the
+/// first cache of a run; the second gets 846930886, and so on). On
+/// cloudPhysicsIO at 1000 objects, 0.3.5 misses 94349 times as a run's first
+/// cache and 94356 as its second (seed 846930886); the snapshot, 94346.
 ///
 /// - Complexity: O(1) per hit; per batch of n = 100, O(n) to heap it and
 ///   O(log n) per eviction taken from it.
@@ -49,20 +60,26 @@ public struct FIFOMergePolicy<Index: SlotIndex & ~Copyable>: SingleListPolicy, ~
   @usableFromInline var position: Int
   /// The entry the next batch starts from; -1 starts from the oldest.
   @usableFromInline var nextToExamine: Slot = -1
-  /// libCacheSim's `next_rand()` state.
-  @usableFromInline var lcg: UInt64 = 0
+  /// libCacheSim's `next_rand()`.
+  @usableFromInline var random: LibCacheSimRandom
+  /// The seed of 0.3.5's generator (unused by the snapshot's).
+  public let seed: UInt64
   @usableFromInline let examined = 100
   @usableFromInline let kept = 50
 
+  /// Draws from `next_rand()` of libCacheSim 0.3.5 seeded with `seed`, or,
+  /// with `v0`, of the 2024 snapshot, restarted at 0.
   @inlinable
-  public init(capacity: Int64) {
+  public init(capacity: Int64, seed: UInt64 = 1_804_289_383, v0: Bool = false) {
     store = PolicyStorage(capacity: capacity)
     position = examined
+    random = v0 ? LibCacheSimRandom(snapshotState: 0) : LibCacheSimRandom(lehmerSeed: seed)
+    self.seed = seed
   }
 
   @inlinable public static var missedLookupChangesNothing: Bool { true }
 
-  public var name: String { "FIFO-Merge" }
+  public var name: String { random.isSnapshotLCG ? "FIFO-Merge(v0)" : "FIFO-Merge(seed=\(seed))" }
 
   @inlinable @inline(__always)
   public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
@@ -190,8 +207,7 @@ public struct FIFOMergePolicy<Index: SlotIndex & ~Copyable>: SingleListPolicy, ~
   /// weight of 0, which only a memory cache's cost can give, counts as 1).
   @inlinable
   mutating func metric(_ slot: Slot) -> Double {
-    lcg = 6_364_136_223_846_793_005 &* lcg &+ 1_442_695_040_888_963_407
-    let r = Double(lcg % 1000) / 10_000
+    let r = Double(random.next() % 1000) / 10_000
     return 1.0e6 * (Double(store.table[slot].payload) + r) / Double(max(store.table[slot].weight, 1))
   }
 
@@ -212,13 +228,25 @@ public struct FIFOMergePolicy<Index: SlotIndex & ~Copyable>: SingleListPolicy, ~
 public enum FIFOMerge: PolicyDefinition {
   public static let descriptor = PolicyDescriptor(
     name: "fifo-merge", summary: "FIFO that evicts the least used of each batch of 100 at the tail",
-    citation: "Yang et al., NSDI'21", traits: .namesVictims,
-    checkedAgainst: "libCacheSim (cloudPhysicsIO, count and bytes; seven more traces)")
+    citation: "Yang et al., NSDI'21",
+    parameters: [
+      PolicyParameter(
+        "seed", default: 1_804_289_383, range: 0...Int64.max,
+        help: "libCacheSim 0.3.5's set_rand_seed for the tie-breaker (cachesim: glibc's rand(), one per cache)"),
+      PolicyParameter(
+        switch: "v0", default: false, help: "libCacheSim's 2024 tie-breaker: its LCG from 0 (seed unused)"),
+    ],
+    traits: .namesVictims,
+    checkedAgainst:
+      "libCacheSim 0.3.5 (cloudPhysicsIO, twitter_cluster52; both size modes); v0: the 2024 snapshot "
+      + "(cloudPhysicsIO, count and bytes; seven more traces)",
+    libCacheSim: "0.3.5")
 
   @inlinable
   public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
     _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
   ) -> Visitor.Output where Index.Key == Visitor.Key {
-    visitor.visit(FIFOMergePolicy<Index>(capacity: capacity))
+    visitor.visit(
+      FIFOMergePolicy<Index>(capacity: capacity, seed: UInt64(spec.integer("seed")), v0: spec.isOn("v0")))
   }
 }
