@@ -256,6 +256,7 @@ import Testing
   /// catalog names follow release 0.3.5, ``Release035ReferenceTests``).
   static let snapshot = [
     "s3fifo": "s3fifo-v0", "wtinylfu": "wtinylfu-v0", "gdsf": "gdsf:v0=true", "fifo-merge": "fifo-merge:v0=true",
+    "cacheus": "cacheus:v0=true",
   ]
 
   /// The reference's admission (and its parameters) → our spec. libCacheSim's
@@ -369,7 +370,9 @@ import Testing
       // The seed goes to whichever draws: the policy, or else the admission.
       let randomPolicy = try PolicySpec(spec(row)!).descriptor.traits.contains(.randomized)
       for seed in sampled ? seeds : [0] {
-        let policy = try PolicySpec(spec(row)! + (sampled && randomPolicy ? ":seed=\(seed)" : ""))
+        let given = spec(row)!
+        let seeded = sampled && randomPolicy ? (given.contains(":") ? "," : ":") + "seed=\(seed)" : ""
+        let policy = try PolicySpec(given + seeded)
         let admission = try AdmissionSpec(admission(row)! + (sampled && !randomPolicy ? ",seed=\(seed)" : ""))
         cells.append(
           ReplayCell(
