@@ -276,7 +276,8 @@ import Testing
     // and so was every trace of a file whose rows say so.
     let isCloudPhysics = row["trace"]!.hasPrefix("cloudPhysicsIO")
     if row["renumber_ids"] == "false" {
-      return TraceSource(path: SharedData.path("traces/" + row["trace"]!), format: try TraceFormat(name: row["format"]!))
+      return TraceSource(
+        path: SharedData.path("traces/" + row["trace"]!), format: try TraceFormat(name: row["format"]!))
     }
     let path = isCloudPhysics ? "libcachesim/" + row["trace"]! : row["trace"]!
     var source = TraceSource(path: SharedData.path("traces/" + path), format: try TraceFormat(name: row["format"]!))
