@@ -18,6 +18,10 @@ import Testing
   static func spec(_ row: [String: String]) -> String? {
     let algorithm = row["algorithm"]!
     if algorithm == "GLCache" { return nil }
+    // Ours follow their papers by default; libCacheSim's departures are a switch.
+    if let switched = ["CAR": "car:libcachesim=true", "clockpro": "clock-pro:libcachesim=true"][algorithm] {
+      return switched
+    }
     guard let found = PolicyCatalog.entry(named: algorithm) else { return nil }
     return found.name
   }
@@ -119,9 +123,10 @@ import Testing
   /// Each policy the file checks says so in its descriptor, which the
   /// README's policy table prints.
   @Test func policiesCheckedHereNameTheRelease() throws {
-    let names = Set(try Self.rows().compactMap { $0["spec"] })
+    let names = Set(try Self.rows().compactMap { $0["spec"]?.split(separator: ":").first.map(String.init) })
     for name in names {
-      #expect(PolicyCatalog.entry(named: name)!.libCacheSim == "0.3.5", "\(name) does not say it follows 0.3.5")
+      let release = PolicyCatalog.entry(named: name)!.libCacheSim
+      #expect(release == "0.3.5" || release.hasPrefix("0.3.5 with "), "\(name) says \(release), not 0.3.5")
     }
   }
 }

@@ -329,7 +329,7 @@ public enum CAR: PolicyDefinition {
     traits: .asksBeforeEvicting,
     checkedAgainst:
       "the paper's invariants; within 0.6 points of ARC, above CLOCK and LRU on OLTP, as the paper finds; "
-      + "libCacheSim 0.3.5 with libcachesim=true (both size modes)")
+      + "libCacheSim 0.3.5 with libcachesim=true (both size modes)", libCacheSim: "0.3.5 with libcachesim=true")
 
   @inlinable
   public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(

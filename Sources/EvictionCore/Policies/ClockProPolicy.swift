@@ -441,7 +441,7 @@ public enum ClockPro: PolicyDefinition {
     traits: .namesVictims,
     checkedAgainst:
       "the paper's invariants; resists a scan and a loop that defeat CLOCK (no reference figures); "
-      + "libCacheSim 0.3.5 with libcachesim=true (both size modes)")
+      + "libCacheSim 0.3.5 with libcachesim=true (both size modes)", libCacheSim: "0.3.5 with libcachesim=true")
 
   @inlinable
   public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
