@@ -114,7 +114,9 @@ import Testing
   /// window grows (0.455 at 1%, 0.443 at 20%, 0.414 at 50%). A period's hit
   /// ratio is noisy by about ±0.005, more than a step changes it, so the
   /// climber wanders near the small windows rather than settling: about a
-  /// point below the best fixed window, well above the large ones.
+  /// point below the best fixed window, above the large ones (50% and 80%).
+  /// Since W-TinyLFU follows libCacheSim 0.3.5 (one replacement ends an
+  /// eviction) it ends level with the 20% window (0.4429 against 0.4432).
   @Test func onZipfTheWindowStaysSmallAndLittleIsLost() {
     let trace = Self.zipfTrace(count: 1_000_000, seed: 7)
     let adaptive = Self.run(trace, capacity: 1_000, adaptive: true)
@@ -123,7 +125,7 @@ import Testing
     }
     #expect(adaptive.windowShare <= 0.2, "window share \(adaptive.windowShare)")
     #expect(adaptive.hitRatio >= fixed[0] - 0.015, "adaptive \(adaptive.hitRatio), fixed \(fixed)")
-    #expect(adaptive.hitRatio > fixed[2...].max()!, "adaptive \(adaptive.hitRatio), fixed \(fixed)")
+    #expect(adaptive.hitRatio > fixed[3...].max()!, "adaptive \(adaptive.hitRatio), fixed \(fixed)")
   }
 
   @Test func withoutTheSwitchNothingMoves() {

@@ -16,7 +16,8 @@ import Testing
     "s3fifo": MoreTracesReferenceTests.snapshot["s3fifo"]!, "2q": "2q", "lfuda": "lfuda", "belady": "belady",
     "gdsf": MoreTracesReferenceTests.snapshot["gdsf"]!, "wtinylfu": MoreTracesReferenceTests.snapshot["wtinylfu"]!,
     "beladysize": "belady-size", "qdlp": "qdlp",
-    "cr_lfu": "cr-lfu", "sr_lru": "sr-lru", "lecar": "lecar", "hyperbolic": "hyperbolic", "cacheus": "cacheus",
+    "cr_lfu": "cr-lfu", "sr_lru": "sr-lru", "lecar": "lecar", "hyperbolic": "hyperbolic",
+    "cacheus": MoreTracesReferenceTests.snapshot["cacheus"]!,
     "lhd": "lhd",
   ]
   /// Every row of the first file whose policy we have: exact, except where
@@ -467,8 +468,8 @@ import Testing
     }
     let covered = Set(rows.map { Self.spec($0)! })
     let expected: Set = [
-      "clock:bits=2", "sfifo", "size", "lru-prob", "randomTwo", "fifo-merge", "lp-arc", "lp-twoq", "lp-sfifo",
-      "s3fifod",
+      "clock:bits=2", "sfifo", "size", "lru-prob", "randomTwo", Self.snapshot["fifo-merge"]!, "lp-arc", "lp-twoq",
+      "lp-sfifo", "s3fifod",
     ]
     #expect(expected.isSubset(of: covered), "rows missing for \(expected.subtracting(covered).sorted())")
     let admissions = Set(rows.map { Self.admission($0)! })

@@ -126,7 +126,7 @@ import Testing
     let names = Set(try Self.rows().compactMap { $0["spec"]?.split(separator: ":").first.map(String.init) })
     for name in names {
       let release = PolicyCatalog.entry(named: name)!.libCacheSim
-      #expect(release == "0.3.5" || release.hasPrefix("0.3.5 with "), "\(name) says \(release), not 0.3.5")
+      #expect(release.contains("0.3.5"), "\(name) says \(release), not 0.3.5")
     }
   }
 }

@@ -210,7 +210,7 @@ public enum S3FIFOv0: PolicyDefinition {
     name: "s3fifo-v0", summary: "S3-FIFO as in SOSP'23: every new object enters the small FIFO",
     citation: "Yang et al., SOSP'23", parameters: S3FIFOShared.parameters, traits: .namesVictims,
     checkedAgainst: "libCacheSim aa0fc40's s3fifo and 0.3.5's s3fifov0 (both size modes)",
-    libCacheSim: "aa0fc40 (2024)")
+    libCacheSim: "aa0fc40 (2024); 0.3.5 as s3fifov0")
 
   @inlinable
   public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
