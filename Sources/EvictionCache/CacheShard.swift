@@ -186,7 +186,8 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
       // A key evicted since it was read is passed over. Its tick counts
       // all the same: under `mutex` the read it stands for had one.
       tick &+= 1
-      let request = Request(key: key, weight: 1, time: tick, timestamp: Int64(now / 1_000_000_000))
+      let request = Request(
+        key: key, weight: 1, time: tick, timestamp: Int64(now / 1_000_000_000), carriesWeight: false)
       if let slot = policy.lookupIfResident(request, { self.depart($0, $1, .capacity) }), ages != nil {
         touch(slot, now)
       }
@@ -198,7 +199,8 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
   @inlinable
   func value(forKey key: Key, now: UInt64) -> Value? {
     tick &+= 1
-    let request = Request(key: key, weight: 1, time: tick, timestamp: Int64(now / 1_000_000_000))
+    let request = Request(
+      key: key, weight: 1, time: tick, timestamp: Int64(now / 1_000_000_000), carriesWeight: false)
     guard let slot = policy.lookup(request, { self.depart($0, $1, .capacity) }) else {
       statistics.misses &+= 1
       pendingMiss = key
@@ -225,7 +227,10 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
   func setValue(_ value: Value, forKey key: Key, cost: Int64, now: UInt64) {
     tick &+= 1
     statistics.sets &+= 1
-    let request = Request(key: key, weight: weighsCost ? cost : 1, time: tick, timestamp: Int64(now / 1_000_000_000))
+    // A new cost is the shard's to handle (below), not the lookup's.
+    let request = Request(
+      key: key, weight: weighsCost ? cost : 1, time: tick, timestamp: Int64(now / 1_000_000_000),
+      carriesWeight: false)
     var found: Slot? = nil
     if pendingMiss != key {
       found = policy.lookup(request, { self.depart($0, $1, .capacity) })

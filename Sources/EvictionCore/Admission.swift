@@ -20,7 +20,10 @@ public struct AdmissionSpec: Hashable, Sendable, CustomStringConvertible {
     /// `bloom-filter`, which counts misses per id in an exact hash table:
     /// no false positives, and memory for every id ever missed).
     case secondRequest
-    /// Each miss is admitted with probability `p` (libCacheSim's `prob`).
+    /// Each miss is admitted with probability `p`, an independent draw per
+    /// miss, made before the eviction policy's own size check (libCacheSim's
+    /// `prob`, in 0.3.5 as in the 2024 snapshot, whose chance is p cut to
+    /// 7 decimals, ⌊p·10⁷⌋/10⁷).
     case probability(p: Double, seed: UInt64)
     /// Objects of at most `max` bytes are admitted (libCacheSim's
     /// `size=N` admits sizes below N: `size:max=N-1` here).

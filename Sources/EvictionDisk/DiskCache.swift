@@ -97,7 +97,10 @@ public final class DiskCache: @unchecked Sendable {
       var evicted: [String] = []
       var resident = false
       if pendingMiss != key {
-        resident = policy.lookup(request, { evicted.append($1) }) != nil
+        // A new weight is admitted afresh below, not re-weighed by the lookup.
+        var probe = request
+        probe.carriesWeight = false
+        resident = policy.lookup(probe, { evicted.append($1) }) != nil
       }
       pendingMiss = nil
       if resident && weighsCost {
@@ -127,7 +130,8 @@ public final class DiskCache: @unchecked Sendable {
     return try locked { () throws(DiskError) in
       time += 1
       var evicted: [String] = []
-      let found = policy.lookup(Request(key: key, weight: 1, time: time), { evicted.append($1) }) != nil
+      let read = Request(key: key, weight: 1, time: time, carriesWeight: false)
+      let found = policy.lookup(read, { evicted.append($1) }) != nil
       for victim in evicted { try store.removeValue(forKey: victim) }
       guard found else {
         pendingMiss = key

@@ -8,12 +8,32 @@
 /// the entry to T2, unreferenced); B1 and B2 are LRU lists that each keep at
 /// most c of weight; `p` adapts as in ARC; case IV drops B2's oldest ghosts
 /// while T1+T2+B1+B2 ≥ 2c.
+///
+/// A hit in T1 goes as libCacheSim's goes (``ARCPolicy/requestFromT2(_:_:_:)``):
+/// the entry is requested afresh from T2, so it enters T2 with the size its
+/// request carries, and T2, a CLOCK allowed c of its own, evicts its CLOCK
+/// victims (leaving no ghosts) if it would overflow c; the cache as a whole
+/// may stay above c until the next miss evicts. Before, the entry kept its
+/// admitted size, which differs only where objects change size: on the
+/// AdaptSize trace (`caffeine/adapt_size/request.trace.xz`, ids kept, 4,876
+/// size changes) in byte mode at 28,000,000 bytes, 41,653 misses against
+/// libCacheSim's 41,641; now 41,641.
+///
+/// libCacheSim 0.3.5 keeps `LP_ARC.c` (as the 2024 snapshot had it) but no
+/// longer compiles it or offers it to `cachesim`; built, it reproduces the
+/// rows here. Its get evicts for a missed object without asking whether the
+/// object fits at all, so an object larger than the cache empties it and then
+/// crashes it (the AdaptSize trace at 280,000 and 2,800,000 bytes); here such
+/// an object is not admitted and evicts nothing, as everywhere.
 public enum LPARC: PolicyDefinition {
   public static let descriptor = PolicyDescriptor(
     name: "lp-arc", summary: "ARC with lazy promotion: T2 is a CLOCK",
     citation: "Yang et al., HotOS'23; Megiddo and Modha, FAST'03",
     traits: .asksBeforeEvicting,
-    checkedAgainst: "libCacheSim (cloudPhysicsIO, count and bytes; seven more traces)", libCacheSim: "aa0fc40 (2024)")
+    checkedAgainst:
+      "libCacheSim (cloudPhysicsIO, count and bytes; seven more traces); 0.3.5's LP_ARC.c, built, on the AdaptSize "
+      + "trace with its size changes (bytes)",
+    libCacheSim: "0.3.5")
 
   @inlinable
   public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
