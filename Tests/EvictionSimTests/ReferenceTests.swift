@@ -277,8 +277,14 @@ import Testing
     // and so was every trace of a file whose rows say so.
     let isCloudPhysics = row["trace"]!.hasPrefix("cloudPhysicsIO")
     if row["renumber_ids"] == "false" {
-      return TraceSource(
+      var source = TraceSource(
         path: SharedData.path("traces/" + row["trace"]!), format: try TraceFormat(name: row["format"]!))
+      if let key = row["key_column"].flatMap({ Int($0) }) {
+        source.csv = CSVOptions(
+          delimiter: row["delimiter"]?.utf8.first, header: .no, keyColumn: key,
+          sizeColumn: row["size_column"].flatMap { Int($0) }, timeColumn: row["time_column"].flatMap { Int($0) })
+      }
+      return source
     }
     let path = isCloudPhysics ? "libcachesim/" + row["trace"]! : row["trace"]!
     var source = TraceSource(path: SharedData.path("traces/" + path), format: try TraceFormat(name: row["format"]!))
