@@ -149,13 +149,16 @@ public struct CARPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
       replace(victim, onEvict)
       if !ghostHit || libCacheSim { replaceDirectoryEntry() }
     }
-    let slot = store.insert(request.key, weight: weight, payload: 0)
+    // The ghost leaves the index before its key enters it again as a resident.
+    var toT2 = ghostHitPending
+    ghostHitPending = false
     if ghost >= 0 {
       adapt(to: ghost)
       forget(ghost)
-      store.table.pushFront(slot, &t2, tag: Self.inT2)
-    } else if ghostHitPending {
-      ghostHitPending = false
+      toT2 = true
+    }
+    let slot = store.insert(request.key, weight: weight, payload: 0)
+    if toT2 {
       store.table.pushFront(slot, &t2, tag: Self.inT2)
     } else {
       store.table.pushFront(slot, &t1, tag: Self.inT1)
