@@ -47,6 +47,9 @@ public struct ARCPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
   @usableFromInline var ghostHitInB1 = false
   @usableFromInline var ghostHitInB2 = false
   @usableFromInline let lazyPromotion: Bool
+  /// LP-ARC only: a hit in T1 whose entry grows may leave the cache above
+  /// its capacity until the next miss, as libCacheSim's does.
+  @usableFromInline let overfill: Bool
 
   /// Ghost weight is kept within this many times the capacity.
   @usableFromInline static var ghostCap: Int64 { 64 }
@@ -58,14 +61,15 @@ public struct ARCPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
   @usableFromInline static var inB2: UInt8 { 4 }
 
   @inlinable
-  public init(capacity: Int64, lazyPromotion: Bool = false) {
+  public init(capacity: Int64, lazyPromotion: Bool = false, overfill: Bool = false) {
     store = PolicyStorage(capacity: capacity)
     self.lazyPromotion = lazyPromotion
+    self.overfill = lazyPromotion && overfill
     let (limit, overflow) = capacity.multipliedReportingOverflow(by: Self.ghostCap)
     ghostLimit = overflow ? .max : limit
   }
 
-  public var name: String { lazyPromotion ? "LP-ARC" : "ARC" }
+  public var name: String { lazyPromotion ? (overfill ? "LP-ARC(overfill)" : "LP-ARC") : "ARC" }
   /// The current target weight of T1.
   public var target: Double { p }
 
@@ -109,12 +113,14 @@ public struct ARCPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
   /// already off T1, is requested afresh from T2, a CLOCK that holds up to c
   /// on its own. It enters T2's front unreferenced, weighing what `request`
   /// carries (libCacheSim re-inserts it with the request's size), after T2's
-  /// CLOCK victims, which leave no ghost, make room for it within c. Nothing
-  /// else is evicted, so an entry that grew can leave the resident weight
-  /// above c until the next miss evicts for its object. An object now heavier
-  /// than c enters nowhere, and the request still counts as a hit (the slot
-  /// returned is then no longer valid; a cache's lookups carry no weight and
-  /// never get here).
+  /// CLOCK victims, which leave no ghost, make room for it within c. There
+  /// libCacheSim stops, so an entry that grew can leave the resident weight
+  /// above c until the next miss evicts for its object (`overfill`). By
+  /// default the room is made at once instead: T2's CLOCK victims leave until
+  /// the whole cache fits c, then, should T2 run dry, T1's oldest entries,
+  /// neither leaving a ghost. An object now heavier than c enters nowhere,
+  /// and the request still counts as a hit (the slot returned is then no
+  /// longer valid; a cache's lookups carry no weight and never get here).
   @inlinable
   mutating func requestFromT2(_ slot: Slot, _ request: Request<Key>, _ onEvict: (Slot, Key) -> Void) -> Slot {
     let old = store.table[slot].weight
@@ -124,8 +130,13 @@ public struct ARCPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
       store.delete(slot, resident: true)
       return slot
     }
-    while t2.weight &+ weight > store.capacity {
+    // The entry, off every list, still counts in `used` at its old weight.
+    let room = store.capacity &- weight &+ old
+    while t2.count > 0 && (t2.weight &+ weight > store.capacity || (!overfill && store.used > room)) {
       store.evict(store.clockVictim(of: &t2), from: &t2, onEvict: onEvict)
+    }
+    while !overfill && t1.count > 0 && store.used > room {
+      store.evict(t1.back, from: &t1, onEvict: onEvict)
     }
     store.used &+= weight &- old
     store.table[slot].weight = weight
@@ -290,8 +301,8 @@ public struct ARCPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
     store.table.checkList(t2, tag: Self.inT2, "T2")
     store.table.checkList(b1, tag: Self.inB1, "B1")
     store.table.checkList(b2, tag: Self.inB2, "B2")
-    // LP-ARC: a hit that re-weighs an entry may leave the cache above c.
-    store.checkTotals([t1, t2], capped: !lazyPromotion)
+    // LP-ARC with `overfill`: a hit that re-weighs an entry may leave the cache above c.
+    store.checkTotals([t1, t2], capped: !overfill)
     precondition(p >= 0 && p <= Double(store.capacity), "p = \(p) outside [0, c]")
     let c = store.capacity
     precondition(b1.weight + b2.weight <= ghostLimit, "ghost history exceeds \(Self.ghostCap)c")
