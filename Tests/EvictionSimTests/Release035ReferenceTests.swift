@@ -127,6 +127,7 @@ import Testing
   @Test func sizeChangesInByteModeAsTheNewestRelease() throws {
     let switched = [
       "sr_lru": "sr-lru:grow-sr=true", "CAR": "car:libcachesim=true", "clockpro": "clock-pro:libcachesim=true",
+      "lp-arc": "lp-arc:overfill=true",
     ]
     let rows = try Self.ownRows("libcachesim_035_adaptsize.tsv").map { row in
       var row = row
