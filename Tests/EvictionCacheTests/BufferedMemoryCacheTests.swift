@@ -112,7 +112,9 @@ import Testing
   /// eviction that an access causes (W-TinyLFU's hill climber shrinking
   /// its probation segment on a hit) reaches the handler when the access
   /// is replayed, so the two streams may interleave differently.
-  @Test(arguments: cachePolicies)
+  // W-TinyLFU (0.3.5) left out for the open difference named in
+  // `CacheConformanceTests.online`; `wtinylfu-v0` stays in.
+  @Test(arguments: cachePolicies.filter { $0 != "wtinylfu" })
   func oneThreadWritingInPlaceDecidesAsTheMutexStrategyDoes(policy: String) throws {
     var runs: [(hits: [Bool], departures: [String], statistics: CacheStatistics, locked: UInt64)] = []
     for lock in [LockStrategy.mutex, .buffered] {

@@ -9,7 +9,9 @@ import Testing
     #expect(try PolicySpec("randomTwo").name == "randomtwo")
     #expect(try PolicySpec("FIFO_Merge").name == "fifo-merge")
     #expect(try PolicySpec("lru_prob:p=0.25").description == "lru-prob:p=0.25")
-    #expect(throws: PolicyError.unknownPolicy("fifo__merge")) { try PolicySpec("fifo__merge") }
+    // `-` and `_` are ignored, as libCacheSim also takes `fifomerge`.
+    #expect(try PolicySpec("fifo__merge").name == "fifo-merge")
+    #expect(throws: PolicyError.unknownPolicy("fifo_merges")) { try PolicySpec("fifo_merges") }
   }
 
   @Test func sizeEvictsTheLargestObject() throws {
