@@ -49,8 +49,8 @@ mkdir -p results/versus-libcachesim
 csv=results/versus-libcachesim/$name.csv
 echo "policy,libcachesim_algorithm,requests,evlab_misses,libcachesim_misses,libcachesim_seconds,evlab_seconds,ratio" > "$csv"
 for pair in $pairs; do
-  spec=${pair%%=*}
-  algorithm=${pair#*=}
+  spec=${pair%=*}
+  algorithm=${pair##*=}
   : > "$work/lcs" && : > "$work/ev"
   for _ in $(seq "$runs"); do
     seconds "$cachesim" "$tiled" oracleGeneral "$algorithm" 5000 --ignore-obj-size 1 >> "$work/lcs"
