@@ -57,7 +57,10 @@ public func coarseMonotonicNanoseconds() -> UInt64 {
 ///   shorter turns: a waiter sleeps, and holds up only its own thread).
 ///   Under pressure an access may go unrecorded (counted as a dropped
 ///   access); on one thread nothing is dropped and the policy decides
-///   exactly as under `mutex`. See ``BufferedReads``.
+///   exactly as under `mutex`, except that an entry a hit evicts (SLRU,
+///   W-TinyLFU: `PolicyTraits.evictsOnHit`) leaves when that hit is
+///   replayed, at the thread's next miss or write, and can be read until
+///   then (Caffeine's deferred maintenance). See ``BufferedReads``.
 public enum LockStrategy: Hashable, Sendable, CustomStringConvertible {
   case mutex, pthread, rwlock, queue, buffered
   case striped(shards: Int)

@@ -78,6 +78,13 @@ public struct PolicyTraits: OptionSet, Sendable, Hashable {
   /// the default over ``ReplacementPolicy/nextVictim()``): its victims
   /// depend on the request or are chosen in the middle of admitting it.
   public static let asksBeforeEvicting = PolicyTraits(rawValue: 1 << 5)
+  /// May evict on a hit: promoting an entry overflows a segment whose
+  /// victims then leave (SLRU's lowest segment, W-TinyLFU's probation
+  /// segment or its hill climber's resizing). Under `MemoryCache`'s
+  /// `buffered` lock strategy such an eviction waits until the hit is
+  /// replayed, at the reading thread's next miss or write, and the victim
+  /// can still be read until then.
+  public static let evictsOnHit = PolicyTraits(rawValue: 1 << 6)
 }
 
 /// A catalog policy's self-description: the source of `evlab policies`, the
@@ -134,6 +141,8 @@ public struct PolicyDescriptor: Sendable {
   /// (``ReplacementPolicy/admit(_:onEvict:approve:)``): it names its
   /// victims, or asks before evicting each. TinyLFU admission needs this.
   public var approvesVictims: Bool { namesVictims || traits.contains(.asksBeforeEvicting) }
+  /// Whether a hit may evict (see ``PolicyTraits/evictsOnHit``).
+  public var evictsOnHit: Bool { traits.contains(.evictsOnHit) }
 }
 
 /// A tunable parameter: an integer in a range, a fraction of the capacity,

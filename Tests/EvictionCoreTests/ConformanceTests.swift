@@ -33,6 +33,23 @@ import Testing
     }
   }
 
+  /// A policy that says a hit may evict (`PolicyTraits.evictsOnHit`, which
+  /// `MemoryCache`'s `buffered` strategy documents) does so on these
+  /// streams; the drivers above hold every other policy to never doing it.
+  @Test(arguments: PolicyCatalog.entries.filter(\.evictsOnHit).map(\.name))
+  func aPolicyThatMayEvictOnAHitDoes(name: String) throws {
+    let policy = try PolicySpec(name)
+    var evictions = 0
+    for (weighted, capacity): (Bool, Int64) in [(false, 64), (true, 600)] {
+      var driver = ConformanceDriver(
+        requests: conformanceRequests(seed: 8, weighted: weighted), checkEvery: 1_000, policy: policy)
+      evictions +=
+        policy.withPolicy(capacity: capacity, index: IntegerSlotIndex<UInt64>.self, visitor: &driver)
+        .evictionsOnHits
+    }
+    #expect(evictions > 0)
+  }
+
   /// Objects that weigh nothing (a `MemoryCache` entry of cost 0) are held,
   /// found and evicted like any other, weight limits hold, and trimming
   /// still ends with an empty cache.

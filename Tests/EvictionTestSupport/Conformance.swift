@@ -6,6 +6,8 @@ public struct ConformanceOutcome: Equatable, Sendable {
   public var hits = 0
   public var misses = 0
   public var admitted = 0
+  /// Entries evicted by hits (see `PolicyTraits.evictsOnHit`).
+  public var evictionsOnHits = 0
   public var hitSequence: [Bool] = []
 }
 
@@ -22,6 +24,8 @@ public struct ConformanceDriver: PolicyVisitor {
   public var insertsBeforeEvicting = false
   /// Models that trim on a timer hold more than their capacity in between.
   public var trimsOnATimer = false
+  /// Whether the policy says a hit may evict; one that does not is held to it.
+  public var evictsOnHit = true
 
   public init(requests: [Request<UInt64>], checkEvery: Int, policy: PolicySpec? = nil) {
     self.requests = requests
@@ -29,6 +33,7 @@ public struct ConformanceDriver: PolicyVisitor {
     let entry = policy.flatMap { PolicyCatalog.entry(named: $0.name) }
     insertsBeforeEvicting = entry?.isModel ?? false
     trimsOnATimer = entry?.trimsOnATimer ?? false
+    evictsOnHit = entry.map { $0.evictsOnHit || $0.trimsOnATimer } ?? true
   }
 
   public mutating func visit<Policy: ReplacementPolicy & ~Copyable>(_ policy: consuming Policy) -> ConformanceOutcome
@@ -65,6 +70,7 @@ public struct ConformanceDriver: PolicyVisitor {
         }
         evicted = []
       }
+      outcome.evictionsOnHits += evicted.count
       for key in evicted {
         #expect(resident.remove(key) != nil, "evicted \(key) on a hit, but it was not resident")
       }
@@ -86,6 +92,7 @@ public struct ConformanceDriver: PolicyVisitor {
     }
     policy.checkInvariants()
     #expect(outcome.hits + outcome.misses == requests.count)
+    #expect(outcome.evictionsOnHits == 0 || evictsOnHit, "hits evicted, but the policy does not say it may")
     // Trimming empties the cache one victim at a time.
     while policy.evictOne(onEvict: { _, key in #expect(resident.remove(key) != nil) }) {}
     let (finalCount, finalUsed) = (policy.count, policy.usedWeight)

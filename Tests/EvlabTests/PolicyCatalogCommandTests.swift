@@ -21,7 +21,8 @@ import Testing
     #expect(run.status == 0)
     #expect(run.stdout.contains("sieve   SIEVE (Zhang et al., NSDI'24)"))
     #expect(run.stdout.contains("slru:segments=N"))
-    #expect(run.stdout.split(separator: "\n").filter { !$0.hasPrefix(" ") }.count == PolicyCatalog.names.count)
+    // The built-in ones: a test in this process may have registered more.
+    #expect(run.stdout.split(separator: "\n").filter { !$0.hasPrefix(" ") }.count == BuiltinPolicies.definitions.count)
   }
 
   @Test func theVersionIsTheChangelogsNewest() throws {

@@ -15,7 +15,7 @@ public enum SFIFO: PolicyDefinition {
     parameters: [
       PolicyParameter("segments", default: 4, range: 1...64, help: "number of segments")
     ],
-    traits: .namesVictims,
+    traits: [.namesVictims, .evictsOnHit],
     checkedAgainst: "libCacheSim (cloudPhysicsIO, count and bytes; seven more traces)", libCacheSim: "aa0fc40 (2024)")
 
   @inlinable

@@ -102,7 +102,7 @@ public enum SLRU: PolicyDefinition {
     parameters: [
       PolicyParameter("segments", default: 4, range: 1...64, help: "number of segments")
     ],
-    traits: .namesVictims,
+    traits: [.namesVictims, .evictsOnHit],
     checkedAgainst: "libCacheSim (4 and 5 segments)", libCacheSim: "0.3.5")
 
   @inlinable

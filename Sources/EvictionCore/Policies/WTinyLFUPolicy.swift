@@ -362,7 +362,8 @@ public struct WTinyLFUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
 public enum WTinyLFU: PolicyDefinition {
   public static let descriptor = PolicyDescriptor(
     name: "wtinylfu", summary: "W-TinyLFU: LRU window, frequency-filtered SLRU main",
-    citation: "Einziger et al., TOS'17", parameters: WTinyLFUShared.parameters, traits: .asksBeforeEvicting,
+    citation: "Einziger et al., TOS'17", parameters: WTinyLFUShared.parameters,
+    traits: [.asksBeforeEvicting, .evictsOnHit],
     checkedAgainst: "libCacheSim 0.3.5 (cloudPhysicsIO and Twitter, both size modes)", libCacheSim: "0.3.5")
 
   @inlinable
@@ -380,7 +381,8 @@ public enum WTinyLFU: PolicyDefinition {
 public enum WTinyLFUv0: PolicyDefinition {
   public static let descriptor = PolicyDescriptor(
     name: "wtinylfu-v0", summary: "W-TinyLFU whose window drains into the main cache while its victims win",
-    citation: "Einziger et al., TOS'17", parameters: WTinyLFUShared.parameters, traits: .asksBeforeEvicting,
+    citation: "Einziger et al., TOS'17", parameters: WTinyLFUShared.parameters,
+    traits: [.asksBeforeEvicting, .evictsOnHit],
     checkedAgainst: "libCacheSim aa0fc40 (both size modes; seven more traces)", libCacheSim: "aa0fc40 (2024)")
 
   @inlinable
