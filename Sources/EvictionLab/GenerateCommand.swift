@@ -28,8 +28,8 @@ struct Generate: ParsableCommand {
   @Option(help: "Seed of the random stream.")
   var seed: UInt64 = 1
 
-  @Option(help: "Every object's size in bytes.")
-  var objectSize: Int64 = 4096
+  @Option(help: "Every object's size in bytes (default 4096).")
+  var objectSize: Int64?
 
   @Option(help: "zipf-scan: a scan starts every this many requests.")
   var scanEvery: Int = 50_000
@@ -52,7 +52,8 @@ struct Generate: ParsableCommand {
   /// The mix as one list, from every --mix given.
   var mixText: String { mix.isEmpty ? "zipf:0.8,scan:0.2" : mix.joined(separator: ",") }
 
-  @Option(help: "Object sizes: fixed (--object-size), uniform:LOW-HIGH, lognormal:MU,SIGMA or pareto:ALPHA,MIN.")
+  @Option(
+    help: "Object sizes: fixed (--object-size), uniform:LOW-HIGH, lognormal:MU,SIGMA or pareto:ALPHA,MIN[,MAX].")
   var sizeDistribution: String = "fixed"
 
   @Option(name: .shortAndLong, help: "Output path.")
@@ -63,7 +64,7 @@ struct Generate: ParsableCommand {
     var workload = SyntheticWorkload(kind: kind, objects: objects, requests: requests)
     workload.alpha = alpha
     workload.seed = seed
-    workload.objectSize = objectSize
+    workload.objectSize = objectSize ?? 4096
     workload.scanEvery = scanEvery
     workload.scanLength = scanLength
     workload.hotObjects = hotObjects ?? 0
@@ -80,9 +81,15 @@ struct Generate: ParsableCommand {
     do throws(TraceError) { workload = try self.workload() } catch { throw ArgumentError(error.description) }
     // The library names the parameter; here it is an option.
     do throws(TraceError) { try workload.check() } catch { throw ArgumentError("--\(error.description)") }
-    guard TraceFormat.infer(fromPath: output) != nil else {
+    guard let format = TraceFormat.infer(fromPath: output) else {
       throw ArgumentError(
         "cannot tell the format from '\(output)'; end it in .oracleGeneral, .csv or .txt (optionally .zst)")
+    }
+    // Every value given is used: txt holds keys only.
+    if format == .txt && (objectSize != nil || workload.sizes != .fixed) {
+      throw ArgumentError(
+        "\(output) is txt, which holds keys only: the sizes asked for (--object-size, --size-distribution) "
+          + "would be lost; write .csv or .oracleGeneral, or leave the sizes out")
     }
   }
 

@@ -14,8 +14,20 @@ public final class RandomStream {
 
   deinit { gsl_rng_free(rng) }
 
-  /// An integer drawn uniformly from 0..<n (n ≥ 1).
-  public func integer(below n: UInt64) -> UInt64 { UInt64(gsl_rng_uniform_int(rng, UInt(n))) }
+  /// An integer drawn uniformly from 0..<n (n ≥ 1). MT19937 yields 32 bits
+  /// a draw: up to 2³² one draw decides (GSL's own rejection), beyond it
+  /// two draws make 64 bits, rejected above the largest multiple of n.
+  public func integer(below n: UInt64) -> UInt64 {
+    precondition(n >= 1, "integer(below: 0)")
+    if n <= 1 << 32 { return UInt64(gsl_rng_uniform_int(rng, UInt(n))) }
+    let limit = UInt64.max - (UInt64.max % n + 1) % n  // the largest multiple of n, less 1
+    while true {
+      let high = UInt64(gsl_rng_get(rng)) & 0xFFFF_FFFF
+      let low = UInt64(gsl_rng_get(rng)) & 0xFFFF_FFFF
+      let draw = high << 32 | low
+      if draw <= limit { return draw % n }
+    }
+  }
 
   /// A real drawn uniformly from [0, 1).
   public func uniform() -> Double { gsl_rng_uniform(rng) }

@@ -82,10 +82,17 @@ public final class FileSource: RewindableSource {
       if errno == ENOENT { throw .fileNotFound(path: path) }
       throw .unreadable(path: path, reason: String(cString: strerror(errno)))
     }
-    if (info.st_mode & S_IFMT) == S_IFDIR {
-      throw .unreadable(path: path, reason: "it is a directory, not a trace file")
+    // Only a regular file (a link is followed) is read: a FIFO would block
+    // until something writes to it, a device never ends, and every trace is
+    // read more than once.
+    switch info.st_mode & S_IFMT {
+    case S_IFREG: break
+    case S_IFDIR: throw .unreadable(path: path, reason: "it is a directory, not a trace file")
+    case S_IFIFO: throw .unreadable(path: path, reason: "it is a FIFO, not a trace file; write the trace to a file")
+    case S_IFSOCK: throw .unreadable(path: path, reason: "it is a socket, not a trace file")
+    default: throw .unreadable(path: path, reason: "it is a device, not a trace file")
     }
-    let fd = open(path, O_RDONLY)
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
     self.fd = fd
     self.path = path

@@ -137,6 +137,7 @@ final class LineFormatReader: TraceReader {
         skippedZeroSize += 1
         return nil
       }
+      _ = try objectSize(size)
       let (end, overflow) = offset.addingReportingOverflow(size)
       guard !overflow, end <= Self.blockLimit * UInt64(Self.blockSize) else {
         throw bad(

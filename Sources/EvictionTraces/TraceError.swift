@@ -13,6 +13,8 @@ public enum TraceError: Error, Equatable, CustomStringConvertible {
   case invalidOption(String)
   /// The trace does not hold what its catalog says it holds.
   case catalogMismatch(path: String, reason: String)
+  /// A request's field holds a value the output format cannot store.
+  case valueOutOfRange(path: String, request: Int64, field: String, value: Int64, format: String, holds: String)
 
   public var description: String {
     switch self {
@@ -41,6 +43,9 @@ public enum TraceError: Error, Equatable, CustomStringConvertible {
     case .catalogMismatch(let path, let reason):
       return
         "\(path): \(reason), but its catalog says otherwise; the file changed since the catalog was written: check it, then rewrite the catalog (evlab catalog)"
+    case .valueOutOfRange(let path, let request, let field, let value, let format, let holds):
+      return
+        "\(path): request \(request) has \(field) \(value), which \(format) cannot hold (\(holds)); nothing was written: write csv, whose fields are 64-bit"
     }
   }
 }

@@ -72,8 +72,10 @@ public struct TraceSource: Sendable, Hashable {
       if n == 0 { break }
       for record in buffer[..<n] { largest = max(largest, record.key) }
     }
+    // The last copy's largest id, largest + stride · (copies - 1), must fit.
     let (stride, over) = largest.addingReportingOverflow(1)
-    guard !over, !stride.multipliedReportingOverflow(by: UInt64(copies - 1)).overflow else {
+    let (span, spanOver) = stride.multipliedReportingOverflow(by: UInt64(copies - 1))
+    guard !over, !spanOver, !largest.addingReportingOverflow(span).overflow else {
       throw .invalidOption(
         "\(path): its ids span too much of the 64-bit range to tile \(copies) copies without sharing objects; use fewer copies (--repeat) or renumber the trace (evlab convert)"
       )

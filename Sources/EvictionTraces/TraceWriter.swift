@@ -22,6 +22,8 @@ public final class TraceWriter {
   let scratchToken: Int?
   /// Whether the output is a device or pipe written in place (no `.partial`, no rename).
   let writesInPlace: Bool
+  /// Requests written so far (to name one that does not fit the format).
+  var written: Int64 = 0
 
   public init(path: String, format: TraceFormat) throws(TraceError) {
     guard [.oracleGeneral, .csv, .txt].contains(format) else {
@@ -56,11 +58,19 @@ public final class TraceWriter {
     if let compressor { ZSTD_freeCCtx(compressor) }
   }
 
-  /// Appends `records`.
+  /// Appends `records`. A value the format cannot hold (oracleGeneral's
+  /// times and sizes are unsigned 32-bit; txt holds keys only) is an error
+  /// naming the request, and the file is not written.
   public func write(_ records: some Sequence<TraceRecord>) throws(TraceError) {
     for r in records {
+      written += 1
       switch format {
       case .oracleGeneral:
+        for (field, value) in [("time", r.time), ("size", r.size)] where value < 0 || value > Int64(UInt32.max) {
+          throw .valueOutOfRange(
+            path: path, request: written, field: field, value: value, format: "oracleGeneral",
+            holds: "\(field)s of 0 to \(UInt32.max)")
+        }
         appendLittleEndian(UInt32(truncatingIfNeeded: r.time))
         appendLittleEndian(r.key)
         appendLittleEndian(UInt32(truncatingIfNeeded: r.size))

@@ -28,30 +28,55 @@ public struct SyntheticWorkload: Sendable {
   }
 
   /// How object sizes are drawn (once per object, from the same stream).
+  /// Every size is an integer from 1 to ``largestSize``.
   public enum SizeDistribution: Sendable, Equatable {
     case fixed
     /// Uniform integers in `low...high`.
     case uniform(low: Int64, high: Int64)
-    /// exp(N(mu, sigma²)), rounded, at least 1.
+    /// exp(N(mu, sigma²)), rounded, at least 1; a draw above ``largestSize``
+    /// is an error (``SyntheticWorkload/generate()``).
     case lognormal(mu: Double, sigma: Double)
-    /// Pareto with shape `alpha` and scale (minimum) `minimum`, rounded.
-    case pareto(alpha: Double, minimum: Double)
+    /// Pareto with shape `alpha` and scale (minimum) `minimum`, rounded, and
+    /// truncated at `maximum`: a draw above it is drawn again.
+    case pareto(alpha: Double, minimum: Double, maximum: Double = SizeDistribution.paretoMaximum)
 
-    /// Parses `fixed`, `uniform:A-B`, `lognormal:MU,SIGMA` or `pareto:ALPHA,MIN`.
+    /// The largest object size a workload may hold (1 TiB, as the trace readers).
+    public static let largestSize: Int64 = 1 << 40
+    /// Pareto's truncation when `pareto:ALPHA,MIN` names none (4 × 10⁹ bytes).
+    public static let paretoMaximum: Double = 4e9
+
+    /// Parses `fixed`, `uniform:LOW-HIGH`, `lognormal:MU,SIGMA` or
+    /// `pareto:ALPHA,MIN[,MAX]`, refusing what would not give sizes of 1 to
+    /// ``largestSize`` bytes.
     public init(_ text: String) throws(TraceError) {
-      let parts = text.lowercased().split(separator: ":", maxSplits: 1).map(String.init)
-      let numbers =
-        parts.count == 2 ? parts[1].split(whereSeparator: { $0 == "," || $0 == "-" }).compactMap { Double($0) } : []
+      let usage =
+        "use fixed, uniform:LOW-HIGH (integers, 1 ≤ LOW ≤ HIGH ≤ 2^40), lognormal:MU,SIGMA (sigma > 0, "
+        + "e^MU ≤ 2^40) or pareto:ALPHA,MIN[,MAX] (alpha > 0, 1 ≤ MIN < MAX ≤ 2^40; MAX 4e9 if not given)"
+      let parts = text.lowercased().split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        .map(String.init)
+      // uniform's bounds are separated by '-', the others' parameters by ','
+      // (so a negative parameter keeps its sign).
+      let separator: Character = parts[0] == "uniform" ? "-" : ","
+      let fields = parts.count == 2 ? parts[1].split(separator: separator, omittingEmptySubsequences: false) : []
+      let numbers = fields.compactMap { Double($0) }.filter(\.isFinite)
+      guard numbers.count == fields.count else {
+        throw .invalidOption("size distribution '\(text)': a parameter is not a finite number; \(usage)")
+      }
+      let largest = Double(Self.largestSize)
       switch (parts[0], numbers.count) {
-      case ("fixed", _) where parts.count == 1: self = .fixed
-      case ("uniform", 2) where numbers[0] >= 1 && numbers[1] >= numbers[0]:
+      case ("fixed", 0) where parts.count == 1: self = .fixed
+      case ("uniform", 2)
+      where numbers[0] >= 1 && numbers[1] >= numbers[0] && numbers[1] <= largest
+        && numbers.allSatisfy({ $0.rounded() == $0 }):
         self = .uniform(low: Int64(numbers[0]), high: Int64(numbers[1]))
-      case ("lognormal", 2) where numbers[1] > 0: self = .lognormal(mu: numbers[0], sigma: numbers[1])
-      case ("pareto", 2) where numbers[0] > 0 && numbers[1] >= 1: self = .pareto(alpha: numbers[0], minimum: numbers[1])
+      case ("lognormal", 2) where numbers[1] > 0 && exp(numbers[0]) <= largest:
+        self = .lognormal(mu: numbers[0], sigma: numbers[1])
+      case ("pareto", 2) where numbers[0] > 0 && numbers[1] >= 1 && numbers[1] < Self.paretoMaximum:
+        self = .pareto(alpha: numbers[0], minimum: numbers[1])
+      case ("pareto", 3) where numbers[0] > 0 && numbers[1] >= 1 && numbers[2] > numbers[1] && numbers[2] <= largest:
+        self = .pareto(alpha: numbers[0], minimum: numbers[1], maximum: numbers[2])
       default:
-        throw .invalidOption(
-          "size distribution '\(text)': use fixed, uniform:LOW-HIGH, lognormal:MU,SIGMA (sigma > 0) or pareto:ALPHA,MIN"
-        )
+        throw .invalidOption("size distribution '\(text)': \(usage)")
       }
     }
   }
@@ -125,28 +150,39 @@ public struct SyntheticWorkload: Sendable {
     guard hotShare >= 0 && hotShare <= 1 else { throw .invalidOption("hot-share \(hotShare): must be in [0, 1]") }
   }
 
-  /// The requests, with timestamps of one per 1000 requests and next-access fields filled.
-  public func generate() -> [TraceRecord] {
+  /// The requests, with timestamps of one per 1000 requests and next-access
+  /// fields filled. A lognormal size drawn above
+  /// ``SizeDistribution/largestSize`` is an error naming the object.
+  public func generate() throws(TraceError) -> [TraceRecord] {
     let rng = RandomStream(seed: seed)
     var records: [TraceRecord] = []
     records.reserveCapacity(requests)
     var objectSizes: [UInt64: Int64] = [:]
-    func size(of key: UInt64) -> Int64 {
+    func size(of key: UInt64) throws(TraceError) -> Int64 {
       if sizes == .fixed { return objectSize }
       if let known = objectSizes[key] { return known }
       let drawn: Int64
       switch sizes {
       case .fixed: drawn = objectSize
       case .uniform(let low, let high): drawn = low + Int64(rng.integer(below: UInt64(high - low + 1)))
-      case .lognormal(let mu, let sigma): drawn = max(1, Int64(rng.lognormal(mu: mu, sigma: sigma).rounded()))
-      case .pareto(let alpha, let minimum):
-        drawn = max(1, Int64(min(rng.pareto(alpha: alpha, minimum: minimum), 4e9).rounded()))
+      case .lognormal(let mu, let sigma):
+        let draw = rng.lognormal(mu: mu, sigma: sigma).rounded()
+        guard draw <= Double(SizeDistribution.largestSize) else {
+          throw .invalidOption(
+            "size distribution lognormal:\(mu),\(sigma) drew \(draw) bytes for object \(key), above 2^40 (1 TiB), the "
+              + "largest object size; lower mu or sigma")
+        }
+        drawn = max(1, Int64(draw))
+      case .pareto(let alpha, let minimum, let maximum):
+        var draw = rng.pareto(alpha: alpha, minimum: minimum)
+        while draw > maximum { draw = rng.pareto(alpha: alpha, minimum: minimum) }
+        drawn = max(1, Int64(draw.rounded()))
       }
       objectSizes[key] = drawn
       return drawn
     }
-    func append(_ key: UInt64) {
-      records.append(TraceRecord(key: key, size: size(of: key), time: Int64(records.count / 1000)))
+    func append(_ key: UInt64) throws(TraceError) {
+      records.append(TraceRecord(key: key, size: try size(of: key), time: Int64(records.count / 1000)))
     }
     if kind == .mix {
       let parts =
@@ -156,16 +192,16 @@ public struct SyntheticWorkload: Sendable {
       let chooser = DiscreteDistribution(weights: parts.map(\.weight))
       while records.count < requests {
         let i = chooser.draw(rng)
-        append(streams[i].next(rng, count: records.count))
+        try append(streams[i].next(rng, count: records.count))
       }
     } else {
       var stream = Stream(kind: kind, workload: self, offset: 0)
       while records.count < requests {
         if kind == .zipfScan && records.count > 0 && records.count % scanEvery == 0 {
-          for _ in 0..<min(scanLength, requests - records.count) { append(stream.nextScanKey()) }
+          for _ in 0..<min(scanLength, requests - records.count) { try append(stream.nextScanKey()) }
           if records.count >= requests { break }
         }
-        append(stream.next(rng, count: records.count))
+        try append(stream.next(rng, count: records.count))
       }
     }
     fillNextAccess(&records)

@@ -67,6 +67,19 @@ func runTool(_ tool: String, _ arguments: [String]) throws {
     }
     #expect(throws: TraceError.unknownFormat("parquet")) { try TraceFormat(name: "parquet") }
   }
+
+  /// A FIFO (read forever when nothing writes to it) or a device is no
+  /// trace: refused before it is opened.
+  @Test func aFIFOOrADeviceIsRefused() throws {
+    let scratch = try ScratchFolder()
+    let fifo = scratch.url.appendingPathComponent("pipe.txt").path
+    #expect(mkfifo(fifo, 0o600) == 0)
+    for (path, kind) in [(fifo, "a FIFO"), ("/dev/zero", "a device")] {
+      let error = #expect(throws: TraceError.self) { try readAll(path, format: .txt) }
+      #expect(
+        error.map { "\($0)" }?.contains("it is \(kind), not a trace file") == true, "\(String(describing: error))")
+    }
+  }
 }
 
 @Suite struct CSVReaderTests {

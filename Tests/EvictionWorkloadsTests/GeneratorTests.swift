@@ -25,12 +25,12 @@ import Testing
     }
   }
 
-  @Test func hotspotSendsItsShareToAMovingHotSet() {
+  @Test func hotspotSendsItsShareToAMovingHotSet() throws {
     var workload = SyntheticWorkload(kind: .hotspot, objects: 10_000, requests: 200_000)
     workload.hotObjects = 100
     workload.hotShare = 0.9
     workload.shiftEvery = 50_000
-    let records = workload.generate()
+    let records = try workload.generate()
     var hotSets: [Set<UInt64>] = []
     for phase in 0..<4 {
       let slice = records[(phase * 50_000)..<((phase + 1) * 50_000)]
@@ -47,7 +47,7 @@ import Testing
   @Test func mixInterleavesItsComponentsByWeightWithDisjointObjects() throws {
     var workload = SyntheticWorkload(kind: .mix, objects: 1_000, requests: 100_000)
     workload.components = try SyntheticWorkload.Component.parse("zipf:0.75,loop:0.25")
-    let records = workload.generate()
+    let records = try workload.generate()
     let loop = records.filter { $0.key >> 40 == 1 }
     #expect(abs(Double(loop.count) / 100_000 - 0.25) < 0.01)
     #expect(records.allSatisfy { $0.key >> 40 <= 1 })
@@ -64,16 +64,61 @@ import Testing
     ] {
       var workload = SyntheticWorkload(kind: .uniform, objects: 2_000, requests: 50_000)
       workload.sizes = try SyntheticWorkload.SizeDistribution(text)
-      let records = workload.generate()
+      let records = try workload.generate()
       var perObject: [UInt64: Set<Int64>] = [:]
       for r in records { perObject[r.key, default: []].insert(r.size) }
       #expect(perObject.values.allSatisfy { $0.count == 1 }, "\(text): an object keeps its size")
       #expect(check(perObject.values.map { $0.first! }), "\(text)")
-      let again = workload.generate()
+      let again = try workload.generate()
       #expect(again.map(\.size) == records.map(\.size), "same seed, same sizes")
     }
     #expect(throws: TraceError.self) { try SyntheticWorkload.SizeDistribution("lognormal:8") }
     #expect(throws: TraceError.self) { try SyntheticWorkload.SizeDistribution("uniform:5-1") }
+  }
+
+  /// Sizes past 32 bits are drawn as asked (GSL's generator gives 32 bits a
+  /// draw: a wider range was every object 1 byte), a negative parameter
+  /// keeps its sign, and a distribution that cannot give sizes of 1 byte to
+  /// 1 TiB is refused, before or (lognormal's tail) while drawing.
+  @Test func sizeDistributionsHoldTheirRangeOrAreRefused() throws {
+    var workload = SyntheticWorkload(kind: .uniform, objects: 2_000, requests: 4_000)
+    workload.sizes = try SyntheticWorkload.SizeDistribution("uniform:1-1000000000000")
+    let sizes = try workload.generate().map(\.size)
+    #expect(sizes.allSatisfy { (1...1_000_000_000_000).contains($0) })
+    #expect(sizes.filter { $0 > Int64(UInt32.max) }.count > sizes.count * 9 / 10, "sizes above 2^32 are drawn")
+    for bad in [
+      "lognormal:9,-2", "lognormal:100,50", "lognormal:8,x", "uniform:1-2199023255553", "uniform:1.5-8",
+      "pareto:1.5,0", "pareto:1,100,50", "fixed:3",
+    ] {
+      #expect(throws: TraceError.self, "\(bad)") { try SyntheticWorkload.SizeDistribution(bad) }
+    }
+    workload.sizes = try SyntheticWorkload.SizeDistribution("lognormal:27,3")
+    let error = #expect(throws: TraceError.self) { try workload.generate() }
+    #expect(error.map { "\($0)" }?.contains("above 2^40") == true)
+    workload.sizes = try SyntheticWorkload.SizeDistribution("pareto:0.5,10,1000")
+    #expect(try workload.generate().allSatisfy { (10...1000).contains($0.size) })
+  }
+
+  /// A value oracleGeneral cannot hold (its times and sizes are unsigned
+  /// 32-bit) is an error naming the request and field; nothing is written.
+  @Test func aValueTheFormatCannotHoldIsRefused() throws {
+    let dir = try Scratch.directory("limits")
+    for (record, field) in [
+      (TraceRecord(key: 1, size: 5_000_000_000, time: 0), "size 5000000000"),
+      (TraceRecord(key: 1, size: 1, time: 1 << 32), "time 4294967296"),
+      (TraceRecord(key: 1, size: 1, time: -1), "time -1"),
+    ] {
+      let path = dir.path + "/t.oracleGeneral"
+      let writer = try TraceWriter(path: path, format: .oracleGeneral)
+      let error = #expect(throws: TraceError.self) {
+        try writer.write([TraceRecord(key: 7, size: 1, time: 0), record])
+      }
+      #expect(error.map { "\($0)" }?.contains("request 2 has \(field)") == true, "\(String(describing: error))")
+      #expect(!FileManager.default.fileExists(atPath: path))
+      let csv = try TraceWriter(path: dir.path + "/t.csv", format: .csv)
+      try csv.write([record])
+      try csv.finish()
+    }
   }
 
   @Test func sameSeedSameBytesAndZipfIsSkewed() throws {
