@@ -33,6 +33,7 @@ public struct PolicySpec: Hashable, Sendable, CustomStringConvertible {
     }
     self.name = descriptor.name
     self.parameters = parameters
+    try PolicyCatalog.definition(named: descriptor.name)?.check(self)
   }
 
   /// A comma-separated list of specs, as `--policy` and a configuration's

@@ -34,6 +34,11 @@ public protocol PolicyDefinition {
   /// (appended to the error). Default: nothing.
   static func minimumCapacityHint(_ spec: PolicySpec) -> String
 
+  /// Refuses parameters that are each in range but do not go together (a
+  /// value the policy would otherwise clamp, running as something other
+  /// than its label says). Called when a spec is parsed. Default: none.
+  static func check(_ spec: PolicySpec) throws(PolicyError)
+
   /// The policy over integer keys, behind closures made here, where the
   /// definition's type is known: how the simulator runs a policy registered
   /// from another package at specialised speed. Keep the default.
@@ -46,6 +51,8 @@ extension PolicyDefinition {
 
   @inlinable
   public static func minimumCapacityHint(_ spec: PolicySpec) -> String { "" }
+
+  public static func check(_ spec: PolicySpec) throws(PolicyError) {}
 
   @inlinable
   public static func simulatorPolicy(_ spec: PolicySpec, capacity: Int64) -> AnyCachePolicy<UInt64> {

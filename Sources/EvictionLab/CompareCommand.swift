@@ -85,6 +85,7 @@ struct Compare: ParsableCommand {
       throw ArgumentError("--shard needs --output DIR: each shard writes its partial result into its own folder")
     }
     if let jobs, jobs < 1 { throw ArgumentError("--jobs \(jobs): at least one job is needed") }
+    if let output { try OutputCheck.folder(output, option: "--output") }
   }
 
   func run() throws {
@@ -95,6 +96,7 @@ struct Compare: ParsableCommand {
     (flags.admissions, flags.warmup, flags.interval) = (admissions, warmup, interval)
     let config = try failing { () throws(ConfigError) in try flags.configuration(defaultPath: Self.defaultConfig) }
     let directory = output ?? "results/\(config.name)"
+    try OutputCheck.folder(directory, option: "--output")
 
     // Traces: generate the synthetic ones, read each once for its statistics.
     let parallelism = jobs ?? config.jobs ?? ProcessInfo.processInfo.activeProcessorCount
@@ -124,7 +126,7 @@ struct Compare: ParsableCommand {
       progress, total: shard.runs.count, label: shardSpec == nil ? "compare" : "compare \(index)/\(count)")
     display.begin()
     defer { display.end() }
-    let partial = try failing { () throws(CompareError) in
+    var partial = try failing { () throws(CompareError) in
       try shard.run(
         sources: workspace.sources, scratch: FileManager.default.temporaryDirectory.path, progress: progress
       ) { message in
@@ -134,6 +136,7 @@ struct Compare: ParsableCommand {
     }
     display.end()
     guard shardSpec == nil else {
+      (partial.evlabVersion, partial.evlabCommit) = (EvlabVersion.number, EvlabVersion.commit)
       let path = try failing { () throws(CompareError) in try partial.write(into: directory) }
       return printError("shard \(index)/\(count): \(partial.runs.count) of \(plan.cells.count) runs written to \(path)")
     }
@@ -178,7 +181,9 @@ struct Merge: ParsableCommand {
     abstract: "Join the partial results of evlab compare --shard I/N into one report.",
     discussion: """
       Each DIR holds one or more partial-I-of-N.json files. Every shard must be present exactly once, \
-      all from the same configuration; the outputs equal those of a single run (same rows, same order).
+      all from the same configuration, run by this evlab's version (one build for all), over the same traces \
+      (their stream digests), with counts that add up and match their digest; ratios are computed again \
+      from the counts. The outputs equal those of a single run (same rows, same order).
         evlab merge parts/1 parts/2 parts/3 -o results/sweep
       """)
 
@@ -192,7 +197,10 @@ struct Merge: ParsableCommand {
     guard !inputs.isEmpty else {
       throw fail("name the folders the shards wrote; e.g. evlab merge parts/* -o results/sweep")
     }
-    let merged = try failing { () throws(CompareError) in try ComparePartial.merge(ComparePartial.load(inputs)) }
+    try OutputCheck.folder(output, option: "--output")
+    let merged = try failing { () throws(CompareError) in
+      try ComparePartial.merge(ComparePartial.load(inputs), version: EvlabVersion.number)
+    }
     try writeReport(merged.1, config: merged.0, to: output)
   }
 }

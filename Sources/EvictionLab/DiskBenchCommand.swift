@@ -80,9 +80,10 @@ extension DiskBench.Mode: ListItem {
 }
 
 /// A value size up to 256 MiB: `256`, `1k`, `4k`.
-struct ValueSize: ListItem {
+struct ValueSize: ListItem, Hashable, CustomStringConvertible {
   static var option: String { "--value-size" }
   var bytes: Int
+  var description: String { String(bytes) }
   init(item: String) throws(ArgumentError) {
     let size = try AbsoluteSize(parsing: item).value
     guard size <= 256 << 20 else { throw ArgumentError("--value-size \(item): at most 256m") }

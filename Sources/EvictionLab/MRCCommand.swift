@@ -42,8 +42,8 @@ struct MRC: ParsableCommand {
   @Option(help: "exact (LRU), simulate or shards (default: exact for LRU, simulate otherwise).")
   var method: Checked<CurveMethod>?
 
-  @Option(help: "SHARDS sampling rate in (0, 1].")
-  var rate: Double = 0.01
+  @Option(help: "With --method shards: the sampling rate in (0, 1] (default 0.01).")
+  var rate: Double?
 
   @Option(
     help: "Fixed-size SHARDS (LRU): sample at most N distinct objects, lowering the rate as needed (instead of --rate)."
@@ -70,7 +70,7 @@ struct MRC: ParsableCommand {
       try admissionSpecs.map { admission in
         let plan = try failing { () throws(CurveError) in
           try MissRatioCurves.plan(
-            for: spec, method: method?.value.method, rate: rate, maxObjects: maxObjects, admission: admission)
+            for: spec, method: method?.value.method, rate: rate ?? 0.01, maxObjects: maxObjects, admission: admission)
         }
         return (spec, admission, plan)
       }
@@ -82,6 +82,9 @@ struct MRC: ParsableCommand {
     guard !sizes.isEmpty else { throw ArgumentError("--sizes is empty; e.g. --sizes 100..100000:log20") }
     try sizes.check()
     try warmup?.check()
+    if rate != nil && method?.value.method != .shards {
+      throw ArgumentError("--rate is SHARDS' sampling rate: add --method shards, or leave --rate out")
+    }
     if warmup != nil && maxObjects != nil {
       throw ArgumentError(
         "--warmup does not apply to fixed-size SHARDS (--max-objects), whose rate changes as it reads; use --rate")

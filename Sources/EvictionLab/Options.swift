@@ -47,6 +47,21 @@ extension Array {
   func check<Value>() throws(ArgumentError) where Element == Checked<Value> {
     for item in self { try item.check() }
   }
+  /// As ``check()``, and refuses a value named twice (every value given is
+  /// used once: `--lock mutex,mutex` would measure one lock twice).
+  func check<Value: UniqueList>() throws(ArgumentError) where Element == Checked<Value> {
+    for item in self { try item.check() }
+    var seen = Set<Value.Element>()
+    for value in values() where !seen.insert(value).inserted {
+      throw ArgumentError("\(Value.option) names \(value) twice; name each once")
+    }
+  }
+}
+
+/// A list option whose values must differ (a repeat would run one twice).
+protocol UniqueList: ArgumentValue, Sequence where Element: Hashable {
+  /// The option, for errors (`--lock`).
+  static var option: String { get }
 }
 
 /// Policy specs: `lru,slru:segments=4,random:seed=2`; a piece with `=` but
@@ -122,14 +137,22 @@ struct AdmissionOptions: ParsableArguments {
 
 /// Cache sizes in the one size grammar (``CacheSize``): `5000`, `64m`,
 /// `1%`, `0.01`, `A..B:logN`, `auto`; comma-separated.
-struct SizeList: ArgumentValue, Sequence {
+struct SizeList: UniqueList {
+  static var option: String { "--size" }
   var sizes: [CacheSize]
   init(parsing text: String) throws(ArgumentError) {
     sizes = []
     for item in try listItems([text], option: "size") {
-      do throws(SizeError) {
-        for size in try CacheSize.list(item) where !sizes.contains(size) { sizes.append(size) }
-      } catch { throw ArgumentError("size '\(text)': \(error.message)") }
+      let listed: [CacheSize]
+      do throws(SizeError) { listed = try CacheSize.list(item) } catch {
+        throw ArgumentError("size '\(text)': \(error.message)")
+      }
+      // A range's log steps may round onto one size (kept once); sizes
+      // named apart must differ (`1%,0.01` is one size twice).
+      if listed.count == 1 && sizes.contains(listed[0]) {
+        throw ArgumentError("size '\(text)' names \(listed[0]) twice; name each once")
+      }
+      for size in listed where !sizes.contains(size) { sizes.append(size) }
     }
   }
   func makeIterator() -> IndexingIterator<[CacheSize]> { sizes.makeIterator() }
@@ -168,7 +191,8 @@ protocol ListItem: Sendable {
 }
 
 /// A list option's value: comma-separated items, each parsed as `Item`.
-struct ListOf<Item: ListItem>: ArgumentValue, Sequence {
+struct ListOf<Item: ListItem & Hashable>: UniqueList {
+  static var option: String { Item.option }
   var items: [Item]
   init(parsing text: String) throws(ArgumentError) {
     items = try listItems([text], option: Item.option).map { item throws(ArgumentError) in try Item(item: item) }
@@ -185,7 +209,7 @@ extension LockStrategy: ListItem {
 }
 
 /// A thread count from 1 to 256.
-struct ThreadCount: ListItem {
+struct ThreadCount: ListItem, Hashable, CustomStringConvertible {
   static var option: String { "--threads" }
   var count: Int
   init(item: String) throws(ArgumentError) {
@@ -194,6 +218,7 @@ struct ThreadCount: ListItem {
     }
     count = n
   }
+  var description: String { String(count) }
 }
 
 typealias LockList = ListOf<LockStrategy>
@@ -245,6 +270,12 @@ struct OutputOptions: ParsableArguments {
 
   @Option(help: "Write the results as CSV to PATH; - for standard output.")
   var csv: String?
+
+  /// Both paths can be written (checked before any work).
+  func validate() throws {
+    if let json { try OutputCheck.file(json, option: "--json") }
+    if let csv { try OutputCheck.file(csv, option: "--csv") }
+  }
 
   /// Prints `table` for people unless a result goes to standard output, then writes the JSON and CSV asked for.
   func emit(

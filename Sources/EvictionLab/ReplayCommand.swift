@@ -58,7 +58,7 @@ struct Replay: ParsableCommand {
 
   @Option(
     help: "With --tier memory+disk: the folder for the disk tier's scratch store.")
-  var diskDir: String = FileManager.default.temporaryDirectory.path
+  var diskDir: String?
 
   @Option(help: "With --tier memory+disk: replay only the first N requests of each trace.")
   var limit: Int?
@@ -99,7 +99,15 @@ struct Replay: ParsableCommand {
     }
     if let jobs, jobs < 1 { throw ArgumentError("--jobs \(jobs): at least one job is needed") }
     guard copies >= 1 else { throw ArgumentError("--repeat \(copies): at least one copy is needed") }
-    guard !diskDir.isEmpty else {
+    if tier == nil {
+      for (given, option) in [
+        (diskSize != nil, "--disk-size"), (diskDir != nil, "--disk-dir"), (limit != nil, "--limit"),
+      ]
+      where given {
+        throw ArgumentError("\(option) is for --tier memory+disk; add --tier memory+disk or leave \(option) out")
+      }
+    }
+    guard diskDir?.isEmpty != true else {
       throw ArgumentError("--disk-dir is an empty path; name a folder for the disk tier's scratch store")
     }
     if !traces.isEmpty {
@@ -197,7 +205,7 @@ extension Replay {
     do {
       results = try TieredReplay.runAll(
         sources, policies: specs, memorySizes: memorySizes, diskSize: diskSize!.bytes, sizeMode: sizeMode,
-        directory: diskDir, limit: limit, log: printError)
+        directory: diskDir ?? FileManager.default.temporaryDirectory.path, limit: limit, log: printError)
     } catch {
       throw fail(String(describing: error))
     }

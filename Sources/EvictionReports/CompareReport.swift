@@ -272,11 +272,13 @@ public enum CompareReport {
     /// Capacity-bound online policies that missed less than Belady's optimum
     /// in count mode: impossible, so a fault to report, not a result.
     public var anomalies: [CompareRow]
-    /// The best online policy.
+    /// The best online policy (nil where they all miss every request).
     public var winner: CompareRow?
     /// Online policies whose interval overlaps the winner's.
     public var tiedWithWinner: [CompareRow]
     public var lru: CompareRow?
+    /// Whether every online policy missed every request: none is ranked.
+    public var cachesNothing = false
   }
 
   /// `3 admissions (none, bloom-filter, prob:p=0.5) × `, or nothing without admission.
@@ -292,7 +294,10 @@ public enum CompareReport {
         .sorted { $0.missRatio != $1.missRatio ? $0.missRatio < $1.missRatio : $0.label < $1.label }
       guard let first = group.first else { return nil }
       let online = group.filter(\.isContender)
-      let winner = online.first
+      // Where every policy misses every request (a byte-mode cache smaller
+      // than every object holds nothing), none is better than another.
+      let cachesNothing = !online.isEmpty && online.allSatisfy { $0.hits == 0 }
+      let winner = cachesNothing ? nil : online.first
       let tied = winner.map { w in online.dropFirst().filter { !$0.differs(from: w) } } ?? []
       let belady = group.first { $0.label == "belady" && $0.sizeMode == .count }
       // Belady caches every missed object; an admission policy may leave one
@@ -301,7 +306,7 @@ public enum CompareReport {
       return Ranking(
         sizeLabel: label, cacheSize: first.cacheSize, rows: group.filter { $0.isContender || $0.offline },
         models: group.filter { !$0.isContender && !$0.offline }, anomalies: anomalies, winner: winner,
-        tiedWithWinner: tied, lru: group.first { $0.label == "lru" })
+        tiedWithWinner: tied, lru: group.first { $0.label == "lru" }, cachesNothing: cachesNothing)
     }
   }
 
@@ -334,7 +339,11 @@ public enum CompareReport {
   }
 
   static func verdict(_ ranking: Ranking) -> String {
-    guard let winner = ranking.winner else { return "Only offline bounds ran at this size." }
+    guard let winner = ranking.winner else {
+      guard ranking.cachesNothing else { return "Only offline bounds ran at this size." }
+      return "No policy caches anything at this size: every policy missed every request (in byte mode, a cache "
+        + "smaller than every object holds nothing). None is ranked."
+    }
     var text = "Best: **\(winner.label)** (miss ratio \(ratio(winner.missRatio)))"
     if let lru = ranking.lru, winner.label != "lru" { text += ", " + margin(winner, over: lru) }
     text += "."

@@ -4,7 +4,10 @@ import EvictionTraces
 /// What of a replay is counted, and how the count is cut in time: a
 /// warm-up whose requests reach the policy but not the counts (libCacheSim's
 /// `--warmup-sec`), and intervals whose miss ratios make a time series
-/// (libCacheSim's `--report-interval`).
+/// (libCacheSim's `--report-interval`). Durations read the trace's clock as
+/// never going back: a request stamped before one already read counts at
+/// the latest timestamp so far, so a warm-up ends once and an interval is
+/// never reopened.
 public struct ReplayWindow: Sendable, Hashable, Codable {
   /// A stretch of a trace: a number of requests, or a duration on the
   /// trace's own clock (its timestamps; seconds in oracleGeneral and most
@@ -113,10 +116,15 @@ extension TraceReplay {
     var gate = WarmupGate(window.warmup)
     var countStart: (time: Int64, position: Int64)? = nil
     var current: IntervalCounts? = nil
+    // Time intervals follow the latest timestamp seen: a request stamped
+    // before one already counted falls in the current interval, so an
+    // interval is never reopened (see ``ReplayWindow``).
+    var latest = Int64.min
     counts.skipped = try trace.forEachBatch(withNextAccess: needsNextAccess, progress: progress) {
       records, tile throws(TraceError) in
       for record in records {
         position &+= 1
+        latest = max(latest, record.time)
         let warming = gate.warms(record.time)
         let hit = policy.access(record.request(in: tile, time: position, countMode: countMode))
         if !hit { counts.maxOccupancy = max(counts.maxOccupancy, policy.usedWeight) }
@@ -124,7 +132,7 @@ extension TraceReplay {
           counts.warmupRequests &+= 1
           continue
         }
-        let start = countStart ?? (record.time, position)
+        let start = countStart ?? (latest, position)
         countStart = start
         counts.requests &+= 1
         counts.hits &+= hit ? 1 : 0
@@ -134,7 +142,7 @@ extension TraceReplay {
         let index: Int
         switch interval {
         case .requests(let n): index = Int((position - start.position) / n)
-        case .duration(let d): index = Int(max(0, record.time - start.time) / d)
+        case .duration(let d): index = Int(max(0, latest &- start.time) / d)
         }
         if let open = current, open.index != index {
           counts.intervals.append(open)
@@ -142,7 +150,7 @@ extension TraceReplay {
         }
         if current == nil {
           current = IntervalCounts(
-            index: index, firstRequest: position, startTime: record.time,
+            index: index, firstRequest: position, startTime: latest,
             counts: HitCounts(requests: 0, hits: 0, bytesRequested: 0, bytesMissed: 0))
         }
         current!.counts.requests &+= 1

@@ -15,8 +15,9 @@ public struct TraceCatalog: Sendable {
     public var requests: Int64
     public var objects: Int
     public var checksum: String
-    /// A fingerprint of the request stream (keys in order), to tell the same
-    /// trace in two formats apart from two traces.
+    /// A fingerprint of the request stream (keys, sizes and times in
+    /// order: ``StreamDigest``), to tell the same trace in two formats apart
+    /// from two traces (in byte mode, other sizes make another trace).
     var streamHash: UInt64
   }
 
@@ -93,19 +94,19 @@ public struct TraceCatalog: Sendable {
     let source = TraceSource(path: path, format: format)
     var keys: Set<UInt64> = []
     var requests: Int64 = 0
-    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    var digest = StreamDigest()
     _ = try source.forEachBatch { records, tile in
       for record in records {
         let key = record.key &+ tile.idOffset
         keys.insert(key)
         requests += 1
-        hash = (hash ^ key) &* 0x0000_0100_0000_01b3
+        digest.add(key: key, size: record.size, time: record.time)
       }
     }
     if requests == 0 { throw .emptyTrace(path: path) }
     return Entry(
       path: path, name: (path as NSString).lastPathComponent, format: format, dataset: "", requests: requests,
-      objects: keys.count, checksum: try FileChecksum.crc32(path: path), streamHash: hash)
+      objects: keys.count, checksum: try FileChecksum.crc32(path: path), streamHash: digest.state)
   }
 
   /// `path` as seen from the folder `base` (both made absolute first).

@@ -37,6 +37,10 @@ public struct TraceInfo: Sendable, Codable, Equatable {
   public var suggestedByteSizes: [Int64] = []
   /// Malformed lines passed over under `--skip-bad-lines`.
   public var skipped = SkippedRecords()
+  /// The request stream's fingerprint (``StreamDigest``: every key, size and
+  /// time in order): two traces with the same counts but other requests
+  /// have other digests. `evlab merge` checks that shards read the same.
+  public var digest = ""
 
   /// Every field but `skipped`; the bucket lists' names say their scale
   /// (snake_case as every key: `reuse_distance_log2_buckets`).
@@ -44,7 +48,7 @@ public struct TraceInfo: Sendable, Codable, Equatable {
     case trace, format, requests, uniqueObjects, bytesRequested, footprintBytes, oneHitWonderShare, zipfAlpha, zipfR2
     case reuseDistanceBuckets = "reuseDistanceLog2Buckets"
     case stackDistanceBuckets = "stackDistanceLog2Buckets"
-    case firstRequests, sizePercentiles, firstTime, lastTime, suggestedSizes, suggestedByteSizes
+    case firstRequests, sizePercentiles, firstTime, lastTime, suggestedSizes, suggestedByteSizes, digest
   }
 
   public static let percentileLevels: [Double] = [0, 25, 50, 75, 90, 99, 100]
@@ -59,10 +63,12 @@ public struct TraceInfo: Sendable, Codable, Equatable {
     var reuse = Array(repeating: Int64(0), count: 64)
     var stack = Array(repeating: Int64(0), count: 64)
     var first = true
+    var digest = StreamDigest()
     info.skipped = try source.forEachBatch(progress: progress) { records, tile in
       let offset = tile.idOffset
       for record in records {
         let key = record.key &+ offset
+        digest.add(key: key, size: record.size, time: record.time)
         info.requests += 1
         info.bytesRequested += record.size
         if first {
@@ -85,6 +91,7 @@ public struct TraceInfo: Sendable, Codable, Equatable {
       }
     }
     if info.requests == 0 { throw .emptyTrace(path: source.path) }
+    info.digest = digest.description
     info.uniqueObjects = counts.count
     info.oneHitWonderShare = Double(counts.values.filter { $0 == 1 }.count) / Double(counts.count)
     func trimmed(_ buckets: [Int64]) -> [Int64] {

@@ -92,6 +92,22 @@ import Testing
     #expect(plain.counts == windowed.counts && windowed.intervals.count == 1)
   }
 
+  /// Timestamps that go back (0, 10, 20, 30, 5, 15, 40): a request counts at
+  /// the latest time so far, so intervals of 10 s are 0, 1, 2, 3, 4, none
+  /// reopened, and the ones stamped 5 and 15 fall in interval 3.
+  @Test func timestampsThatGoBackNeverReopenAnInterval() throws {
+    let scratch = try ScratchFolder()
+    let times = [0, 10, 20, 30, 5, 15, 40]
+    let path = try scratch.file(
+      "back.csv", "time,key,size\n" + times.enumerated().map { "\($1),\($0),1\n" }.joined())
+    let result = try TraceReplay.run(
+      TraceSource(path: path, format: .csv), policy: try PolicySpec("lru"), cacheSize: 10, sizeMode: .count,
+      window: ReplayWindow(interval: .duration(10)))
+    #expect(result.intervals.map(\.index) == [0, 1, 2, 3, 4])
+    #expect(result.intervals.map(\.counts.requests) == [1, 1, 1, 3, 1])
+    #expect(result.intervals.map(\.startTime) == [0, 10, 20, 30, 40])
+  }
+
   @Test func spansParseRequestsAndDurations() throws {
     #expect(try ReplayWindow.Span(parsing: "100000", option: "--warmup") == .requests(100_000))
     #expect(try ReplayWindow.Span(parsing: "90m", option: "--warmup") == .duration(5400))

@@ -137,7 +137,7 @@ import Testing
     // A shard written by an older evlab (partial format 1) and a JSON file
     // that is no partial result at all.
     let partial = try read(dir, "a1/partial-1-of-2.json")
-    let older = partial.replacingOccurrences(of: "\"evlab_partial\":2", with: "\"evlab_partial\":1")
+    let older = partial.replacingOccurrences(of: "\"evlab_partial\":3", with: "\"evlab_partial\":1")
     let changed = older != partial
     #expect(changed, "the version key is written as the test expects")
     try FileManager.default.createDirectory(at: dir.appendingPathComponent("old"), withIntermediateDirectories: true)
@@ -158,6 +158,70 @@ import Testing
       #expect(run.stderr.split(separator: "\n").count == 1)
     }
     #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("out").path), "nothing written on error")
+  }
+
+  /// Shards that read different files under one relative path (run from
+  /// two folders), a partial whose counts were edited while their sum was
+  /// kept, one from another evlab, and one whose ratio was edited: the first
+  /// three are refused, the last merges with the ratio computed again.
+  @Test func mergeProvesTheShardsBelongTogether() throws {
+    let dir = try scratchDirectory()
+    let manager = FileManager.default
+    for (folder, trace) in [("here", "loop-3000"), ("there", "zipf-0.9")] {
+      try manager.createDirectory(at: dir.appendingPathComponent(folder), withIntermediateDirectories: true)
+      try manager.copyItem(
+        atPath: "\(repositoryRoot.path)/traces/\(trace).oracleGeneral.zst",
+        toPath: dir.appendingPathComponent("\(folder)/t.oracleGeneral.zst").path)
+      try "policies = [\"lru\", \"fifo\"]\nsizes = [100, 400]\n[[traces]]\npath = \"t.oracleGeneral.zst\"\n".write(
+        to: dir.appendingPathComponent("\(folder)/sweep.toml"), atomically: true, encoding: .utf8)
+    }
+    for (folder, shard) in [("here", 1), ("here", 2), ("there", 2)] {
+      let run = try evlab(
+        ["compare", "--config", "sweep.toml", "--shard", "\(shard)/2", "--output", "../\(folder)\(shard)"],
+        in: dir.appendingPathComponent(folder))
+      #expect(run.status == 0, "\(run.stderr)")
+    }
+    let single = try evlab(
+      ["compare", "--config", "sweep.toml", "--output", "../single"], in: dir.appendingPathComponent("here"))
+    #expect(single.status == 0, "\(single.stderr)")
+    let partial = try read(dir, "here1/partial-1-of-2.json")
+    #expect(partial.contains("\"evlab_version\":\"") && partial.contains("\"digest\":\"stream:"))
+    // Edit the first result's counts, keeping their sum; then another version; then only a ratio.
+    func edited(_ name: String, _ change: (inout [String: Any]) -> Void) throws {
+      var object = try #require(JSONSerialization.jsonObject(with: Data(partial.utf8)) as? [String: Any])
+      change(&object)
+      let folder = dir.appendingPathComponent(name)
+      try manager.createDirectory(at: folder, withIntermediateDirectories: true)
+      try JSONSerialization.data(withJSONObject: object).write(to: folder.appendingPathComponent("partial-1-of-2.json"))
+    }
+    func editFirstResult(_ object: inout [String: Any], _ change: (inout [String: Any]) -> Void) {
+      var results = object["results"] as! [[String: Any]]
+      change(&results[0])
+      object["results"] = results
+    }
+    try edited("hits") { object in
+      editFirstResult(&object) { result in
+        result["hits"] = (result["hits"] as! Int) + 10
+        result["misses"] = (result["misses"] as! Int) - 10
+      }
+    }
+    try edited("sum") { object in editFirstResult(&object) { $0["misses"] = ($0["misses"] as! Int) + 10 } }
+    try edited("version") { $0["evlab_version"] = "0.0.1" }
+    try edited("ratio") { object in editFirstResult(&object) { $0["miss_ratio"] = 0.001 } }
+    let cases: [([String], String)] = [
+      (["here1", "there2"], "read different files as trace 't.oracleGeneral.zst'"),
+      (["hits", "here2"], "counts do not match their digest"),
+      (["sum", "here2"], "counts do not match their digest"),
+      (["version", "here2"], "written by evlab 0.0.1"),
+    ]
+    for (inputs, words) in cases {
+      let run = try evlab(["merge"] + inputs + ["-o", "out"], in: dir)
+      #expect(run.status == 1 && run.stderr.contains(words), "\(inputs): \(run.stderr)")
+    }
+    #expect(!manager.fileExists(atPath: dir.appendingPathComponent("out").path), "nothing written on error")
+    let merged = try evlab(["merge", "ratio", "here2", "-o", "merged"], in: dir)
+    #expect(merged.status == 0, "\(merged.stderr)")
+    #expect(try read(dir, "merged/results.csv") == read(dir, "single/results.csv"))
   }
 
   @Test func badConfigurationsFailInOneLineBeforeAnyWork() throws {
@@ -220,6 +284,46 @@ import Testing
       // hits, misses, miss_ratio, bytes_requested, bytes_missed agree.
       #expect(match.map { [$0[7], $0[8], $0[9], $0[10], $0[11]] } == [r[6], r[7], r[8], r[9], r[10]])
     }
+  }
+
+  /// Outputs are checked before the first replay: a file where a folder
+  /// goes, a folder where a file goes, a path under a file. Each fails at
+  /// once, in one line, with nothing written.
+  @Test func anOutputThatCannotBeWrittenFailsBeforeAnyWork() throws {
+    let dir = try scratchDirectory()
+    let trace = "\(repositoryRoot.path)/traces/zipf-0.9.oracleGeneral.zst"
+    try "x".write(to: dir.appendingPathComponent("file"), atomically: true, encoding: .utf8)
+    try FileManager.default.createDirectory(at: dir.appendingPathComponent("folder"), withIntermediateDirectories: true)
+    let cases: [([String], String)] = [
+      (["compare", "--trace", trace, "--policy", "lru", "--size", "100", "-o", "file"], "is a file, not a folder"),
+      (["compare", "--trace", trace, "--policy", "lru", "--size", "100", "-o", "file/x"], "file is a file"),
+      (["replay", trace, "--policy", "lru", "--size", "100", "--csv", "folder"], "is a folder"),
+      (["replay", trace, "--policy", "lru", "--size", "100", "--json", "file/r.json"], "file is a file"),
+      (["mrc", trace, "--policy", "lru", "--csv", "folder"], "is a folder"),
+      (["merge", "folder", "-o", "file"], "is a file, not a folder"),
+    ]
+    for (arguments, words) in cases {
+      let run = try evlab(arguments, in: dir)
+      #expect(run.status != 0 && run.stderr.contains(words), "\(arguments): \(run.stderr)")
+      #expect(run.stderr.split(separator: "\n").count <= 2, "\(arguments): \(run.stderr)")
+    }
+    #expect(try String(contentsOf: dir.appendingPathComponent("file"), encoding: .utf8) == "x")
+  }
+
+  /// In byte mode a cache smaller than every object holds nothing: every
+  /// policy misses every request, and no policy is named best.
+  @Test func aSizeAtWhichNothingFitsRanksNoPolicy() throws {
+    let dir = try scratchDirectory()
+    let trace = "\(repositoryRoot.path)/traces/zipf-0.9.oracleGeneral.zst"
+    let run = try evlab(
+      [
+        "compare", "--trace", trace, "--policy", "lru,fifo", "--size", "1000,1%", "--size-mode", "bytes",
+        "--output", "out",
+      ], in: dir)
+    #expect(run.status == 0, "\(run.stderr)")
+    let report = try read(dir, "out/report.md")
+    #expect(report.contains("No policy caches anything at this size"))
+    #expect(report.components(separatedBy: "Best: ").count == 2, "one size ranked: \(report)")
   }
 
   @Test func aDiskSectionMeasuresTheStoreAndChartsIt() throws {

@@ -85,4 +85,14 @@ public enum CLOCK: PolicyDefinition {
     visitor.visit(
       ClockPolicy<Index>(capacity: capacity, bits: Int(spec.integer("bits")), initial: Int(spec.integer("init"))))
   }
+
+  /// A new entry's counter fits the counter's bits.
+  public static func check(_ spec: PolicySpec) throws(PolicyError) {
+    let (bits, initial) = (spec.integer("bits"), spec.integer("init"))
+    guard initial < 1 << bits else {
+      throw .invalidValue(
+        policy: "clock", parameter: "init", value: String(initial),
+        expected: "0 to \((1 << bits) - 1), what \(bits) bit\(bits == 1 ? "" : "s") hold (raise bits)")
+    }
+  }
 }

@@ -94,7 +94,9 @@ public enum AcrossTraces {
           let fromFIFO = mine.compactMap(\.reductionFromFifo)
           let fromLRU = mine.compactMap(\.reductionFromLru)
           func q(_ p: Double) -> Double? { fromFIFO.isEmpty ? nil : SampleSummary.quantile(fromFIFO, p) }
-          let traces = Set(atSize.map(\.trace)).count
+          // best_share counts the traces the other columns count (those with a reduction).
+          let counted = mine.filter { $0.reductionFromFifo != nil }.map(\.trace)
+          let won = counted.reduce(0.0) { $0 + (best[$1]?[label] ?? 0) }
           out.append(
             Summary(
               policy: label, sizeLabel: size, dataset: scope, traces: fromFIFO.count,
@@ -102,7 +104,7 @@ public enum AcrossTraces {
               medianReduction: q(0.5), p5Reduction: q(0.05), p25Reduction: q(0.25), p75Reduction: q(0.75),
               p95Reduction: q(0.95),
               meanReductionFromLru: fromLRU.isEmpty ? nil : fromLRU.reduce(0, +) / Double(fromLRU.count),
-              bestShare: first.offline || traces == 0 ? nil : (best[label] ?? 0) / Double(traces),
+              bestShare: first.offline || counted.isEmpty ? nil : won / Double(counted.count),
               worstRegressionVsFifo: fromFIFO.min().map { $0 < 0 ? -$0 : 0 }, offline: first.offline))
         }
       }
@@ -110,9 +112,9 @@ public enum AcrossTraces {
     return out
   }
 
-  /// Per label, the traces (at one size) where it missed least among the
-  /// contenders, a tie of k counting 1/k to each.
-  static func bestShares(_ rows: [CompareRow]) -> [String: Double] {
+  /// Per trace and label (at one size): 1 where the label missed least
+  /// among the contenders, a tie of k counting 1/k to each.
+  static func bestShares(_ rows: [CompareRow]) -> [String: [String: Double]] {
     // Traces in the rows' order, so the sums (and the bytes written) are the same every run.
     var traces: [String] = []
     var byTrace: [String: [CompareRow]] = [:]
@@ -120,11 +122,12 @@ public enum AcrossTraces {
       if byTrace[row.trace] == nil { traces.append(row.trace) }
       byTrace[row.trace, default: []].append(row)
     }
-    var shares: [String: Double] = [:]
-    for group in traces.map({ byTrace[$0]! }) {
+    var shares: [String: [String: Double]] = [:]
+    for trace in traces {
+      let group = byTrace[trace]!
       guard let least = group.map(\.missRatio).min() else { continue }
       let winners = group.filter { $0.missRatio == least }
-      for winner in winners { shares[winner.label, default: 0] += 1 / Double(winners.count) }
+      for winner in winners { shares[trace, default: [:]][winner.label, default: 0] += 1 / Double(winners.count) }
     }
     return shares
   }

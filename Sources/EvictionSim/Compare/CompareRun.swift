@@ -45,6 +45,8 @@ public struct ComparePlan: Sendable {
   public let rows: [Row]
   /// Every run's replay cell, rows' runs contiguous.
   public let cells: [ReplayCell]
+  /// Every run's trace (an index into `config.traces`).
+  public let traceOfRun: [Int]
   /// A run's expected cost (requests to replay), for balancing shards.
   let costs: [Int64]
 
@@ -144,6 +146,7 @@ public struct ComparePlan: Sendable {
     self.rows = rows
     self.cells = cells
     self.costs = costs
+    traceOfRun = rows.flatMap { row in repeatElement(row.trace, count: row.runCount) }
   }
 
   /// The runs of shard `index` (1-based) of `count`: longest-first greedy
@@ -464,8 +467,7 @@ public struct CompareShard: Sendable {
   public var expectedRequests: Int {
     runs.reduce(0) { total, run in
       let cell = plan.cells[run]
-      let t = plan.config.traces.firstIndex { $0.name == cell.trace.name } ?? 0
-      return total + Int(plan.infos[t].requests) * cell.trace.copies
+      return total + Int(plan.infos[plan.traceOfRun[run]].requests) * cell.trace.copies
     }
   }
 

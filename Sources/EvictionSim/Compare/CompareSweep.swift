@@ -82,14 +82,23 @@ public final class CompareWorkspace {
 }
 
 /// One shard's results, written by `evlab compare --shard I/N` and joined by
-/// `evlab merge`. It carries the configuration it ran, so shards of
-/// different sweeps are told apart.
+/// `evlab merge`. It carries what `merge` checks before it joins anything:
+/// the configuration (and its digest), the identity of every trace the
+/// shard read (``TraceInfo``, with its stream digest), the evlab that ran it,
+/// and a digest of its counts, so an edited count is refused.
 public struct ComparePartial: Codable, Sendable {
-  /// The format these files are written in (2: with each result's intervals).
-  public static let currentFormat = 2
+  /// The format these files are written in (3: with the traces' digests,
+  /// evlab's version and the counts' digest; 2 had none of them).
+  public static let currentFormat = 3
   public var evlabPartial = currentFormat
+  /// The evlab that ran the shard: its version and commit (set by the
+  /// command that writes the file; "" and nil outside it).
+  public var evlabVersion = ""
+  public var evlabCommit: String? = nil
   public var configFormat: String
   public var config: String
+  /// ``ComparePartial/digest(ofConfiguration:)`` of `config`.
+  public var configDigest: String
   public var shard: Int
   public var shards: Int
   public var totalRuns: Int
@@ -98,6 +107,8 @@ public struct ComparePartial: Codable, Sendable {
   public var results: [ReplayResult]
   /// Each result's intervals (its own field, which the row encoding leaves out).
   public var intervals: [[IntervalCounts]]
+  /// ``countsDigest(runs:results:intervals:)`` as written.
+  public var countsDigest: String
   public var stress: [StressResult]
   public var disk: [DiskBench.Result]
 
@@ -107,6 +118,7 @@ public struct ComparePartial: Codable, Sendable {
   ) {
     configFormat = config.sourceFormat
     self.config = config.source
+    configDigest = Self.digest(ofConfiguration: config.source)
     self.shard = shard
     self.shards = shards
     totalRuns = plan.cells.count
@@ -114,6 +126,7 @@ public struct ComparePartial: Codable, Sendable {
     self.runs = runs
     self.results = results
     intervals = results.map(\.intervals)
+    countsDigest = Self.countsDigest(runs: runs, results: results, intervals: intervals)
     self.stress = stress
     self.disk = disk
   }
@@ -121,23 +134,66 @@ public struct ComparePartial: Codable, Sendable {
   /// The file name a shard writes into its output folder.
   public static func fileName(shard: Int, of shards: Int) -> String { "partial-\(shard)-of-\(shards).json" }
 
+  /// The digest of a configuration's text.
+  public static func digest(ofConfiguration text: String) -> String {
+    var digest = StreamDigest()
+    digest.add(text)
+    return "config:" + digest.hex
+  }
+
+  /// The digest of every counted figure of `results`: each run's number,
+  /// cell, counts, warm-up, skipped requests, occupancy and flash writes,
+  /// and each interval's counts. Every figure `merge` reports is these or
+  /// is computed from them; a file edited by hand no longer matches.
+  public static func countsDigest(runs: [Int], results: [ReplayResult], intervals: [[IntervalCounts]]) -> String {
+    var digest = StreamDigest()
+    func add(_ counts: HitCounts) {
+      for value in [counts.requests, counts.hits, counts.misses, counts.bytesRequested, counts.bytesMissed] {
+        digest.add(value)
+      }
+    }
+    for (i, (run, result)) in zip(runs, results).enumerated() {
+      digest.add(Int64(run))
+      for text in [result.trace, result.format, result.policy, result.admission, result.sizeMode.rawValue] {
+        digest.add(text)
+      }
+      digest.add(result.cacheSize)
+      add(result.counts)
+      for value in [
+        result.warmupRequests, Int64(result.skippedZeroSize), result.maxOccupancy, result.flashWrites ?? -1,
+        result.flashWriteBytes ?? -1,
+      ] {
+        digest.add(value)
+      }
+      for interval in i < intervals.count ? intervals[i] : [] {
+        digest.add(Int64(interval.index))
+        digest.add(interval.firstRequest)
+        digest.add(interval.startTime)
+        add(interval.counts)
+      }
+    }
+    return "counts:" + digest.hex
+  }
+
   /// Joins the partial results of every shard of one sweep into its outcome.
-  /// Each shard must appear exactly once, all from the same configuration.
-  public static func merge(_ parts: [(path: String, partial: ComparePartial)]) throws(CompareError) -> (
-    CompareConfig, CompareOutcome
-  ) {
+  /// Each shard must appear exactly once, all from the same configuration,
+  /// run by the same evlab (`version`, when given, is the merging one's,
+  /// which must be theirs), over the same traces (their digests), with
+  /// counts that add up and match their digest; every ratio reported is
+  /// computed again from the counts.
+  public static func merge(_ parts: [(path: String, partial: ComparePartial)], version: String? = nil)
+    throws(CompareError) -> (CompareConfig, CompareOutcome)
+  {
     guard let first = parts.first else {
       throw .merge("no partial results found; name the folders evlab compare --shard wrote")
     }
     let shards = first.partial.shards
     var seen: [Int: String] = [:]
     for (path, part) in parts {
-      guard part.evlabPartial == 2 else { throw .merge("\(path): a partial result of another evlab version") }
-      guard part.config == first.partial.config && part.shards == shards && part.totalRuns == first.partial.totalRuns
-      else {
-        throw .merge(
-          "\(path) and \(first.path) are shards of different sweeps (their configurations or shard counts differ)")
+      guard part.evlabPartial == currentFormat else {
+        throw .merge("\(path): a partial result of another evlab version")
       }
+      try part.verify(path: path, against: first, version: version)
       if let other = seen[part.shard] {
         throw .merge("shard \(part.shard)/\(shards) appears twice: \(other) and \(path)")
       }
@@ -167,6 +223,9 @@ public struct ComparePartial: Codable, Sendable {
         guard results[run] == nil else { throw .merge("\(path): run \(run) is in two shards") }
         var result = result
         result.intervals = part.intervals[i]
+        // Ratios are the counts', whatever the file says.
+        result.missRatio = result.counts.missRatio
+        result.byteMissRatio = result.counts.byteMissRatio
         results[run] = result
       }
     }
@@ -174,6 +233,15 @@ public struct ComparePartial: Codable, Sendable {
       throw .merge("the shards do not cover every run; they were not cut from one sweep")
     }
     let plan = ComparePlan(config: config, infos: first.partial.traces, sources: CompareWorkspace.placeholders(config))
+    for (run, result) in results.enumerated() {
+      let cell = plan.cells[run]
+      let most = plan.infos[plan.traceOfRun[run]].requests * Int64(cell.trace.copies)
+      guard result!.requests + result!.warmupRequests + Int64(result!.skippedZeroSize) <= most else {
+        throw .merge(
+          "\(result!.key.id) counts \(result!.requests) requests, more than its trace holds (\(most)); "
+            + "the shard's file was edited or damaged: run that shard again")
+      }
+    }
     let (rows, timings, timeseries) = CompareRun.rows(plan, results: results.map { $0! })
     let ordered = parts.sorted { $0.partial.shard < $1.partial.shard }
     var outcome = CompareOutcome(
@@ -181,5 +249,63 @@ public struct ComparePartial: Codable, Sendable {
       disk: ordered.flatMap(\.partial.disk))
     outcome.timeseries = timeseries
     return (config, outcome)
+  }
+}
+
+extension ComparePartial {
+  /// Refuses a part that does not belong with `first` (the first file
+  /// named), was run by another evlab than `version`, or whose counts were
+  /// edited or do not add up.
+  func verify(path: String, against first: (path: String, partial: ComparePartial), version: String?)
+    throws(CompareError)
+  {
+    let other = first.partial
+    guard !evlabVersion.isEmpty else {
+      throw .merge("\(path): the partial result names no evlab version; run that shard again with this evlab")
+    }
+    if let version, evlabVersion != version {
+      throw .merge(
+        "\(path) was written by evlab \(evlabVersion), and this is evlab \(version): run the shards and the merge "
+          + "with one evlab")
+    }
+    guard evlabVersion == other.evlabVersion && evlabCommit == other.evlabCommit else {
+      func build(_ p: ComparePartial) -> String { p.evlabVersion + (p.evlabCommit.map { " (commit \($0))" } ?? "") }
+      throw .merge(
+        "\(path) was run by evlab \(build(self)) and \(first.path) by evlab \(build(other)): run every shard "
+          + "with one build")
+    }
+    guard configDigest == Self.digest(ofConfiguration: config) else {
+      throw .merge("\(path): its configuration does not match its digest; the file was edited: run that shard again")
+    }
+    guard config == other.config && shards == other.shards && totalRuns == other.totalRuns else {
+      throw .merge(
+        "\(path) and \(first.path) are shards of different sweeps (their configurations or shard counts differ)")
+    }
+    guard traces.count == other.traces.count else {
+      throw .merge("\(path) and \(first.path) read different numbers of traces; they are not shards of one sweep")
+    }
+    for (mine, theirs) in zip(traces, other.traces) where mine != theirs {
+      func identity(_ info: TraceInfo) -> String {
+        "\(info.requests) requests, \(info.uniqueObjects) objects, \(info.digest)"
+      }
+      throw .merge(
+        "\(path) and \(first.path) read different files as trace '\(mine.trace)' (\(identity(mine)) against "
+          + "\(identity(theirs))): a path that names another file on another machine or folder; give the shards "
+          + "the same files")
+    }
+    guard countsDigest == Self.countsDigest(runs: runs, results: results, intervals: intervals) else {
+      throw .merge(
+        "\(path): its counts do not match their digest; the file was edited or damaged: run that shard again")
+    }
+    for result in results {
+      let c = result.counts
+      guard c.requests >= 0, c.hits >= 0, c.hits <= c.requests, c.misses == c.requests - c.hits,
+        c.bytesMissed >= 0, c.bytesMissed <= c.bytesRequested
+      else {
+        throw .merge(
+          "\(path): \(result.key.id) has counts that do not add up (requests \(c.requests), hits \(c.hits), "
+            + "misses \(c.misses), bytes \(c.bytesMissed) of \(c.bytesRequested)): run that shard again")
+      }
+    }
   }
 }

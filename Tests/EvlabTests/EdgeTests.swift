@@ -1,0 +1,82 @@
+import EvictionCore
+import Foundation
+import Testing
+
+/// Issue 46: no silent wrong answer at the edges. Each test here failed on
+/// the main before it.
+@Suite struct EdgeTests {
+  /// Every value given is used or refused: options that only another
+  /// option reads, a value named twice, a parameter the policy would clamp,
+  /// sizes a txt trace cannot hold.
+  @Test func everyValueGivenIsUsedOrRefused() throws {
+    let dir = try scratchDirectory()
+    try "1\n2\n1\n3\n".write(to: dir.appendingPathComponent("t.txt"), atomically: true, encoding: .utf8)
+    let cases: [([String], String)] = [
+      (["replay", "t.txt", "--policy", "lru", "--size", "2", "--limit", "5"], "--limit is for --tier"),
+      (["replay", "t.txt", "--policy", "lru", "--size", "2", "--disk-size", "1000"], "--disk-size is for --tier"),
+      (
+        ["replay", "t.txt", "--policy", "lru", "--size", "2", "--disk-dir", "/nonexistent"], "--disk-dir is for --tier"
+      ),
+      (["mrc", "t.txt", "--policy", "lru", "--sizes", "2", "--rate", "0.5"], "--rate is SHARDS' sampling rate"),
+      (["replay", "t.txt", "--policy", "clock:init=5", "--size", "2"], "init=5 is invalid"),
+      (["replay", "t.txt", "--policy", "lru", "--size", "100,100"], "twice"),
+      (["replay", "t.txt", "--policy", "lru", "--size", "1%,0.01"], "twice"),
+      (["replay", "t.txt", "--policy", "lru", "--size", "2", "--size", "2"], "twice"),
+      (["stress", "t.txt", "--size", "2", "--threads", "1", "--lock", "mutex,mutex"], "twice"),
+      (["stress", "t.txt", "--size", "2", "--threads", "1,1", "--lock", "mutex"], "twice"),
+      (["generate", "zipf", "--size-distribution", "uniform:1-10", "-o", "g.txt"], "holds keys only"),
+      (["generate", "zipf", "--object-size", "100", "-o", "g.txt"], "holds keys only"),
+      (["generate", "zipf", "--size-distribution", "lognormal:9,-2", "-o", "g.csv"], "size distribution"),
+      (["generate", "zipf", "--size-distribution", "lognormal:100,50", "-o", "g.csv"], "size distribution"),
+    ]
+    for (arguments, words) in cases {
+      let run = try evlab(arguments, in: dir)
+      #expect(run.status != 0 && run.stderr.contains(words), "\(arguments): \(run.stderr)")
+    }
+    let left = try FileManager.default.contentsOfDirectory(atPath: dir.path)
+    #expect(left == ["t.txt"], "nothing written, no .partial left: \(left)")
+    #expect(try PolicySpec("clock:bits=3,init=5").parameters["init"] == "5")
+  }
+
+  /// A 5 GB object or a timestamp past 2^32 does not wrap in oracleGeneral's
+  /// 32-bit fields: convert names the request and leaves no file; csv holds them.
+  @Test func convertNeverWrapsAValuePastTheFormatsLimits() throws {
+    let dir = try scratchDirectory()
+    for (name, line, words) in [
+      ("big.csv", "0,7,5000000000", "request 2 has size 5000000000"),
+      ("late.csv", "4294967296,7,1", "request 2 has time 4294967296"),
+      ("early.csv", "-1,7,1", "request 2 has time -1"),
+    ] {
+      try "time,key,size\n0,1,10\n\(line)\n".write(
+        to: dir.appendingPathComponent(name), atomically: true, encoding: .utf8)
+      let run = try evlab(["convert", name, "--to", "oracleGeneral", "-o", "out.oracleGeneral"], in: dir)
+      #expect(run.status == 1 && run.stderr.contains(words) && run.stderr.contains("write csv"), "\(run.stderr)")
+      #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("out.oracleGeneral").path))
+      #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("out.oracleGeneral.partial").path))
+      let csv = try evlab(["convert", name, "--to", "csv", "-o", "out.csv"], in: dir)
+      #expect(csv.status == 0, "\(csv.stderr)")
+      #expect(try String(contentsOf: dir.appendingPathComponent("out.csv"), encoding: .utf8).contains(line))
+    }
+  }
+
+  /// Copies of a trace whose ids reach 2^63 would wrap onto the first
+  /// copy's ids: refused, never one shared object.
+  @Test func repeatNeverWrapsIds() throws {
+    let dir = try scratchDirectory()
+    try "0\n1\n9223372036854775808\n".write(to: dir.appendingPathComponent("t.txt"), atomically: true, encoding: .utf8)
+    let run = try evlab(["replay", "t.txt", "--policy", "lru", "--size", "10", "--repeat", "2", "--csv", "-"], in: dir)
+    #expect(run.status == 1 && run.stderr.contains("64-bit range"), "\(run.stdout) \(run.stderr)")
+    let once = try evlab(
+      ["replay", "t.txt", "--policy", "lru", "--size", "10", "--repeat", "1", "--csv", "-"], in: dir)
+    #expect(once.status == 0, "\(once.stderr)")
+  }
+
+  /// A FIFO given as a trace is refused at once, never read forever.
+  @Test func aFIFOIsNoTrace() throws {
+    let dir = try scratchDirectory()
+    let fifo = dir.appendingPathComponent("pipe.txt").path
+    #expect(mkfifo(fifo, 0o600) == 0)
+    let run = try evlab(["replay", "pipe.txt", "--policy", "lru", "--size", "10"], in: dir)
+    #expect(run.status == 1 && run.stderr.contains("it is a FIFO"), "\(run.stderr)")
+  }
+}
