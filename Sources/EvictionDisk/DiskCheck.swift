@@ -9,6 +9,10 @@ public struct DiskCheckReport: Sendable, Equatable {
   /// Whether values were read and verified against their checksums (not
   /// with `quick`, which compares lengths only).
   public var verifiedValues = false
+  /// Inline values that carry no checksum (written before layout 3, and
+  /// migrated): only their lengths could be compared, so they are not
+  /// counted as verified.
+  public var unverifiedValues: [String] = []
   /// Keys whose row names a file that is missing or of the wrong length.
   public var missingFiles: [String] = []
   public var wrongSizeFiles: [String] = []
@@ -39,7 +43,13 @@ public struct DiskCheckReport: Sendable, Equatable {
   public var summary: String {
     var lines = [
       "\(rows) rows, \(valueFiles) value files"
-        + (verifiedValues ? ", every value verified" : ", lengths compared (--quick)")
+        + (!verifiedValues
+          ? ", lengths compared (--quick)"
+          : unverifiedValues.isEmpty
+            ? ", every value verified"
+            : ", every value verified but \(unverifiedValues.count) inline "
+              + (unverifiedValues.count == 1 ? "value that carries" : "values that carry")
+              + " no checksum (written before layout 3; lengths compared): \(Self.list(unverifiedValues))")
     ]
     if let manifestProblem { lines.append("manifest: \(manifestProblem)") }
     if !missingFiles.isEmpty {
@@ -146,6 +156,8 @@ extension DiskStore {
         } else if row.inlineVerified == false {
           report.corruptValues.append("\(row.key) (inline): fails its checksum")
           bad.append((row.key, nil))
+        } else if !quick && row.inlineVerified == nil && row.size > 0 {
+          report.unverifiedValues.append(row.key)
         }
         continue
       }

@@ -153,10 +153,23 @@ func writeReport(_ outcome: CompareOutcome, config: CompareConfig, to directory:
   }
   do {
     let provenance = runProvenance(configuration: config.source, seeds: config.seeds)
+    let held = Set((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
     let files = try CompareReport.write(outcome, config: config, to: directory, provenance: provenance) {
       printError("warning: \($0)")
     }
-    printError("wrote \(files.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")) to \(directory)/")
+    let names = files.map { ($0 as NSString).lastPathComponent }
+    printError("wrote \(names.joined(separator: ", ")) to \(directory)/")
+    // Files of an earlier run are replaced; say which, and what was left.
+    let replaced = names.filter(held.contains)
+    if !replaced.isEmpty {
+      let others = held.subtracting(names).sorted()
+      printError(
+        "note: replaced \(replaced.count) files an earlier run wrote in \(directory)/"
+          + (others.isEmpty
+            ? ""
+            : "; it also holds \(others.prefix(5).joined(separator: ", "))"
+              + (others.count > 5 ? " and \(others.count - 5) more" : "") + ", left as they were"))
+    }
   } catch {
     throw fail("cannot write the report into \(directory): \(error.localizedDescription)")
   }

@@ -55,6 +55,11 @@ public final class Figures {
   public func write(into directory: String, ownFolder: Bool = true) throws -> (files: [String], warning: String?) {
     guard !charts.isEmpty else { return ([], nil) }
     let folder = ownFolder ? (directory as NSString).appendingPathComponent("figures") : directory
+    // Nothing is written through a link inside the output folder: it could
+    // lead anywhere.
+    if ownFolder, (try? FileManager.default.destinationOfSymbolicLink(atPath: folder)) != nil {
+      throw FigureError("\(folder) is a symbolic link; figures are written only into a real folder: remove the link")
+    }
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     var files: [String] = []
     for chart in charts {
@@ -72,6 +77,8 @@ public final class Figures {
       let svg = (folder as NSString).appendingPathComponent(chart.name + ".svg")
       for (format, extra) in [("pdf", [String]()), ("png", ["--zoom", String(Self.dpi / 96)])] {
         let out = (folder as NSString).appendingPathComponent("\(chart.name).\(format)")
+        // rsvg-convert writes through a link; a link left here is replaced.
+        if (try? FileManager.default.destinationOfSymbolicLink(atPath: out)) != nil { unlink(out) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: converter)
         // No creation date in the PDF (cairo honours SOURCE_DATE_EPOCH): the
@@ -85,8 +92,13 @@ public final class Figures {
         try process.run()
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
+        // A figure that could not be rendered (a full disk) is an error, never
+        // a truncated file reported as written.
         guard process.terminationStatus == 0 else {
-          return (files, "rsvg-convert could not render \(chart.name).svg as \(format): \(message)")
+          unlink(out)
+          throw FigureError(
+            "rsvg-convert could not render \(chart.name).svg as \(format) "
+              + "(\(message.trimmingCharacters(in: .whitespacesAndNewlines))); check the free space in \(folder)")
         }
         files.append(out)
       }
@@ -95,4 +107,11 @@ public final class Figures {
   }
 
   static let xmlHeader = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+}
+
+/// Why figures could not be written.
+public struct FigureError: Error, CustomStringConvertible, LocalizedError {
+  public let description: String
+  init(_ description: String) { self.description = description }
+  public var errorDescription: String? { description }
 }

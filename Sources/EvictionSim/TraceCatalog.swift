@@ -63,6 +63,10 @@ public struct TraceCatalog: Sendable {
     for path in files {
       let fileName = (path as NSString).lastPathComponent
       if ["README", "LICENSE", "REFERENCE"].contains(where: { fileName.uppercased().hasPrefix($0) }) { continue }
+      if CompareConfig.isRunOutput(path) {
+        catalog.skipped.append(Skipped(path: relativePath(path, from: base), reason: "an output of an evlab run"))
+        continue
+      }
       guard let format = TraceFormat.infer(fromPathOrFolder: path) else {
         catalog.skipped.append(
           Skipped(path: relativePath(path, from: base), reason: "neither its name nor its folder names a trace format"))

@@ -89,7 +89,17 @@ import Testing
     }
     #expect(version == DiskStore.schemaVersion)
     reopened.close()
-    #expect(try DiskStore.check(directory: dir).isConsistent)
+    let report = try DiskStore.check(directory: dir)
+    #expect(report.isConsistent)
+    // The migrated inline value has no checksum: a check does not call it verified.
+    #expect(report.unverifiedValues == ["inline"])
+    #expect(!report.summary.contains("every value verified,") && report.summary.contains("1 inline value that carries"))
+    let fresh = try scratchStore()
+    let store2 = try DiskStore(directory: fresh, inlineThreshold: 100)
+    try store2.set(bytes(50, seed: 3), forKey: "small")
+    store2.close()
+    let freshReport = try DiskStore.check(directory: fresh)
+    #expect(freshReport.unverifiedValues.isEmpty && freshReport.summary.hasSuffix("every value verified"))
   }
 
   @Test func aNewerLayoutIsRefusedWithAClearError() throws {

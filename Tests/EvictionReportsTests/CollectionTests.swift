@@ -95,6 +95,26 @@ import Testing
     _ = try Self.config("[[traces]]\ngenerate = \"hotspot\"\nobjects = 100\nalpha = 1.2\nhot_share = 0.5\n")
   }
 
+  /// A folder or glob entry passes over the CSVs a run wrote there (beside
+  /// its provenance.json), so a run never reads its own outputs.
+  @Test func aFolderEntryPassesOverARunsOutputs() throws {
+    let root = try Scratch.directory("outputs").path
+    try "time,key,size\n1,1,10\n2,2,10\n".write(toFile: "\(root)/trace.csv", atomically: true, encoding: .utf8)
+    try "trace,policy\nx,lru\n".write(toFile: "\(root)/results.csv", atomically: true, encoding: .utf8)
+    try "{}".write(toFile: "\(root)/provenance.json", atomically: true, encoding: .utf8)
+    #expect(try Self.config("[[traces]]\nfolder = \"\(root)\"\n").traces.map(\.name) == ["trace.csv"])
+    #expect(try Self.config("[[traces]]\nglob = \"\(root)/*.csv\"\n").traces.map(\.name) == ["trace.csv"])
+  }
+
+  /// In byte mode other sizes make another trace: the catalog lists both.
+  @Test func theSameKeysWithOtherSizesAreAnotherTrace() throws {
+    let root = try Scratch.directory("sizes").path
+    try "time,key,size\n1,1,10\n2,2,10\n".write(toFile: "\(root)/a.csv", atomically: true, encoding: .utf8)
+    try "time,key,size\n1,1,10\n2,2,99\n".write(toFile: "\(root)/b.csv", atomically: true, encoding: .utf8)
+    let catalog = try TraceCatalog.scan([root], relativeTo: root)
+    #expect(catalog.entries.map(\.path) == ["a.csv", "b.csv"] && catalog.skipped.isEmpty)
+  }
+
   @Test func theCatalogListsEachTraceOnceAndNotesWhatItPassedOver() throws {
     let root = try Self.collection()
     let catalog = try TraceCatalog.scan([root], relativeTo: root)

@@ -79,4 +79,26 @@ import Testing
     let run = try evlab(["replay", "pipe.txt", "--policy", "lru", "--size", "10"], in: dir)
     #expect(run.status == 1 && run.stderr.contains("it is a FIFO"), "\(run.stderr)")
   }
+
+  /// A link inside the output folder is not followed out of it: a
+  /// `figures` link is refused with nothing written where it points; a
+  /// rerun into a folder says which files it replaced and what it left.
+  @Test func theOutputFolderKeepsItsWritesInside() throws {
+    let dir = try scratchDirectory()
+    let manager = FileManager.default
+    let trace = "\(repositoryRoot.path)/traces/zipf-0.9.oracleGeneral.zst"
+    let arguments = ["compare", "--trace", trace, "--policy", "lru", "--size", "100"]
+    let first = try evlab(arguments + ["--output", "out"], in: dir)
+    #expect(first.status == 0, "\(first.stderr)")
+    try "mine".write(to: dir.appendingPathComponent("out/notes.txt"), atomically: true, encoding: .utf8)
+    let again = try evlab(arguments + ["--output", "out"], in: dir)
+    #expect(again.status == 0 && again.stderr.contains("note: replaced") && again.stderr.contains("notes.txt"))
+    try manager.createDirectory(at: dir.appendingPathComponent("elsewhere"), withIntermediateDirectories: true)
+    try manager.createDirectory(at: dir.appendingPathComponent("linked"), withIntermediateDirectories: true)
+    try manager.createSymbolicLink(
+      atPath: dir.appendingPathComponent("linked/figures").path, withDestinationPath: "../elsewhere")
+    let linked = try evlab(arguments + ["--output", "linked"], in: dir)
+    #expect(linked.status != 0 && linked.stderr.contains("is a symbolic link"), "\(linked.stderr)")
+    #expect(try manager.contentsOfDirectory(atPath: dir.appendingPathComponent("elsewhere").path).isEmpty)
+  }
 }

@@ -440,6 +440,10 @@ public struct CompareConfig: Sendable {
             && (t["format"] != nil || TraceFormat.infer(fromPathOrFolder: path) != nil)
         }
       }
+      // A run's own outputs are no traces: a folder that also holds a run's
+      // results (an earlier one, or this one's if --output points there)
+      // would otherwise feed its CSVs back in.
+      matches.removeAll(where: isRunOutput)
       guard !matches.isEmpty else {
         throw ConfigError(
           file: file,
@@ -460,6 +464,19 @@ public struct CompareConfig: Sendable {
       }
     }
     return (out, expanded)
+  }
+
+  /// The CSV files `evlab compare` writes beside its `provenance.json`.
+  static let outputCSVs: Set<String> = [
+    "results.csv", "summary.csv", "timings.csv", "timeseries.csv", "stress.csv", "disk.csv",
+  ]
+
+  /// Whether `path` is a CSV a run wrote: one of its names, beside the
+  /// run's `provenance.json`.
+  static func isRunOutput(_ path: String) -> Bool {
+    let folder = (path as NSString).deletingLastPathComponent
+    return outputCSVs.contains((path as NSString).lastPathComponent)
+      && FileManager.default.fileExists(atPath: (folder as NSString).appendingPathComponent("provenance.json"))
   }
 
   /// The files `pattern` matches (glob(3)), relative to the current folder,
