@@ -85,7 +85,8 @@ struct Compare: ParsableCommand {
       throw ArgumentError("--shard needs --output DIR: each shard writes its partial result into its own folder")
     }
     if let jobs, jobs < 1 { throw ArgumentError("--jobs \(jobs): at least one job is needed") }
-    if let output { try OutputCheck.folder(output, option: "--output") }
+    if let output, shard == nil { try OutputCheck.reportFolder(output, option: "--output", files: reportFiles) }
+    if let output, shard != nil { try OutputCheck.folder(output, option: "--output") }
   }
 
   func run() throws {
@@ -96,7 +97,11 @@ struct Compare: ParsableCommand {
     (flags.admissions, flags.warmup, flags.interval) = (admissions, warmup, interval)
     let config = try failing { () throws(ConfigError) in try flags.configuration(defaultPath: Self.defaultConfig) }
     let directory = output ?? "results/\(config.name)"
-    try OutputCheck.folder(directory, option: "--output")
+    if shardSpec == nil {
+      try OutputCheck.reportFolder(directory, option: "--output", files: reportFiles)
+    } else {
+      try OutputCheck.folder(directory, option: "--output")
+    }
 
     // Traces: generate the synthetic ones, read each once for its statistics.
     let parallelism = jobs ?? config.jobs ?? ProcessInfo.processInfo.activeProcessorCount
@@ -143,6 +148,13 @@ struct Compare: ParsableCommand {
     try writeReport(shard.outcome(partial), config: config, to: directory)
   }
 }
+
+/// Every file a comparison's report may write into its folder.
+let reportFiles = [
+  "results.csv", "results.json", "summary.csv", "summary.json", "styles.json", "timings.csv", "traces.json",
+  "report.md", "report.html", "timeseries.csv", "stress.csv", "stress.json", "disk.csv", "disk.json",
+  "provenance.json",
+]
 
 /// Writes a comparison's outputs and says where they are.
 func writeReport(_ outcome: CompareOutcome, config: CompareConfig, to directory: String) throws {
@@ -210,9 +222,9 @@ struct Merge: ParsableCommand {
     guard !inputs.isEmpty else {
       throw fail("name the folders the shards wrote; e.g. evlab merge parts/* -o results/sweep")
     }
-    try OutputCheck.folder(output, option: "--output")
+    try OutputCheck.reportFolder(output, option: "--output", files: reportFiles)
     let merged = try failing { () throws(CompareError) in
-      try ComparePartial.merge(ComparePartial.load(inputs), version: EvlabVersion.number)
+      try ComparePartial.merge(ComparePartial.load(inputs), version: EvlabVersion.number, commit: EvlabVersion.commit)
     }
     try writeReport(merged.1, config: merged.0, to: output)
   }

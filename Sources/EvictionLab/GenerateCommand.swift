@@ -85,6 +85,10 @@ struct Generate: ParsableCommand {
       throw ArgumentError(
         "cannot tell the format from '\(output)'; end it in .oracleGeneral, .csv or .txt (optionally .zst)")
     }
+    if objectSize != nil && workload.sizes != .fixed {
+      throw ArgumentError(
+        "--object-size is the fixed size; with --size-distribution \(sizeDistribution) give one of the two")
+    }
     // Every value given is used: txt holds keys only.
     if format == .txt && (objectSize != nil || workload.sizes != .fixed) {
       throw ArgumentError(

@@ -85,6 +85,10 @@ struct MRC: ParsableCommand {
     if rate != nil && method?.value.method != .shards {
       throw ArgumentError("--rate is SHARDS' sampling rate: add --method shards, or leave --rate out")
     }
+    if rate != nil && maxObjects != nil {
+      throw ArgumentError(
+        "--max-objects sets the rate itself (fixed-size SHARDS): give --rate or --max-objects, not both")
+    }
     if warmup != nil && maxObjects != nil {
       throw ArgumentError(
         "--warmup does not apply to fixed-size SHARDS (--max-objects), whose rate changes as it reads; use --rate")

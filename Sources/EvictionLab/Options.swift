@@ -275,6 +275,7 @@ struct OutputOptions: ParsableArguments {
   func validate() throws {
     if let json { try OutputCheck.file(json, option: "--json") }
     if let csv { try OutputCheck.file(csv, option: "--csv") }
+    try OutputCheck.distinct([("--csv", csv), ("--json", json)])
   }
 
   /// Prints `table` for people unless a result goes to standard output, then writes the JSON and CSV asked for.

@@ -1,3 +1,4 @@
+import EvictionTraces
 import Foundation
 
 #if canImport(Glibc)
@@ -21,7 +22,7 @@ enum OutputCheck {
       }
       return
     }
-    try creatable((path as NSString).deletingLastPathComponent, for: path, option: option)
+    try creatable(path.parentPath, for: path, option: option)
   }
 
   /// A folder to write into: a folder (not a file) that is writable, or one
@@ -40,13 +41,63 @@ enum OutputCheck {
     try creatable(path, for: path, option: option)
   }
 
+  /// A report's folder (`compare -o`, `merge -o`): as ``folder(_:option:)``,
+  /// and none of the files a report writes is a folder there, and its
+  /// `figures` is a real, writable folder if it exists (not a link out).
+  static func reportFolder(_ path: String, option: String, files: [String]) throws {
+    try folder(path, option: option)
+    let manager = FileManager.default
+    for name in files {
+      var isFolder: ObjCBool = false
+      let file = (path as NSString).appendingPathComponent(name)
+      if manager.fileExists(atPath: file, isDirectory: &isFolder) && isFolder.boolValue {
+        throw ArgumentError("\(option) \(path): \(file) is a folder where the report writes a file; move it away")
+      }
+    }
+    let figures = (path as NSString).appendingPathComponent("figures")
+    if (try? manager.destinationOfSymbolicLink(atPath: figures)) != nil {
+      throw ArgumentError(
+        "\(option) \(path): \(figures) is a symbolic link; figures are written only into a real folder: remove the link"
+      )
+    }
+    var isFolder: ObjCBool = false
+    if manager.fileExists(atPath: figures, isDirectory: &isFolder) {
+      guard isFolder.boolValue, access(figures, W_OK | X_OK) == 0 else {
+        throw ArgumentError(
+          "\(option) \(path): \(figures) is not a writable folder, and the figures go there; move it away")
+      }
+    }
+  }
+
+  /// Refuses two outputs of one run at one path (one would overwrite the
+  /// other), a CSV's provenance sidecar included. `-` and devices
+  /// (`/dev/null`) may repeat: they are written into, not replaced.
+  static func distinct(_ outputs: [(option: String, path: String?)]) throws {
+    var seen: [String: String] = [:]
+    for (option, path) in outputs {
+      guard let path, path != "-" else { continue }
+      var info = stat()
+      if stat(path, &info) == 0 && (info.st_mode & S_IFMT) != S_IFREG && (info.st_mode & S_IFMT) != S_IFDIR {
+        continue
+      }
+      let canonical = URL(fileURLWithPath: path).standardizedFileURL.path
+      for name in [canonical, canonical + ".provenance.json"] {
+        if let other = seen[name] {
+          throw ArgumentError("\(option) \(path) and \(other) would write the same file; give each its own path")
+        }
+      }
+      seen[canonical] = option
+      if option == "--csv" { seen[canonical + ".provenance.json"] = "\(option)'s provenance" }
+    }
+  }
+
   /// `folder` exists and is writable, or its nearest existing ancestor is a
   /// writable folder (so the missing ones can be made).
   static func creatable(_ folder: String, for path: String, option: String) throws {
     var current = folder.isEmpty ? "." : folder
     var isFolder: ObjCBool = false
     while !FileManager.default.fileExists(atPath: current, isDirectory: &isFolder) {
-      let parent = (current as NSString).deletingLastPathComponent
+      let parent = current.parentPath
       current = parent.isEmpty ? "." : parent
     }
     guard isFolder.boolValue else {

@@ -94,6 +94,10 @@ struct Replay: ParsableCommand {
       throw ArgumentError("--interval needs --timeseries PATH for the series (a CSV file, or - for standard output)")
     }
     if timeseries != nil && interval == nil { throw ArgumentError("--timeseries needs --interval N") }
+    if let timeseries {
+      try OutputCheck.file(timeseries, option: "--timeseries")
+      try OutputCheck.distinct([("--csv", output.csv), ("--json", output.json), ("--timeseries", timeseries)])
+    }
     if tier != nil && (warmup != nil || interval != nil) {
       throw ArgumentError("--tier memory+disk does not take --warmup or --interval yet")
     }

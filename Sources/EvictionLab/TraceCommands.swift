@@ -100,7 +100,7 @@ struct Catalog: ParsableCommand {
   }
 
   func run() throws {
-    let base = output == "-" ? "." : (output as NSString).deletingLastPathComponent
+    let base = output == "-" ? "." : output.parentPath
     let catalog = try failing { () throws(TraceError) in
       try TraceCatalog.scan(roots, relativeTo: base.isEmpty ? "." : base) { path in
         if isatty(2) == 1 { printError("catalog: reading \(path)") }

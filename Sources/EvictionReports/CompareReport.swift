@@ -396,7 +396,7 @@ public enum CompareReport {
         for (i, r) in ranking.rows.enumerated() {
           let name = r.offline ? "\(r.label) (offline bound)" : r.label
           md +=
-            "| \(i + 1) | \(name) | \(ratio(r.missRatio)) | \(interval(r)) | \(ratio(r.byteMissRatio)) | \(vsLRU(r, ranking.lru)) |\n"
+            "| \(ranking.cachesNothing ? "—" : String(i + 1)) | \(name) | \(ratio(r.missRatio)) | \(interval(r)) | \(ratio(r.byteMissRatio)) | \(vsLRU(r, ranking.lru)) |\n"
         }
         md += "\n" + verdict(ranking) + "\n"
         if let note = modelsNote(ranking) { md += "\n" + note + "\n" }
@@ -507,7 +507,7 @@ public enum CompareReport {
           "<div class=\"wide\"><table><thead><tr><th>rank</th><th>policy</th><th>miss ratio</th><th>95% CI</th><th>byte miss ratio</th><th>vs LRU</th></tr></thead><tbody>\n"
         for (i, r) in ranking.rows.enumerated() {
           body +=
-            "<tr><td>\(i + 1)</td><td>\(SVGChart.escape(r.label))\(r.offline ? " (offline bound)" : "")</td><td>\(ratio(r.missRatio))</td><td>\(interval(r))</td><td>\(ratio(r.byteMissRatio))</td><td>\(vsLRU(r, ranking.lru))</td></tr>\n"
+            "<tr><td>\(ranking.cachesNothing ? "—" : String(i + 1))</td><td>\(SVGChart.escape(r.label))\(r.offline ? " (offline bound)" : "")</td><td>\(ratio(r.missRatio))</td><td>\(interval(r))</td><td>\(ratio(r.byteMissRatio))</td><td>\(vsLRU(r, ranking.lru))</td></tr>\n"
         }
         body +=
           "</tbody></table></div>\n<p>\(SVGChart.escape(verdict(ranking).replacingOccurrences(of: "**", with: "")))</p>\n"

@@ -21,7 +21,7 @@ public enum TraceInfoTables {
       "first_requests": \(info.firstRequests), "reuse_distance_log2_buckets": \(list(info.reuseDistanceBuckets)), \
       "stack_distance_log2_buckets": \(list(info.stackDistanceBuckets)), \
       "size_percentiles": {\(percentiles.joined(separator: ", "))}, \
-      "first_time": \(info.firstTime), "last_time": \(info.lastTime), "time_span": \(info.lastTime - info.firstTime), \
+      "first_time": \(info.firstTime), "last_time": \(info.lastTime), "time_span": \(info.timeSpan), \
       "suggested_sizes": \(list(info.suggestedSizes)), "suggested_byte_sizes": \(list(info.suggestedByteSizes)), \
       "skipped_bad_lines": \(info.skipped.count)}
       """
@@ -34,7 +34,7 @@ public enum TraceInfoTables {
       \(info.trace) (\(info.format))
         requests \(info.requests), unique objects \(info.uniqueObjects), one-hit wonders \(rounded(info.oneHitWonderShare * 100, 10))%
         bytes requested \(info.bytesRequested), footprint \(info.footprintBytes) bytes
-        Zipf alpha \(rounded(info.zipfAlpha, 100)) (R² \(rounded(info.zipfR2, 100))), time span \(info.lastTime - info.firstTime) s
+        Zipf alpha \(rounded(info.zipfAlpha, 100)) (R² \(rounded(info.zipfR2, 100))), time span \(info.timeSpan) s
         object sizes p50 \(info.sizePercentiles[2]), p90 \(info.sizePercentiles[4]), max \(info.sizePercentiles[6])
         sizes to sweep: \(info.suggestedSizes.map(String.init).joined(separator: ",")) (count); \
       \(info.suggestedByteSizes.map(String.init).joined(separator: ",")) (bytes)

@@ -76,7 +76,10 @@ public struct WarmupGate: Sendable {
     switch span {
     case .requests(let n): warming = seen <= n
     case .duration(let d):
-      if end == nil { end = time &+ d }
+      if end == nil {
+        let (sum, overflow) = time.addingReportingOverflow(d)
+        end = overflow ? .max : sum
+      }
       warming = time < end!
     }
     return warming
@@ -142,7 +145,9 @@ extension TraceReplay {
         let index: Int
         switch interval {
         case .requests(let n): index = Int((position - start.position) / n)
-        case .duration(let d): index = Int(max(0, latest &- start.time) / d)
+        case .duration(let d):
+          let (elapsed, overflow) = latest.subtractingReportingOverflow(start.time)
+          index = Int((overflow ? .max : max(0, elapsed)) / d)
         }
         if let open = current, open.index != index {
           counts.intervals.append(open)

@@ -56,7 +56,14 @@ public struct TraceCatalog: Sendable {
       for relative in found {
         let path = (root as NSString).appendingPathComponent(relative)
         var folder: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &folder), !folder.boolValue { files.append(path) }
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &folder), !folder.boolValue else { continue }
+        // A FIFO, device or socket is no trace (reading one may never end).
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+          catalog.skipped.append(Skipped(path: relativePath(path, from: base), reason: "not a regular file"))
+          continue
+        }
+        files.append(path)
       }
     }
     var names: Set<String> = []
@@ -81,7 +88,7 @@ public struct TraceCatalog: Sendable {
           Skipped(path: relativePath(path, from: base), reason: "the same requests as \(twin.path)"))
         continue
       }
-      let folder = ((path as NSString).deletingLastPathComponent as NSString).lastPathComponent
+      let folder = (path.parentPath as NSString).lastPathComponent
       entry.dataset = folder
       var name = fileName
       if names.contains(name) { name = "\(folder)-\(fileName)" }

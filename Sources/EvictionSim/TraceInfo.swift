@@ -31,6 +31,9 @@ public struct TraceInfo: Sendable, Codable, Equatable {
   /// First and last timestamps (seconds), and the span.
   public var firstTime: Int64 = 0
   public var lastTime: Int64 = 0
+  /// The latest timestamp less the earliest (not the last less the first:
+  /// a clock may go back), at most 2⁶³−1.
+  public var timeSpan: Int64 = 0
   /// Cache sizes worth sweeping: 0.1% to 10% of the distinct objects
   /// (count mode) and of the footprint (byte mode), log-spaced.
   public var suggestedSizes: [Int64] = []
@@ -48,7 +51,7 @@ public struct TraceInfo: Sendable, Codable, Equatable {
     case trace, format, requests, uniqueObjects, bytesRequested, footprintBytes, oneHitWonderShare, zipfAlpha, zipfR2
     case reuseDistanceBuckets = "reuseDistanceLog2Buckets"
     case stackDistanceBuckets = "stackDistanceLog2Buckets"
-    case firstRequests, sizePercentiles, firstTime, lastTime, suggestedSizes, suggestedByteSizes, digest
+    case firstRequests, sizePercentiles, firstTime, lastTime, timeSpan, suggestedSizes, suggestedByteSizes, digest
   }
 
   public static let percentileLevels: [Double] = [0, 25, 50, 75, 90, 99, 100]
@@ -64,6 +67,7 @@ public struct TraceInfo: Sendable, Codable, Equatable {
     var stack = Array(repeating: Int64(0), count: 64)
     var first = true
     var digest = StreamDigest()
+    var (earliest, latest) = (Int64.max, Int64.min)
     info.skipped = try source.forEachBatch(progress: progress) { records, tile in
       let offset = tile.idOffset
       for record in records {
@@ -76,6 +80,8 @@ public struct TraceInfo: Sendable, Codable, Equatable {
           first = false
         }
         info.lastTime = record.time
+        earliest = min(earliest, record.time)
+        latest = max(latest, record.time)
         counts[key, default: 0] += 1
         if let last = lastSeen[key] {
           reuse[63 - (info.requests - last).leadingZeroBitCount] += 1
@@ -92,6 +98,8 @@ public struct TraceInfo: Sendable, Codable, Equatable {
     }
     if info.requests == 0 { throw .emptyTrace(path: source.path) }
     info.digest = digest.description
+    let (span, overflow) = latest.subtractingReportingOverflow(earliest)
+    info.timeSpan = overflow ? .max : span
     info.uniqueObjects = counts.count
     info.oneHitWonderShare = Double(counts.values.filter { $0 == 1 }.count) / Double(counts.count)
     func trimmed(_ buckets: [Int64]) -> [Int64] {

@@ -85,12 +85,18 @@ public final class FileSource: RewindableSource {
     // Only a regular file (a link is followed) is read: a FIFO would block
     // until something writes to it, a device never ends, and every trace is
     // read more than once.
+    let kind: String
     switch info.st_mode & S_IFMT {
-    case S_IFREG: break
+    case S_IFREG: kind = ""
     case S_IFDIR: throw .unreadable(path: path, reason: "it is a directory, not a trace file")
-    case S_IFIFO: throw .unreadable(path: path, reason: "it is a FIFO, not a trace file; write the trace to a file")
-    case S_IFSOCK: throw .unreadable(path: path, reason: "it is a socket, not a trace file")
-    default: throw .unreadable(path: path, reason: "it is a device, not a trace file")
+    case S_IFIFO: kind = "a FIFO"
+    case S_IFSOCK: kind = "a socket"
+    default: kind = "a device"
+    }
+    guard kind.isEmpty else {
+      throw .invalidOption(
+        "\(path): it is \(kind), not a trace file (a trace is read more than once); write the trace to a file and "
+          + "give that")
     }
     let fd = open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }

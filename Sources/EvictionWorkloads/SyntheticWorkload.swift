@@ -36,8 +36,8 @@ public struct SyntheticWorkload: Sendable {
     /// exp(N(mu, sigma²)), rounded, at least 1; a draw above ``largestSize``
     /// is an error (``SyntheticWorkload/generate()``).
     case lognormal(mu: Double, sigma: Double)
-    /// Pareto with shape `alpha` and scale (minimum) `minimum`, rounded, and
-    /// truncated at `maximum`: a draw above it is drawn again.
+    /// Pareto with shape `alpha` and scale (minimum) `minimum`, truncated at
+    /// `maximum` (the distribution conditioned on at most `maximum`), rounded.
     case pareto(alpha: Double, minimum: Double, maximum: Double = SizeDistribution.paretoMaximum)
 
     /// The largest object size a workload may hold (1 TiB, as the trace readers).
@@ -51,7 +51,7 @@ public struct SyntheticWorkload: Sendable {
     public init(_ text: String) throws(TraceError) {
       let usage =
         "use fixed, uniform:LOW-HIGH (integers, 1 ≤ LOW ≤ HIGH ≤ 2^40), lognormal:MU,SIGMA (sigma > 0, "
-        + "e^MU ≤ 2^40) or pareto:ALPHA,MIN[,MAX] (alpha > 0, 1 ≤ MIN < MAX ≤ 2^40; MAX 4e9 if not given)"
+        + "e^MU ≤ 2^40) or pareto:ALPHA,MIN[,MAX] (alpha ≥ 1e-6, 1 ≤ MIN < MAX ≤ 2^40; MAX 4e9 if not given)"
       let parts = text.lowercased().split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
         .map(String.init)
       // uniform's bounds are separated by '-', the others' parameters by ','
@@ -71,9 +71,10 @@ public struct SyntheticWorkload: Sendable {
         self = .uniform(low: Int64(numbers[0]), high: Int64(numbers[1]))
       case ("lognormal", 2) where numbers[1] > 0 && exp(numbers[0]) <= largest:
         self = .lognormal(mu: numbers[0], sigma: numbers[1])
-      case ("pareto", 2) where numbers[0] > 0 && numbers[1] >= 1 && numbers[1] < Self.paretoMaximum:
+      case ("pareto", 2) where numbers[0] >= 1e-6 && numbers[1] >= 1 && numbers[1] < Self.paretoMaximum:
         self = .pareto(alpha: numbers[0], minimum: numbers[1])
-      case ("pareto", 3) where numbers[0] > 0 && numbers[1] >= 1 && numbers[2] > numbers[1] && numbers[2] <= largest:
+      case ("pareto", 3)
+      where numbers[0] >= 1e-6 && numbers[1] >= 1 && numbers[2] > numbers[1] && numbers[2] <= largest:
         self = .pareto(alpha: numbers[0], minimum: numbers[1], maximum: numbers[2])
       default:
         throw .invalidOption("size distribution '\(text)': \(usage)")
@@ -174,9 +175,12 @@ public struct SyntheticWorkload: Sendable {
         }
         drawn = max(1, Int64(draw))
       case .pareto(let alpha, let minimum, let maximum):
-        var draw = rng.pareto(alpha: alpha, minimum: minimum)
-        while draw > maximum { draw = rng.pareto(alpha: alpha, minimum: minimum) }
-        drawn = max(1, Int64(draw.rounded()))
+        // The truncated distribution's inverse CDF, one uniform draw (drawing
+        // again above `maximum` would loop for ever at a tiny alpha):
+        // x = min · (1 − u·c)^(−1/α), c = 1 − (min/max)^α.
+        let c = -expm1(alpha * log(minimum / maximum))
+        let draw = minimum * exp(-log1p(-rng.uniform() * c) / alpha)
+        drawn = max(1, Int64(min(draw, maximum).rounded()))
       }
       objectSizes[key] = drawn
       return drawn

@@ -129,6 +129,16 @@ let sharedTraces = SharedData.traces
         "\(error)".contains(words) && "\(error)".hasPrefix("c.toml")
       }
     }
+    // JSON keeps the last of a key given twice; a configuration refuses it, as TOML does.
+    for (text, key) in [
+      ("{\"policies\": [\"lru\"], \"sizes\": [10], \"sizes\": [20], \"traces\": [{\"path\": \"\(trace)\"}]}", "sizes"),
+      ("{\"policies\": [\"lru\"], \"sizes\": [10], \"traces\": [{\"path\": \"\(trace)\", \"path\" : \"x\"}]}", "path"),
+    ] {
+      #expect(throws: ConfigError.self) { try CompareConfig.parse(text, format: "json", file: "c.json") }
+      #expect(ConfigValue.firstDuplicateKey(in: Data(text.utf8)) == key)
+    }
+    let fine = "{\"a\": {\"k\": 1}, \"b\": {\"k\": \"\\\": [\"}, \"c\": [{\"k\": 1}, {\"k\": 2}]}"
+    #expect(ConfigValue.firstDuplicateKey(in: Data(fine.utf8)) == nil)
   }
 
   @Test func theDiskSectionTakesRoundsAndAThreshold() throws {

@@ -248,3 +248,14 @@ func runTool(_ tool: String, _ arguments: [String]) throws {
   }
 
 }
+
+@Suite struct PathNameTests {
+  /// As NSString's deletingLastPathComponent, which traps on one character.
+  @Test func theParentPathOfAnyPath() {
+    let cases: [(String, String)] = [
+      ("a", ""), ("ab", ""), ("a/b", "a"), ("/a", "/"), ("/", "/"), ("a/b/", "a"), ("x//y", "x"), ("", ""),
+      ("../out", ".."), ("/tmp/x/results.csv", "/tmp/x"),
+    ]
+    for (path, parent) in cases { #expect(path.parentPath == parent, "\(path)") }
+  }
+}

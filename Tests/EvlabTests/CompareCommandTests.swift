@@ -208,11 +208,23 @@ import Testing
     try edited("sum") { object in editFirstResult(&object) { $0["misses"] = ($0["misses"] as! Int) + 10 } }
     try edited("version") { $0["evlab_version"] = "0.0.1" }
     try edited("ratio") { object in editFirstResult(&object) { $0["miss_ratio"] = 0.001 } }
+    try edited("objects") { object in
+      var traces = object["traces"] as! [[String: Any]]
+      traces[0]["unique_objects"] = 100
+      object["traces"] = traces
+    }
+    try edited("notraces") { $0["traces"] = [[String: Any]]() }
+    try edited("seconds") { object in editFirstResult(&object) { $0["seconds"] = -1 } }
+    try edited("commit") { $0["evlab_commit"] = "aaaaaaaaaaaa" }
     let cases: [([String], String)] = [
       (["here1", "there2"], "read different files as trace 't.oracleGeneral.zst'"),
       (["hits", "here2"], "counts do not match their digest"),
       (["sum", "here2"], "counts do not match their digest"),
       (["version", "here2"], "written by evlab 0.0.1"),
+      (["objects", "here2"], "counts do not match their digest"),
+      (["notraces", "here2"], "counts do not match their digest"),
+      (["seconds", "here2"], "counts do not match their digest"),
+      (["commit", "here2"], "at commit aaaaaaaaaaaa"),
     ]
     for (inputs, words) in cases {
       let run = try evlab(["merge"] + inputs + ["-o", "out"], in: dir)

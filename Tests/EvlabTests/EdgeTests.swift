@@ -101,4 +101,50 @@ import Testing
     #expect(linked.status != 0 && linked.stderr.contains("is a symbolic link"), "\(linked.stderr)")
     #expect(try manager.contentsOfDirectory(atPath: dir.appendingPathComponent("elsewhere").path).isEmpty)
   }
+
+  /// What a second hostile pass found: a time span past 2^63 (a crash), a
+  /// Pareto alpha so small that drawing again never ended, two outputs at
+  /// one path, flags a configuration run ignored, a report folder whose
+  /// results.csv is a folder (found only after the sweep).
+  @Test func theSecondHostilePassHolds() throws {
+    let dir = try scratchDirectory()
+    try "time,key,size\n-1,1,1\n9223372036854775807,2,1\n".write(
+      to: dir.appendingPathComponent("wide.csv"), atomically: true, encoding: .utf8)
+    let info = try evlab(["trace-info", "wide.csv"], in: dir)
+    #expect(info.status == 0 && info.stdout.contains("time span 9223372036854775807 s"), "\(info.stderr)")
+    let pareto = try evlab(
+      [
+        "generate", "uniform", "--objects", "50", "--requests", "100", "--size-distribution", "pareto:1e-5,1,2",
+        "-o", "p.csv",
+      ], in: dir)
+    #expect(pareto.status == 0, "\(pareto.stderr)")
+    let trace = "\(repositoryRoot.path)/traces/zipf-0.9.oracleGeneral.zst"
+    try FileManager.default.createDirectory(
+      at: dir.appendingPathComponent("out/results.csv"), withIntermediateDirectories: true)
+    try "policies = [\"lru\"]\nsizes = [100]\n[[traces]]\npath = \"\(trace)\"\n".write(
+      to: dir.appendingPathComponent("c.toml"), atomically: true, encoding: .utf8)
+    let cases: [([String], String)] = [
+      (["generate", "uniform", "--size-distribution", "pareto:1e-7,1,2", "-o", "q.csv"], "size distribution"),
+      (["replay", trace, "--policy", "lru", "--size", "10", "--csv", "a", "--json", "a"], "the same file"),
+      (
+        ["replay", trace, "--policy", "lru", "--size", "10", "--csv", "b", "--interval", "100", "--timeseries", "b"],
+        "the same file"
+      ),
+      (["compare", "--config", "c.toml", "--seeds", "7", "-o", "x"], "not both"),
+      (["compare", "--config", "c.toml", "-o", "out"], "is a folder where the report"),
+      (["compare", "--trace", trace, "--policy", "lru", "--size", "100", "-o", "out"], "is a folder where the report"),
+      (["mrc", trace, "--method", "shards", "--rate", "0.2", "--max-objects", "400", "--sizes", "10"], "not both"),
+      (
+        ["generate", "zipf", "--object-size", "100", "--size-distribution", "uniform:1-5", "-o", "g.csv"],
+        "one of the two"
+      ),
+    ]
+    for (arguments, words) in cases {
+      let run = try evlab(arguments, in: dir)
+      #expect(run.status != 0 && run.stderr.contains(words), "\(arguments): \(run.stderr)")
+    }
+    for name in ["q.csv", "a", "b", "x", "g.csv"] {
+      #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent(name).path), "\(name) written")
+    }
+  }
 }

@@ -125,7 +125,8 @@ public enum AcrossTraces {
     var shares: [String: [String: Double]] = [:]
     for trace in traces {
       let group = byTrace[trace]!
-      guard let least = group.map(\.missRatio).min() else { continue }
+      // Where every contender missed every request, none is best.
+      guard let least = group.map(\.missRatio).min(), group.contains(where: { $0.hits > 0 }) else { continue }
       let winners = group.filter { $0.missRatio == least }
       for winner in winners { shares[trace, default: [:]][winner.label, default: 0] += 1 / Double(winners.count) }
     }

@@ -162,11 +162,13 @@ public struct CompareConfig: Sendable {
           admissions: admissions, warmup: warmup, interval: interval)
       }
       if let path = config ?? (traces.isEmpty ? defaultPath : nil) {
-        let sweepFlags = policies.isEmpty && sizes.isEmpty && admissions.isEmpty && warmup == nil && interval == nil
+        let sweepFlags =
+          policies.isEmpty && sizes.isEmpty && admissions.isEmpty && warmup == nil && interval == nil
+          && name == nil && sizeMode == nil && seeds.isEmpty
         guard traces.isEmpty && sweepFlags else {
           throw ConfigError(
             file: path,
-            "give either --config or --trace/--policy/--size/--warmup/--interval, not both; a configuration takes warmup and interval keys"
+            "give either --config or --trace/--policy/--size/--size-mode/--seeds/--name/--warmup/--interval, not both; a configuration takes these as keys (name, size_mode, seeds, warmup, interval, ...)"
           )
         }
         return try CompareConfig.load(path: path)
@@ -474,7 +476,7 @@ public struct CompareConfig: Sendable {
   /// Whether `path` is a CSV a run wrote: one of its names, beside the
   /// run's `provenance.json`.
   static func isRunOutput(_ path: String) -> Bool {
-    let folder = (path as NSString).deletingLastPathComponent
+    let folder = path.parentPath
     return outputCSVs.contains((path as NSString).lastPathComponent)
       && FileManager.default.fileExists(atPath: (folder as NSString).appendingPathComponent("provenance.json"))
   }
@@ -484,7 +486,7 @@ public struct CompareConfig: Sendable {
   static func globMatches(_ pattern: String, configFile: String) -> [String] {
     var patterns = [pattern]
     if !pattern.hasPrefix("/") {
-      patterns.append(((configFile as NSString).deletingLastPathComponent as NSString).appendingPathComponent(pattern))
+      patterns.append((configFile.parentPath as NSString).appendingPathComponent(pattern))
     }
     for candidate in patterns {
       var result = glob_t()
@@ -569,7 +571,7 @@ public struct CompareConfig: Sendable {
     let name = try r.string("name") ?? (given as NSString).lastPathComponent
     var source = TraceSource(path: path, format: format, csv: csv, skipBadRecords: skipBadLines)
     source.renumberIDs = try r.bool("renumber_ids") ?? false
-    let folder = ((given as NSString).deletingLastPathComponent as NSString).lastPathComponent
+    let folder = (given.parentPath as NSString).lastPathComponent
     var entry = TraceEntry(
       name: name, origin: .file(source), dataset: try r.string("dataset") ?? (folder.isEmpty ? "." : folder))
     entry.expectedRequests = try r.positive("requests").map(Int64.init)
@@ -594,7 +596,7 @@ public struct CompareConfig: Sendable {
     let manager = FileManager.default
     var candidates = [given]
     if !given.hasPrefix("/") {
-      candidates.append(((configFile as NSString).deletingLastPathComponent as NSString).appendingPathComponent(given))
+      candidates.append((configFile.parentPath as NSString).appendingPathComponent(given))
     }
     for candidate in candidates {
       var isDirectory: ObjCBool = false

@@ -561,7 +561,9 @@ extension ComparePartial {
         } catch let error as CompareError {
           throw error
         } catch {
-          throw .merge("\(file): not a partial result of evlab compare (\(error.localizedDescription))")
+          throw .merge(
+            "\(file): not a partial result of evlab compare, or a damaged one (\(error.localizedDescription)); "
+              + "run that shard again")
         }
       }
     }

@@ -126,9 +126,10 @@ public struct ComparePartial: Codable, Sendable {
     self.runs = runs
     self.results = results
     intervals = results.map(\.intervals)
-    countsDigest = Self.countsDigest(runs: runs, results: results, intervals: intervals)
     self.stress = stress
     self.disk = disk
+    countsDigest = ""
+    countsDigest = computedDigest
   }
 
   /// The file name a shard writes into its output folder.
@@ -141,11 +142,15 @@ public struct ComparePartial: Codable, Sendable {
     return "config:" + digest.hex
   }
 
-  /// The digest of every counted figure of `results`: each run's number,
-  /// cell, counts, warm-up, skipped requests, occupancy and flash writes,
-  /// and each interval's counts. Every figure `merge` reports is these or
-  /// is computed from them; a file edited by hand no longer matches.
-  public static func countsDigest(runs: [Int], results: [ReplayResult], intervals: [[IntervalCounts]]) -> String {
+  /// The digest of everything a merge reports from the part: each run's
+  /// number, cell, counts, warm-up, skipped requests, occupancy, flash
+  /// writes and timing, each interval's counts, and the traces' statistics
+  /// and the stress and disk rows (as the file encodes them). Ratios are
+  /// computed again from the counts; a file edited by hand no longer matches.
+  public static func countsDigest(
+    runs: [Int], results: [ReplayResult], intervals: [[IntervalCounts]], traces: [TraceInfo],
+    stress: [StressResult], disk: [DiskBench.Result]
+  ) -> String {
     var digest = StreamDigest()
     func add(_ counts: HitCounts) {
       for value in [counts.requests, counts.hits, counts.misses, counts.bytesRequested, counts.bytesMissed] {
@@ -161,7 +166,8 @@ public struct ComparePartial: Codable, Sendable {
       add(result.counts)
       for value in [
         result.warmupRequests, Int64(result.skippedZeroSize), result.maxOccupancy, result.flashWrites ?? -1,
-        result.flashWriteBytes ?? -1,
+        result.flashWriteBytes ?? -1, result.exceedsCapacity ? 1 : 0,
+        Int64(bitPattern: result.seconds.bitPattern), Int64(bitPattern: result.requestsPerSecond.bitPattern),
       ] {
         digest.add(value)
       }
@@ -172,7 +178,20 @@ public struct ComparePartial: Codable, Sendable {
         add(interval.counts)
       }
     }
+    // The rows the counts do not cover, as the file holds them.
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    encoder.keyEncodingStrategy = .convertToSnakeCase
+    for part in [try? encoder.encode(traces), try? encoder.encode(stress), try? encoder.encode(disk)] {
+      digest.add(part.map { String(decoding: $0, as: UTF8.self) } ?? "unencodable")
+    }
     return "counts:" + digest.hex
+  }
+
+  /// This part's digest as ``countsDigest(runs:results:intervals:traces:stress:disk:)`` computes it.
+  var computedDigest: String {
+    Self.countsDigest(
+      runs: runs, results: results, intervals: intervals, traces: traces, stress: stress, disk: disk)
   }
 
   /// Joins the partial results of every shard of one sweep into its outcome.
@@ -181,9 +200,9 @@ public struct ComparePartial: Codable, Sendable {
   /// which must be theirs), over the same traces (their digests), with
   /// counts that add up and match their digest; every ratio reported is
   /// computed again from the counts.
-  public static func merge(_ parts: [(path: String, partial: ComparePartial)], version: String? = nil)
-    throws(CompareError) -> (CompareConfig, CompareOutcome)
-  {
+  public static func merge(
+    _ parts: [(path: String, partial: ComparePartial)], version: String? = nil, commit: String? = nil
+  ) throws(CompareError) -> (CompareConfig, CompareOutcome) {
     guard let first = parts.first else {
       throw .merge("no partial results found; name the folders evlab compare --shard wrote")
     }
@@ -193,7 +212,7 @@ public struct ComparePartial: Codable, Sendable {
       guard part.evlabPartial == currentFormat else {
         throw .merge("\(path): a partial result of another evlab version")
       }
-      try part.verify(path: path, against: first, version: version)
+      try part.verify(path: path, against: first, version: version, commit: commit)
       if let other = seen[part.shard] {
         throw .merge("shard \(part.shard)/\(shards) appears twice: \(other) and \(path)")
       }
@@ -226,11 +245,19 @@ public struct ComparePartial: Codable, Sendable {
         // Ratios are the counts', whatever the file says.
         result.missRatio = result.counts.missRatio
         result.byteMissRatio = result.counts.byteMissRatio
+        guard result.seconds.isFinite && result.seconds >= 0 else {
+          throw .merge("\(path): \(result.key.id) took \(result.seconds) s; the file is damaged: run that shard again")
+        }
         results[run] = result
       }
     }
     guard results.allSatisfy({ $0 != nil }) else {
       throw .merge("the shards do not cover every run; they were not cut from one sweep")
+    }
+    guard first.partial.traces.count == config.traces.count else {
+      throw .merge(
+        "\(first.path) holds \(first.partial.traces.count) traces' statistics for a configuration of "
+          + "\(config.traces.count) traces; the file was edited or damaged: run that shard again")
     }
     let plan = ComparePlan(config: config, infos: first.partial.traces, sources: CompareWorkspace.placeholders(config))
     for (run, result) in results.enumerated() {
@@ -256,9 +283,9 @@ extension ComparePartial {
   /// Refuses a part that does not belong with `first` (the first file
   /// named), was run by another evlab than `version`, or whose counts were
   /// edited or do not add up.
-  func verify(path: String, against first: (path: String, partial: ComparePartial), version: String?)
-    throws(CompareError)
-  {
+  func verify(
+    path: String, against first: (path: String, partial: ComparePartial), version: String?, commit: String?
+  ) throws(CompareError) {
     let other = first.partial
     guard !evlabVersion.isEmpty else {
       throw .merge("\(path): the partial result names no evlab version; run that shard again with this evlab")
@@ -267,6 +294,11 @@ extension ComparePartial {
       throw .merge(
         "\(path) was written by evlab \(evlabVersion), and this is evlab \(version): run the shards and the merge "
           + "with one evlab")
+    }
+    if let commit, evlabCommit != commit {
+      throw .merge(
+        "\(path) was run by evlab \(evlabVersion) at commit \(evlabCommit ?? "unknown"), and this evlab is at commit "
+          + "\(commit): run the shards and the merge with one build")
     }
     guard evlabVersion == other.evlabVersion && evlabCommit == other.evlabCommit else {
       func build(_ p: ComparePartial) -> String { p.evlabVersion + (p.evlabCommit.map { " (commit \($0))" } ?? "") }
@@ -293,7 +325,7 @@ extension ComparePartial {
           + "\(identity(theirs))): a path that names another file on another machine or folder; give the shards "
           + "the same files")
     }
-    guard countsDigest == Self.countsDigest(runs: runs, results: results, intervals: intervals) else {
+    guard countsDigest == computedDigest else {
       throw .merge(
         "\(path): its counts do not match their digest; the file was edited or damaged: run that shard again")
     }

@@ -462,7 +462,43 @@ extension ConfigValue {
     guard case .table(let table) = try convert(object, file: file) else {
       throw ConfigError(file: file, "the JSON document must be an object")
     }
+    // JSON's parsers keep the last of a key given twice; TOML refuses it, and so does this.
+    if let key = firstDuplicateKey(in: data) {
+      throw ConfigError(file: file, "key '\(key)' is given twice in one object; give each key once")
+    }
     return table
+  }
+
+  /// The first key that appears twice in one object of the (valid) JSON
+  /// text `data`, or nil: a scan of its strings, colons and brackets.
+  public static func firstDuplicateKey(in data: Data) -> String? {
+    var objects: [Set<String>?] = []  // per open bracket: the keys so far, nil for an array
+    var bytes = data.makeIterator()
+    var lastString: [UInt8]? = nil
+    while let byte = bytes.next() {
+      switch byte {
+      case UInt8(ascii: "{"): objects.append([])
+      case UInt8(ascii: "["): objects.append(nil)
+      case UInt8(ascii: "}"), UInt8(ascii: "]"): _ = objects.popLast()
+      case UInt8(ascii: "\""):
+        var text: [UInt8] = []
+        while let c = bytes.next(), c != UInt8(ascii: "\"") {
+          text.append(c)
+          if c == UInt8(ascii: "\\"), let escaped = bytes.next() { text.append(escaped) }
+        }
+        lastString = text
+        continue
+      case UInt8(ascii: ":"):
+        if let key = lastString, let keys = objects.last, let open = keys {
+          let name = String(decoding: key, as: UTF8.self)
+          if open.contains(name) { return name }
+          objects[objects.count - 1] = open.union([name])
+        }
+      default: break
+      }
+      if byte > 0x20 { lastString = nil }
+    }
+    return nil
   }
 
   static func convert(_ object: Any, file: String) throws(ConfigError) -> ConfigValue {
