@@ -85,10 +85,10 @@ public final class CompareWorkspace {
 /// `evlab merge`. It carries what `merge` checks before it joins anything:
 /// the configuration (and its digest), the identity of every trace the
 /// shard read (``TraceInfo``, with its stream digest), the evlab that ran it,
-/// and a digest of its counts, so an edited count is refused.
+/// and a digest of what it reports, so an edited figure is refused.
 public struct ComparePartial: Codable, Sendable {
   /// The format these files are written in (3: with the traces' digests,
-  /// evlab's version and the counts' digest; 2 had none of them).
+  /// evlab's version and the content's digest; 2 had none of them).
   public static let currentFormat = 3
   public var evlabPartial = currentFormat
   /// The evlab that ran the shard: its version and commit (set by the
@@ -107,7 +107,7 @@ public struct ComparePartial: Codable, Sendable {
   public var results: [ReplayResult]
   /// Each result's intervals (its own field, which the row encoding leaves out).
   public var intervals: [[IntervalCounts]]
-  /// ``countsDigest(runs:results:intervals:)`` as written.
+  /// ``countsDigest(runs:results:intervals:traces:stress:disk:)`` as written.
   public var countsDigest: String
   public var stress: [StressResult]
   public var disk: [DiskBench.Result]
