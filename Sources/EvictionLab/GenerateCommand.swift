@@ -22,8 +22,8 @@ struct Generate: ParsableCommand {
   @Option(help: "Requests to generate.")
   var requests: Int = 100_000
 
-  @Option(help: "Zipf exponent for zipf and zipf-scan.")
-  var alpha: Double = 0.9
+  @Option(help: "Zipf exponent for zipf and zipf-scan (default 0.9).")
+  var alpha: Double?
 
   @Option(help: "Seed of the random stream.")
   var seed: UInt64 = 1
@@ -31,20 +31,20 @@ struct Generate: ParsableCommand {
   @Option(help: "Every object's size in bytes (default 4096).")
   var objectSize: Int64?
 
-  @Option(help: "zipf-scan: a scan starts every this many requests.")
-  var scanEvery: Int = 50_000
+  @Option(help: "zipf-scan: a scan starts every this many requests (default 50000).")
+  var scanEvery: Int?
 
-  @Option(help: "zipf-scan: objects per scan, each new.")
-  var scanLength: Int = 5_000
+  @Option(help: "zipf-scan: objects per scan, each new (default 5000).")
+  var scanLength: Int?
 
   @Option(help: "hotspot: objects in the hot set (default a tenth of --objects).")
   var hotObjects: Int?
 
-  @Option(help: "hotspot: share of requests that go to the hot set.")
-  var hotShare: Double = 0.9
+  @Option(help: "hotspot: share of requests that go to the hot set (default 0.9).")
+  var hotShare: Double?
 
-  @Option(help: "hotspot: the hot set moves every this many requests.")
-  var shiftEvery: Int = 100_000
+  @Option(help: "hotspot: the hot set moves every this many requests (default 100000).")
+  var shiftEvery: Int?
 
   @Option(help: "mix: weighted kinds, comma-separated or repeated, e.g. zipf:0.8,scan:0.2 (default that).")
   var mix: [String] = []
@@ -62,14 +62,14 @@ struct Generate: ParsableCommand {
   /// The workload the options describe (``SyntheticWorkload/check()`` judges it).
   func workload() throws(TraceError) -> SyntheticWorkload {
     var workload = SyntheticWorkload(kind: kind, objects: objects, requests: requests)
-    workload.alpha = alpha
+    workload.alpha = alpha ?? workload.alpha
     workload.seed = seed
     workload.objectSize = objectSize ?? 4096
-    workload.scanEvery = scanEvery
-    workload.scanLength = scanLength
+    workload.scanEvery = scanEvery ?? workload.scanEvery
+    workload.scanLength = scanLength ?? workload.scanLength
     workload.hotObjects = hotObjects ?? 0
-    workload.hotShare = hotShare
-    workload.shiftEvery = shiftEvery
+    workload.hotShare = hotShare ?? workload.hotShare
+    workload.shiftEvery = shiftEvery ?? workload.shiftEvery
     workload.components = try SyntheticWorkload.Component.parse(mixText)
     workload.sizes = try SyntheticWorkload.SizeDistribution(sizeDistribution)
     return workload
@@ -84,6 +84,20 @@ struct Generate: ParsableCommand {
     guard let format = TraceFormat.infer(fromPath: output) else {
       throw ArgumentError(
         "cannot tell the format from '\(output)'; end it in .oracleGeneral, .csv or .txt (optionally .zst)")
+    }
+    // Every value given is used: an option of another kind is refused.
+    let kinds = Set(kind == .mix ? workload.components.map(\.kind) : [kind])
+    let uses: [(given: Bool, option: String, kinds: Set<SyntheticWorkload.Kind>)] = [
+      (alpha != nil, "--alpha", [.zipf, .zipfScan]), (scanEvery != nil, "--scan-every", [.zipfScan]),
+      (scanLength != nil, "--scan-length", [.zipfScan]), (hotObjects != nil, "--hot-objects", [.hotspot]),
+      (hotShare != nil, "--hot-share", [.hotspot]), (shiftEvery != nil, "--shift-every", [.hotspot]),
+      (!mix.isEmpty, "--mix", [.mix]),
+    ]
+    for use in uses where use.given && kinds.isDisjoint(with: use.kinds) && !(use.option == "--mix" && kind == .mix) {
+      throw ArgumentError(
+        "\(use.option) is for \(use.kinds.map(\.rawValue).sorted().joined(separator: ", ")), and this workload is "
+          + "\(kind == .mix ? "a mix of " + kinds.map(\.rawValue).sorted().joined(separator: ", ") : kind.rawValue)"
+          + ": leave \(use.option) out")
     }
     if objectSize != nil && workload.sizes != .fixed {
       throw ArgumentError(

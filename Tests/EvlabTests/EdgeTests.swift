@@ -112,6 +112,9 @@ import Testing
       to: dir.appendingPathComponent("wide.csv"), atomically: true, encoding: .utf8)
     let info = try evlab(["trace-info", "wide.csv"], in: dir)
     #expect(info.status == 0 && info.stdout.contains("time span 9223372036854775807 s"), "\(info.stderr)")
+    let mixed = try evlab(
+      ["generate", "mix", "--alpha", "0.5", "--objects", "50", "--requests", "100", "-o", "m.csv"], in: dir)
+    #expect(mixed.status == 0, "the default mix holds zipf: \(mixed.stderr)")
     let pareto = try evlab(
       [
         "generate", "uniform", "--objects", "50", "--requests", "100", "--size-distribution", "pareto:1e-5,1,2",
@@ -138,6 +141,10 @@ import Testing
         ["generate", "zipf", "--object-size", "100", "--size-distribution", "uniform:1-5", "-o", "g.csv"],
         "one of the two"
       ),
+      (["generate", "uniform", "--alpha", "2", "-o", "g.csv"], "--alpha is for zipf, zipf-scan"),
+      (["generate", "loop", "--hot-share", "0.5", "-o", "g.csv"], "--hot-share is for hotspot"),
+      (["generate", "mix", "--mix", "loop:1", "--alpha", "0.5", "-o", "g.csv"], "a mix of loop"),
+      (["generate", "zipf", "--mix", "loop:1", "-o", "g.csv"], "--mix is for mix"),
     ]
     for (arguments, words) in cases {
       let run = try evlab(arguments, in: dir)
