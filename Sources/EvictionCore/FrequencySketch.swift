@@ -27,6 +27,7 @@ public struct FrequencySketch: Sendable {
     var keys = 1
     while keys < max(entries, 1) { keys <<= 1 }
     self.entries = keys
+    GrowthWatch.willAllocate(keys * 8, "a frequency sketch for \(keys) keys")
     words = Array(repeating: 0, count: keys)
     counterMask = UInt64(keys) * 16 - 1
     sampleSize = 10 * keys

@@ -192,6 +192,7 @@ public struct IntegerSlotIndex<Key: FixedWidthInteger>: SlotIndex, ~Copyable {
     precondition(oldSize < 1 << 31, "integer index beyond 2^31 buckets")
     let old = buckets
     let size = oldSize * 2
+    GrowthWatch.willAllocate(size * MemoryLayout<Bucket>.stride, "a policy's index (growing to \(size) buckets)")
     buckets = .allocate(capacity: size)
     buckets.initialize(repeating: Bucket(fingerprint: 0, slot: -1), count: size)
     mask = size - 1

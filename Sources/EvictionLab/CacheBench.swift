@@ -2,6 +2,7 @@ import ArgumentParser
 import EvictionCore
 import EvictionReports
 import EvictionSim
+import EvictionTraces
 
 /// Single-thread get and set cost of `MemoryCache<UInt64, UInt64>` against NSCache
 /// and an unbounded `Dictionary` behind a `Mutex`, measured in the same run.
@@ -103,8 +104,17 @@ struct MemoryBench: ParsableCommand {
     _ = try specs()
   }
 
+  /// The least a cache of one entry takes, with its index (a slab entry
+  /// and a bucket: 78 bytes for LRU at 1,000,000 entries, results/memory).
+  static let leastBytesPerEntry: Int64 = 64
+
   func run() throws {
     let benchmark = MemoryBenchmark(policies: try specs(), entries: try counts())
+    if let largest = benchmark.entries.max() {
+      try MemoryBudget.check(
+        Int64(largest) * Self.leastBytesPerEntry, for: "a cache of \(largest) entries (at least 64 bytes each)",
+        wayOut: "measure fewer entries (--entries), or run where more memory is free")
+    }
     let report = try failing { () throws(BenchError) in try benchmark.run(log: printError) }
     try output.emit(
       table: BenchTables.memory(report), json: OutputFile.json(report), csv: ResultWriter.csv(report.results))

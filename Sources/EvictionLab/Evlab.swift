@@ -2,6 +2,7 @@ import ArgumentParser
 import EvictionCore
 import EvictionSim
 import EvictionTraces
+import Foundation
 
 #if canImport(Glibc)
   import Glibc
@@ -26,12 +27,89 @@ public enum EvictionLab {
       exit(1)
     }
     Interruption.install()
+    watchMemory()
     do {
+      try refuseRepeatedOptions(Array(CommandLine.arguments.dropFirst()))
       var command = try Evlab.parseAsRoot(nil)
       try command.run()
       exit(0)
     } catch {
       exit(report(error))
+    }
+  }
+
+  /// Stops the run with one line when a policy's structures would grow
+  /// past the memory the process may use (``GrowthWatch``, ``MemoryBudget``).
+  static func watchMemory() {
+    GrowthWatch.install { bytes, what in
+      guard
+        let shortage = MemoryBudget.shortage(
+          Int64(bytes), for: what,
+          wayOut:
+            "use a smaller --size, --repeat or --limit, fewer cells at once (--jobs 1), or run where more memory is free"
+        )
+      else { return }
+      Interruption.stop(printing: "evlab: error: \(shortage)")
+    }
+  }
+
+  /// Refuses an option that takes one value given twice (`stress --size 5
+  /// --size 10`): the parser would keep the last and drop the first without
+  /// a word. Options that take lists (`--policy`, `--size` of replay) may
+  /// repeat. Which is which comes from the command's own description (the
+  /// parser's `--experimental-dump-help` document).
+  static func refuseRepeatedOptions(_ arguments: [String]) throws(ArgumentError) {
+    var command: any ParsableCommand.Type = Evlab.self
+    var rest = arguments[...]
+    while let word = rest.first,
+      let sub = command.configuration.subcommands.first(where: { $0._commandName == word })
+    {
+      command = sub
+      rest = rest.dropFirst()
+    }
+    struct Help: Decodable {
+      struct Command: Decodable { var arguments: [Argument]? }
+      struct Argument: Decodable {
+        struct Name: Decodable {
+          var kind: String
+          var name: String
+        }
+        var kind: String
+        var isRepeating: Bool
+        var names: [Name]?
+      }
+      var command: Command
+    }
+    guard let help = try? JSONDecoder().decode(Help.self, from: Data(command._dumpHelp().utf8)) else { return }
+    var single: Set<String> = []
+    var valued: Set<String> = []
+    for argument in help.command.arguments ?? [] where argument.kind == "option" {
+      for name in argument.names ?? [] {
+        let spelled = (name.kind == "short" ? "-" : "--") + name.name
+        valued.insert(spelled)
+        if !argument.isRepeating { single.insert(spelled) }
+      }
+    }
+    var given: [String: String] = [:]
+    var i = rest.startIndex
+    while i < rest.endIndex {
+      let word = rest[i]
+      if word == "--" { break }
+      let name = word.hasPrefix("--") ? String(word.prefix { $0 != "=" }) : word
+      var value: String? =
+        word.contains("=") && word.hasPrefix("--") ? String(word.drop { $0 != "=" }.dropFirst()) : nil
+      if valued.contains(name) && value == nil && i + 1 < rest.endIndex {
+        i += 1
+        value = rest[i]
+      }
+      if single.contains(name), let value {
+        if let first = given[name] {
+          throw ArgumentError(
+            "\(name) is given twice (\(first) and \(value)); it takes one value: give it once")
+        }
+        given[name] = value
+      }
+      i += 1
     }
   }
 

@@ -114,6 +114,9 @@ struct Generate: ParsableCommand {
   func run() throws {
     do throws(TraceError) {
       let writer = try TraceWriter(path: output, format: TraceFormat.infer(fromPath: output)!)
+      // txt output is the keys (sizes given are refused in validate; the
+      // times, one a thousand requests, are the generator's own).
+      writer.keysOnly = true
       try writer.write(workload().generate())
       try writer.finish()
     } catch {

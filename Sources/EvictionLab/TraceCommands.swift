@@ -25,16 +25,20 @@ struct Convert: ParsableCommand {
   @Option(name: .shortAndLong, help: "Output path (.zst compresses).")
   var output: String
 
+  @Flag(help: "txt: write the keys alone, dropping sizes and times (without it, a trace that has either is refused).")
+  var keysOnly = false
+
   func validate() throws {
     guard let format = try? TraceFormat(name: to), [.oracleGeneral, .csv, .txt].contains(format) else {
       throw ArgumentError("--to '\(to)': write oracleGeneral, csv or txt")
     }
+    if keysOnly && format != .txt { throw ArgumentError("--keys-only is for --to txt; \(to) keeps sizes and times") }
   }
 
   func run() throws {
     let format = try TraceFormat(name: to)
     let written = try failing { () throws(TraceError) in
-      try TraceWriter.convert(traceOptions.source(input), to: output, format: format)
+      try TraceWriter.convert(traceOptions.source(input), to: output, format: format, keysOnly: keysOnly)
     }
     warnSkipped(written.skipped, path: input)
     printError("wrote \(written.requests) requests to \(output)")

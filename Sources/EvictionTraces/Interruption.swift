@@ -71,6 +71,29 @@ public enum Interruption {
     }
   }
 
+  static let stopping = Atomic<Bool>(false)
+
+  /// Ends the run from any thread, as a signal would: parks the other
+  /// threads, removes what ``ScratchPaths`` holds, prints `message` as the
+  /// run's one-line error and exits with status 1. For failures a thread
+  /// cannot throw out of (memory that will not fit, ``GrowthWatch``); a
+  /// second thread stopping at the same time waits for the first.
+  public static func stop(printing message: String) -> Never {
+    var own = sigset_t()
+    sigemptyset(&own)
+    sigaddset(&own, SIGUSR1)
+    pthread_sigmask(SIG_BLOCK, &own, nil)
+    if stopping.exchange(true, ordering: .sequentiallyConsistent) {
+      while true { pause() }
+    }
+    interrupted = true
+    parkOtherThreads()
+    _ = ScratchPaths.shared.removeAll()
+    let line = message + "\n"
+    _ = line.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
+    _exit(1)
+  }
+
   /// Sends SIGUSR1 until every other thread of the process is parked (or a
   /// thread that blocks the signal keeps it pending for 50 ms).
   static func parkOtherThreads() {

@@ -292,10 +292,14 @@ final class CSVTraceReader: TraceReader {
     }
     if let c = timeColumn {
       let text = String(decoding: parts[c], as: UTF8.self)
-      guard let time = Int64(text) ?? Double(text).flatMap({ $0.isFinite ? Int64(exactly: $0.rounded(.down)) : nil })
-      else {
-        throw .malformedLine(
-          file: lines.path, line: number, reason: "time '\(text)' in column \(c + 1) is not a number")
+      // Whole seconds: a fraction is dropped (1.9 is second 1), as the
+      // windows and intervals count seconds.
+      let parsed = Int64(text) ?? Double(text).flatMap { $0.isFinite ? Int64(exactly: $0.rounded(.down)) : nil }
+      guard let time = parsed else {
+        let reason =
+          Double(text).map { _ in "time '\(text)' in column \(c + 1) is not a whole number of seconds below 2⁶³" }
+          ?? "time '\(text)' in column \(c + 1) is not a number"
+        throw .malformedLine(file: lines.path, line: number, reason: reason)
       }
       record.time = time
     }

@@ -15,6 +15,8 @@ public enum TraceError: Error, Equatable, CustomStringConvertible {
   case catalogMismatch(path: String, reason: String)
   /// A request's field holds a value the output format cannot store.
   case valueOutOfRange(path: String, request: Int64, field: String, value: Int64, format: String, holds: String)
+  /// Work that would need more memory than the process may use (``MemoryBudget``).
+  case notEnoughMemory(what: String, needed: Int64, available: Int64, limit: String, wayOut: String)
 
   public var description: String {
     switch self {
@@ -46,6 +48,10 @@ public enum TraceError: Error, Equatable, CustomStringConvertible {
     case .valueOutOfRange(let path, let request, let field, let value, let format, let holds):
       return
         "\(path): request \(request) has \(field) \(value), which \(format) cannot hold (\(holds)); nothing was written: write csv, whose fields are 64-bit"
+        + (format == "txt" ? ", or pass --keys-only to keep the keys alone" : "")
+    case .notEnoughMemory(let what, let needed, let available, let limit, let wayOut):
+      return
+        "not enough memory: \(what) needs \(MemoryBudget.describe(needed)) more, and \(MemoryBudget.describe(available)) are left under \(limit); \(wayOut)"
     }
   }
 }

@@ -185,7 +185,7 @@ extension TraceReader {
     while true {
       let n = try read(into: buffer)
       if n == 0 { return records }
-      records.append(contentsOf: buffer.prefix(n))
+      try records.appendChecked(buffer.prefix(n), reading: path)
     }
   }
 }

@@ -149,7 +149,7 @@ extension TraceSource {
     if withNextAccess && format != .oracleGeneral {
       let reader = try open()
       var records = try reader.readAll()
-      fillNextAccess(&records)
+      try fillNextAccess(&records, of: path)
       preloaded = records
       skipped = reader.skipped
     }

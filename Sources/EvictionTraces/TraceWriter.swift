@@ -24,6 +24,9 @@ public final class TraceWriter {
   let writesInPlace: Bool
   /// Requests written so far (to name one that does not fit the format).
   var written: Int64 = 0
+  /// Whether txt output may drop sizes and times (else a request that has
+  /// either is an error: the file would not be the trace it came from).
+  public var keysOnly = false
 
   public init(path: String, format: TraceFormat) throws(TraceError) {
     guard [.oracleGeneral, .csv, .txt].contains(format) else {
@@ -59,7 +62,8 @@ public final class TraceWriter {
   }
 
   /// Appends `records`. A value the format cannot hold (oracleGeneral's
-  /// times and sizes are unsigned 32-bit; txt holds keys only) is an error
+  /// times and sizes are unsigned 32-bit; txt holds keys only, so a size
+  /// other than 1 or a time other than 0 unless ``keysOnly``) is an error
   /// naming the request, and the file is not written.
   public func write(_ records: some Sequence<TraceRecord>) throws(TraceError) {
     for r in records {
@@ -78,6 +82,12 @@ public final class TraceWriter {
       case .csv:
         pending.append(contentsOf: Array("\(r.time),\(r.key),\(r.size)\n".utf8))
       case .txt:
+        if !keysOnly {
+          for (field, value, none) in [("size", r.size, Int64(1)), ("time", r.time, 0)] where value != none {
+            throw .valueOutOfRange(
+              path: path, request: written, field: field, value: value, format: "txt", holds: "keys only")
+          }
+        }
         pending.append(contentsOf: Array("\(r.key)\n".utf8))
       default:
         preconditionFailure("rejected in init")
@@ -145,11 +155,47 @@ public final class TraceWriter {
 
 /// Fills in every record's `nextAccess` (the 1-based index of the key's next
 /// request, or never) with one backward pass, as libCacheSim's traceConv does.
-public func fillNextAccess(_ records: inout [TraceRecord]) {
+/// The table of keys seen grows with the distinct keys; a growth that would
+/// not fit in memory (``MemoryBudget``) is an error naming `path`.
+public func fillNextAccess(_ records: inout [TraceRecord], of path: String = "the trace") throws(TraceError) {
   var seen: [UInt64: Int64] = [:]
   for i in stride(from: records.count - 1, through: 0, by: -1) {
-    records[i].nextAccess = seen[records[i].key] ?? TraceRecord.never
-    seen[records[i].key] = Int64(i + 1)
+    let key = records[i].key
+    if seen.count == seen.capacity && seen.capacity >= TraceRecord.checkedGrowth / 32 {
+      // A native dictionary of 16-byte elements: 16 bytes a slot at most 3/4 full, plus a bit.
+      try MemoryBudget.check(
+        Int64(seen.capacity) * 2 * 24, for: "finding the next request of each of \(path)'s objects",
+        wayOut: TraceRecord.wholeTraceWayOut)
+    }
+    records[i].nextAccess = seen[key] ?? TraceRecord.never
+    seen[key] = Int64(i + 1)
+  }
+}
+
+extension TraceRecord {
+  /// Growth of a trace held in memory from which ``MemoryBudget`` is asked: 16 MiB.
+  public static let checkedGrowth = 16 << 20
+  /// What to do when a trace held whole does not fit in memory.
+  public static let wholeTraceWayOut =
+    "offline policies (belady) and conversions hold every request in memory (32 bytes each): convert the trace "
+    + "to oracleGeneral once where more memory is free (belady streams that format), or use a shorter trace"
+}
+
+extension Array where Element == TraceRecord {
+  /// Appends `batch`, first asking ``MemoryBudget`` whether a growth of the
+  /// array's storage (by doubling) of ``TraceRecord/checkedGrowth`` or more fits.
+  @inlinable
+  public mutating func appendChecked(_ batch: some Collection<TraceRecord>, reading path: String) throws(TraceError) {
+    if count + batch.count > capacity {
+      let grown = Swift.max(capacity * 2, count + batch.count)
+      let bytes = grown * MemoryLayout<TraceRecord>.stride
+      if bytes >= TraceRecord.checkedGrowth {
+        try MemoryBudget.check(
+          Int64(bytes), for: "holding \(path) in memory (\(grown) requests)", wayOut: TraceRecord.wholeTraceWayOut)
+        reserveCapacity(grown)
+      }
+    }
+    append(contentsOf: batch)
   }
 }
 
@@ -158,13 +204,16 @@ extension TraceWriter {
   /// first (oracleGeneral output gains next-access times by a backward
   /// pass); returns the requests written and what the reader passed over.
   public static func convert(
-    _ source: TraceSource, to path: String, format: TraceFormat
+    _ source: TraceSource, to path: String, format: TraceFormat, keysOnly: Bool = false
   ) throws(TraceError) -> (requests: Int, skipped: SkippedRecords) {
     var records: [TraceRecord] = []
-    let skipped = try source.forEachBatch { batch, _ in records.append(contentsOf: batch) }
+    let skipped = try source.forEachBatch { batch, _ throws(TraceError) in
+      try records.appendChecked(batch, reading: source.path)
+    }
     if records.isEmpty { throw .emptyTrace(path: source.path) }
-    if format == .oracleGeneral { fillNextAccess(&records) }
+    if format == .oracleGeneral { try fillNextAccess(&records, of: source.path) }
     let writer = try TraceWriter(path: path, format: format)
+    writer.keysOnly = keysOnly
     try writer.write(records)
     try writer.finish()
     return (records.count, skipped)

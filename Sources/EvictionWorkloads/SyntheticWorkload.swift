@@ -155,6 +155,9 @@ public struct SyntheticWorkload: Sendable {
   /// fields filled. A lognormal size drawn above
   /// ``SizeDistribution/largestSize`` is an error naming the object.
   public func generate() throws(TraceError) -> [TraceRecord] {
+    try MemoryBudget.check(
+      memoryNeeded, for: "generating \(requests) requests over \(objects) objects",
+      wayOut: "generate fewer requests (--requests) or objects (--objects), or run where more memory is free")
     let rng = RandomStream(seed: seed)
     var records: [TraceRecord] = []
     records.reserveCapacity(requests)
@@ -208,8 +211,19 @@ public struct SyntheticWorkload: Sendable {
         try append(stream.next(rng, count: records.count))
       }
     }
-    fillNextAccess(&records)
+    try fillNextAccess(&records, of: "the generated trace")
     return records
+  }
+
+  /// What ``generate()`` surely needs, in bytes: its requests (32 bytes
+  /// each, held at once) and each Zipf stream's table of object weights
+  /// (about 40 bytes an object while it is built). Checked against
+  /// ``MemoryBudget`` before anything is drawn.
+  public var memoryNeeded: Int64 {
+    let kinds = kind == .mix ? (components.isEmpty ? [.zipf, .scan] : components.map(\.kind)) : [kind]
+    let zipfTables = kinds.filter { $0 == .zipf || $0 == .zipfScan }.count
+    let bytes = Double(requests) * 32 + Double(zipfTables) * Double(objects) * 40
+    return bytes >= 9e18 ? .max : Int64(bytes)
   }
 
   /// One kind's request stream (its own counters and tables).

@@ -226,11 +226,19 @@ func runTool(_ tool: String, _ arguments: [String]) throws {
   @Test func writtenOracleGeneralReadsBackWithNextAccess() throws {
     let scratch = try ScratchFolder()
     var records = [1, 2, 1, 3, 2, 1].map { TraceRecord(key: UInt64($0), size: 100, time: 1) }
-    fillNextAccess(&records)
+    try fillNextAccess(&records)
     #expect(records.map(\.nextAccess) == [3, 5, 6, TraceRecord.never, TraceRecord.never, TraceRecord.never])
     for name in ["w.oracleGeneral", "w.oracleGeneral.zst", "w.csv", "w.txt.zst"] {
       let path = scratch.url.path + "/" + name
+      if name.hasPrefix("w.txt") {
+        // txt holds keys only: sizes and times are not dropped unless asked.
+        let refusing = try TraceWriter(path: path, format: .txt)
+        let refused = #expect(throws: TraceError.self) { try refusing.write(records) }
+        #expect(refused?.description.contains("request 1 has size 100, which txt cannot hold") == true)
+        #expect(refused?.description.contains("--keys-only") == true)
+      }
       let writer = try TraceWriter(path: path, format: TraceFormat.infer(fromPath: path)!)
+      writer.keysOnly = name.hasPrefix("w.txt")
       try writer.write(records)
       try writer.finish()
       let back = try readAll(path)
@@ -243,7 +251,7 @@ func runTool(_ tool: String, _ arguments: [String]) throws {
   @Test func nextAccessMatchesLibCacheSim() throws {
     let original = try readAll(sharedTrace("libcachesim/cloudPhysicsIO.oracleGeneral.bin"), batch: 8192)
     var recomputed = original
-    fillNextAccess(&recomputed)
+    try fillNextAccess(&recomputed)
     #expect(recomputed.map(\.nextAccess) == original.map(\.nextAccess))
   }
 

@@ -1,0 +1,60 @@
+import EvictionTestSupport
+import Foundation
+import Testing
+
+/// Runs that would need more memory than the process may use stop before
+/// they start, or as a structure grows, with one line: the estimate, the
+/// limit and a way out. The limit is the address space (`ulimit -v`), the one
+/// a test can set for a child alone.
+@Suite struct MemoryLimitTests {
+  /// `evlab ARGUMENTS` under an address-space limit of `megabytes`.
+  func limited(_ megabytes: Int, _ arguments: [String], in directory: URL) throws -> Run {
+    try runProgram(
+      "/bin/sh", ["-c", "ulimit -v \(megabytes * 1024) && exec \"$0\" \"$@\"", evlabPath] + arguments, in: directory)
+  }
+
+  func expectShortage(_ run: Run, mentions: [String]) {
+    #expect(run.status == 1, "status \(run.status): \(run.stderr)")
+    let lines = run.stderr.split(separator: "\n")
+    #expect(lines.count == 1, "\(run.stderr)")
+    #expect(lines.first?.hasPrefix("evlab: error: not enough memory: ") == true, "\(run.stderr)")
+    #expect(run.stderr.contains("the address-space limit (ulimit -v)"), "\(run.stderr)")
+    for word in mentions { #expect(run.stderr.contains(word), "'\(run.stderr)' lacks '\(word)'") }
+    #expect(!run.stderr.contains("Fatal error"))
+  }
+
+  @Test func aBenchmarkLargerThanMemoryIsRefusedBeforeItStarts() throws {
+    let dir = try scratchDirectory()
+    let run = try limited(2048, ["bench", "memory", "--policy", "lru", "--entries", "100000000"], in: dir)
+    expectShortage(run, mentions: ["a cache of 100000000 entries", "needs 6", "--entries"])
+  }
+
+  @Test func aGeneratedTraceLargerThanMemoryIsRefusedBeforeItIsDrawn() throws {
+    let dir = try scratchDirectory()
+    let run = try limited(
+      2048, ["generate", "uniform", "--objects", "1000", "--requests", "200000000", "-o", "big.csv"], in: dir)
+    expectShortage(run, mentions: ["generating 200000000 requests", "--requests"])
+    #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("big.csv").path))
+  }
+
+  @Test func aPolicyThatOutgrowsMemoryStopsWithOneLine() throws {
+    // 300,000 objects repeated 40 times: LRU's table and index grow to
+    // 12 M entries, past what 1 GiB of address space leaves.
+    let dir = try scratchDirectory()
+    let made = try evlab(
+      ["generate", "loop", "--objects", "300000", "--requests", "300000", "-o", "loop.oracleGeneral"], in: dir)
+    #expect(made.status == 0, "\(made.stderr)")
+    let run = try limited(
+      1024, ["replay", "loop.oracleGeneral", "--policy", "lru", "--size", "100000000", "--repeat", "40"], in: dir)
+    expectShortage(run, mentions: ["a policy's", "--repeat"])
+  }
+
+  @Test func beladyOnATraceLargerThanMemoryStopsWhileReadingIt() throws {
+    // Belady holds a CSV trace whole (32 bytes a request) to find each next access.
+    let dir = try scratchDirectory()
+    let made = try evlab(["generate", "loop", "--objects", "1000", "--requests", "6000000", "-o", "loop.csv"], in: dir)
+    #expect(made.status == 0, "\(made.stderr)")
+    let run = try limited(600, ["replay", "loop.csv", "--policy", "belady", "--size", "100"], in: dir)
+    expectShortage(run, mentions: ["holding loop.csv in memory", "oracleGeneral"])
+  }
+}
