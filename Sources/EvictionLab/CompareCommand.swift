@@ -116,13 +116,27 @@ struct Compare: ParsableCommand {
       let trace = config.traces[small.trace].name
       let size = config.sizes[small.size]
       guard config.smallSizes == .skip else {
+        if let earlier = small.sameAs {
+          throw fail(
+            "\(trace) at \(size) is \(small.cacheSize), as at \(config.sizes[earlier]): the same cache under two labels. Give sizes that differ on every trace, or set small_sizes = \"skip\" to keep the first of such sizes"
+          )
+        }
         throw fail(
           "\(trace) at \(size) is \(small.cacheSize); \(small.policy) needs at least \(small.minimum)\(small.policy.minimumCapacityHint). Raise the size, or set small_sizes = \"skip\" to leave such cells out"
         )
       }
-      printError(
-        "compare: \(plan.tooSmall.count) (trace, size) cells are too small for \(small.policy) and are left out for every policy; the report lists them"
-      )
+      let same = plan.tooSmall.filter { $0.sameAs != nil }.count
+      let tiny = plan.tooSmall.count - same
+      if tiny > 0 {
+        printError(
+          "compare: \(tiny) (trace, size) cells are too small for \(small.policy) and are left out for every policy; the report lists them"
+        )
+      }
+      if same > 0 {
+        printError(
+          "compare: \(same) (trace, size) cells come to the cache size of a smaller size on their trace and are left out for every policy; the report lists them"
+        )
+      }
     }
     let (index, count) = shardSpec ?? (1, 1)
     let shard = CompareShard(plan: plan, index: index, of: count, parallelism: parallelism)

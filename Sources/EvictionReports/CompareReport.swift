@@ -119,6 +119,16 @@ public enum CompareReport {
     }
   }
 
+  /// The sizes left out on one trace, as a sentence (nil when none is).
+  static func leftOutNote(_ outcome: CompareOutcome, config: CompareConfig, trace: String) -> String? {
+    let gone = config.sizes.map(\.description).filter { size in
+      !outcome.rows.contains { $0.trace == trace && $0.sizeLabel == size }
+    }
+    guard !gone.isEmpty else { return nil }
+    return "Left out for every policy, as too small for some policy (it would cache nothing) or the same cache size "
+      + "as a smaller size on this trace: \(gone.joined(separator: ", "))."
+  }
+
   static let acrossIntro =
     "Per trace, a policy's miss-ratio reduction from FIFO is (mr_FIFO − mr) / mr_FIFO: positive is fewer misses "
     + "than FIFO. Across traces: mean, median and the 5th–95th percentiles of that reduction (as in the S3-FIFO "
@@ -143,10 +153,16 @@ public enum CompareReport {
     let summaries = summaries(outcome, config: config)
     guard config.traces.count > 1, summaries.contains(where: { $0.meanReduction != nil }) else { return "" }
     var md = "\n## Across \(config.traces.count) traces\n\n\(acrossIntro)\n"
-    for size in config.sizes.map(\.description) {
+    for spec in config.sizes {
+      let size = spec.description
       let rows = ranked(summaries, size: size)
       guard let traces = rows.first?.traces else { continue }
-      md += "\n### \(size) of each trace's footprint, \(traces) traces\n\n"
+      // A share is of each trace's footprint; an absolute size is the same cache on every trace.
+      let unit = config.sizeMode == .count ? "objects" : "bytes"
+      md +=
+        spec.isShare
+        ? "\n### \(size) of each trace's footprint, \(traces) traces\n\n"
+        : "\n### A cache of \(size) \(unit) on each trace, \(traces) traces\n\n"
       md += "| " + acrossColumns.joined(separator: " | ") + " |\n|---|" + String(repeating: "---:|", count: 7) + "\n"
       for cells in rows.map(acrossCells) { md += "| " + cells.joined(separator: " | ") + " |\n" }
     }
@@ -169,7 +185,7 @@ public enum CompareReport {
     let left = leftOut(outcome, config: config)
     if !left.isEmpty {
       md +=
-        "\nLeft out as too small for some policy (it would cache nothing), for every policy: \(left.joined(separator: ", ")).\n"
+        "\nLeft out for every policy, as too small for some policy (it would cache nothing) or the same cache size as a smaller size on that trace: \(left.joined(separator: ", ")).\n"
     }
     return md
   }
@@ -220,7 +236,7 @@ public enum CompareReport {
     let left = leftOut(outcome, config: config)
     if !left.isEmpty {
       html +=
-        "<p>Left out as too small for some policy (it would cache nothing), for every policy: \(SVGChart.escape(left.joined(separator: ", "))).</p>\n"
+        "<p>Left out for every policy, as too small for some policy (it would cache nothing) or the same cache size as a smaller size on that trace: \(SVGChart.escape(left.joined(separator: ", "))).</p>\n"
     }
     return html + "</section>\n"
   }
@@ -390,6 +406,7 @@ public enum CompareReport {
       let info = outcome.infos.first { $0.trace == entry.name }
       let format = outcome.rows.first { $0.trace == entry.name }?.format ?? ""
       md += "\n## \(entry.name)\n\n\(summary(info, format: format))\n"
+      if let note = leftOutNote(outcome, config: config, trace: entry.name) { md += "\n\(note)\n" }
       for ranking in rankings(outcome.rows, trace: entry.name, config: config) {
         md += "\n### \(ranking.sizeLabel) (\(ranking.cacheSize) \(config.sizeMode == .count ? "objects" : "bytes"))\n\n"
         md += "| rank | policy | miss ratio | 95% CI | byte miss ratio | vs LRU |\n|---:|---|---:|---|---:|---:|\n"
@@ -455,6 +472,9 @@ public enum CompareReport {
         : "<section class=\"trace\"><h2>\(SVGChart.escape(entry.name))</h2>\n"
       body +=
         "<p>\(SVGChart.escape(summary(info, format: rows.first?.format ?? "").replacingOccurrences(of: "**", with: "")))</p>\n"
+      if let note = leftOutNote(outcome, config: config, trace: entry.name) {
+        body += "<p class=\"left-out\">\(SVGChart.escape(note))</p>\n"
+      }
       // The miss-ratio curve: every contender and bound over the sizes. Models
       // of shipped caches are left out (listed under the ranking with their
       // peak occupancy): a timed model holding far more than the capacity

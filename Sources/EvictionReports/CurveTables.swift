@@ -10,7 +10,8 @@ public enum CurveTables {
 
   static func fields(_ curve: MissRatioCurve, _ p: CurvePoint) -> [String] {
     [
-      curve.trace, curve.policy, curve.method.rawValue, "\(curve.rate)", curve.sizeMode.rawValue, "\(p.cacheSize)",
+      curve.trace, curve.policy, curve.method(at: p.cacheSize).rawValue, "\(curve.rate)", curve.sizeMode.rawValue,
+      "\(p.cacheSize)",
       "\(p.requests)", "\(p.misses)", ReplayTables.exact(p.missRatio), "\(p.bytesRequested)", "\(p.bytesMissed)",
       ReplayTables.exact(p.byteMissRatio), curve.admission,
     ]
@@ -29,7 +30,8 @@ public enum CurveTables {
   public static func json(_ curves: [MissRatioCurve]) -> String {
     let objects = curves.map { curve in
       let points = curve.points.map { p in
-        "{\"cache_size\": \(p.cacheSize), \"miss_ratio\": \(ReplayTables.exact(p.missRatio)), "
+        "{\"cache_size\": \(p.cacheSize), \"method\": \"\(curve.method(at: p.cacheSize).rawValue)\", "
+          + "\"miss_ratio\": \(ReplayTables.exact(p.missRatio)), "
           + "\"byte_miss_ratio\": \(ReplayTables.exact(p.byteMissRatio)), \"requests\": \(p.requests), "
           + "\"misses\": \(p.misses), \"bytes_requested\": \(p.bytesRequested), \"bytes_missed\": \(p.bytesMissed)}"
       }
@@ -50,7 +52,7 @@ public enum CurveTables {
       for p in curve.points {
         rows.append([
           curve.trace, curve.admission == "none" ? curve.policy : "\(curve.policy) + \(curve.admission)",
-          curve.method.rawValue, String(p.cacheSize), ReplayTables.fixed(p.missRatio, 4),
+          curve.method(at: p.cacheSize).rawValue, String(p.cacheSize), ReplayTables.fixed(p.missRatio, 4),
           ReplayTables.fixed(p.byteMissRatio, 4),
         ])
       }

@@ -149,16 +149,36 @@ public enum CacheSize: Sendable, Hashable, CustomStringConvertible {
     }
   }
 
-  /// `sizes` resolved against `trace` in `sizeMode`: absolute sizes as they
-  /// are; shares measured against the trace's footprint (one pass over it,
-  /// only if a share is given), each resulting size once, in the order given.
+  /// `sizes` resolved against `trace` in `sizeMode`, in the order given:
+  /// absolute sizes as they are; shares measured against the trace's
+  /// footprint (one pass over it, only if a share is given). Sizes that
+  /// resolve to one cache size (`1%` and `5` on a trace of 500 objects, or
+  /// all of `auto` on a handful) are refused: each row would be the same
+  /// cache under another label.
   public static func resolve(
     _ sizes: [CacheSize], for trace: TraceSource, sizeMode: SizeMode
   ) throws(TraceError) -> [Int64] {
     var info: TraceInfo?
     if sizes.contains(where: \.isShare) { info = try TraceInfo.measure(trace) }
     let resolved = sizes.map { size in info.map { size.resolve($0, sizeMode: sizeMode) } ?? size.resolve(footprint: 0) }
-    return resolved.uniqued()
+    if let same = coinciding(resolved).first {
+      let names = same.map { sizes[$0].description }
+      let footprint =
+        info.map { sizeMode == .count ? "\($0.uniqueObjects) objects" : "\($0.footprintBytes) bytes" } ?? "?"
+      throw .invalidOption(
+        "sizes \(names.dropLast().joined(separator: ", ")) and \(names.last!) \(names.count == 2 ? "both" : "all") come to \(resolved[same[0]]) on "
+          + "\(trace.name), whose footprint is \(footprint): each would be the same cache; give sizes that differ on "
+          + "this trace (absolute sizes, or fewer points in a range)")
+    }
+    return resolved
+  }
+
+  /// The positions of `resolved` that hold one value, in groups of two or
+  /// more (each group in order, groups by their first position).
+  public static func coinciding(_ resolved: [Int64]) -> [[Int]] {
+    var groups: [Int64: [Int]] = [:]
+    for (i, size) in resolved.enumerated() { groups[size, default: []].append(i) }
+    return groups.values.filter { $0.count > 1 }.sorted { $0[0] < $1[0] }
   }
 }
 

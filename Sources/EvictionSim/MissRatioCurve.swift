@@ -38,6 +38,14 @@ public struct MissRatioCurve: Sendable {
   public var skipped = SkippedRecords()
   /// The admission policy in front of the policy (`none`).
   public var admission = "none"
+
+  /// How the point at `cacheSize` was found: the curve's method, except a
+  /// size of an exact curve the stack-distance pass could not answer
+  /// (``simulatedSizes``), which was simulated. Under SHARDS every point is
+  /// an estimate from the sample, however it was computed.
+  public func method(at cacheSize: Int64) -> Method {
+    method == .exact && simulatedSizes.contains(cacheSize) ? .simulate : method
+  }
 }
 
 /// A curve that cannot be drawn as asked, in one line.

@@ -47,6 +47,8 @@ import Testing
     let sizes: [Int64] = [1_000, 4_000, 10_000, 40_000, 100_000]
     let curve = try MissRatioCurves.exactLRU(trace, sizes: sizes, sizeMode: .bytes)
     #expect(curve.simulatedSizes == sizes, "a changing size makes every byte size simulated")
+    // Each simulated point says so, though the curve asked for was exact.
+    #expect(curve.method == .exact && sizes.allSatisfy { curve.method(at: $0) == .simulate })
     for point in curve.points {
       let replay = try TraceReplay.run(trace, policy: PolicySpec("lru"), cacheSize: point.cacheSize, sizeMode: .bytes)
       #expect(point.misses == replay.misses && point.bytesMissed == replay.bytesMissed, "\(point.cacheSize)")

@@ -38,6 +38,106 @@ import Testing
     #expect(try PolicySpec("clock:bits=3,init=5").parameters["init"] == "5")
   }
 
+  /// An option that takes one value, given twice, is refused (the parser
+  /// would keep the last); sizes that come to one cache size on a trace are
+  /// refused in replay and mrc, and in compare unless small_sizes = "skip",
+  /// which keeps the first and lists the rest as left out.
+  @Test func oneValueTwiceAndSizesThatCoincideAreRefused() throws {
+    let dir = try scratchDirectory()
+    try "1\n2\n1\n3\n".write(to: dir.appendingPathComponent("t.txt"), atomically: true, encoding: .utf8)
+    let cases: [([String], String)] = [
+      (["stress", "t.txt", "--size", "2", "--size", "3", "--threads", "1"], "--size is given twice (2 and 3)"),
+      (
+        ["replay", "t.txt", "--policy", "lru", "--size", "2", "--json=a.json", "--json", "b.json"],
+        "--json is given twice"
+      ),
+      (["convert", "t.txt", "--to", "csv", "-o", "a.csv", "-o", "b.csv"], "-o is given twice"),
+      (["replay", "t.txt", "--policy", "lru", "--size", "25%,1"], "sizes 25% and 1 both come to 1 on t.txt"),
+      (
+        ["replay", "t.txt", "--policy", "lru", "--size", "auto"], "all come to 1 on t.txt, whose footprint is 3 objects"
+      ),
+      (["mrc", "t.txt", "--policy", "lru", "--sizes", "1,25%"], "sizes 1 and 25% both come to 1"),
+      (
+        ["compare", "--trace", "t.txt", "--policy", "lru", "--size", "1,25%", "-o", "out"],
+        "the same cache under two labels"
+      ),
+    ]
+    for (arguments, words) in cases {
+      let run = try evlab(arguments, in: dir)
+      #expect(run.status == 1 && run.stderr.contains(words), "\(arguments): \(run.stderr)")
+    }
+    #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["t.txt"])
+    // Repeatable options still repeat; `--size` of replay is a list.
+    let listed = try evlab(
+      ["replay", "t.txt", "--policy", "lru", "--policy", "fifo", "--size", "1", "--size", "2"], in: dir)
+    #expect(listed.status == 0, "\(listed.stderr)")
+    try """
+    name = "tiny"
+    policies = ["lru"]
+    sizes = ["1", "25%", "2"]
+    small_sizes = "skip"
+    [[traces]]
+    path = "t.txt"
+    """.write(to: dir.appendingPathComponent("tiny.toml"), atomically: true, encoding: .utf8)
+    let skipped = try evlab(["compare", "--config", "tiny.toml", "-o", "tiny"], in: dir)
+    #expect(
+      skipped.status == 0 && skipped.stderr.contains("come to the cache size of a smaller size"), "\(skipped.stderr)")
+    let csv = try String(contentsOf: dir.appendingPathComponent("tiny/results.csv"), encoding: .utf8)
+    #expect(rows(csv).map { $0["size_label"] } == ["1", "2"], "\(csv)")
+    let report = try String(contentsOf: dir.appendingPathComponent("tiny/report.md"), encoding: .utf8)
+    #expect(report.contains("same cache size as a smaller size on this trace: 25%."), "\(report)")
+  }
+
+  /// Across traces, an absolute size is headed as a size, a share as a share.
+  @Test func acrossTraceHeadingsSayWhatTheSizeIs() throws {
+    let dir = try scratchDirectory()
+    try "1\n2\n1\n3\n1\n4\n".write(to: dir.appendingPathComponent("a.txt"), atomically: true, encoding: .utf8)
+    try "5\n6\n5\n7\n6\n8\n".write(to: dir.appendingPathComponent("b.txt"), atomically: true, encoding: .utf8)
+    let run = try evlab(
+      ["compare", "--trace", "a.txt", "--trace", "b.txt", "--policy", "lru,fifo", "--size", "2,80%", "-o", "out"],
+      in: dir)
+    #expect(run.status == 0, "\(run.stderr)")
+    let report = try String(contentsOf: dir.appendingPathComponent("out/report.md"), encoding: .utf8)
+    #expect(report.contains("### A cache of 2 objects on each trace, 2 traces"), "\(report)")
+    #expect(report.contains("### 80% of each trace's footprint, 2 traces"), "\(report)")
+  }
+
+  /// txt holds keys alone: converting a trace with sizes or times to it is
+  /// refused unless --keys-only says to drop them.
+  @Test func convertToTxtDropsNothingUnasked() throws {
+    let dir = try scratchDirectory()
+    try "time,key,size\n5,1,1\n6,2,1\n".write(
+      to: dir.appendingPathComponent("timed.csv"), atomically: true, encoding: .utf8)
+    try "time,key,size\n0,1,10\n0,2,1\n".write(
+      to: dir.appendingPathComponent("sized.csv"), atomically: true, encoding: .utf8)
+    for (name, words) in [("timed.csv", "request 1 has time 5"), ("sized.csv", "request 1 has size 10")] {
+      let run = try evlab(["convert", name, "--to", "txt", "-o", "out.txt"], in: dir)
+      #expect(run.status == 1 && run.stderr.contains(words) && run.stderr.contains("--keys-only"), "\(run.stderr)")
+      #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("out.txt").path))
+    }
+    let kept = try evlab(["convert", "sized.csv", "--to", "txt", "--keys-only", "-o", "out.txt"], in: dir)
+    #expect(kept.status == 0, "\(kept.stderr)")
+    #expect(try String(contentsOf: dir.appendingPathComponent("out.txt"), encoding: .utf8) == "1\n2\n")
+    let wrong = try evlab(["convert", "sized.csv", "--to", "csv", "--keys-only", "-o", "o.csv"], in: dir)
+    #expect(wrong.status != 0 && wrong.stderr.contains("--keys-only is for --to txt"), "\(wrong.stderr)")
+    // A time past 2^63 is named as such, not as "not a number".
+    try "time,key,size\n1e30,1,1\n".write(to: dir.appendingPathComponent("far.csv"), atomically: true, encoding: .utf8)
+    let far = try evlab(["replay", "far.csv", "--policy", "lru", "--size", "1"], in: dir)
+    #expect(far.status == 1 && far.stderr.contains("not a whole number of seconds below 2⁶³"), "\(far.stderr)")
+  }
+
+  /// An exact LRU curve's point the stack-distance pass cannot answer (a
+  /// byte cache smaller than an object) is simulated, and its method says so.
+  @Test func aSimulatedPointOfAnExactCurveSaysSo() throws {
+    let dir = try scratchDirectory()
+    try "time,key,size\n0,1,50\n0,2,1\n0,1,50\n0,2,1\n".write(
+      to: dir.appendingPathComponent("t.csv"), atomically: true, encoding: .utf8)
+    let run = try evlab(
+      ["mrc", "t.csv", "--policy", "lru", "--sizes", "5,100", "--size-mode", "bytes", "--csv", "-"], in: dir)
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(rows(run.stdout).map { $0["method"] } == ["simulate", "exact"], "\(run.stdout)")
+  }
+
   /// A 5 GB object or a timestamp past 2^32 does not wrap in oracleGeneral's
   /// 32-bit fields: convert names the request and leaves no file; csv holds them.
   @Test func convertNeverWrapsAValuePastTheFormatsLimits() throws {

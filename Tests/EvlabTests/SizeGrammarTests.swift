@@ -42,10 +42,12 @@ import Testing
       #expect(run.status == 0, "\(size): \(run.stderr)")
       #expect(column(run.stdout, "cache_size").first == 30, "\(size)")
     }
-    // Sizes run in the order given, each once, however it was written.
-    let ordered = try evlab(["replay", Self.loop, "--policy", "lru", "--size", "300,30,1%,0.1", "--csv", "-"])
+    // Sizes run in the order given; two that come to one cache size are refused.
+    let ordered = try evlab(["replay", Self.loop, "--policy", "lru", "--size", "300,30,2%", "--csv", "-"])
     #expect(ordered.status == 0, "\(ordered.stderr)")
-    #expect(column(ordered.stdout, "cache_size") == [300, 30])
+    #expect(column(ordered.stdout, "cache_size") == [300, 30, 60])
+    let same = try evlab(["replay", Self.loop, "--policy", "lru", "--size", "300,30,1%,0.1", "--csv", "-"])
+    #expect(same.status == 1 && same.stderr.contains("sizes 300 and 10% both come to 300"), "\(same.stderr)")
     let stress = try evlab([
       "stress", Self.loop, "--policy", "lru", "--size", "0.01", "--threads", "1", "--lock", "mutex", "--ops", "2000",
       "--csv", "-",

@@ -35,12 +35,16 @@ public struct ComparePlan: Sendable {
     /// The policy that needs the most, and what it needs.
     public var policy: PolicySpec
     public var minimum: Int64
+    /// Where the cell is left out because an earlier size of the list comes
+    /// to the same cache size on this trace: that size's position.
+    public var sameAs: Int? = nil
   }
 
   public let config: CompareConfig
   /// Each trace's statistics (a synthetic trace's: its first seed's).
   public let infos: [TraceInfo]
-  /// The (trace, size) cells too small for some policy, in sweep order.
+  /// The (trace, size) cells too small for some policy, or coming to the
+  /// same cache size as an earlier size on their trace, in sweep order.
   public let tooSmall: [SmallCell]
   public let rows: [Row]
   /// Every run's replay cell, rows' runs contiguous.
@@ -105,6 +109,7 @@ public struct ComparePlan: Sendable {
     let neediest = minimums.indices.max { minimums[$0] < minimums[$1] }!
     var tooSmall: [SmallCell] = []
     for t in config.traces.indices {
+      var first: [Int64: Int] = [:]
       for (z, size) in config.sizes.enumerated() {
         let cacheSize = size.resolve(infos[t], sizeMode: config.sizeMode)
         if cacheSize < minimums[neediest] {
@@ -112,6 +117,14 @@ public struct ComparePlan: Sendable {
             SmallCell(
               trace: t, size: z, cacheSize: cacheSize, policy: config.policies[neediest],
               minimum: minimums[neediest]))
+        } else if let earlier = first[cacheSize] {
+          // The same cache under another label (shares of a small footprint).
+          tooSmall.append(
+            SmallCell(
+              trace: t, size: z, cacheSize: cacheSize, policy: config.policies[neediest],
+              minimum: minimums[neediest], sameAs: earlier))
+        } else {
+          first[cacheSize] = z
         }
       }
     }
