@@ -27,11 +27,16 @@ public struct DiskCheckReport: Sendable, Equatable {
   public var orphanFiles: [String] = []
   /// Files in `data/` this store did not write: reported and left where they are.
   public var foreignFiles: [String] = []
-  /// SQLite's own verdict, or why the manifest cannot be read.
+  /// SQLite's own verdict, or why the manifest cannot be read (one line).
   public var manifestProblem: String? = nil
+  /// Every finding of SQLite's integrity check, one a line (`--verbose`).
+  public var manifestDetail: [String] = []
   /// With repair: what was done, and the keys whose values could not be saved.
   public var actions: [String] = []
   public var lostKeys: [String] = []
+  /// With repair: values lost that cannot be counted (inline values of a
+  /// manifest that cannot be read), said in words.
+  public var lostUncounted: String? = nil
 
   /// Whether the store was consistent when checked (before any repair).
   /// Foreign files do not make a store inconsistent: they are not its own.
@@ -76,6 +81,7 @@ public struct DiskCheckReport: Sendable, Equatable {
     }
     lines += actions
     if !lostKeys.isEmpty { lines.append("lost \(lostKeys.count) values: \(Self.list(lostKeys))") }
+    if let lostUncounted { lines.append("lost \(lostUncounted)") }
     return lines.joined(separator: "\n")
   }
 
@@ -124,7 +130,7 @@ extension DiskStore {
     case .store, .storeWithoutManifest:
       break
     }
-    let folder = try StoreFolder(path: directory, create: false, createFolders: repair)
+    let folder = try StoreFolder(path: directory, create: false, createFolders: repair, readOnly: !repair)
     // A check waits a while for a sweep or repair to finish; a repair waits only as long as asked.
     try folder.acquire(repair ? .exclusive : .shared, waitingUpTo: repair ? waitSeconds : max(waitSeconds, 30))
     defer { folder.release() }
@@ -136,7 +142,7 @@ extension DiskStore {
 
     let rows: [CheckedRow]
     do {
-      rows = try readRows(folder, verifyInline: !quick, integrity: !quick)
+      rows = try readRows(folder, verifyInline: !quick, integrity: !quick, findings: &report.manifestDetail)
     } catch let error {
       if case .newerLayout = error { throw error }
       if case .permissionDenied = error { throw error }
@@ -207,7 +213,7 @@ extension DiskStore {
       wait *= 2
       try settle(&report, folder: folder)
     }
-    guard repair, !report.isConsistent else { return report }
+    guard repair, !report.isConsistent || !report.unverifiedValues.isEmpty else { return report }
 
     let store = try DiskStore(folder: folder, inlineThreshold: DiskStore.defaultInlineThreshold)
     defer { store.close() }
@@ -218,24 +224,46 @@ extension DiskStore {
     }
     try store.sweepOrphans()
     if !report.orphanFiles.isEmpty { report.actions.append("removed \(report.orphanFiles.count) orphan files") }
+    let sealed = try store.checksumUncheckedInlineValues()
+    if sealed > 0 {
+      report.actions.append(
+        "computed checksums for \(sealed) inline values written before layout 3 (their lengths match; "
+          + "later reads and checks verify them)")
+    }
     return report
   }
 
   /// The manifest's rows, read on a read-only connection (so a check never
   /// migrates or writes), in any layout up to this code's.
-  static func readRows(_ folder: StoreFolder, verifyInline: Bool, integrity: Bool) throws(DiskError) -> [CheckedRow] {
+  /// SQLite's integrity check reports every problem it finds (thousands of
+  /// lines for a few damaged pages): the error says how many and the first;
+  /// `findings` gets them all.
+  static func readRows(
+    _ folder: StoreFolder, verifyInline: Bool, integrity: Bool, findings: inout [String]
+  ) throws(DiskError) -> [CheckedRow] {
     var info = stat()
     guard fstatat(folder.root, StoreFolder.manifestName, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
       throw DiskError.manifest(
         path: folder.manifestPath, reason: "missing while the store's lock and data/ exist", code: 0)
     }
-    let db = try SQLiteDatabase(path: folder.manifestPath, readOnly: true)
+    let db = try SQLiteDatabase(path: folder.manifestPath, readOnly: true, immutable: !folder.isWritable)
     defer { db.close() }
     let version = try layoutVersion(db)
     let verdict = try db.with(integrity ? "PRAGMA integrity_check" : "PRAGMA quick_check") { (s) throws(DiskError) in
-      try s.step() ? s.text(0) ?? "" : ""
+      var lines: [String] = []
+      while try s.step() { lines += (s.text(0) ?? "").split(separator: "\n").map(String.init) }
+      return lines.filter { !$0.hasPrefix("*** in database ") }
     }
-    guard verdict == "ok" else { throw DiskError.manifest(path: folder.manifestPath, reason: verdict, code: 11) }
+    guard verdict == ["ok"] else {
+      findings = verdict
+      let first = verdict.first ?? "no verdict"
+      throw DiskError.manifest(
+        path: folder.manifestPath,
+        // SQLite stops at 100 findings.
+        reason: verdict.count == 1
+          ? first : "\(verdict.count)\(verdict.count >= 100 ? " or more" : "") problems, the first: \(first)",
+        code: 11)
+    }
     // Layouts 1 and 2 have no inline checksums; their `manifest` (a table, then a view) has the same columns.
     let sql =
       version == 3
@@ -260,7 +288,8 @@ extension DiskStore {
   /// rows' file names again and keeps an orphan only while no row names it
   /// and it still exists, a missing file only while its row still names it.
   static func settle(_ report: inout DiskCheckReport, folder: StoreFolder) throws(DiskError) {
-    let now = try readRows(folder, verifyInline: false, integrity: false)
+    var findings: [String] = []
+    let now = try readRows(folder, verifyInline: false, integrity: false, findings: &findings)
     let names = Dictionary(now.map { ($0.key, $0.filename) }, uniquingKeysWith: { a, _ in a })
     let referenced = Set(now.compactMap(\.filename))
     report.orphanFiles.removeAll { name in
@@ -279,6 +308,7 @@ extension DiskStore {
   /// verification go to the trash; files without it are left alone.
   static func rebuildManifest(_ folder: StoreFolder, report: inout DiskCheckReport) throws(DiskError) {
     var info = stat()
+    let salvage = salvageInlineValues(folder)
     if fstatat(folder.root, StoreFolder.manifestName, &info, AT_SYMLINK_NOFOLLOW) == 0 {
       let aside = try folder.moveManifestAside(suffix: "\(now())")
       report.actions.append("moved the unreadable manifest to \(aside)")
@@ -329,7 +359,74 @@ extension DiskStore {
       report.actions.append("moved \(discarded.count) value files that fail verification to trash/")
       report.lostKeys.append(contentsOf: discarded.map { "file " + $0 })
     }
-    report.lostKeys.append("every value kept inline in the old manifest (values up to the inline threshold)")
+    // Inline values lived in the manifest: put back every one that verifies
+    // and has no newer copy in a file; count the rest as lost, by key.
+    let adoptedKeys = try Set(store.entriesByAccessTime().map(\.key))
+    var restored = 0
+    for (key, value) in salvage.values where !adoptedKeys.contains(key) {
+      try store.set(value, forKey: key)
+      restored += 1
+    }
+    if restored > 0 {
+      report.actions.append("restored \(restored) inline values from the old manifest (checksums verified)")
+    }
+    report.lostKeys.append(contentsOf: salvage.damaged.map { "\($0) (inline)" })
+    switch salvage.readable {
+    case .all: break
+    case .some(let read):
+      report.lostUncounted =
+        "any inline values past the damage (the old manifest yielded \(read) inline rows before it failed; "
+        + "how many more it held cannot be read)"
+    case .none:
+      report.lostUncounted =
+        "every value kept inline in the old manifest (values up to the inline threshold; it cannot be read to count them)"
+    }
+    report.rows = try store.totals().count
+  }
+
+  /// What an unreadable manifest still yields: the inline values that read
+  /// and verify against their checksums, the keys of those that do not, and
+  /// how far reading got.
+  struct Salvage {
+    enum Readable {
+      case all
+      case some(Int)
+      case none
+    }
+    var values: [(key: String, value: [UInt8])] = []
+    var damaged: [String] = []
+    var readable = Readable.none
+  }
+
+  static func salvageInlineValues(_ folder: StoreFolder) -> Salvage {
+    var salvage = Salvage()
+    guard let db = try? SQLiteDatabase(path: folder.manifestPath, readOnly: true) else { return salvage }
+    defer { db.close() }
+    guard let version = try? layoutVersion(db) else { return salvage }
+    let sql =
+      version == 3
+      ? "SELECT e.key, e.size, v.data, v.checksum FROM entries e JOIN inline_values v ON v.id = e.id WHERE e.filename IS NULL"
+      : "SELECT key, size, inline_data, NULL FROM manifest WHERE filename IS NULL"
+    var read = 0
+    do {
+      try db.with(sql) { (s) throws(DiskError) in
+        while try s.step() {
+          read += 1
+          let key = s.text(0) ?? ""
+          let data = s.blob(2) ?? []
+          let verified = !s.isNull(3) && checksum(data) == UInt64(bitPattern: s.int64(3))
+          if !key.isEmpty && verified && Int64(data.count) == s.int64(1) {
+            salvage.values.append((key, data))
+          } else if !key.isEmpty {
+            salvage.damaged.append(key)
+          }
+        }
+      }
+      salvage.readable = .all
+    } catch {
+      salvage.readable = read > 0 ? .some(read) : .none
+    }
+    return salvage
   }
 }
 

@@ -274,6 +274,29 @@ public final class DiskStore {
     if previous != filename { removeValueFile(previous) }
   }
 
+  /// Computes the checksum of every inline value that has none (written
+  /// before layout 3) and whose length matches its row; returns how many.
+  /// What those values held before cannot be verified; from now on, every
+  /// read and check verifies them.
+  func checksumUncheckedInlineValues() throws(DiskError) -> Int {
+    let unchecked: [(id: Int64, data: [UInt8])] = try database.with(
+      "SELECT v.id, v.data FROM inline_values v JOIN entries e ON e.id = v.id WHERE v.checksum IS NULL AND length(v.data) = e.size"
+    ) { (s) throws(DiskError) in
+      var rows: [(Int64, [UInt8])] = []
+      while try s.step() { rows.append((s.int64(0), s.blob(1) ?? [])) }
+      return rows
+    }
+    try database.transaction { () throws(DiskError) in
+      for (id, data) in unchecked {
+        try database.run("UPDATE inline_values SET checksum = ? WHERE id = ?") { s in
+          s.bind(1, Int64(bitPattern: checksum(data)))
+          s.bind(2, id)
+        }
+      }
+    }
+    return unchecked.count
+  }
+
   /// Removes a value file named by the manifest, if the name is one this
   /// store generates (any other is corruption, reported by `check`; it is
   /// never used as a path).

@@ -14,14 +14,19 @@ final class SQLiteDatabase {
   private var statements: [String: OpaquePointer] = [:]
 
   /// Opens `path` (never through a symbolic link); `readOnly` neither
-  /// creates nor writes the database.
-  init(path: String, readOnly: Bool = false, busyTimeoutMilliseconds: Int32 = 10_000) throws(DiskError) {
+  /// creates nor writes the database. `immutable` (read-only) reads the file
+  /// as it is, without the write-ahead log's shared memory, which a folder
+  /// its user cannot write cannot hold: for a store no process can be writing.
+  init(
+    path: String, readOnly: Bool = false, immutable: Bool = false, busyTimeoutMilliseconds: Int32 = 10_000
+  ) throws(DiskError) {
     self.path = path
     var db: OpaquePointer?
     let flags =
-      (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
-      | SQLITE_OPEN_NOFOLLOW
-    let rc = sqlite3_open_v2(path, &db, flags, nil)
+      (readOnly || immutable ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+      | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW | (immutable ? SQLITE_OPEN_URI : 0)
+    let name = immutable ? Self.uri(path) + "?immutable=1" : path
+    let rc = sqlite3_open_v2(name, &db, flags, nil)
     guard rc == SQLITE_OK, let db else {
       let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
       sqlite3_close(db)
@@ -33,6 +38,20 @@ final class SQLiteDatabase {
   }
 
   deinit { close() }
+
+  /// `path` as a `file:` URI: the characters a URI gives meaning escaped.
+  static func uri(_ path: String) -> String {
+    var out = "file:"
+    for byte in path.utf8 {
+      switch byte {
+      case UInt8(ascii: "%"), UInt8(ascii: "?"), UInt8(ascii: "#"), 0..<0x20, 0x7F...:
+        out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(2)
+      default:
+        out.unicodeScalars.append(Unicode.Scalar(byte))
+      }
+    }
+    return out
+  }
 
   func close() {
     for statement in statements.values { sqlite3_finalize(statement) }
@@ -144,5 +163,11 @@ final class SQLiteDatabase {
       guard count > 0, let p = sqlite3_column_blob(raw, column) else { return [] }
       return Array(UnsafeRawBufferPointer(start: p, count: count))
     }
+  }
+}
+
+extension String {
+  fileprivate func leftPadded(_ width: Int) -> String {
+    count >= width ? self : String(repeating: "0", count: width - count) + self
   }
 }

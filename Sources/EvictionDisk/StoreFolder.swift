@@ -21,7 +21,8 @@ final class StoreFolder {
     case missing
     /// A file, not a folder.
     case notAFolder
-    /// A folder this user may not read, write or enter.
+    /// A folder this user may not read or enter (one it may not write can
+    /// still be checked; opening it as a store says so).
     case unreadable
     /// Empty, or only what a store being created has made so far.
     case empty
@@ -58,7 +59,7 @@ final class StoreFolder {
   /// Opens the folder at `path`; with `create`, makes it (one level) and
   /// `data/`, `trash/` and `lock` where missing; with `createFolders` only
   /// `data/` and `trash/` (a repair). Takes no lock yet.
-  init(path: String, create: Bool, createFolders: Bool = false) throws(DiskError) {
+  init(path: String, create: Bool, createFolders: Bool = false, readOnly: Bool = false) throws(DiskError) {
     guard !path.isEmpty else { throw .invalidPath("the store's folder is an empty path; name a folder") }
     self.path = path
     dataPath = path + "/data"
@@ -71,7 +72,7 @@ final class StoreFolder {
       if errno == ENOENT { throw .notAStore(path: path, reason: "no such folder") }
       throw FileLayer.error(path, "open")
     }
-    guard faccessat(rootFD, ".", R_OK | W_OK | X_OK, 0) == 0 else {
+    guard faccessat(rootFD, ".", readOnly ? R_OK | X_OK : R_OK | W_OK | X_OK, 0) == 0 else {
       Glibc.close(rootFD)
       throw .permissionDenied(path: path)
     }
@@ -82,7 +83,9 @@ final class StoreFolder {
       let trashFD = try Self.openSubfolder(rootFD, "trash", path: path, create: create || createFolders)
       opened.append(trashFD)
       try Self.refuseLink(rootFD, Self.lockName, path: path)
-      let lockFD = openat(rootFD, Self.lockName, O_RDWR | O_NOFOLLOW | O_CLOEXEC | (create ? O_CREAT : 0), 0o644)
+      // A shared lock needs only read access (flock); a check takes no more.
+      let lockFD = openat(
+        rootFD, Self.lockName, (readOnly ? O_RDONLY : O_RDWR) | O_NOFOLLOW | O_CLOEXEC | (create ? O_CREAT : 0), 0o644)
       guard lockFD >= 0 else { throw FileLayer.error(path + "/" + Self.lockName, "open") }
       opened.append(lockFD)
       var info = stat()
@@ -166,7 +169,7 @@ final class StoreFolder {
     var info = stat()
     guard stat(path, &info) == 0 else { return errno == EACCES ? .unreadable : .missing }
     guard (info.st_mode & S_IFMT) == S_IFDIR else { return .notAFolder }
-    guard access(path, R_OK | W_OK | X_OK) == 0 else { return .unreadable }
+    guard access(path, R_OK | X_OK) == 0 else { return .unreadable }
     let entries = FileLayer.list(path)
     let present = Set(entries)
     let hasManifest = present.contains(manifestName)
@@ -221,6 +224,10 @@ final class StoreFolder {
     flock(lock, LOCK_UN)
     lockState = nil
   }
+
+  /// Whether this user may write the store's folder (a check of one it may
+  /// not reads the manifest as it is on disk).
+  var isWritable: Bool { faccessat(root, ".", W_OK, 0) == 0 }
 
   /// The processes (other than this one) holding a lock on this store's
   /// lock file, from `/proc/locks` (Linux); empty where it cannot tell.

@@ -33,6 +33,9 @@ struct DiskCheckCommand: ParsableCommand {
   @Option(help: "Seconds --repair waits for other processes to close the store before refusing.")
   var wait: Double = 0
 
+  @Flag(help: "List every problem SQLite's integrity check found (else the count and the first).")
+  var verbose = false
+
   func validate() throws {
     guard !directory.isEmpty else { throw ArgumentError("the store's folder is an empty path; name a folder") }
     guard wait >= 0 && wait.isFinite else { throw ArgumentError("--wait \(wait): give seconds, 0 or more") }
@@ -44,6 +47,14 @@ struct DiskCheckCommand: ParsableCommand {
       report = try DiskStore.check(directory: directory, repair: repair, quick: quick, waitSeconds: wait)
     } catch { throw fail(error) }
     print(report.summary)
+    if report.manifestDetail.count > 1 {
+      if verbose {
+        print("SQLite's integrity check:")
+        for line in report.manifestDetail { print("  " + line) }
+      } else {
+        print("(--verbose lists all \(report.manifestDetail.count) problems SQLite found)")
+      }
+    }
     if report.isConsistent {
       print("consistent")
       return
