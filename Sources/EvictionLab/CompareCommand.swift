@@ -180,9 +180,17 @@ func writeReport(_ outcome: CompareOutcome, config: CompareConfig, to directory:
   do {
     let provenance = runProvenance(configuration: config.source, seeds: config.seeds)
     let held = Set((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
-    let files = try CompareReport.write(outcome, config: config, to: directory, provenance: provenance) {
-      printError("warning: \($0)")
+    // Rendering thousands of figures takes a while: say how far it got (on a terminal).
+    var figureProgress: (@Sendable (Int, Int) -> Void)? = nil
+    if isatty(2) == 1 {
+      figureProgress = { done, total in
+        guard done == total || done % 10 == 0 else { return }
+        writeStandardError("\rrendering figures: \(done)/\(total)" + (done == total ? "\n" : ""))
+      }
     }
+    let files = try CompareReport.write(
+      outcome, config: config, to: directory, provenance: provenance, warn: { printError("warning: \($0)") },
+      figureProgress: figureProgress)
     let names = files.map { ($0 as NSString).lastPathComponent }
     printError("wrote \(names.joined(separator: ", ")) to \(directory)/")
     // Files of an earlier run are replaced; say which, and what was left.

@@ -24,10 +24,11 @@ public enum CompareReport {
   /// also as figure files under `figures/` (``Figures``); returns the files
   /// written. With `provenance`, each JSON file carries it, the reports
   /// close with it, and `provenance.json` stands beside the CSV files.
-  /// `warn` hears what could not be made (PDF and PNG without rsvg-convert).
+  /// `warn` hears what could not be made (PDF and PNG without rsvg-convert);
+  /// `figureProgress` hears (rendered, total) as the figures are rendered.
   public static func write(
     _ outcome: CompareOutcome, config: CompareConfig, to directory: String, provenance: Provenance? = nil,
-    warn: (String) -> Void = { _ in }
+    warn: (String) -> Void = { _ in }, figureProgress: (@Sendable (Int, Int) -> Void)? = nil
   ) throws -> [String] {
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     let stamp: (String) -> String = { provenance?.stamped($0) ?? $0 }
@@ -62,7 +63,7 @@ public enum CompareReport {
       try content.write(toFile: path, atomically: true, encoding: .utf8)
       written.append(path)
     }
-    let (figureFiles, warning) = try figures.write(into: directory)
+    let (figureFiles, warning) = try figures.write(into: directory, progress: figureProgress)
     if let warning { warn(warning) }
     if !figureFiles.isEmpty { written.append((directory as NSString).appendingPathComponent("figures")) }
     return written
@@ -505,7 +506,7 @@ public enum CompareReport {
             SVGChart.lines(
               title: "\(what) by cache size: \(entry.name)", xLabel: "cache size (\(unit), log scale)",
               yLabel: what.lowercased(), series: series, logX: true, yFormat: { String(format: "%.2f", $0) },
-              xFormat: { SVGChart.compact($0, bytes: bytes) }, binaryTicks: bytes, zeroBaseline: false))
+              xFormat: { SVGChart.compact($0, bytes: bytes) }, binaryTicks: bytes, zeroBaseline: false), perTrace: true)
           + "</figure>\n"
       }
       body += timeseriesChart(outcome, config: config, trace: entry.name, figures: figures)
@@ -521,7 +522,8 @@ public enum CompareReport {
               title: "Miss ratio at \(ranking.sizeLabel) (\(ranking.cacheSize) \(unit))", xLabel: "miss ratio",
               labels: ranking.rows.map(\.label), values: ranking.rows.map(\.missRatio),
               intervals: ranking.rows.map { $0.runs > 1 ? $0.missRatioCi95Low...$0.missRatioCi95High : nil },
-              colors: [], format: { String(format: "%.3f", $0) }, colorOf: { SVGChart.style($0).color }))
+              colors: [], format: { String(format: "%.3f", $0) }, colorOf: { SVGChart.style($0).color }), perTrace: true
+          )
           + "</figure>\n"
         body +=
           "<div class=\"wide\"><table><thead><tr><th>rank</th><th>policy</th><th>miss ratio</th><th>95% CI</th><th>byte miss ratio</th><th>vs LRU</th></tr></thead><tbody>\n"
@@ -585,7 +587,7 @@ public enum CompareReport {
         SVGChart.lines(
           title: "Miss ratio over time at \(size): \(trace)", xLabel: unit + warm, yLabel: "miss ratio",
           series: series, logX: false, yFormat: { String(format: "%.3f", $0) }, xFormat: { String(Int($0)) },
-          zeroBaseline: false))
+          zeroBaseline: false), perTrace: true)
       + "</figure>\n"
   }
 

@@ -1,4 +1,6 @@
+import EvictionTraces
 import Foundation
+import Synchronization
 
 /// A report's charts as figure files for a paper: each as SVG, PDF and PNG
 /// (300 dpi) under `figures/` of the output folder.
@@ -11,14 +13,22 @@ import Foundation
 /// metrics. Without the tool the SVGs are still written and the caller hears
 /// why the rest are not.
 public final class Figures {
-  /// Charts in the order they were drawn: a file name (no extension) and the SVG.
-  public private(set) var charts: [(name: String, svg: String)] = []
+  /// Charts in the order they were drawn: a file name (no extension), the
+  /// SVG, and whether it is one of a chart per trace.
+  public private(set) var charts: [(name: String, svg: String, perTrace: Bool)] = []
+
+  /// The most charts-per-trace rendered as PDF and PNG. A collection of
+  /// 1,500 traces draws thousands (a 300 dpi PNG takes rsvg-convert about
+  /// 0.4 s): past this they stay SVG (the HTML report holds them inline, and
+  /// `rsvg-convert` makes either format from one), and the warning says so.
+  public static let renderedPerTraceLimit = 200
 
   public init() {}
 
-  /// Keeps `svg` as figure `name` (made a safe, unique file name) and returns it.
+  /// Keeps `svg` as figure `name` (made a safe, unique file name) and returns
+  /// it; `perTrace` marks one of a chart per trace (``renderedPerTraceLimit``).
   @discardableResult
-  public func add(_ name: String, _ svg: String) -> String {
+  public func add(_ name: String, _ svg: String, perTrace: Bool = false) -> String {
     guard !svg.isEmpty else { return svg }
     var base = String(
       name.lowercased().replacingOccurrences(of: "%", with: "pct").map {
@@ -32,7 +42,7 @@ public final class Figures {
       unique = "\(base)-\(n)"
       n += 1
     }
-    charts.append((unique, svg))
+    charts.append((unique, svg, perTrace))
     return svg
   }
 
@@ -48,11 +58,16 @@ public final class Figures {
 
   /// Writes every chart into `directory/figures/`, or with `ownFolder` false
   /// into `directory` itself; returns the files written and, when PDF and
-  /// PNG could not be made, a warning saying why and what to do. Files of
-  /// the same names are replaced; nothing else in the folder is touched (it
-  /// may hold the user's own figures), so a rerun with fewer charts leaves
-  /// the earlier extra ones where they were.
-  public func write(into directory: String, ownFolder: Bool = true) throws -> (files: [String], warning: String?) {
+  /// PNG could not be made (or were left out), a warning saying why and what
+  /// to do. Files of the same names are replaced; nothing else in the folder
+  /// is touched (it may hold the user's own figures), so a rerun with fewer
+  /// charts leaves the earlier extra ones where they were. `rsvg-convert`
+  /// runs `parallelism` at a time; `progress` hears (rendered, total) after
+  /// each file.
+  public func write(
+    into directory: String, ownFolder: Bool = true,
+    parallelism: Int = ProcessInfo.processInfo.activeProcessorCount, progress: (@Sendable (Int, Int) -> Void)? = nil
+  ) throws -> (files: [String], warning: String?) {
     guard !charts.isEmpty else { return ([], nil) }
     let folder = ownFolder ? (directory as NSString).appendingPathComponent("figures") : directory
     // Nothing is written through a link inside the output folder: it could
@@ -73,37 +88,73 @@ public final class Figures {
         "figures/ holds SVG only: rsvg-convert is not installed (apt install librsvg2-bin, or run scripts/ensure-deps.sh) for PDF and PNG"
       )
     }
-    for chart in charts {
-      let svg = (folder as NSString).appendingPathComponent(chart.name + ".svg")
-      for (format, extra) in [("pdf", [String]()), ("png", ["--zoom", String(Self.dpi / 96)])] {
-        let out = (folder as NSString).appendingPathComponent("\(chart.name).\(format)")
-        // rsvg-convert writes through a link; a link left here is replaced.
-        if (try? FileManager.default.destinationOfSymbolicLink(atPath: out)) != nil { unlink(out) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: converter)
-        // No creation date in the PDF (cairo honours SOURCE_DATE_EPOCH): the
-        // same chart makes the same bytes, so a rerun changes only what changed.
-        var environment = ProcessInfo.processInfo.environment
-        if environment["SOURCE_DATE_EPOCH"] == nil { environment["SOURCE_DATE_EPOCH"] = "0" }
-        process.environment = environment
-        process.arguments = ["--format", format, "--background-color", "white"] + extra + ["--output", out, svg]
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        // A figure that could not be rendered (a full disk) is an error, never
-        // a truncated file reported as written.
-        guard process.terminationStatus == 0 else {
-          unlink(out)
-          throw FigureError(
-            "rsvg-convert could not render \(chart.name).svg as \(format) "
-              + "(\(message.trimmingCharacters(in: .whitespacesAndNewlines))); check the free space in \(folder)")
+    let perTrace = charts.filter(\.perTrace).count
+    let rendered = perTrace > Self.renderedPerTraceLimit ? charts.filter { !$0.perTrace } : charts
+    let jobs = rendered.flatMap { chart in
+      [("pdf", [String]()), ("png", ["--zoom", String(Self.dpi / 96)])].map { (chart.name, $0.0, $0.1) }
+    }
+    let outcomes = Mutex<[Int: Result<String, FigureError>]>([:])
+    let next = Atomic<Int>(0)
+    let workers = (0..<max(1, min(parallelism, jobs.count))).map { _ in
+      WorkerThread {
+        while true {
+          let i = next.add(1, ordering: .relaxed).oldValue
+          guard i < jobs.count,
+            outcomes.withLock({ !$0.values.contains { if case .failure = $0 { true } else { false } } })
+          else { return }
+          let (name, format, extra) = jobs[i]
+          let outcome = Self.render(name, format: format, extra: extra, in: folder, converter: converter)
+          let done = outcomes.withLock {
+            $0[i] = outcome
+            return $0.count
+          }
+          progress?(done, jobs.count)
         }
-        files.append(out)
       }
     }
-    return (files, nil)
+    for worker in workers { worker.join() }
+    for (_, outcome) in outcomes.withLock({ $0 }).sorted(by: { $0.key < $1.key }) { files.append(try outcome.get()) }
+    let warning =
+      rendered.count < charts.count
+      ? "figures/: the \(perTrace) per-trace charts are SVG only (PDF and PNG are made for up to "
+        + "\(Self.renderedPerTraceLimit) of them; the across-trace charts have all three). "
+        + "rsvg-convert --format pdf CHART.svg makes either from one" : nil
+    return (files, warning)
+  }
+
+  /// Renders `name.svg` in `folder` as `format`; the file made, or why not.
+  static func render(
+    _ name: String, format: String, extra: [String], in folder: String, converter: String
+  ) -> Result<String, FigureError> {
+    let svg = (folder as NSString).appendingPathComponent(name + ".svg")
+    let out = (folder as NSString).appendingPathComponent("\(name).\(format)")
+    // rsvg-convert writes through a link; a link left here is replaced.
+    if (try? FileManager.default.destinationOfSymbolicLink(atPath: out)) != nil { unlink(out) }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: converter)
+    // No creation date in the PDF (cairo honours SOURCE_DATE_EPOCH): the
+    // same chart makes the same bytes, so a rerun changes only what changed.
+    var environment = ProcessInfo.processInfo.environment
+    if environment["SOURCE_DATE_EPOCH"] == nil { environment["SOURCE_DATE_EPOCH"] = "0" }
+    process.environment = environment
+    process.arguments = ["--format", format, "--background-color", "white"] + extra + ["--output", out, svg]
+    let errors = Pipe()
+    process.standardError = errors
+    do { try process.run() } catch {
+      return .failure(FigureError("cannot run \(converter): \(error)"))
+    }
+    let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    // A figure that could not be rendered (a full disk) is an error, never
+    // a truncated file reported as written.
+    guard process.terminationStatus == 0 else {
+      unlink(out)
+      return .failure(
+        FigureError(
+          "rsvg-convert could not render \(name).svg as \(format) "
+            + "(\(message.trimmingCharacters(in: .whitespacesAndNewlines))); check the free space in \(folder)"))
+    }
+    return .success(out)
   }
 
   static let xmlHeader = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import EvictionReports
@@ -84,5 +85,35 @@ import Testing
         match.range(at: i).location == NSNotFound ? nil : string.substring(with: match.range(at: i))
       }.joined()
     }
+  }
+}
+
+/// Figures of a large collection stay proportionate: past
+/// ``Figures/renderedPerTraceLimit`` per-trace charts stay SVG, the
+/// across-trace ones are rendered, and progress counts every file rendered.
+@Suite struct FigureRenderingTests {
+  @Test func perTraceChartsPastTheLimitStaySVGAndProgressCountsTheRest() throws {
+    try #require(Figures.converter != nil, "rsvg-convert is installed by scripts/ensure-deps.sh")
+    let svg = SVGChart.bars(
+      title: "t", xLabel: "miss ratio", labels: ["a", "b"], values: [0.5, 0.25], intervals: [nil, nil], colors: [],
+      format: { String(format: "%.2f", $0) })
+    let figures = Figures()
+    figures.add("across", svg)
+    for i in 0...Figures.renderedPerTraceLimit { figures.add("trace-\(i)", svg, perTrace: true) }
+    let dir = NSTemporaryDirectory() + "figures-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let seen = Mutex<[(Int, Int)]>([])
+    let (files, warning) = try figures.write(into: dir) { done, total in seen.withLock { $0.append((done, total)) } }
+    let names = Set(files.map { ($0 as NSString).lastPathComponent })
+    #expect(names.contains("across.pdf") && names.contains("across.png") && names.contains("trace-0.svg"))
+    #expect(!names.contains("trace-0.pdf") && !names.contains("trace-0.png"))
+    #expect(names.count == Figures.renderedPerTraceLimit + 2 + 2)
+    #expect(warning?.contains("per-trace charts are SVG only") == true)
+    #expect(seen.withLock { $0.map(\.0).sorted() == [1, 2] && $0.allSatisfy { $0.1 == 2 } })
+    // At the limit, every chart is rendered.
+    let small = Figures()
+    small.add("one", svg, perTrace: true)
+    let (few, none) = try small.write(into: dir + "/small")
+    #expect(few.count == 3 && none == nil)
   }
 }
