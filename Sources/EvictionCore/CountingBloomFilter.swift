@@ -73,6 +73,10 @@ public struct CountingBloomFilter: Sendable {
     self.probes = probes
     reciprocal = UInt64.max / UInt64(counters) &+ 1
     isDense = counters <= denseLimit
+    if isDense {
+      GrowthWatch.willAllocate(
+        Int(counters) * 4, "a counting Bloom filter of \(counters) counters (for \(entries) entries)")
+    }
     dense = isDense ? Array(repeating: 0, count: Int(counters)) : []
     sparse = [:]
   }
@@ -126,6 +130,10 @@ public struct CountingBloomFilter: Sendable {
       }
     } else {
       var probe = a
+      if sparse.count &+ Int(probes) > sparse.capacity {
+        // A native dictionary's slot (two 4-byte values), at most 3/4 full, doubling.
+        GrowthWatch.willAllocate(sparse.capacity * 2 * 12, "a counting Bloom filter's table (\(sparse.count) counters)")
+      }
       for _ in 0..<probes {
         sparse[reduce(probe), default: 0] &+= 1
         probe &+= b

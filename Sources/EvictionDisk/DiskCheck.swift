@@ -135,6 +135,17 @@ extension DiskStore {
     try folder.acquire(repair ? .exclusive : .shared, waitingUpTo: repair ? waitSeconds : max(waitSeconds, 30))
     defer { folder.release() }
 
+    // Without write access SQLite reads the manifest file alone: writes still
+    // in its write-ahead log would be missed, and the check would be wrong.
+    var wal = stat()
+    if !repair && !folder.isWritable
+      && fstatat(folder.root, StoreFolder.manifestName + "-wal", &wal, AT_SYMLINK_NOFOLLOW) == 0 && wal.st_size > 0
+    {
+      throw .invalidPath(
+        "\(directory): its write-ahead log (manifest.sqlite-wal) holds writes not yet in the manifest, which a user "
+          + "who may not write the folder cannot read; check it as a user who may, or once a writer has closed the "
+          + "store (closing folds the log in)")
+    }
     var report = DiskCheckReport()
     report.verifiedValues = !quick
     let names = FileLayer.list(fd: folder.data)

@@ -46,7 +46,7 @@ public enum EvictionLab {
         let shortage = MemoryBudget.shortage(
           Int64(bytes), for: what,
           wayOut:
-            "use a smaller --size, --repeat or --limit, fewer cells at once (--jobs 1), or run where more memory is free"
+            "use smaller cache sizes or a shorter trace (fewer --repeat copies), fewer runs at once (--jobs 1), or run where more memory is free"
         )
       else { return }
       Interruption.stop(printing: "evlab: error: \(shortage)")
@@ -81,16 +81,17 @@ public enum EvictionLab {
       var command: Command
     }
     guard let help = try? JSONDecoder().decode(Help.self, from: Data(command._dumpHelp().utf8)) else { return }
-    var single: Set<String> = []
+    // Each spelling of a one-value option maps to its first (`-o` and `--output` are one option).
+    var single: [String: String] = [:]
     var valued: Set<String> = []
     for argument in help.command.arguments ?? [] where argument.kind == "option" {
-      for name in argument.names ?? [] {
-        let spelled = (name.kind == "short" ? "-" : "--") + name.name
+      let spellings = (argument.names ?? []).map { ($0.kind == "short" ? "-" : "--") + $0.name }
+      for spelled in spellings {
         valued.insert(spelled)
-        if !argument.isRepeating { single.insert(spelled) }
+        if !argument.isRepeating { single[spelled] = spellings.joined(separator: "/") }
       }
     }
-    var given: [String: String] = [:]
+    var given: [String: (spelled: String, value: String)] = [:]
     var i = rest.startIndex
     while i < rest.endIndex {
       let word = rest[i]
@@ -102,12 +103,12 @@ public enum EvictionLab {
         i += 1
         value = rest[i]
       }
-      if single.contains(name), let value {
-        if let first = given[name] {
-          throw ArgumentError(
-            "\(name) is given twice (\(first) and \(value)); it takes one value: give it once")
+      if let option = single[name], let value {
+        if let first = given[option] {
+          let named = first.spelled == name ? name : "\(first.spelled) and \(name), one option,"
+          throw ArgumentError("\(named) is given twice (\(first.value) and \(value)); it takes one value: give it once")
         }
-        given[name] = value
+        given[option] = (name, value)
       }
       i += 1
     }

@@ -80,7 +80,14 @@ public enum CacheSize: Sendable, Hashable, CustomStringConvertible {
     let high = try CacheSize(String(rest[..<colon]))
     switch (low, high) {
     case (.absolute(let a), .absolute(let b)) where b > a:
-      return logSpaced(Double(a), Double(b), n).map { .absolute(Int64($0.rounded())) }.uniqued()
+      // Whole sizes: steps that round onto one size would run it twice.
+      let sizes = logSpaced(Double(a), Double(b), n).map { CacheSize.absolute(Int64($0.rounded())) }
+      guard sizes.uniqued().count == n else {
+        throw SizeError(
+          "sizes '\(item)': \(n) log-spaced whole sizes from \(a) to \(b) round onto \(sizes.uniqued().count) distinct "
+            + "sizes; ask for fewer points or a wider range")
+      }
+      return sizes
     case (.fraction(let a), .fraction(let b)) where b > a:
       return logSpaced(a, b, n).map { .fraction($0) }
     case (.absolute, .absolute), (.fraction, .fraction):

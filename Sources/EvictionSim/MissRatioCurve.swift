@@ -390,6 +390,10 @@ struct StackDistanceTree {
   mutating func access(_ key: UInt64, weight: Int64) -> (distance: Int64?, changed: Bool) {
     // Renumber first, while every entry of `latest` is live.
     if next == capacity { compact() }
+    if latest.count == latest.capacity {
+      // A native dictionary's slot (8-byte key, 16-byte value), at most 3/4 full.
+      GrowthWatch.willAllocate(latest.capacity * 2 * 32, "the stack-distance table (\(latest.count) objects)")
+    }
     var distance: Int64? = nil
     var changed = false
     if let last = latest[key] {
@@ -434,6 +438,8 @@ struct StackDistanceTree {
   /// Renumbers the live positions 0..<live in order, doubling the room when
   /// more than half of it is live.
   mutating func compact() {
+    GrowthWatch.willAllocate(
+      latest.count * 32 + (capacity * 2 + 1) * 8, "the stack-distance tree (\(latest.count) objects)")
     let live = latest.sorted { $0.value.position < $1.value.position }
     if live.count * 2 > capacity { capacity *= 2 }
     tree = Array(repeating: 0, count: capacity + 1)

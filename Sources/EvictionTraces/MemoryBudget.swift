@@ -46,9 +46,15 @@ public enum MemoryBudget {
     if let shortage = shortage(bytes, for: what, wayOut: wayOut) { throw shortage }
   }
 
-  /// The error `check` throws, or nil when `bytes` fit.
+  /// What an estimate leaves for the rest of the program: a quarter of the
+  /// estimate (what grows beside it: buffers, tables, the allocator's slack)
+  /// and 64 MiB. An estimate that only just fits would still fail.
+  public static func margin(for bytes: Int64) -> Int64 { bytes / 4 + (64 << 20) }
+
+  /// The error `check` throws, or nil when `bytes` and their ``margin(for:)`` fit.
   public static func shortage(_ bytes: Int64, for what: String, wayOut: String) -> TraceError? {
-    guard let room = headroom(), bytes > room.bytes else { return nil }
+    let (withMargin, overflow) = bytes.addingReportingOverflow(margin(for: bytes))
+    guard let room = headroom(), overflow || withMargin > room.bytes else { return nil }
     return .notEnoughMemory(what: what, needed: bytes, available: room.bytes, limit: room.limit, wayOut: wayOut)
   }
 

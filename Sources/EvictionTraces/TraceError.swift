@@ -51,7 +51,7 @@ public enum TraceError: Error, Equatable, CustomStringConvertible {
         + (format == "txt" ? ", or pass --keys-only to keep the keys alone" : "")
     case .notEnoughMemory(let what, let needed, let available, let limit, let wayOut):
       return
-        "not enough memory: \(what) needs \(MemoryBudget.describe(needed)) more, and \(MemoryBudget.describe(available)) are left under \(limit); \(wayOut)"
+        "not enough memory: \(what) needs \(MemoryBudget.describe(needed)) more, and \(MemoryBudget.describe(MemoryBudget.margin(for: needed))) to spare for the rest of the run, but \(MemoryBudget.describe(available)) are left under \(limit); \(wayOut)"
     }
   }
 }

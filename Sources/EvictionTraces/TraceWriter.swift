@@ -139,7 +139,12 @@ public final class TraceWriter {
         }
         bytes = out
       }
-      if let failure { throw .unreadable(path: path, reason: "zstd: \(failure)") }
+      if let failure {
+        throw .invalidOption(
+          "\(path): cannot compress (zstd: \(failure))"
+            + (failure.lowercased().contains("memory")
+              ? "; not enough memory for zstd: free some, or write the file without .zst" : ""))
+      }
     }
     var offset = 0
     while offset < bytes.count {
@@ -191,7 +196,8 @@ extension Array where Element == TraceRecord {
       let bytes = grown * MemoryLayout<TraceRecord>.stride
       if bytes >= TraceRecord.checkedGrowth {
         try MemoryBudget.check(
-          Int64(bytes), for: "holding \(path) in memory (\(grown) requests)", wayOut: TraceRecord.wholeTraceWayOut)
+          Int64(bytes), for: "holding \(path) in memory (room for \(grown) requests, \(count) read so far)",
+          wayOut: TraceRecord.wholeTraceWayOut)
         reserveCapacity(grown)
       }
     }

@@ -52,6 +52,11 @@ import Testing
         "--json is given twice"
       ),
       (["convert", "t.txt", "--to", "csv", "-o", "a.csv", "-o", "b.csv"], "-o is given twice"),
+      (
+        ["convert", "t.txt", "--to", "csv", "-o", "a.csv", "--output", "b.csv"],
+        "-o and --output, one option, is given twice"
+      ),
+      (["replay", "t.txt", "--policy", "lru", "--size", "1..10:log20"], "round onto 10 distinct sizes"),
       (["replay", "t.txt", "--policy", "lru", "--size", "25%,1"], "sizes 25% and 1 both come to 1 on t.txt"),
       (
         ["replay", "t.txt", "--policy", "lru", "--size", "auto"], "all come to 1 on t.txt, whose footprint is 3 objects"
