@@ -95,15 +95,16 @@ public final class Figures {
     }
     let outcomes = Mutex<[Int: Result<String, FigureError>]>([:])
     let next = Atomic<Int>(0)
+    // The first failure stops the rest (a full disk fails every one after it).
+    let failed = Atomic<Bool>(false)
     let workers = (0..<max(1, min(parallelism, jobs.count))).map { _ in
       WorkerThread {
-        while true {
+        while !failed.load(ordering: .relaxed) {
           let i = next.add(1, ordering: .relaxed).oldValue
-          guard i < jobs.count,
-            outcomes.withLock({ !$0.values.contains { if case .failure = $0 { true } else { false } } })
-          else { return }
+          guard i < jobs.count else { return }
           let (name, format, extra) = jobs[i]
           let outcome = Self.render(name, format: format, extra: extra, in: folder, converter: converter)
+          if case .failure = outcome { failed.store(true, ordering: .relaxed) }
           let done = outcomes.withLock {
             $0[i] = outcome
             return $0.count

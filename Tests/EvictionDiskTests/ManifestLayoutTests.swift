@@ -8,6 +8,20 @@ import Testing
 /// `manifest` view with YYKVStorage's columns, and stores of the first layout.
 @Suite struct ManifestLayoutTests {
   /// A value file as version 1 wrote it (one-lane checksum).
+  /// A manifest of the first layout in `dir`: one `manifest` table holding
+  /// the inline bytes in each row, filled by `rows` (INSERT statements).
+  static func writeVersionOneManifest(_ dir: String, rows: String) throws {
+    let db = try SQLiteDatabase(path: dir + "/manifest.sqlite")
+    defer { db.close() }
+    try db.execute(
+      """
+      PRAGMA journal_mode = WAL;
+      CREATE TABLE manifest (key TEXT PRIMARY KEY NOT NULL, filename TEXT, size INTEGER NOT NULL, inline_data BLOB,
+        modification_time INTEGER NOT NULL, last_access_time INTEGER NOT NULL, extended_data BLOB);
+      CREATE INDEX manifest_last_access ON manifest(last_access_time);
+      """ + rows)
+  }
+
   static func versionOneFile(key: String, value: [UInt8]) -> [UInt8] {
     var out = Array("EVLD".utf8) + [1]
     withUnsafeBytes(of: UInt32(key.utf8.count).littleEndian) { out.append(contentsOf: $0) }
@@ -57,20 +71,13 @@ import Testing
     let fileName = "0123456789abcdef0123456789abcdef-0000000000000001"
     try Data(Self.versionOneFile(key: "in-a-file", value: fileValue)).write(
       to: URL(fileURLWithPath: dir + "/data/" + fileName))
-    do {
-      let db = try SQLiteDatabase(path: dir + "/manifest.sqlite")
-      defer { db.close() }
-      try db.execute(
-        """
-        PRAGMA journal_mode = WAL;
-        CREATE TABLE manifest (key TEXT PRIMARY KEY NOT NULL, filename TEXT, size INTEGER NOT NULL, inline_data BLOB,
-          modification_time INTEGER NOT NULL, last_access_time INTEGER NOT NULL, extended_data BLOB);
-        CREATE INDEX manifest_last_access ON manifest(last_access_time);
+    try Self.writeVersionOneManifest(
+      dir,
+      rows: """
         INSERT INTO manifest VALUES ('inline', NULL, 3, x'010203', 10, 30, x'07');
         INSERT INTO manifest VALUES ('empty', NULL, 0, NULL, 10, 10, NULL);
         INSERT INTO manifest VALUES ('in-a-file', '\(fileName)', 3000, NULL, 10, 20, NULL);
         """)
-    }
     let store = try DiskStore(directory: dir)
     let entries = try store.entriesByAccessTime()
     #expect(entries.map(\.key) == ["empty", "in-a-file", "inline"], "access times carried over")

@@ -61,18 +61,12 @@ import Testing
     for suffix in ["", "-wal", "-shm"] {
       try? FileManager.default.removeItem(atPath: dir + "/manifest.sqlite" + suffix)
     }
-    do {
-      let db = try SQLiteDatabase(path: dir + "/manifest.sqlite")
-      defer { db.close() }
-      try db.execute(
-        """
-        PRAGMA journal_mode = WAL;
-        CREATE TABLE manifest (key TEXT PRIMARY KEY NOT NULL, filename TEXT, size INTEGER NOT NULL, inline_data BLOB,
-          modification_time INTEGER NOT NULL, last_access_time INTEGER NOT NULL, extended_data BLOB);
+    try ManifestLayoutTests.writeVersionOneManifest(
+      dir,
+      rows: """
         INSERT INTO manifest VALUES ('a', NULL, 3, x'010203', 10, 30, NULL);
         INSERT INTO manifest VALUES ('b', NULL, 2, x'0405', 10, 30, NULL);
         """)
-    }
     try DiskStore(directory: dir).close()  // migrates to layout 3
     #expect(try DiskStore.check(directory: dir).unverifiedValues == ["a", "b"])
     let repaired = try DiskStore.check(directory: dir, repair: true)
