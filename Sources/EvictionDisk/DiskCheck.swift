@@ -260,11 +260,22 @@ extension DiskStore {
     let db = try SQLiteDatabase(path: folder.manifestPath, readOnly: true, immutable: !folder.isWritable)
     defer { db.close() }
     let version = try layoutVersion(db)
-    let verdict = try db.with(integrity ? "PRAGMA integrity_check" : "PRAGMA quick_check") { (s) throws(DiskError) in
-      var lines: [String] = []
-      while try s.step() { lines += (s.text(0) ?? "").split(separator: "\n").map(String.init) }
-      return lines.filter { !$0.hasPrefix("*** in database ") }
+    // The check itself may stop on damage it cannot walk past (SQLITE_CORRUPT):
+    // what it found before, and where it stopped, are the detail.
+    var lines: [String] = []
+    do {
+      try db.with(integrity ? "PRAGMA integrity_check" : "PRAGMA quick_check") { (s) throws(DiskError) in
+        while try s.step() { lines += (s.text(0) ?? "").split(separator: "\n").map(String.init) }
+      }
+    } catch {
+      let found = lines.filter { !$0.hasPrefix("*** in database ") }
+      findings = found + ["the check stopped: \(error)"]
+      guard let first = found.first else { throw error }
+      throw DiskError.manifest(
+        path: folder.manifestPath,
+        reason: "\(found.count) problems, the first: \(first); then the check itself stopped on the damage", code: 11)
     }
+    let verdict = lines.filter { !$0.hasPrefix("*** in database ") }
     guard verdict == ["ok"] else {
       findings = verdict
       let first = verdict.first ?? "no verdict"
@@ -365,7 +376,9 @@ extension DiskStore {
     // row keeps one; the other is an orphan now.
     try store.sweepOrphans()
     report.rows = adopted
-    report.actions.append("rebuilt the manifest from \(adopted) verified value files")
+    report.actions.append(
+      "rebuilt the manifest from \(adopted) verified value files (their rows' modification and access times are "
+        + "the files' modification times: the old order of reads is lost)")
     if !discarded.isEmpty {
       report.actions.append("moved \(discarded.count) value files that fail verification to trash/")
       report.lostKeys.append(contentsOf: discarded.map { "file " + $0 })
@@ -373,11 +386,7 @@ extension DiskStore {
     // Inline values lived in the manifest: put back every one that verifies
     // and has no newer copy in a file; count the rest as lost, by key.
     let adoptedKeys = try Set(store.entriesByAccessTime().map(\.key))
-    var restored = 0
-    for (key, value) in salvage.values where !adoptedKeys.contains(key) {
-      try store.set(value, forKey: key)
-      restored += 1
-    }
+    let restored = try store.restoreInline(salvage.values.filter { !adoptedKeys.contains($0.key) })
     if restored > 0 {
       report.actions.append("restored \(restored) inline values from the old manifest (checksums verified)")
     }
@@ -404,7 +413,7 @@ extension DiskStore {
       case some(Int)
       case none
     }
-    var values: [(key: String, value: [UInt8])] = []
+    var values: [DiskStore.InlineRow] = []
     var damaged: [String] = []
     var readable = Readable.none
   }
@@ -416,8 +425,14 @@ extension DiskStore {
     guard let version = try? layoutVersion(db) else { return salvage }
     let sql =
       version == 3
-      ? "SELECT e.key, e.size, v.data, v.checksum FROM entries e JOIN inline_values v ON v.id = e.id WHERE e.filename IS NULL"
-      : "SELECT key, size, inline_data, NULL FROM manifest WHERE filename IS NULL"
+      ? """
+      SELECT e.key, e.size, v.data, v.checksum, e.modification_time, e.last_access_time, e.extended_data
+      FROM entries e JOIN inline_values v ON v.id = e.id WHERE e.filename IS NULL
+      """
+      : """
+      SELECT key, size, inline_data, NULL, modification_time, last_access_time, extended_data
+      FROM manifest WHERE filename IS NULL
+      """
     var read = 0
     do {
       try db.with(sql) { (s) throws(DiskError) in
@@ -427,7 +442,10 @@ extension DiskStore {
           let data = s.blob(2) ?? []
           let verified = !s.isNull(3) && checksum(data) == UInt64(bitPattern: s.int64(3))
           if !key.isEmpty && verified && Int64(data.count) == s.int64(1) {
-            salvage.values.append((key, data))
+            salvage.values.append(
+              DiskStore.InlineRow(
+                key: key, value: data, modificationTime: s.int64(4), lastAccessTime: s.int64(5),
+                extendedData: s.blob(6)))
           } else if !key.isEmpty {
             salvage.damaged.append(key)
           }

@@ -274,6 +274,48 @@ public final class DiskStore {
     if previous != filename { removeValueFile(previous) }
   }
 
+  /// A value kept in the manifest, with the times and extended data of its row.
+  struct InlineRow {
+    var key: String
+    var value: [UInt8]
+    var modificationTime: Int64
+    var lastAccessTime: Int64
+    var extendedData: [UInt8]?
+  }
+
+  /// Puts `rows` back in the manifest as they were (inline, with their own
+  /// times, so the order of reads survives), in one transaction; a key that
+  /// has a row already keeps it. Returns how many rows went in.
+  func restoreInline(_ rows: [InlineRow]) throws(DiskError) -> Int {
+    guard database.handle != nil else { throw .closed }
+    var restored = 0
+    try database.transaction { () throws(DiskError) in
+      for row in rows {
+        try database.run(
+          """
+          INSERT INTO entries (key, filename, size, modification_time, last_access_time, extended_data)
+          VALUES (?, NULL, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING
+          """
+        ) { s in
+          s.bind(1, row.key)
+          s.bind(2, Int64(row.value.count))
+          s.bind(3, row.modificationTime)
+          s.bind(4, row.lastAccessTime)
+          s.bind(5, row.extendedData)
+        }
+        guard database.changes > 0 else { continue }
+        let id = database.lastInsertedRowID
+        try database.run("INSERT INTO inline_values (id, data, checksum) VALUES (?, ?, ?)") { s in
+          s.bind(1, id)
+          s.bind(2, row.value)
+          s.bind(3, Int64(bitPattern: checksum(row.value)))
+        }
+        restored += 1
+      }
+    }
+    return restored
+  }
+
   /// Computes the checksum of every inline value that has none (written
   /// before layout 3) and whose length matches its row; returns how many.
   /// What those values held before cannot be verified; from now on, every

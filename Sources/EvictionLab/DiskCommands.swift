@@ -47,13 +47,11 @@ struct DiskCheckCommand: ParsableCommand {
       report = try DiskStore.check(directory: directory, repair: repair, quick: quick, waitSeconds: wait)
     } catch { throw fail(error) }
     print(report.summary)
-    if report.manifestDetail.count > 1 {
-      if verbose {
-        print("SQLite's integrity check:")
-        for line in report.manifestDetail { print("  " + line) }
-      } else {
-        print("(--verbose lists all \(report.manifestDetail.count) problems SQLite found)")
-      }
+    if verbose && !report.manifestDetail.isEmpty {
+      print("SQLite's integrity check:")
+      for line in report.manifestDetail { print("  " + line) }
+    } else if report.manifestDetail.count > 1 {
+      print("(--verbose lists all \(report.manifestDetail.count) lines of SQLite's integrity check)")
     }
     if report.isConsistent {
       print("consistent")

@@ -120,6 +120,14 @@ struct MRC: ParsableCommand {
     }
     display.end()
     if let first = curves.first { warnSkipped(first.skipped, path: source.path) }
+    for curve in curves where !curve.belowLargestObject.isEmpty {
+      let sizes = curve.belowLargestObject
+      printError(
+        "warning: \(curve.policy): SHARDS at rate \(curve.rate) scales \(sizes.count == 1 ? "size" : "sizes") "
+          + "\(sizes.map(String.init).joined(separator: ", ")) below the largest sampled object "
+          + "(\(curve.largestSampledObject) bytes), which the full-size cache holds: the estimate there can be far off "
+          + "(scaled_below_largest_object in the CSV and JSON); raise --rate, or use --method simulate for those sizes")
+    }
     try output.emit(table: CurveTables.table(curves), json: CurveTables.json(curves), csv: CurveTables.csv(curves))
   }
 }

@@ -5,7 +5,7 @@ import EvictionSim
 public enum CurveTables {
   public static let columns = [
     "trace", "policy", "method", "rate", "size_mode", "cache_size", "requests", "misses", "miss_ratio",
-    "bytes_requested", "bytes_missed", "byte_miss_ratio", "admission",
+    "bytes_requested", "bytes_missed", "byte_miss_ratio", "admission", "scaled_below_largest_object",
   ]
 
   static func fields(_ curve: MissRatioCurve, _ p: CurvePoint) -> [String] {
@@ -13,7 +13,7 @@ public enum CurveTables {
       curve.trace, curve.policy, curve.method(at: p.cacheSize).rawValue, "\(curve.rate)", curve.sizeMode.rawValue,
       "\(p.cacheSize)",
       "\(p.requests)", "\(p.misses)", ReplayTables.exact(p.missRatio), "\(p.bytesRequested)", "\(p.bytesMissed)",
-      ReplayTables.exact(p.byteMissRatio), curve.admission,
+      ReplayTables.exact(p.byteMissRatio), curve.admission, "\(curve.belowLargestObject.contains(p.cacheSize))",
     ]
   }
 
@@ -33,7 +33,8 @@ public enum CurveTables {
         "{\"cache_size\": \(p.cacheSize), \"method\": \"\(curve.method(at: p.cacheSize).rawValue)\", "
           + "\"miss_ratio\": \(ReplayTables.exact(p.missRatio)), "
           + "\"byte_miss_ratio\": \(ReplayTables.exact(p.byteMissRatio)), \"requests\": \(p.requests), "
-          + "\"misses\": \(p.misses), \"bytes_requested\": \(p.bytesRequested), \"bytes_missed\": \(p.bytesMissed)}"
+          + "\"misses\": \(p.misses), \"bytes_requested\": \(p.bytesRequested), \"bytes_missed\": \(p.bytesMissed), "
+          + "\"scaled_below_largest_object\": \(curve.belowLargestObject.contains(p.cacheSize))}"
       }
       return
         "{\"trace\": \(ReplayTables.jsonString(curve.trace)), \"policy\": \(ReplayTables.jsonString(curve.policy)), "

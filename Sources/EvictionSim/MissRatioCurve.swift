@@ -38,6 +38,13 @@ public struct MissRatioCurve: Sendable {
   public var skipped = SkippedRecords()
   /// The admission policy in front of the policy (`none`).
   public var admission = "none"
+  /// Under SHARDS in byte mode, the sizes whose scaled capacity is below the
+  /// largest sampled object: the scaled cache cannot hold an object the
+  /// full-size one holds, so the estimate there can be far off (most where
+  /// few large objects carry the bytes). Empty otherwise.
+  public var belowLargestObject: [Int64] = []
+  /// The largest object the sample held (bytes; 0 unless SHARDS in byte mode).
+  public var largestSampledObject: Int64 = 0
 
   /// How the point at `cacheSize` was found: the curve's method, except a
   /// size of an exact curve the stack-distance pass could not answer
@@ -45,6 +52,16 @@ public struct MissRatioCurve: Sendable {
   /// an estimate from the sample, however it was computed.
   public func method(at cacheSize: Int64) -> Method {
     method == .exact && simulatedSizes.contains(cacheSize) ? .simulate : method
+  }
+}
+
+extension MissRatioCurve {
+  /// Records, in byte mode, the sizes whose scaled capacity is below the
+  /// largest sampled object.
+  mutating func flagSizes(_ sizes: [Int64], scaled: [Double], largest: Int64) {
+    guard sizeMode == .bytes else { return }
+    largestSampledObject = largest
+    belowLargestObject = zip(sizes, scaled).filter { $0.1 < Double(largest) }.map(\.0)
   }
 }
 
@@ -201,9 +218,11 @@ public enum MissRatioCurves {
         sampling: sampling, warmup: warmup)
       for (i, point) in zip(unanswered, simulated.points) { points[i] = point }
     }
-    return MissRatioCurve(
+    var curve = MissRatioCurve(
       trace: trace.name, policy: "lru", method: sampling == nil ? .exact : .shards, rate: sampling?.rate ?? 1,
       sizeMode: sizeMode, points: points, simulatedSizes: unanswered.map { sorted[$0] }, skipped: skipped)
+    if sampling != nil { curve.flagSizes(sorted, scaled: scaled.map(Double.init), largest: largest) }
+    return curve
   }
 
   /// Any catalog policy at every size in one pass over the trace: one reader,
@@ -230,10 +249,12 @@ public enum MissRatioCurves {
         cacheSize: size, requests: counts.requests, misses: counts.requests - c.hits,
         bytesRequested: counts.bytesRequested, bytesMissed: counts.bytesRequested - c.hitBytes)
     }
-    return MissRatioCurve(
+    var curve = MissRatioCurve(
       trace: trace.name, policy: policy.description, method: sampling == nil ? .simulate : .shards,
       rate: sampling?.rate ?? 1, sizeMode: sizeMode, points: points, skipped: counts.skipped,
       admission: admission.description)
+    if sampling != nil { curve.flagSizes(sorted, scaled: scaled.map(Double.init), largest: counts.largest) }
+    return curve
   }
 
   /// SHARDS at a fixed rate: requests whose key hashes below `rate` of the
@@ -277,6 +298,7 @@ public enum MissRatioCurves {
     var byteBins = Array(repeating: 0.0, count: sorted.count + 1)
     var requests: Int64 = 0
     var bytesRequested: Int64 = 0
+    var largest: Int64 = 0
     let skipped = try trace.forEachBatch(progress: progress) { records, tile in
       let offset = tile.idOffset
       for record in records {
@@ -286,6 +308,7 @@ public enum MissRatioCurves {
         let hash = Sampling.hash(key)
         guard hash < threshold else { continue }
         let weight = sizeMode == .count ? 1 : record.size
+        largest = max(largest, weight)
         let isNew = tree.latest[key] == nil
         let (distance, _) = tree.access(key, weight: weight)
         if isNew {
@@ -336,9 +359,12 @@ public enum MissRatioCurves {
           cacheSize: size, requests: requests, misses: Int64((missRatio * Double(requests)).rounded()),
           bytesRequested: bytesRequested, bytesMissed: Int64((byteMissRatio * Double(bytesRequested)).rounded())))
     }
-    return MissRatioCurve(
+    var curve = MissRatioCurve(
       trace: trace.name, policy: "lru", method: .shards, rate: rate, sizeMode: sizeMode, points: points,
       skipped: skipped)
+    // The largest object over the whole run: an upper bound on the sample's at the end.
+    curve.flagSizes(sorted, scaled: sorted.map { Double($0) * rate }, largest: largest)
+    return curve
   }
 
   /// SHARDS' sampling condition: keep a key when a 64-bit mix of it falls
@@ -474,6 +500,8 @@ struct MultiSizeRunner {
   struct Totals {
     var requests: Int64 = 0
     var bytesRequested: Int64 = 0
+    /// The heaviest request the caches saw (its weight).
+    var largest: Int64 = 0
     var perSize: [SizeCounts]
     var skipped = SkippedRecords()
   }
@@ -491,6 +519,7 @@ struct MultiSizeRunner {
         time &+= 1
         let request = Request(
           key: key, weight: sizeMode == .count ? 1 : record.size, time: time, timestamp: record.time)
+        totals.largest = max(totals.largest, request.weight)
         guard !warming else {
           for i in caches.indices { _ = caches[i].access(request) }
           continue

@@ -96,6 +96,31 @@ import Testing
     #expect(errors.reduce(0, +) / Double(errors.count) < 0.01, "\(errors)")
   }
 
+  /// In byte mode, a size SHARDS scales below the largest sampled object is
+  /// flagged, in every method that samples: the scaled cache cannot hold
+  /// what the full one does. Sizes it scales above it are not.
+  @Test func shardsFlagsSizesScaledBelowTheLargestSampledObject() throws {
+    let sizes: [Int64] = [1_000_000, 4_000_000_000]
+    let rate = 0.01
+    let spec = try PolicySpec("lru")
+    let curves = [
+      try MissRatioCurves.shards(Self.cloudPhysics, policy: spec, sizes: sizes, sizeMode: .bytes, rate: rate),
+      try MissRatioCurves.shards(
+        Self.cloudPhysics, policy: try PolicySpec("fifo"), sizes: sizes, sizeMode: .bytes, rate: rate),
+      try MissRatioCurves.shardsFixedSize(Self.cloudPhysics, sizes: sizes, sizeMode: .bytes, maxObjects: 2_000),
+    ]
+    for curve in curves {
+      // cloudPhysicsIO's sampled objects reach tens of kilobytes: 1 MB at 1% is 10 kB.
+      #expect(curve.largestSampledObject > Int64(Double(sizes[0]) * curve.rate), "\(curve.largestSampledObject)")
+      #expect(curve.belowLargestObject == [sizes[0]], "\(curve.method) \(curve.policy): \(curve.belowLargestObject)")
+    }
+    let counted = try MissRatioCurves.shards(
+      Self.cloudPhysics, policy: spec, sizes: sizes, sizeMode: .count, rate: rate)
+    #expect(counted.belowLargestObject.isEmpty && counted.largestSampledObject == 0)
+    let exact = try MissRatioCurves.exactLRU(Self.cloudPhysics, sizes: sizes, sizeMode: .bytes)
+    #expect(exact.belowLargestObject.isEmpty)
+  }
+
   @Test func sizeRangesParse() throws {
     #expect(try CacheSize.list("100..100000:log4") == [100, 1000, 10000, 100000].map { .absolute($0) })
     #expect(try CacheSize.list("5,7") == [.absolute(5), .absolute(7)])

@@ -259,4 +259,20 @@ import Testing
       #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent(name).path), "\(name) written")
     }
   }
+
+  /// SHARDS in byte mode at a size it scales below the largest sampled
+  /// object: a warning naming the size and the way out, and the point flagged.
+  @Test func shardsSaysWhereItsByteEstimateIsWeak() throws {
+    let trace = sharedTraces + "/libcachesim/cloudPhysicsIO.oracleGeneral.bin"
+    let run = try evlab([
+      "mrc", trace, "--size-mode", "bytes", "--sizes", "1m,4g", "--method", "shards", "--rate", "0.01", "--csv", "-",
+    ])
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(
+      run.stderr.contains("warning: lru: SHARDS at rate 0.01 scales size 1048576 below the largest sampled object"))
+    #expect(run.stderr.contains("--method simulate"))
+    let rows = run.stdout.split(separator: "\n").dropFirst()
+    #expect(
+      rows.count == 2 && rows.first?.hasSuffix(",none,true") == true && rows.last?.hasSuffix(",none,false") == true)
+  }
 }

@@ -53,6 +53,23 @@ import Testing
     expectShortage(sketch, mentions: ["--repeat"])
   }
 
+  @Test func aStressRunWhoseCachesOutgrowMemoryIsRefusedBeforeItStarts() throws {
+    // 3 M objects, each held by NSCache (about 256 bytes an entry) at 100%.
+    let dir = try scratchDirectory()
+    let made = try evlab(
+      ["generate", "loop", "--objects", "3000000", "--requests", "3000000", "-o", "loop.oracleGeneral"], in: dir)
+    #expect(made.status == 0, "\(made.stderr)")
+    let run = try limited(
+      1024, ["stress", "loop.oracleGeneral", "--size", "100%", "--threads", "1", "--lock", "mutex"], in: dir)
+    expectShortage(run, mentions: ["caches of up to 3000000 entries", "--size"])
+    // A tenth of it fits, and runs.
+    let fits = try limited(
+      1024,
+      ["stress", "loop.oracleGeneral", "--size", "1%", "--threads", "1", "--lock", "mutex", "--ops", "100000"],
+      in: dir)
+    #expect(fits.status == 0, "\(fits.stderr)")
+  }
+
   @Test func beladyOnATraceLargerThanMemoryStopsWhileReadingIt() throws {
     // Belady holds a CSV trace whole (32 bytes a request) to find each next access.
     let dir = try scratchDirectory()

@@ -105,7 +105,7 @@ import Testing
     let lines = shards.stdout.split(separator: "\n")
     #expect(
       lines.first
-        == "trace,policy,method,rate,size_mode,cache_size,requests,misses,miss_ratio,bytes_requested,bytes_missed,byte_miss_ratio,admission"
+        == "trace,policy,method,rate,size_mode,cache_size,requests,misses,miss_ratio,bytes_requested,bytes_missed,byte_miss_ratio,admission,scaled_below_largest_object"
     )
     #expect(lines.count == 6 && lines[1].contains(",s3fifo,shards,0.1,count,1000,"))
   }
