@@ -59,7 +59,7 @@ let package = Package(
     // MemoryCache: any policy behind a choice of locks; TieredCache over the disk tier.
     .target(
       name: "EvictionCache",
-      dependencies: ["EvictionCore", "EvictionDisk", .product(name: "Histogram", package: "hdrhistogram-swift")]),
+      dependencies: ["EvictionCore", .product(name: "Histogram", package: "hdrhistogram-swift")]),
     // GSL-backed statistics and random streams (GPL-3: never linked by Core,
     // Cache, Disk or Traces).
     .target(name: "EvictionStats", dependencies: ["CGSL"]),
@@ -75,7 +75,7 @@ let package = Package(
         "CAllocator", "CPrefetch", .product(name: "Histogram", package: "hdrhistogram-swift"),
       ]),
     // The disk tier: a SQLite manifest over value files (libsqlite3 only; never GSL).
-    .target(name: "EvictionDisk", dependencies: ["EvictionCore", "CSQLite"]),
+    .target(name: "EvictionDisk", dependencies: ["EvictionCore", "EvictionCache", "CSQLite"]),
     // Results as CSV, JSON, tables, Markdown and HTML with SVG charts.
     .target(name: "EvictionReports", dependencies: ["EvictionSim", "EvictionStats"]),
     // The whole command line as a library: `EvictionLab.main(extraPolicies:)`

@@ -1,4 +1,4 @@
-import EvictionDisk
+import EvictionCache
 import Synchronization
 
 /// A ``MemoryCache`` over a ``DiskCache``: reads try memory, then disk (a
