@@ -33,14 +33,14 @@ struct ReplayBench: ParsableCommand {
 
   @OptionGroup var traceOptions: TraceOptions
 
-  @Option(name: .customLong("policy"), help: "Policies.")
+  @Option(name: [.customLong("policy"), .customLong("policies")], help: "Policies.")
   var policies: [Checked<PolicyList>] = ["lru,fifo,lfu,mru,random,arc,slru"]
 
   @Option(help: "Cache size (objects in count mode, bytes in byte mode; k/m/g suffixes).")
   var size: Checked<AbsoluteSize>
 
-  @Option(help: "count or bytes.")
-  var sizeMode: SizeMode = .count
+  @OptionGroup var sizeModeOption: SizeModeOption
+  var sizeMode: SizeMode { sizeModeOption.sizeMode }
 
   @Option(name: .customLong("repeat"), help: "Tile the trace this many times with disjoint ids.")
   var copies: Int = 1

@@ -17,7 +17,7 @@ struct CacheBench: ParsableCommand {
         evlab bench cache --policy lru,arc --runs 7
       """)
 
-  @Option(name: .customLong("policy"), help: "MemoryCache policies.")
+  @Option(name: [.customLong("policy"), .customLong("policies")], help: "MemoryCache policies.")
   var policies: [Checked<PolicyList>] = ["lru,arc"]
 
   @Option(help: "The count limit of every cache.")
@@ -69,7 +69,8 @@ struct MemoryBench: ParsableCommand {
         evlab bench memory --policy lru,arc,s3fifo --entries 10000,1000000 --json memory.json
       """)
 
-  @Option(name: .customLong("policy"), help: "Policies (default: every one that can run a cache).")
+  @Option(
+    name: [.customLong("policy"), .customLong("policies")], help: "Policies (default: every one that can run a cache).")
   var policies: [Checked<PolicyList>] = []
 
   @Option(help: "Entry counts, comma-separated or repeated (default: 10000,100000,1000000).")

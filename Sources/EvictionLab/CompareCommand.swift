@@ -34,11 +34,13 @@ struct Compare: ParsableCommand {
   )
   var collection: String?
 
-  @Option(name: .customLong("policy"), help: "Without --config: policies, comma-separated (all for every one).")
+  @Option(
+    name: [.customLong("policy"), .customLong("policies")],
+    help: "Without --config: policies, comma-separated (all for every one).")
   var policies: [String] = []
 
   @Option(
-    name: .customLong("size"),
+    name: [.customLong("size"), .customLong("sizes")],
     help: "Without --config: sizes, comma-separated: 5000, 64m or shares of the footprint such as 1%.")
   var sizes: [String] = []
 

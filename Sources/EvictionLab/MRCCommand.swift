@@ -23,19 +23,13 @@ struct MRC: ParsableCommand {
 
   @OptionGroup var traceOptions: TraceOptions
 
-  @Option(
-    name: .customLong("policy"),
-    help: "Policies, comma-separated or repeated (default lru); all for every online one. One curve each.")
-  var policies: [Checked<PolicyList>] = []
-
-  @Option(
-    help:
-      "Cache sizes, comma-separated or repeated: A..B:logN (N sizes log-spaced from A to B), values (1000, 64m), shares of the footprint (1%, 0.01), or auto (libCacheSim's 0.1%...80%)."
-  )
-  var sizes: [Checked<SizeList>] = []
-
-  @Option(help: "count or bytes.")
-  var sizeMode: SizeMode = .count
+  // One curve per policy; offline ones are left out of `all`.
+  @OptionGroup var policyOptions: PolicyOptions
+  @OptionGroup var sizeOptions: SizeOptions
+  @OptionGroup var sizeModeOption: SizeModeOption
+  var policies: [Checked<PolicyList>] { policyOptions.policies }
+  var sizes: [Checked<SizeList>] { sizeOptions.sizes }
+  var sizeMode: SizeMode { sizeModeOption.sizeMode }
 
   @OptionGroup var admissions: AdmissionOptions
 

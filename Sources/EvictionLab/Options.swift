@@ -86,6 +86,34 @@ extension [Checked<PolicyList>] {
   var namesAll: Bool { contains { $0.text.split(separator: ",").contains { $0.lowercased() == "all" } } }
 }
 
+/// `--policy` (or `--policies`), as every command that runs policies by
+/// name takes it.
+struct PolicyOptions: ParsableArguments {
+  @Option(
+    name: [.customLong("policy"), .customLong("policies")],
+    help: ArgumentHelp(
+      "Policies, comma-separated or repeated: \(PolicyCatalog.names.joined(separator: " ")), with parameters as name:key=value (e.g. slru:segments=4, random:seed=42); all for every one the command can run (mrc and stress default to lru).",
+      valueName: "policies"))
+  var policies: [Checked<PolicyList>] = []
+}
+
+/// `--size` (or `--sizes`): cache sizes in the one size grammar, as replay
+/// and mrc take them.
+struct SizeOptions: ParsableArguments {
+  @Option(
+    name: [.customLong("size"), .customLong("sizes")],
+    help: ArgumentHelp(
+      "Cache sizes, comma-separated or repeated: objects in count mode, bytes in byte mode (k, m, g, t are powers of 1024: 16m = 16777216); shares of the footprint (1%, or 0.01 as libCacheSim writes it); ranges A..B:logN (N sizes log-spaced from A to B); auto (libCacheSim's 0.1%, 0.3%, 1%, 3%, 10%, 20%, 40%, 80%).",
+      valueName: "sizes"))
+  var sizes: [Checked<SizeList>] = []
+}
+
+/// `--size-mode`, as every command with a cache size takes it.
+struct SizeModeOption: ParsableArguments {
+  @Option(help: "What capacity counts: count (every object weighs 1) or bytes (objects weigh their size).")
+  var sizeMode: SizeMode = .count
+}
+
 /// Admission policies: `none,bloom-filter,prob:p=0.25,seed=2,size:max=64k`.
 struct AdmissionList: ArgumentValue, Sequence {
   var specs: [AdmissionSpec]

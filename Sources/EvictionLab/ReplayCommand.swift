@@ -22,22 +22,12 @@ struct Replay: ParsableCommand {
 
   @OptionGroup var traceOptions: TraceOptions
 
-  @Option(
-    name: .customLong("policy"),
-    help:
-      "Policies, comma-separated or repeated: \(PolicyCatalog.names.joined(separator: " ")), with parameters as name:key=value (e.g. slru:segments=4, random:seed=42); all for every one."
-  )
-  var policies: [Checked<PolicyList>] = []
-
-  @Option(
-    name: .customLong("size"),
-    help:
-      "Cache sizes, comma-separated or repeated: objects in count mode, bytes in byte mode (k, m, g, t are powers of 1024: 16m = 16777216); shares of the footprint (1%, or 0.01 as libCacheSim writes it); ranges A..B:logN; auto (0.1%, 0.3%, 1%, 3%, 10%, 20%, 40%, 80%)."
-  )
-  var sizes: [Checked<SizeList>] = []
-
-  @Option(help: "What capacity counts: count (every object weighs 1) or bytes (objects weigh their size).")
-  var sizeMode: SizeMode = .count
+  @OptionGroup var policyOptions: PolicyOptions
+  @OptionGroup var sizeOptions: SizeOptions
+  @OptionGroup var sizeModeOption: SizeModeOption
+  var policies: [Checked<PolicyList>] { policyOptions.policies }
+  var sizes: [Checked<SizeList>] { sizeOptions.sizes }
+  var sizeMode: SizeMode { sizeModeOption.sizeMode }
 
   @OptionGroup var admissions: AdmissionOptions
 

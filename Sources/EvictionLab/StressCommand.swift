@@ -25,12 +25,8 @@ struct Stress: ParsableCommand {
 
   @OptionGroup var traceOptions: TraceOptions
 
-  @Option(
-    name: .customLong("policy"),
-    help:
-      "The cache's policies, comma-separated or repeated (catalog names with parameters; not offline ones; default lru)."
-  )
-  var policies: [Checked<PolicyList>] = []
+  @OptionGroup var policyOptions: PolicyOptions
+  var policies: [Checked<PolicyList>] { policyOptions.policies }
 
   @OptionGroup var admissions: AdmissionOptions
 
@@ -39,8 +35,8 @@ struct Stress: ParsableCommand {
       "Cache size: objects in count mode, bytes in byte mode (k/m/g suffixes), or a share of the footprint (1%, 0.01).")
   var size: Checked<SizeList>
 
-  @Option(help: "count or bytes.")
-  var sizeMode: SizeMode = .count
+  @OptionGroup var sizeModeOption: SizeModeOption
+  var sizeMode: SizeMode { sizeModeOption.sizeMode }
 
   @Option(help: "Thread counts, comma-separated or repeated.")
   var threads: [Checked<ThreadCounts>] = ["1,2,4,8"]

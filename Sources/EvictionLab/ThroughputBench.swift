@@ -29,14 +29,14 @@ struct ThroughputBench: ParsableCommand {
 
   @OptionGroup var traceOptions: TraceOptions
 
-  @Option(name: .customLong("policy"), help: "Policies.")
+  @Option(name: [.customLong("policy"), .customLong("policies")], help: "Policies.")
   var policies: [Checked<PolicyList>] = ["lru,fifo,clock,sieve,arc,s3fifo,wtinylfu"]
 
   @Option(help: "Cache size.")
   var size: Checked<AbsoluteSize> = "2000"
 
-  @Option(help: "count or bytes.")
-  var sizeMode: SizeMode = .count
+  @OptionGroup var sizeModeOption: SizeModeOption
+  var sizeMode: SizeMode { sizeModeOption.sizeMode }
 
   @Option(
     name: .customLong("repeat"),

@@ -74,6 +74,40 @@ import Testing
     #expect(try cache.policies.specs().map(\.name) == ["lru", "arc"])
   }
 
+  /// Policies, sizes and the size mode are one option group each: every
+  /// command that takes them spells them alike (`--policy` or `--policies`,
+  /// `--size` or `--sizes`) and says the same of them.
+  @Test func policiesSizesAndSizeModeAreSpelledAlikeEverywhere() throws {
+    let spellings = [["--policy", "--size"], ["--policies", "--sizes"], ["--policy", "--sizes"]]
+    for names in spellings {
+      let replay = try parse(Replay.self, ["replay", "t.txt", names[0], "lru,arc", names[1], "10,1%"])
+      #expect(try replay.policies.specs().map(\.name) == ["lru", "arc"], "\(names)")
+      #expect(replay.sizes.sizes == [.absolute(10), .fraction(0.01)], "\(names)")
+      let mrc = try parse(MRC.self, ["mrc", "t.txt", names[0], "arc", names[1], "10..1000:log3"])
+      #expect(try mrc.specs().map(\.name) == ["arc"] && mrc.sizes.sizes.count == 3, "\(names)")
+      let stress = try parse(Stress.self, ["stress", "t.txt", names[0], "sieve", "--size", "10"])
+      #expect(try stress.specs().map(\.name) == ["sieve"])
+    }
+    // A one-value option in a group is still refused when given twice.
+    #expect(throws: ArgumentError.self) {
+      try EvictionLab.refuseRepeatedOptions([
+        "replay", "t.txt", "--policy", "lru", "--size", "10", "--size-mode", "bytes", "--size-mode", "count",
+      ])
+    }
+    func optionHelp(_ command: any ParsableCommand.Type, _ option: String) -> String? {
+      Evlab.helpMessage(for: command, columns: 10_000).split(separator: "\n").first {
+        $0.drop { $0 == " " }.hasPrefix(option)
+      }.map(
+        String.init)
+    }
+    for option in ["--policy, --policies", "--size-mode"] {
+      let lines = [Replay.self, MRC.self, Stress.self].map { optionHelp($0, option) }
+      #expect(lines[0] != nil && Set(lines).count == 1, "\(option): \(lines)")
+    }
+    let sizes = [Replay.self, MRC.self].map { optionHelp($0, "--size, --sizes") }
+    #expect(sizes[0] != nil && sizes[0] == sizes[1], "\(sizes)")
+  }
+
   /// ArgumentParser appends "(default: …)" to every option with a default
   /// value, so help text that names the default too printed it twice
   /// ("(default: the current folder). (default: .)"). Every command's help,
