@@ -29,6 +29,7 @@ let package = Package(
     .library(name: "EvictionTraces", targets: ["EvictionTraces"]),
     .library(name: "EvictionWorkloads", targets: ["EvictionWorkloads"]),
     .library(name: "EvictionSim", targets: ["EvictionSim"]),
+    .library(name: "EvictionExperiments", targets: ["EvictionExperiments"]),
     .library(name: "EvictionReports", targets: ["EvictionReports"]),
     .library(name: "EvictionDisk", targets: ["EvictionDisk"]),
     .library(name: "EvictionLab", targets: ["EvictionLab"]),
@@ -75,16 +76,22 @@ let package = Package(
         "CAllocator", "CPrefetch", .product(name: "Histogram", package: "hdrhistogram-swift"),
       ]),
     // The disk tier: a SQLite manifest over value files (libsqlite3 only; never GSL).
+    .target(
+      name: "EvictionExperiments",
+      dependencies: [
+        "EvictionSim", "EvictionCore", "EvictionCache", "EvictionDisk", "EvictionTraces", "EvictionWorkloads",
+        "EvictionStats", "CAllocator", .product(name: "Histogram", package: "hdrhistogram-swift"),
+      ]),
     .target(name: "EvictionDisk", dependencies: ["EvictionCore", "EvictionCache", "CSQLite"]),
     // Results as CSV, JSON, tables, Markdown and HTML with SVG charts.
-    .target(name: "EvictionReports", dependencies: ["EvictionSim", "EvictionStats"]),
+    .target(name: "EvictionReports", dependencies: ["EvictionSim", "EvictionExperiments", "EvictionStats"]),
     // The whole command line as a library: `EvictionLab.main(extraPolicies:)`
     // runs it with a depending package's policies in the catalog.
     .target(
       name: "EvictionLab",
       dependencies: [
-        "EvictionCore", "EvictionCache", "EvictionTraces", "EvictionWorkloads", "EvictionSim", "EvictionStats",
-        "EvictionReports",
+        "EvictionCore", "EvictionCache", "EvictionTraces", "EvictionWorkloads", "EvictionSim", "EvictionExperiments",
+        "EvictionStats", "EvictionReports",
         "EvictionDisk", .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
     // `evlab`: EvictionLab.main() and nothing else.
@@ -107,13 +114,15 @@ let package = Package(
     .testTarget(
       name: "EvictionSimTests",
       dependencies: [
-        "EvictionSim", "EvictionCore", "EvictionCache", "EvictionTraces", "EvictionWorkloads", "EvictionDisk",
-        "EvictionTestSupport",
+        "EvictionSim", "EvictionExperiments", "EvictionCore", "EvictionCache", "EvictionTraces", "EvictionWorkloads",
+        "EvictionDisk", "EvictionTestSupport",
       ], swiftSettings: tests),
     .testTarget(name: "EvictionStatsTests", dependencies: ["EvictionStats"], swiftSettings: tests),
     .testTarget(
       name: "EvictionReportsTests",
-      dependencies: ["EvictionReports", "EvictionSim", "EvictionTraces", "EvictionCore", "EvictionTestSupport"],
+      dependencies: [
+        "EvictionReports", "EvictionSim", "EvictionExperiments", "EvictionTraces", "EvictionCore", "EvictionTestSupport",
+      ],
       swiftSettings: tests),
     .testTarget(
       name: "EvictionDiskTests",
@@ -123,7 +132,8 @@ let package = Package(
     .testTarget(
       name: "EvlabTests",
       dependencies: [
-        "EvictionLab", "evlab", "disk-helper", "EvictionDisk", "EvictionSim", "EvictionCore", "EvictionTraces",
+        "EvictionLab", "evlab", "disk-helper", "EvictionDisk", "EvictionSim", "EvictionExperiments", "EvictionCore",
+        "EvictionTraces",
         "EvictionTestSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ], swiftSettings: tests),

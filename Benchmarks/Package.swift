@@ -22,6 +22,7 @@ let package = Package(
         .product(name: "EvictionCache", package: "EvictionLab"),
         .product(name: "EvictionTraces", package: "EvictionLab"),
         .product(name: "EvictionSim", package: "EvictionLab"),
+        .product(name: "EvictionExperiments", package: "EvictionLab"),
         .product(name: "EvictionDisk", package: "EvictionLab"),
       ],
       path: "Benchmarks/EvictionBenchmarks",

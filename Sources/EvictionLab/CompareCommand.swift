@@ -1,5 +1,6 @@
 import ArgumentParser
 import EvictionCore
+import EvictionExperiments
 import EvictionReports
 import EvictionSim
 import EvictionTraces

@@ -1,5 +1,6 @@
 import ArgumentParser
 import EvictionDisk
+import EvictionExperiments
 import EvictionReports
 import EvictionSim
 import Foundation

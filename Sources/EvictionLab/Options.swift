@@ -1,6 +1,7 @@
 import ArgumentParser
 import EvictionCache
 import EvictionCore
+import EvictionExperiments
 import EvictionSim
 import EvictionTraces
 import Synchronization

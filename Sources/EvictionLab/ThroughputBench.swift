@@ -1,4 +1,5 @@
 import ArgumentParser
+import EvictionExperiments
 import EvictionReports
 import EvictionSim
 import Foundation

@@ -1,3 +1,4 @@
+import EvictionExperiments
 import EvictionSim
 
 /// Miss-ratio curves as JSON (`{"points": [...]}` with the method and rate),

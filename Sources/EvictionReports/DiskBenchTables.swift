@@ -1,3 +1,4 @@
+import EvictionExperiments
 import EvictionSim
 
 /// `evlab disk-bench` results as CSV and JSON (keys: ``DiskBench/Result/columns``).

@@ -1,3 +1,4 @@
+import EvictionExperiments
 import EvictionSim
 
 /// Replay results as CSV, JSON and a terminal table. Column names and JSON

@@ -1,3 +1,4 @@
+import EvictionExperiments
 import EvictionSim
 
 /// Stress results as CSV, JSON (`{"results": [...]}`) and a terminal table;

@@ -1,3 +1,4 @@
+import EvictionExperiments
 import EvictionSim
 
 /// `evlab replay --tier memory+disk` results as CSV and JSON (keys: ``TieredReplay/Result/columns``).

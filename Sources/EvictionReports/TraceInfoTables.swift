@@ -1,3 +1,4 @@
+import EvictionExperiments
 import EvictionSim
 
 /// `evlab trace-info`'s text for people and its JSON (`{"traces": [...]}`,

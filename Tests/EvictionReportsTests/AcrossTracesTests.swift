@@ -3,6 +3,7 @@ import EvictionTestSupport
 import Foundation
 import Testing
 
+@testable import EvictionExperiments
 @testable import EvictionReports
 @testable import EvictionSim
 

@@ -4,6 +4,7 @@ import EvictionTraces
 import Foundation
 import Testing
 
+@testable import EvictionExperiments
 @testable import EvictionSim
 
 /// Trace collections: glob and folder entries, catalogs and their checks.

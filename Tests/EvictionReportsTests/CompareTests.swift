@@ -1,4 +1,5 @@
 import EvictionCore
+import EvictionExperiments
 import EvictionReports
 import EvictionSim
 import EvictionTestSupport

@@ -5,6 +5,7 @@ import EvictionTraces
 import Foundation
 import Testing
 
+@testable import EvictionExperiments
 @testable import EvictionSim
 
 /// The measurement library behind `evlab bench`: what it reports must be

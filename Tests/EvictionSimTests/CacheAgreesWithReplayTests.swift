@@ -1,5 +1,6 @@
 import EvictionCache
 import EvictionCore
+import EvictionExperiments
 import EvictionSim
 import EvictionTestSupport
 import EvictionTraces

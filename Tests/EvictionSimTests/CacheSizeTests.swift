@@ -1,3 +1,4 @@
+import EvictionExperiments
 import EvictionSim
 import Testing
 

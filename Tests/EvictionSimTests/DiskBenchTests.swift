@@ -2,6 +2,7 @@ import EvictionDisk
 import Foundation
 import Testing
 
+@testable import EvictionExperiments
 @testable import EvictionSim
 
 /// The disk benchmark's summaries: medians over rounds, the crossovers and

@@ -4,6 +4,7 @@ import EvictionTraces
 import Foundation
 import Testing
 
+@testable import EvictionExperiments
 @testable import EvictionSim
 
 /// Warm-up and intervals: exactly the requests asked for are left out, and

@@ -1,4 +1,5 @@
 import EvictionCore
+import EvictionExperiments
 import EvictionSim
 import EvictionTraces
 import Foundation

@@ -1,5 +1,6 @@
 import ArgumentParser
 import EvictionCore
+import EvictionExperiments
 import EvictionSim
 import EvictionTestSupport
 import EvictionTraces

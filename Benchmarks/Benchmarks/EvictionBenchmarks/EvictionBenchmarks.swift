@@ -2,6 +2,7 @@ import Benchmark
 import EvictionCache
 import EvictionCore
 import EvictionDisk
+import EvictionExperiments
 import EvictionSim
 import EvictionTraces
 import Foundation

@@ -1,4 +1,5 @@
 import EvictionCore
+import EvictionSim
 import EvictionTraces
 import Foundation
 

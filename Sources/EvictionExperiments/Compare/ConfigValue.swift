@@ -1,3 +1,4 @@
+import EvictionSim
 import Foundation
 
 /// A parsed configuration document: what TOML and JSON have in common.

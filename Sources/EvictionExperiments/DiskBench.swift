@@ -1,5 +1,6 @@
 import EvictionCache
 import EvictionDisk
+import EvictionSim
 import EvictionTraces
 import Foundation
 import Histogram

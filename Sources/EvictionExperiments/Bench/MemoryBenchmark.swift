@@ -1,6 +1,7 @@
 import CAllocator
 import EvictionCache
 import EvictionCore
+import EvictionSim
 import Foundation
 
 /// `evlab bench memory`: the heap bytes a cache holds per entry, and a

@@ -1,3 +1,4 @@
+import EvictionSim
 import EvictionStats
 
 /// How policies do across many traces, as today's papers report it (S3-FIFO,

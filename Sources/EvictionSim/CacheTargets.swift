@@ -4,7 +4,7 @@ import Synchronization
 
 /// A cache as the cache and stress benchmarks drive it: get, and set on a
 /// miss (read-through). `MemoryCache` and the two comparison points.
-protocol CacheTarget: AnyObject, Sendable {
+package protocol CacheTarget: AnyObject, Sendable {
   func get(_ key: UInt64) -> Bool
   func set(_ key: UInt64, cost: Int64)
   /// Lock waits and acquisitions, for caches that count them.
@@ -15,36 +15,37 @@ protocol CacheTarget: AnyObject, Sendable {
 }
 
 extension MemoryCache: CacheTarget where Key == UInt64, Value == UInt64 {
-  func get(_ key: UInt64) -> Bool { value(forKey: key) != nil }
-  func set(_ key: UInt64, cost: Int64) { try? setValue(key, forKey: key, cost: cost) }
-  var lockFigures: LockStatistics? { lockStatistics }
-  var counters: (hits: Int, writesInPlace: Int, dropped: Int)? {
+  package func get(_ key: UInt64) -> Bool { value(forKey: key) != nil }
+  package func set(_ key: UInt64, cost: Int64) { try? setValue(key, forKey: key, cost: cost) }
+  package var lockFigures: LockStatistics? { lockStatistics }
+  package var counters: (hits: Int, writesInPlace: Int, dropped: Int)? {
     let statistics = statistics
     return (statistics.hits, statistics.writesInPlace, statistics.droppedAccesses)
   }
 }
 
 /// Foundation's NSCache, limited by count or by total cost.
-final class NSCacheTarget: CacheTarget, @unchecked Sendable {
+package final class NSCacheTarget: CacheTarget, @unchecked Sendable {
   let cache = NSCache<NSNumber, NSNumber>()
   let bytes: Bool
-  init(limit: Int64, bytes: Bool) {
+  package init(limit: Int64, bytes: Bool) {
     self.bytes = bytes
     if bytes { cache.totalCostLimit = Int(limit) } else { cache.countLimit = Int(limit) }
   }
-  func get(_ key: UInt64) -> Bool { cache.object(forKey: NSNumber(value: key)) != nil }
-  func set(_ key: UInt64, cost: Int64) {
+  package func get(_ key: UInt64) -> Bool { cache.object(forKey: NSNumber(value: key)) != nil }
+  package func set(_ key: UInt64, cost: Int64) {
     cache.setObject(NSNumber(value: key), forKey: NSNumber(value: key), cost: bytes ? Int(cost) : 0)
   }
-  var lockFigures: LockStatistics? { nil }
-  var counters: (hits: Int, writesInPlace: Int, dropped: Int)? { nil }
+  package var lockFigures: LockStatistics? { nil }
+  package var counters: (hits: Int, writesInPlace: Int, dropped: Int)? { nil }
 }
 
 /// The floor: an unbounded dictionary behind Swift's `Mutex`.
-final class MutexDictionary: CacheTarget {
+package final class MutexDictionary: CacheTarget {
   let mutex = Mutex<[UInt64: UInt64]>([:])
-  func get(_ key: UInt64) -> Bool { mutex.withLock { $0[key] != nil } }
-  func set(_ key: UInt64, cost: Int64) { mutex.withLock { $0[key] = key } }
-  var lockFigures: LockStatistics? { nil }
-  var counters: (hits: Int, writesInPlace: Int, dropped: Int)? { nil }
+  package init() {}
+  package func get(_ key: UInt64) -> Bool { mutex.withLock { $0[key] != nil } }
+  package func set(_ key: UInt64, cost: Int64) { mutex.withLock { $0[key] = key } }
+  package var lockFigures: LockStatistics? { nil }
+  package var counters: (hits: Int, writesInPlace: Int, dropped: Int)? { nil }
 }

@@ -1,3 +1,4 @@
+import EvictionSim
 import EvictionTraces
 import Foundation
 

@@ -1,5 +1,6 @@
 import EvictionCache
 import EvictionCore
+import EvictionSim
 import EvictionStats
 import EvictionTraces
 import Foundation

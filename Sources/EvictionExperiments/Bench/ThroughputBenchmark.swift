@@ -1,4 +1,5 @@
 import EvictionCore
+import EvictionSim
 import EvictionStats
 import EvictionTraces
 import Foundation

@@ -1,4 +1,5 @@
 import EvictionCache
+import EvictionSim
 import EvictionStats
 import EvictionTraces
 

@@ -1,6 +1,7 @@
 import EvictionCache
 import EvictionCore
 import EvictionDisk
+import EvictionSim
 import EvictionStats
 import EvictionTraces
 import EvictionWorkloads
@@ -269,51 +270,6 @@ public struct CompareTiming: Sendable, Codable, Equatable {
   /// The column order of `timings.csv`.
   public static let columns = [
     "trace", "policy", "size_label", "runs", "seconds", "requests_per_second", "admission",
-  ]
-}
-
-/// One interval of one run (`timeseries.csv`): the miss ratio over time.
-public struct TimeseriesRow: Sendable, Codable, Equatable {
-  public var trace: String
-  public var policy: String
-  public var admission: String
-  public var sizeLabel: String
-  public var cacheSize: Int64
-  /// 1-based: which of the row's runs (seeds) this is.
-  public var run: Int
-  public var interval: Int
-  public var firstRequest: Int64
-  public var startTime: Int64
-  public var requests: Int64
-  public var hits: Int64
-  public var misses: Int64
-  public var missRatio: Double
-  public var bytesRequested: Int64
-  public var bytesMissed: Int64
-  public var byteMissRatio: Double
-
-  public init(
-    trace: String, policy: String, admission: String, sizeLabel: String, cacheSize: Int64, run: Int,
-    _ interval: IntervalCounts
-  ) {
-    (self.trace, self.policy, self.admission, self.sizeLabel, self.cacheSize, self.run) = (
-      trace, policy, admission, sizeLabel, cacheSize, run
-    )
-    self.interval = interval.index
-    firstRequest = interval.firstRequest
-    startTime = interval.startTime
-    requests = interval.counts.requests
-    hits = interval.counts.hits
-    misses = interval.counts.misses
-    missRatio = interval.counts.missRatio
-    bytesRequested = interval.counts.bytesRequested
-    bytesMissed = interval.counts.bytesMissed
-    byteMissRatio = interval.counts.byteMissRatio
-  }
-
-  public static let columns = [
-    "trace", "policy", "admission", "size_label", "cache_size", "run", "interval", "first_request", "start_time",
-    "requests", "hits", "misses", "miss_ratio", "bytes_requested", "bytes_missed", "byte_miss_ratio",
   ]
 }
 
