@@ -33,7 +33,7 @@ public func coarseMonotonicNanoseconds() -> UInt64 {
 ///
 /// - `mutex`: `Synchronization.Mutex` (a futex on Linux). Every operation is
 ///   exclusive; a contended caller backs off in turns (see
-///   ``ShardLock/acquireAfterBackingOff(_:_:)``).
+///   `ShardLock.acquireAfterBackingOff`).
 /// - `pthread`: a `pthread_mutex_t`, the lock YYMemoryCache uses.
 /// - `rwlock`: a `pthread_rwlock_t`. A read that hits changes the policy's
 ///   order (LRU moves the entry, ARC promotes it), so gets take the write
@@ -60,7 +60,7 @@ public func coarseMonotonicNanoseconds() -> UInt64 {
 ///   exactly as under `mutex`, except that an entry a hit evicts (SLRU,
 ///   W-TinyLFU: `PolicyTraits.evictsOnHit`) leaves when that hit is
 ///   replayed, at the thread's next miss or write, and can be read until
-///   then (Caffeine's deferred maintenance). See ``BufferedReads``.
+///   then (Caffeine's deferred maintenance). See `BufferedReads`.
 public enum LockStrategy: Hashable, Sendable, CustomStringConvertible {
   case mutex, pthread, rwlock, queue, buffered
   case striped(shards: Int)
@@ -419,7 +419,7 @@ final class MutexBox: Sendable {
 }
 
 /// When a waiter last won a lock taken in turns (monotonic nanoseconds; see
-/// ``ShardLock/acquireAfterBackingOff(_:_:)``).
+/// `ShardLock.acquireAfterBackingOff`).
 @usableFromInline
 final class TurnClock: Sendable {
   @usableFromInline let handedOver = Atomic<UInt64>(0)

@@ -84,7 +84,17 @@ public final class MemoryCache<Key: Hashable, Value> {
   /// A cache driven by a catalog policy, e.g. `"lru"`, `"arc"`, `"slru:segments=2"`.
   ///
   /// - Parameters:
+  ///   - policy: a catalog name with parameters (`"s3fifo"`, `"slru:segments=2"`);
+  ///     online policies only (`belady` needs the future).
   ///   - index: the policy's key index; `IntegerSlotIndex` is faster for integer keys.
+  ///   - countLimit: at most this many entries (nil: no count limit).
+  ///   - costLimit: at most this total cost (nil: none). With one, the policy
+  ///     weighs entries by their cost, and the count limit is enforced beside it.
+  ///   - ageLimit: entries not read or written for this long leave at the next
+  ///     write or trim (nil: none).
+  ///   - lock: how threads share the cache (``LockStrategy``).
+  ///   - instrumentLocks: count acquisitions and time waits (``lockStatistics``),
+  ///     at a cost on every operation.
   ///   - clock: nanoseconds on a monotonic clock (tests inject their own);
   ///     by default the coarse monotonic clock (a few milliseconds' resolution,
   ///     a fifth of the cost of the precise one: ages are meant in seconds).
@@ -94,6 +104,8 @@ public final class MemoryCache<Key: Hashable, Value> {
   ///     `trim(toAge:)` and a later age limit judge every entry by it (16
   ///     bytes an entry). Implied by an `ageLimit`; without either, ages are
   ///     tracked from the first `trim(toAge:)` or `setAgeLimit(_:)` on.
+  ///   - onEvict: called with each entry that leaves and why, after the lock
+  ///     is released.
   ///   - admission: the admission policy in front of the policy, as `evlab
   ///     replay --admission` takes it (`none`, `bloom-filter`, `prob:p=0.5`,
   ///     `size:max=64k`): a set it refuses stores nothing (reason

@@ -186,10 +186,12 @@ extension ReplacementPolicy where Self: ~Copyable {
 }
 
 /// A policy kept in a ``PolicyStorage``: the protocol extension below
-/// forwards the bookkeeping every such policy shares (``capacity``,
-/// ``usedWeight``, ``count``, ``contains(_:)``, ``key(at:)``), so a policy's
-/// file holds only its own decisions. A policy with ghost entries overrides
-/// ``contains(_:)`` (a ghost is indexed but not resident).
+/// forwards the bookkeeping every such policy shares
+/// (``ReplacementPolicy/capacity``, ``ReplacementPolicy/usedWeight``,
+/// ``ReplacementPolicy/count``, ``ReplacementPolicy/contains(_:)``,
+/// ``ReplacementPolicy/key(at:)``), so a policy's file holds only its own
+/// decisions. A policy with ghost entries overrides `contains(_:)` (a ghost
+/// is indexed but not resident).
 public protocol StoredPolicy: ReplacementPolicy, ~Copyable {
   associatedtype Index: SlotIndex & ~Copyable where Index.Key == Key
   associatedtype Payload
@@ -327,7 +329,7 @@ extension ProbationGhostPolicy where Self: ~Copyable {
     return slot >= 0 && store.table[slot].list != Self.inGhost
   }
 
-  /// The queues' links, tags and totals; a policy's ``checkInvariants()``
+  /// The queues' links, tags and totals; a policy's `checkInvariants()`
   /// calls this and adds its own bounds.
   public func checkQueues() {
     let names = Self.queueNames

@@ -206,7 +206,7 @@ public struct ClockProPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
     evictCold(coldVictim(), onEvict)
   }
 
-  /// The next victim is the resident cold page ``coldVictim()`` stops at.
+  /// The next victim is the resident cold page `coldVictim()` stops at.
   @inlinable
   public mutating func nextVictim() -> Slot? { store.count > 0 ? coldVictim() : nil }
 
@@ -243,7 +243,7 @@ public struct ClockProPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
     }
   }
 
-  /// Evicts the cold page HAND_cold stopped at (``coldVictim()``); in its
+  /// Evicts the cold page HAND_cold stopped at (`coldVictim()`); in its
   /// test period it stays on the ring as a non-resident page.
   @inlinable
   mutating func evictCold(_ slot: Slot, _ onEvict: (Slot, Key) -> Void) {

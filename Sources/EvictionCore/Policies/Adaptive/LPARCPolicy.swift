@@ -9,7 +9,7 @@
 /// most c of weight; `p` adapts as in ARC; case IV drops B2's oldest ghosts
 /// while T1+T2+B1+B2 ≥ 2c.
 ///
-/// A hit in T1 goes as libCacheSim's goes (``ARCPolicy/requestFromT2(_:_:_:)``):
+/// A hit in T1 goes as libCacheSim's goes (`ARCPolicy.requestFromT2`):
 /// the entry is requested afresh from T2, so it enters T2 with the size its
 /// request carries, and T2, a CLOCK allowed c of its own, evicts its CLOCK
 /// victims (leaving no ghosts) if it would overflow c. Before, the entry kept
