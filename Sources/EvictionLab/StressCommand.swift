@@ -83,7 +83,7 @@ struct Stress: ParsableCommand {
     let cacheSize = try resolveSizes(size.value.sizes, for: source, sizeMode: sizeMode)[0]
     let need = workload.memoryNeeded(cacheSize: cacheSize, sizeMode: sizeMode)
     try MemoryBudget.check(
-      need.bytes, for: "caches of up to \(need.entries) entries (NSCache's take about 256 bytes each)",
+      need.bytes, for: "a cache of up to \(need.entries) entries (NSCache's take about 256 bytes each)",
       wayOut: "give a smaller --size, or a shorter trace, or run where more memory is free")
     let plan = StressRun.Sweep(
       policies: specs, admissions: try admissions.specs(sizeMode: sizeMode, policies: specs), locks: locks,

@@ -61,7 +61,7 @@ import Testing
     #expect(made.status == 0, "\(made.stderr)")
     let run = try limited(
       1024, ["stress", "loop.oracleGeneral", "--size", "100%", "--threads", "1", "--lock", "mutex"], in: dir)
-    expectShortage(run, mentions: ["caches of up to 3000000 entries", "--size"])
+    expectShortage(run, mentions: ["a cache of up to 3000000 entries", "--size"])
     // A tenth of it fits, and runs.
     let fits = try limited(
       1024,
