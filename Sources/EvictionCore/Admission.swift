@@ -374,11 +374,12 @@ public struct AdmittedPolicy<Policy: ReplacementPolicy & ~Copyable>: Replacement
 /// catalog builds, then hands the pair to `inner` (the policy alone for
 /// `none`, so a run without admission is the policy's own code).
 ///
-/// An admitted pair reaches `inner` type-erased (``BoxedPolicy``): `inner`
-/// is then specialised once for all admitted policies instead of once per
-/// policy, which keeps release builds (and CI) from growing by a replay loop
-/// per catalog entry. The price is one indirect call per request, paid only
-/// by runs with an admission policy.
+/// An admitted policy reaches `inner` as ``AdmittedPolicy`` over a
+/// ``BoxedPolicy``: `inner` is then specialised once for all admitted
+/// policies instead of once per policy, and the boxes are those
+/// ``BoxingVisitor`` makes, so a release build compiles each policy's
+/// closures once per key type. The price is an indirect call per policy
+/// operation, paid only by runs with an admission policy.
 public struct AdmissionVisitor<Inner: PolicyVisitor>: PolicyVisitor {
   public typealias Key = Inner.Key
   public var inner: Inner
@@ -393,6 +394,6 @@ public struct AdmissionVisitor<Inner: PolicyVisitor>: PolicyVisitor {
   public mutating func visit<Policy: ReplacementPolicy & ~Copyable>(_ policy: consuming Policy) -> Inner.Output
   where Policy.Key == Key {
     if case .none = admission.kind { return inner.visit(policy) }
-    return inner.visit(BoxedPolicy(AnyCachePolicy(AdmittedPolicy(policy, admission: admission))))
+    return inner.visit(AdmittedPolicy(BoxedPolicy(AnyCachePolicy(policy)), admission: admission))
   }
 }

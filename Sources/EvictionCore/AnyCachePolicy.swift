@@ -20,6 +20,9 @@ public struct AnyCachePolicy<Key: Hashable> {
   /// ``ReplacementPolicy/lookupIfResident(_:onEvict:)``.
   public let lookupIfResident: (Request<Key>, (Slot, Key) -> Void) -> Slot?
   public let admit: (Request<Key>, (Slot, Key) -> Void) -> Slot?
+  /// ``ReplacementPolicy/admit(_:onEvict:approve:)``: how an admission
+  /// policy in front of the box (``AdmittedPolicy``) vets each victim.
+  public let admitApproving: (Request<Key>, (Slot, Key) -> Void, (Key) -> Bool) -> Slot?
   public let remove: (Key) -> Slot?
   public let evictOne: ((Slot, Key) -> Void) -> Bool
   public let contains: (Key) -> Bool
@@ -42,6 +45,7 @@ public struct AnyCachePolicy<Key: Hashable> {
     lookup = { holder.policy.lookup($0, onEvict: $1) }
     lookupIfResident = { holder.policy.lookupIfResident($0, onEvict: $1) }
     admit = { holder.policy.admit($0, onEvict: $1) }
+    admitApproving = { holder.policy.admit($0, onEvict: $1, approve: $2) }
     remove = { holder.policy.remove($0) }
     evictOne = { holder.policy.evictOne(onEvict: $0) }
     contains = { holder.policy.contains($0) }
@@ -77,6 +81,15 @@ public struct BoxedPolicy<Key: Hashable>: ReplacementPolicy {
     withoutActuallyEscaping(onEvict) { box.admit(request, $0) }
   }
 
+  @inlinable @inline(__always)
+  public mutating func admit(
+    _ request: Request<Key>, onEvict: (Slot, Key) -> Void, approve: (Key) -> Bool
+  ) -> Slot? {
+    withoutActuallyEscaping(onEvict) { onEvict in
+      withoutActuallyEscaping(approve) { box.admitApproving(request, onEvict, $0) }
+    }
+  }
+
   @inlinable public mutating func remove(_ key: Key) -> Slot? { box.remove(key) }
 
   @inlinable
@@ -90,7 +103,12 @@ public struct BoxedPolicy<Key: Hashable>: ReplacementPolicy {
   public func lists() -> [(name: String, keys: [Key])] { box.lists() }
 }
 
-/// Builds a catalog policy as an ``AnyCachePolicy``.
+/// Builds a catalog policy as an ``AnyCachePolicy``. An admission policy
+/// goes in front of the boxed policy (``AdmittedPolicy`` over a
+/// ``BoxedPolicy``), not inside the box: each policy is then boxed by one
+/// set of closures for a key type, with or without admission, and a release
+/// build compiles every policy's closures once per key type instead of
+/// twice. The price is a second indirect call per admitted request.
 public struct BoxingVisitor<Key: Hashable>: PolicyVisitor {
   /// The admission policy put in front of every policy boxed (none by default).
   public let admission: AdmissionSpec
@@ -100,7 +118,8 @@ public struct BoxingVisitor<Key: Hashable>: PolicyVisitor {
   @inlinable
   public func visit<Policy: ReplacementPolicy & ~Copyable>(_ policy: consuming Policy) -> AnyCachePolicy<Key>
   where Policy.Key == Key {
-    if case .none = admission.kind { return AnyCachePolicy(policy) }
-    return AnyCachePolicy(AdmittedPolicy(policy, admission: admission))
+    let box = AnyCachePolicy(policy)
+    if case .none = admission.kind { return box }
+    return AnyCachePolicy(AdmittedPolicy(BoxedPolicy(box), admission: admission))
   }
 }

@@ -1,6 +1,6 @@
 /// Every built-in policy, in the order reports and `evlab policies` list
 /// them. A policy is one file in `Policies/` (its code and its
-/// ``PolicyDefinition``) plus one line here; dispatch by name is generic over
+/// ``PolicyBuilder``) plus one line here; dispatch by name is generic over
 /// this list (``PolicyListProtocol/dispatch(_:capacity:index:visitor:)``),
 /// so a name is never missing from a hand-written switch.
 public typealias BuiltinPolicies = PolicyList

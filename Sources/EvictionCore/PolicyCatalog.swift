@@ -116,7 +116,7 @@ public struct PolicySpec: Hashable, Sendable, CustomStringConvertible {
   }
 
   @usableFromInline
-  static func build<Definition: PolicyDefinition, Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
+  static func build<Definition: PolicyBuilder, Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
     _ definition: Definition.Type, _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
   ) -> Visitor.Output where Index.Key == Visitor.Key {
     definition.build(spec, capacity: capacity, index: index, visitor: &visitor)
@@ -157,7 +157,8 @@ public enum PolicyCatalog {
       for definition in definitions {
         let name = definition.descriptor.name
         let folded = name.foldedPolicyName()
-        guard !(builtin + list).contains(where: { $0.descriptor.name.foldedPolicyName() == folded }) else {
+        let taken = builtin.map { $0.descriptor.name } + list.map { $0.descriptor.name }
+        guard !taken.contains(where: { $0.foldedPolicyName() == folded }) else {
           throw .alreadyRegistered(name)
         }
         list.append(definition)
@@ -167,10 +168,12 @@ public enum PolicyCatalog {
 
   /// The built-in definitions, listed once.
   /// (Immutable metatypes of caseless enums: safe to share, though Swift cannot prove it.)
-  nonisolated(unsafe) static let builtin: [any PolicyDefinition.Type] = BuiltinPolicies.definitions
+  nonisolated(unsafe) static let builtin: [any PolicyBuilder.Type] = BuiltinPolicies.definitions
 
   /// Every definition: the built-in ones, then the registered ones.
-  public static var definitions: [any PolicyDefinition.Type] { builtin + extra.withLock { $0 } }
+  public static var definitions: [any PolicyBuilder.Type] {
+    builtin + extra.withLock { $0.map { $0 as any PolicyBuilder.Type } }
+  }
 
   /// Every policy's descriptor, in the order reports list them.
   public static var entries: [PolicyDescriptor] { definitions.map { $0.descriptor } }
@@ -190,7 +193,7 @@ public enum PolicyCatalog {
   /// `s3fifov0`, `RandomLRU` for `cr-lfu`, `clock-pro`, `s3fifo-v0`,
   /// `randomlru`). Allocates nothing for a catalog name written as the
   /// catalog writes it: it runs whenever a policy reads a parameter.
-  public static func definition(named name: String) -> (any PolicyDefinition.Type)? {
+  public static func definition(named name: String) -> (any PolicyBuilder.Type)? {
     if let found = builtin.first(where: { $0.descriptor.name == name }) { return found }
     let folded = name.foldedPolicyName()
     if let found = builtin.first(where: { $0.descriptor.name.foldedPolicyName() == folded }) { return found }

@@ -1,10 +1,11 @@
-/// How a policy enters the catalog: its descriptor and how to build it from a
-/// parsed ``PolicySpec``. A policy's file holds its definition beside its
-/// code, and ``BuiltinPolicies`` (or ``PolicyCatalog/register(_:)``, for a
-/// package that depends on EvictionLab) lists it: nothing else names it.
+/// How a built-in policy enters the catalog: its descriptor and how to build
+/// it from a parsed ``PolicySpec``. A policy's file holds this beside its
+/// code, and ``BuiltinPolicies`` lists it: nothing else names it. A policy
+/// from another package conforms to ``PolicyDefinition``, which adds how the
+/// simulator runs it, and is registered (``PolicyCatalog/register(_:)``).
 ///
 /// ```swift
-/// public enum Sieve: PolicyDefinition {
+/// public enum Sieve: PolicyBuilder {
 ///   public static let descriptor = PolicyDescriptor(
 ///     name: "sieve", summary: "SIEVE", citation: "Zhang et al., NSDI'24")
 ///   @inlinable public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
@@ -14,7 +15,7 @@
 ///   }
 /// }
 /// ```
-public protocol PolicyDefinition {
+public protocol PolicyBuilder {
   /// The catalog name, summary, citation, parameters and traits.
   static var descriptor: PolicyDescriptor { get }
 
@@ -38,14 +39,24 @@ public protocol PolicyDefinition {
   /// value the policy would otherwise clamp, running as something other
   /// than its label says). Called when a spec is parsed. Default: none.
   static func check(_ spec: PolicySpec) throws(PolicyError)
+}
 
+/// A policy defined in another package, as it is registered
+/// (``PolicyCatalog/register(_:)``): a ``PolicyBuilder`` whose conformance
+/// also boxes the policy over integer keys where its type is known, so the
+/// simulator runs it at specialised speed.
+///
+/// The built-in policies are ``PolicyBuilder``s only: the engine boxes them
+/// itself, and a box for each in EvictionCore would compile every policy's
+/// closures into every program that links it (about a minute of a release
+/// build on two cores), the memory cache's users' included.
+public protocol PolicyDefinition: PolicyBuilder {
   /// The policy over integer keys, behind closures made here, where the
-  /// definition's type is known: how the simulator runs a policy registered
-  /// from another package at specialised speed. Keep the default.
+  /// definition's type is known. Keep the default.
   static func simulatorPolicy(_ spec: PolicySpec, capacity: Int64) -> AnyCachePolicy<UInt64>
 }
 
-extension PolicyDefinition {
+extension PolicyBuilder {
   @inlinable
   public static func cachesAnything(at capacity: Int64, _ spec: PolicySpec) -> Bool { capacity >= 1 }
 
@@ -53,7 +64,9 @@ extension PolicyDefinition {
   public static func minimumCapacityHint(_ spec: PolicySpec) -> String { "" }
 
   public static func check(_ spec: PolicySpec) throws(PolicyError) {}
+}
 
+extension PolicyDefinition {
   @inlinable
   public static func simulatorPolicy(_ spec: PolicySpec, capacity: Int64) -> AnyCachePolicy<UInt64> {
     var visitor = BoxingVisitor<UInt64>()
@@ -222,7 +235,7 @@ public struct PolicyParameter: Sendable {
 /// one definition per line: `PolicyList.And<LRU>.And<FIFO>…`.
 public protocol PolicyListProtocol {
   /// The definitions, in order.
-  static var definitions: [any PolicyDefinition.Type] { get }
+  static var definitions: [any PolicyBuilder.Type] { get }
 
   /// Builds the policy `spec` names, if it is on the list.
   static func dispatch<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
@@ -232,12 +245,12 @@ public protocol PolicyListProtocol {
 
 extension PolicyListProtocol {
   /// This list with `Definition` appended.
-  public typealias And<Definition: PolicyDefinition> = PolicyListLink<Self, Definition>
+  public typealias And<Definition: PolicyBuilder> = PolicyListLink<Self, Definition>
 }
 
 /// The empty list, where a list starts.
 public enum PolicyList: PolicyListProtocol {
-  public static var definitions: [any PolicyDefinition.Type] { [] }
+  public static var definitions: [any PolicyBuilder.Type] { [] }
 
   @inlinable
   public static func dispatch<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
@@ -246,8 +259,8 @@ public enum PolicyList: PolicyListProtocol {
 }
 
 /// A list, `Rest`, followed by one more definition.
-public enum PolicyListLink<Rest: PolicyListProtocol, Definition: PolicyDefinition>: PolicyListProtocol {
-  public static var definitions: [any PolicyDefinition.Type] { Rest.definitions + [Definition.self] }
+public enum PolicyListLink<Rest: PolicyListProtocol, Definition: PolicyBuilder>: PolicyListProtocol {
+  public static var definitions: [any PolicyBuilder.Type] { Rest.definitions + [Definition.self] }
 
   @inlinable
   public static func dispatch<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(

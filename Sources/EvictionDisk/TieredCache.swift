@@ -29,6 +29,26 @@ public final class TieredCache: Sendable {
     self.disk = disk
   }
 
+  /// A memory tier of `policy` (a catalog spec) and its disk tier at
+  /// `directory`, each with its own limits: counts, or bytes where a cost
+  /// limit is given.
+  ///
+  /// Built here, not inlined into the caller: a `MemoryCache` with string
+  /// keys boxes its policy in closures specialised for `String`, and this
+  /// module already holds those (``DiskCache`` boxes its policy the same
+  /// way), so a caller does not compile every catalog policy once more.
+  @inline(never)
+  public convenience init(
+    directory: String, policy: String, memoryCountLimit: Int? = nil, memoryCostLimit: Int64? = nil,
+    diskCountLimit: Int? = nil, diskCostLimit: Int64? = nil
+  ) throws {
+    let memory = try MemoryCache<String, [UInt8]>(
+      policy: policy, countLimit: memoryCountLimit, costLimit: memoryCostLimit)
+    let disk = try DiskCache(
+      directory: directory, policy: policy, countLimit: diskCountLimit, costLimit: diskCostLimit)
+    self.init(memory: memory, disk: disk)
+  }
+
   public var statistics: Statistics { counters.withLock { $0 } }
 
   /// Which tier served a read.

@@ -238,11 +238,7 @@ public enum MissRatioCurves {
     for size in scaled { try TraceReplay.checkMinimumCapacity(policy, size) }
     var runner = MultiSizeRunner(
       sizes: scaled, sizeMode: sizeMode, trace: trace, sampling: sampling, warmup: warmup, progress: progress)
-    var caches: [AnyCachePolicy<UInt64>] = []
-    for size in scaled {
-      var visitor = BoxingVisitor<UInt64>(admission: admission)
-      caches.append(policy.withPolicy(capacity: size, index: IntegerSlotIndex<UInt64>.self, visitor: &visitor))
-    }
+    let caches = scaled.map { policy.integerBox(capacity: $0, admission: admission) }
     let counts = try runner.run(caches)
     let points = zip(sorted, counts.perSize).map { size, c in
       CurvePoint(

@@ -152,10 +152,9 @@ public enum StressRun {
     let driver: any CacheTarget
     switch target {
     case .cache(let lock):
-      driver = try MemoryCache<UInt64, UInt64>(
-        policy: policy.description, index: IntegerSlotIndex<UInt64>.self,
-        countLimit: bytes ? nil : Int(cacheSize), costLimit: bytes ? cacheSize : nil, lock: lock,
-        instrumentLocks: true, admission: admission.description)
+      driver = try MemoryCache.ofIntegers(
+        policy: policy, countLimit: bytes ? nil : Int(cacheSize), costLimit: bytes ? cacheSize : nil, lock: lock,
+        instrumentLocks: true, admission: admission)
     case .nscache: driver = NSCacheTarget(limit: cacheSize, bytes: bytes)
     case .dictionary: driver = MutexDictionary()
     }
@@ -233,9 +232,9 @@ public enum StressRun {
     admission: AdmissionSpec = .none
   ) throws(CacheError) -> Double {
     let bytes = sizeMode == .bytes
-    let cache = try MemoryCache<UInt64, UInt64>(
-      policy: policy.description, index: IntegerSlotIndex<UInt64>.self,
-      countLimit: bytes ? nil : Int(cacheSize), costLimit: bytes ? cacheSize : nil, admission: admission.description)
+    let cache = try MemoryCache.ofIntegers(
+      policy: policy, countLimit: bytes ? nil : Int(cacheSize), costLimit: bytes ? cacheSize : nil,
+      admission: admission)
     var hits = 0
     for i in 0..<ops {
       let index = i % workload.keys.count

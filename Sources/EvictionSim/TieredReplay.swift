@@ -68,12 +68,10 @@ public enum TieredReplay {
       ScratchPaths.shared.unregister(token)
     }
     let bytes = sizeMode == .bytes
-    let memory = try MemoryCache<String, [UInt8]>(
-      policy: policy.description, countLimit: bytes ? nil : Int(memorySize), costLimit: bytes ? memorySize : nil)
-    let disk = try DiskCache(
-      directory: path, policy: policy.description, countLimit: bytes ? nil : Int(diskSize),
-      costLimit: bytes ? diskSize : nil)
-    let tiered = TieredCache(memory: memory, disk: disk)
+    let tiered = try TieredCache(
+      directory: path, policy: policy.description, memoryCountLimit: bytes ? nil : Int(memorySize),
+      memoryCostLimit: bytes ? memorySize : nil, diskCountLimit: bytes ? nil : Int(diskSize),
+      diskCostLimit: bytes ? diskSize : nil)
     func histogram() -> Histogram<UInt64> {
       Histogram<UInt64>(highestTrackableValue: 60_000_000_000, numberOfSignificantValueDigits: .three)
     }

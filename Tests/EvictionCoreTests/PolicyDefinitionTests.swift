@@ -15,6 +15,17 @@ enum RegisteredMRU: PolicyDefinition {
   }
 }
 
+/// A package's policy that takes a built-in's name in another spelling.
+enum ClashingLRU: PolicyDefinition {
+  static let descriptor = PolicyDescriptor(name: "l-ru", summary: "a second LRU")
+
+  static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
+    _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
+  ) -> Visitor.Output where Index.Key == Visitor.Key {
+    visitor.visit(LRUPolicy<Index>(capacity: capacity))
+  }
+}
+
 let registeredForTests: Void = { try! PolicyCatalog.register([RegisteredMRU.self]) }()
 
 /// Replays keys through a catalog policy; the hit sequence.
@@ -92,7 +103,7 @@ struct HitRecorder: PolicyVisitor {
       spec.withPolicy(capacity: 2, index: IntegerSlotIndex<UInt64>.self, visitor: &recorder) == [
         false, false, true, false, false, true,
       ])
-    #expect(throws: PolicyError.alreadyRegistered("lru")) { try PolicyCatalog.register([LRU.self]) }
+    #expect(throws: PolicyError.alreadyRegistered("l-ru")) { try PolicyCatalog.register([ClashingLRU.self]) }
     #expect(throws: PolicyError.alreadyRegistered("test-mru")) { try PolicyCatalog.register([RegisteredMRU.self]) }
   }
 

@@ -67,8 +67,7 @@ public struct CacheBenchmark: Sendable {
         (
           "MemoryCache \(spec), integer index",
           { () throws(CacheError) in
-            try MemoryCache<UInt64, UInt64>(
-              policy: spec.description, index: IntegerSlotIndex<UInt64>.self, countLimit: capacity, lock: lock)
+            try MemoryCache.ofIntegers(policy: spec, countLimit: capacity, lock: lock)
           }
         ))
     }

@@ -149,9 +149,7 @@ public struct ConcurrentBenchmark: Sendable {
     case Self.nscacheName: target = NSCacheTarget(limit: Int64(Self.capacity), bytes: false)
     default:
       do throws(CacheError) {
-        target = try MemoryCache<UInt64, UInt64>(
-          policy: policy.description, index: IntegerSlotIndex<UInt64>.self, countLimit: Self.capacity,
-          lock: LockStrategy(name))
+        target = try MemoryCache.ofIntegers(policy: policy, countLimit: Self.capacity, lock: LockStrategy(name))
       } catch { throw BenchError(error) }
     }
     for key in 0..<UInt64(Self.capacity) { target.set(key, cost: 1) }

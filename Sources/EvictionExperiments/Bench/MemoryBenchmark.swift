@@ -98,8 +98,7 @@ public struct MemoryBenchmark: Sendable {
     // the cache benchmark already compile in this module.
     let cache: MemoryCache<UInt64, UInt64>
     do {
-      cache = try MemoryCache<UInt64, UInt64>(
-        policy: spec.description, index: IntegerSlotIndex<UInt64>.self, countLimit: n)
+      cache = try MemoryCache.ofIntegers(policy: spec, countLimit: n)
       for key in 0..<UInt64(n) { try cache.setValue(key, forKey: key) }
     } catch { throw BenchError("\(spec): \(error)") }
     let bytes = heapInUse() - before
@@ -111,9 +110,8 @@ public struct MemoryBenchmark: Sendable {
   }
 
   static func ghostBytes(_ spec: PolicySpec, entries n: Int) -> (bytes: Double, ghosts: Int)? {
-    // The catalog's own boxed build: no new specialisation of every policy here.
-    guard let definition = PolicyCatalog.definition(named: spec.name) else { return nil }
-    let policy = definition.simulatorPolicy(spec, capacity: Int64(n))
+    // The engine's boxed build: no new specialisation of every policy here.
+    let policy = spec.integerBox(capacity: Int64(n))
     // Each key twice, so recency-and-frequency policies (ARC, 2Q) hold them
     // as proven; then N new keys push them into history.
     var time: Int64 = 0

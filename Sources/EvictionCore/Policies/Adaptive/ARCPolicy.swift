@@ -324,7 +324,7 @@ public struct ARCPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
 }
 
 /// ARC in the catalog.
-public enum ARC: PolicyDefinition {
+public enum ARC: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
     name: "arc", summary: "adaptive replacement cache", citation: "Megiddo and Modha, FAST'03",
     traits: .asksBeforeEvicting,

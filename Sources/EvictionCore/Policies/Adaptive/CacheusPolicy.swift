@@ -489,7 +489,7 @@ public struct CacheusPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyab
 }
 
 /// Cacheus in the catalog.
-public enum Cacheus: PolicyDefinition {
+public enum Cacheus: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
     name: "cacheus", summary: "SR-LRU and CR-LFU experts weighted by regret, self-tuning learning rate",
     citation: "Rodriguez et al., FAST'21",

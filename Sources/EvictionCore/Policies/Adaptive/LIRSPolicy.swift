@@ -295,7 +295,7 @@ public struct LIRSPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable 
 }
 
 /// LIRS in the catalog.
-public enum LIRS: PolicyDefinition {
+public enum LIRS: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
     name: "lirs", summary: "LIRS, as its authors' code", citation: "Jiang and Zhang, SIGMETRICS'02",
     parameters: [

@@ -35,7 +35,7 @@
 /// object fits at all, so an object larger than the cache empties it and then
 /// crashes it (the AdaptSize trace at 280,000 and 2,800,000 bytes); here such
 /// an object is not admitted and evicts nothing, as everywhere.
-public enum LPARC: PolicyDefinition {
+public enum LPARC: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
     name: "lp-arc", summary: "ARC with lazy promotion: T2 is a CLOCK",
     citation: "Yang et al., HotOS'23; Megiddo and Modha, FAST'03",

@@ -286,7 +286,7 @@ public struct LeCaRPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable
 }
 
 /// LeCaR in the catalog.
-public enum LeCaR: PolicyDefinition {
+public enum LeCaR: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
     name: "lecar", summary: "LRU and LFU experts weighted by regret learning",
     citation: "Vietri et al., HotStorage'18",

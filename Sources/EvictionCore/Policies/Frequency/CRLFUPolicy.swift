@@ -8,7 +8,7 @@
 /// Cacheus: frequencies count only while an object is resident and restart at
 /// 1, as in ``LFU``; each frequency keeps its members in arrival order and
 /// eviction takes the newest member of the lowest frequency.
-public enum CRLFU: PolicyDefinition {
+public enum CRLFU: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
     name: "cr-lfu", summary: "churn-resistant LFU: newest first among the least frequent",
     citation: "Rodriguez et al., FAST'21",

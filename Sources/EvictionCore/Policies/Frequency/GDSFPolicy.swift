@@ -133,7 +133,7 @@ public struct GDSFPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable 
 }
 
 /// GDSF in the catalog.
-public enum GDSF: PolicyDefinition {
+public enum GDSF: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
     name: "gdsf", summary: "Greedy-Dual-Size-Frequency, size-aware", citation: "Cherkasova, 1998",
     parameters: [

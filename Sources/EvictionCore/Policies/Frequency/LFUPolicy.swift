@@ -136,7 +136,7 @@ public struct LFUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
 }
 
 /// LFU in the catalog.
-public enum LFU: PolicyDefinition {
+public enum LFU: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
     name: "lfu", summary: "least frequently used, oldest first among equals",
     traits: .namesVictims,

@@ -181,7 +181,7 @@ public struct LRUKPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable 
 }
 
 /// LRU-K in the catalog.
-public enum LRUK: PolicyDefinition {
+public enum LRUK: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
     name: "lru-k", summary: "LRU-K: evict the oldest K-th most recent reference; under K references first, FIFO",
     citation: "O'Neil, O'Neil and Weikum, SIGMOD'93",

@@ -74,7 +74,7 @@ public struct SizePolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable 
 }
 
 /// Size in the catalog.
-public enum SizeEviction: PolicyDefinition {
+public enum SizeEviction: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
     name: "size", summary: "evict the largest object", citation: "Williams et al., SIGCOMM'96",
     traits: .namesVictims,

@@ -359,7 +359,7 @@ public struct WTinyLFUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
 
 /// W-TinyLFU in the catalog: libCacheSim 0.3.5's, where a replacement in
 /// the main cache is the eviction.
-public enum WTinyLFU: PolicyDefinition {
+public enum WTinyLFU: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
     name: "wtinylfu", summary: "W-TinyLFU: LRU window, frequency-filtered SLRU main",
     citation: "Einziger et al., TOS'17", parameters: WTinyLFUShared.parameters,
@@ -378,7 +378,7 @@ public enum WTinyLFU: PolicyDefinition {
 
 /// W-TinyLFU as libCacheSim had it in 2024: the window drains into the main
 /// cache until one of its victims is evicted.
-public enum WTinyLFUv0: PolicyDefinition {
+public enum WTinyLFUv0: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
     name: "wtinylfu-v0", summary: "W-TinyLFU whose window drains into the main cache while its victims win",
     citation: "Einziger et al., TOS'17", parameters: WTinyLFUShared.parameters,

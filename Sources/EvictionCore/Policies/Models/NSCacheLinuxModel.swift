@@ -92,7 +92,7 @@ public struct NSCacheLinuxModel<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Co
 }
 
 /// The NSCache model in the catalog.
-public enum NSCacheLinux: PolicyDefinition {
+public enum NSCacheLinux: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
     name: "nscache-linux", summary: "model of Foundation's NSCache on Linux (cheapest first, newest among equals)",
     parameters: [

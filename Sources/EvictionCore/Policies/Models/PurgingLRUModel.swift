@@ -94,7 +94,7 @@ public struct PurgingLRUModel<Index: SlotIndex & ~Copyable>: SingleListPolicy, ~
 }
 
 /// The YYMemoryCache model in the catalog.
-public enum YYMemory: PolicyDefinition {
+public enum YYMemory: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
     name: "yy-memory", summary: "model of YYMemoryCache (LRU, trims after insertion)",
     parameters: [
@@ -112,7 +112,7 @@ public enum YYMemory: PolicyDefinition {
 }
 
 /// The AFAutoPurgingImageCache model in the catalog.
-public enum AFAutoPurging: PolicyDefinition {
+public enum AFAutoPurging: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
     name: "af-autopurging",
     summary: "model of AFNetworking's AFAutoPurgingImageCache (LRU, purges to a preferred usage)",

@@ -149,7 +149,7 @@ public struct TimedTrimModel<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
 }
 
 /// The YYDiskCache model in the catalog.
-public enum YYDisk: PolicyDefinition {
+public enum YYDisk: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
     name: "yy-disk", summary: "model of YYDiskCache (LRU by access second, trimmed on a timer)",
     parameters: [
@@ -171,7 +171,7 @@ public enum YYDisk: PolicyDefinition {
 }
 
 /// The SDImageCache disk model in the catalog.
-public enum SDDisk: PolicyDefinition {
+public enum SDDisk: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
     name: "sd-disk", summary: "model of SDImageCache's disk clean-up (expire by age, then oldest to half the limit)",
     parameters: [

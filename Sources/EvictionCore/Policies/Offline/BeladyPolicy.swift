@@ -60,7 +60,7 @@ public struct BeladyPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyabl
 }
 
 /// Belady's bound in the catalog.
-public enum Belady: PolicyDefinition {
+public enum Belady: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
     name: "belady", summary: "Belady's offline optimum: evict the farthest next request",
     citation: "Belady, IBM Systems Journal 1966",

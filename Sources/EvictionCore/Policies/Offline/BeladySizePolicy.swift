@@ -128,7 +128,7 @@ public struct BeladySizePolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Co
 }
 
 /// Size-aware Belady in the catalog.
-public enum BeladySize: PolicyDefinition {
+public enum BeladySize: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
     name: "belady-size", summary: "size-aware Belady: evict the most size × time-to-next-request, sampled",
     parameters: [

@@ -68,7 +68,7 @@ public struct ClockPolicy<Index: SlotIndex & ~Copyable>: SingleListPolicy, ~Copy
 }
 
 /// CLOCK in the catalog.
-public enum CLOCK: PolicyDefinition {
+public enum CLOCK: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
     name: "clock", summary: "CLOCK / second chance (FIFO with reinsertion)", citation: "Corbató, 1968",
     parameters: [

@@ -225,7 +225,7 @@ public struct FIFOMergePolicy<Index: SlotIndex & ~Copyable>: SingleListPolicy, ~
 }
 
 /// FIFO-Merge in the catalog.
-public enum FIFOMerge: PolicyDefinition {
+public enum FIFOMerge: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
     name: "fifo-merge", summary: "FIFO that evicts the least used of each batch of 100 at the tail",
     citation: "Yang et al., NSDI'21",

@@ -10,7 +10,7 @@ public enum FIFODiscipline: QueueDiscipline {
 public typealias FIFOPolicy<Index: SlotIndex & ~Copyable> = QueuePolicy<Index, FIFODiscipline>
 
 /// FIFO in the catalog.
-public enum FIFO: PolicyDefinition {
+public enum FIFO: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
     name: "fifo", summary: "first in, first out",
     traits: .namesVictims,

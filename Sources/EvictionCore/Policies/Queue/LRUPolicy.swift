@@ -10,7 +10,7 @@ public enum LRUDiscipline: QueueDiscipline {
 public typealias LRUPolicy<Index: SlotIndex & ~Copyable> = QueuePolicy<Index, LRUDiscipline>
 
 /// LRU in the catalog.
-public enum LRU: PolicyDefinition {
+public enum LRU: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
     name: "lru", summary: "least recently used",
     traits: .namesVictims,

@@ -11,7 +11,7 @@ public enum MRUDiscipline: QueueDiscipline {
 public typealias MRUPolicy<Index: SlotIndex & ~Copyable> = QueuePolicy<Index, MRUDiscipline>
 
 /// MRU in the catalog.
-public enum MRU: PolicyDefinition {
+public enum MRU: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
     name: "mru", summary: "most recently used",
     traits: .namesVictims,

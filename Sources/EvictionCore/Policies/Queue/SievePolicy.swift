@@ -79,7 +79,7 @@ public struct SievePolicy<Index: SlotIndex & ~Copyable>: SingleListPolicy, ~Copy
 }
 
 /// SIEVE in the catalog.
-public enum Sieve: PolicyDefinition {
+public enum Sieve: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
     name: "sieve", summary: "SIEVE", citation: "Zhang et al., NSDI'24",
     traits: .namesVictims,

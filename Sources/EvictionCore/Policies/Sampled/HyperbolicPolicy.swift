@@ -117,7 +117,7 @@ public struct HyperbolicPolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Co
 }
 
 /// Hyperbolic caching in the catalog.
-public enum Hyperbolic: PolicyDefinition {
+public enum Hyperbolic: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
     name: "hyperbolic", summary: "of sampled entries, evict the fewest hits per unit of time cached",
     citation: "Blankstein, Sen and Freedman, USENIX ATC'17",

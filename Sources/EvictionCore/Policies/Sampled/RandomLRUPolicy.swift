@@ -111,7 +111,7 @@ public struct RandomLRUPolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Cop
 }
 
 /// Sampled LRU in the catalog.
-public enum RandomLRU: PolicyDefinition {
+public enum RandomLRU: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
     name: "randomlru", summary: "of sampled entries, evict the least recently used",
     citation: "Psounis and Prabhakar, INFOCOM 2001",

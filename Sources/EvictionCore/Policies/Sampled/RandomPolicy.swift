@@ -67,7 +67,7 @@ public struct RandomPolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Copyab
 }
 
 /// Random eviction in the catalog.
-public enum RandomEviction: PolicyDefinition {
+public enum RandomEviction: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
     name: "random", summary: "uniformly random victim",
     parameters: [

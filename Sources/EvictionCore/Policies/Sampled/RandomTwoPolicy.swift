@@ -107,7 +107,7 @@ public struct RandomTwoPolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Cop
 }
 
 /// Random-two in the catalog.
-public enum RandomTwo: PolicyDefinition {
+public enum RandomTwo: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
     name: "randomtwo", summary: "of two random entries, evict the less recently used",
     citation: "Psounis and Prabhakar, INFOCOM 2001",

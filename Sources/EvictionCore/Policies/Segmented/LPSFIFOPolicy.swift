@@ -111,7 +111,7 @@ public struct LPSFIFOPolicy<Index: SlotIndex & ~Copyable>: SegmentedPolicy, ~Cop
 }
 
 /// LP-SFIFO in the catalog.
-public enum LPSFIFO: PolicyDefinition {
+public enum LPSFIFO: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
     name: "lp-sfifo", summary: "segmented FIFO with lazy promotion at eviction",
     citation: "Yang et al., HotOS'23",

@@ -7,7 +7,7 @@
 /// Am is its `Clock` with a 1-bit counter; eviction takes A1in's oldest into
 /// A1out while A1in is over its share, else Am's CLOCK victim; an object
 /// found in A1out enters Am, which first makes room within its own share.
-public enum LPTwoQ: PolicyDefinition {
+public enum LPTwoQ: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
     name: "lp-twoq", summary: "2Q with lazy promotion: Am is a CLOCK",
     citation: "Yang et al., HotOS'23; Johnson and Shasha, VLDB'94",

@@ -207,7 +207,7 @@ public struct MQPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
 }
 
 /// MQ in the catalog.
-public enum MQ: PolicyDefinition {
+public enum MQ: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
     name: "mq", summary: "Multi-Queue: LRU queues by log2 frequency, expiry demotes, Qout remembers frequencies",
     citation: "Zhou, Philbin and Li, USENIX ATC'01",

@@ -159,7 +159,7 @@ public struct QDLPPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy, ~C
 }
 
 /// QD-LP in the catalog.
-public enum QDLP: PolicyDefinition {
+public enum QDLP: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
     name: "qdlp", summary: "QD-LP: probationary FIFO, ghost, CLOCK main cache",
     citation: "Yang et al., HotOS'23",

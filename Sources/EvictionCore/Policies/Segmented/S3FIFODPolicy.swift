@@ -257,7 +257,7 @@ extension PolicyStorage where Index: ~Copyable, Payload == UInt8 {
 }
 
 /// S3-FIFO-D in the catalog.
-public enum S3FIFOD: PolicyDefinition {
+public enum S3FIFOD: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
     name: "s3fifod", summary: "S3-FIFO-D: S3-FIFO whose FIFO share follows returning evictions",
     citation: "Yang et al., SOSP'23; libCacheSim's S3FIFOd",

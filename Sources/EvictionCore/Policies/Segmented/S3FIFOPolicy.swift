@@ -180,7 +180,7 @@ public struct S3FIFOPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy, 
 
 /// S3-FIFO in the catalog: libCacheSim 0.3.5's, whose first fill goes to
 /// main once small holds its share.
-public enum S3FIFO: PolicyDefinition {
+public enum S3FIFO: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
     name: "s3fifo", summary: "S3-FIFO: small, main and ghost FIFOs; the first fill past small's share enters main",
     citation: "Yang et al., SOSP'23",
@@ -205,7 +205,7 @@ public enum S3FIFO: PolicyDefinition {
 
 /// The SOSP'23 S3-FIFO in the catalog, every new object entering small:
 /// libCacheSim's 2024 `s3fifo`, 0.3.5's `s3fifov0`.
-public enum S3FIFOv0: PolicyDefinition {
+public enum S3FIFOv0: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
     name: "s3fifo-v0", summary: "S3-FIFO as in SOSP'23: every new object enters the small FIFO",
     citation: "Yang et al., SOSP'23", parameters: S3FIFOShared.parameters, traits: .namesVictims,

@@ -8,7 +8,7 @@
 /// segments). Segmented FIFOs go back to Turner and Levy's page replacement
 /// for VAX/VMS ("Segmented FIFO page replacement", SIGMETRICS 1981); the
 /// segments here are libCacheSim's: equal in size and FIFO throughout.
-public enum SFIFO: PolicyDefinition {
+public enum SFIFO: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
     name: "sfifo", summary: "segmented FIFO: equal FIFO segments, a hit moves up one",
     citation: "Turner and Levy, SIGMETRICS 1981",

@@ -95,7 +95,7 @@ public struct SLRUPolicy<Index: SlotIndex & ~Copyable>: SegmentedPolicy, ~Copyab
 }
 
 /// SLRU in the catalog.
-public enum SLRU: PolicyDefinition {
+public enum SLRU: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
     name: "slru", summary: "segmented LRU with equal segments",
     citation: "Karedla, Love and Wherry, IEEE Computer 1994",

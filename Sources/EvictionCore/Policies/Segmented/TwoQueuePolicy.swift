@@ -145,7 +145,7 @@ public struct TwoQueuePolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy
 }
 
 /// 2Q in the catalog.
-public enum TwoQ: PolicyDefinition {
+public enum TwoQ: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
     name: "2q", summary: "2Q: A1in FIFO, A1out ghost, Am LRU", citation: "Johnson and Shasha, VLDB'94",
     parameters: [
