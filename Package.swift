@@ -70,20 +70,23 @@ let package = Package(
     .target(name: "EvictionTraces", dependencies: ["CCompression"]),
     // Synthetic workloads (Zipf, scans, loops, hot spots, mixes), drawn from EvictionStats' streams.
     .target(name: "EvictionWorkloads", dependencies: ["EvictionTraces", "EvictionStats"]),
-    // Replay engines and the result model.
+    // Replay engines and the result model. Not the disk tier: the two build
+    // side by side (about 40 s of a 2-core release build).
     .target(
       name: "EvictionSim",
       dependencies: [
-        "EvictionCore", "EvictionCache", "EvictionDisk", "EvictionTraces", "EvictionWorkloads", "EvictionStats",
+        "EvictionCore", "EvictionCache", "EvictionTraces", "EvictionWorkloads", "EvictionStats",
         "CAllocator", "CPrefetch", .product(name: "Histogram", package: "hdrhistogram-swift"),
       ]),
-    // The disk tier: a SQLite manifest over value files (libsqlite3 only; never GSL).
+    // What is built on the engine: sweeps and their configurations, benchmarks,
+    // baselines, trace catalogs, tiered replay, progress.
     .target(
       name: "EvictionExperiments",
       dependencies: [
         "EvictionSim", "EvictionCore", "EvictionCache", "EvictionDisk", "EvictionTraces", "EvictionWorkloads",
         "EvictionStats", "CAllocator", .product(name: "Histogram", package: "hdrhistogram-swift"),
       ]),
+    // The disk tier: a SQLite manifest over value files (libsqlite3 only; never GSL).
     .target(name: "EvictionDisk", dependencies: ["EvictionCore", "EvictionCache", "CSQLite"]),
     // Results as CSV, JSON, tables, Markdown and HTML with SVG charts.
     .target(name: "EvictionReports", dependencies: ["EvictionSim", "EvictionExperiments", "EvictionStats"]),
