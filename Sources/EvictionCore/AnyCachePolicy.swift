@@ -73,28 +73,26 @@ public struct BoxedPolicy<Key: Hashable>: ReplacementPolicy {
 
   @inlinable @inline(__always)
   public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
-    withoutActuallyEscaping(onEvict) { box.lookup(request, $0) }
+    box.lookup(request, onEvict)
   }
 
   @inlinable @inline(__always)
   public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
-    withoutActuallyEscaping(onEvict) { box.admit(request, $0) }
+    box.admit(request, onEvict)
   }
 
   @inlinable @inline(__always)
   public mutating func admit(
     _ request: Request<Key>, onEvict: (Slot, Key) -> Void, approve: (Key) -> Bool
   ) -> Slot? {
-    withoutActuallyEscaping(onEvict) { onEvict in
-      withoutActuallyEscaping(approve) { box.admitApproving(request, onEvict, $0) }
-    }
+    box.admitApproving(request, onEvict, approve)
   }
 
   @inlinable public mutating func remove(_ key: Key) -> Slot? { box.remove(key) }
 
   @inlinable
   public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
-    withoutActuallyEscaping(onEvict) { box.evictOne($0) }
+    box.evictOne(onEvict)
   }
 
   @inlinable public func contains(_ key: Key) -> Bool { box.contains(key) }
