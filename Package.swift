@@ -87,7 +87,7 @@ let package = Package(
         "EvictionStats", "CAllocator", .product(name: "Histogram", package: "hdrhistogram-swift"),
       ]),
     // The disk tier: a SQLite manifest over value files (libsqlite3 only; never GSL).
-    .target(name: "EvictionDisk", dependencies: ["EvictionCore", "EvictionCache", "CSQLite"]),
+    .target(name: "EvictionDisk", dependencies: ["EvictionCore", "EvictionCache", "EvictionTraces", "CSQLite"]),
     // Results as CSV, JSON, tables, Markdown and HTML with SVG charts.
     .target(name: "EvictionReports", dependencies: ["EvictionSim", "EvictionExperiments", "EvictionStats"]),
     // The whole command line as a library: `EvictionLab.main(extraPolicies:)`
@@ -126,7 +126,8 @@ let package = Package(
     .testTarget(
       name: "EvictionReportsTests",
       dependencies: [
-        "EvictionReports", "EvictionSim", "EvictionExperiments", "EvictionTraces", "EvictionCore", "EvictionTestSupport",
+        "EvictionReports", "EvictionSim", "EvictionExperiments", "EvictionTraces", "EvictionCore",
+        "EvictionTestSupport",
       ],
       swiftSettings: tests),
     .testTarget(

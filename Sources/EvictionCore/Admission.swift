@@ -119,7 +119,9 @@ public struct AdmissionSpec: Hashable, Sendable, CustomStringConvertible {
   public static func list(_ text: String) throws(AdmissionError) -> [AdmissionSpec] {
     var specs: [String] = []
     for piece in text.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
-      guard !piece.allSatisfy(\.isWhitespace) else { throw AdmissionError("--admission '\(text)' has an empty item") }
+      guard !piece.allSatisfy(\.isWhitespace) else {
+        throw AdmissionError("admission list '\(text)' has an empty item; e.g. none,tinylfu")
+      }
       if piece.contains("=") && !piece.contains(":"), let last = specs.popLast() {
         specs.append(last + "," + piece)
       } else {
@@ -129,7 +131,9 @@ public struct AdmissionSpec: Hashable, Sendable, CustomStringConvertible {
     var list: [AdmissionSpec] = []
     for spec in specs {
       let parsed = try AdmissionSpec(spec)
-      guard !list.contains(parsed) else { throw AdmissionError("--admission names \(parsed) twice; name each once") }
+      guard !list.contains(parsed) else {
+        throw AdmissionError("admission list '\(text)' names \(parsed) twice; name each once")
+      }
       list.append(parsed)
     }
     return list

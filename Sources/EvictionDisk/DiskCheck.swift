@@ -1,3 +1,5 @@
+import EvictionTraces
+
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -49,7 +51,7 @@ public struct DiskCheckReport: Sendable, Equatable {
     var lines = [
       "\(rows) rows, \(valueFiles) value files"
         + (!verifiedValues
-          ? ", lengths compared (--quick)"
+          ? ", lengths compared (\(Setting.quick))"
           : unverifiedValues.isEmpty
             ? ", every value verified"
             : ", every value verified but \(unverifiedValues.count) inline "

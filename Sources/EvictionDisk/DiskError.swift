@@ -1,3 +1,5 @@
+import EvictionTraces
+
 /// What can go wrong in the disk tier. Each message names the path and says
 /// what to do.
 public enum DiskError: Error, Equatable, CustomStringConvertible {
@@ -35,7 +37,7 @@ public enum DiskError: Error, Equatable, CustomStringConvertible {
     case .manifest(let path, let reason, let code):
       return "\(path): SQLite error \(code): \(reason)"
     case .corruptFile(let path, let reason):
-      return "\(path): \(reason); run evlab disk check --repair on the store"
+      return "\(path): \(reason); repair the store (\(Setting.repairStore))"
     case .closed:
       return "the store is closed"
     case .invalidPolicy(let message), .invalidPath(let message):
@@ -50,7 +52,7 @@ public enum DiskError: Error, Equatable, CustomStringConvertible {
         ? "another process"
         : (processes.count == 1 ? "process " : "processes ") + processes.map(String.init).joined(separator: ", ")
       return exclusive
-        ? "\(path) is in use by \(who); close it first, or pass --wait SECONDS"
+        ? "\(path) is in use by \(who); close it first, or wait for it (\(Setting.wait) SECONDS)"
         : "\(path) is being repaired or swept by \(who); try again when it is done"
     case .newerLayout(let path, let version, let supported):
       return

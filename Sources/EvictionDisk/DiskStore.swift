@@ -1,4 +1,5 @@
 import CSQLite
+import EvictionTraces
 
 #if canImport(Glibc)
   import Glibc
@@ -86,7 +87,7 @@ public final class DiskStore {
     case .storeWithoutManifest:
       throw .manifest(
         path: directory + "/" + StoreFolder.manifestName,
-        reason: "missing while value files exist; run evlab disk check --repair \(directory) to rebuild it", code: 0)
+        reason: "missing while value files exist; rebuild it (\(Setting.repairStore) \(directory))", code: 0)
     case .foreign:
       throw .notAStore(
         path: directory,

@@ -147,7 +147,7 @@ public struct TraceCatalog: Sendable {
   /// same traces is the same file), and what its figures mean.
   public func header(tool: String, command: String) -> [String] {
     [
-      "Trace catalog for evlab compare --collection: \(entries.count) traces.",
+      "Trace catalog for \(Setting.collectionRun): \(entries.count) traces.",
       "Written by \(tool): \(command)",
       "requests and objects are counted as evlab reads the trace; checksum is CRC-32 of the file as stored.",
       "Both are checked when a comparison reads the trace.",

@@ -19,6 +19,18 @@ import Foundation
 /// confidence intervals, mrc, stress, …) with `LRU2` in its catalog beside
 /// the built-in policies.
 public enum EvictionLab {
+  /// How the libraries' messages name a setting on the command line: its
+  /// flag (`keyColumn` is `--key-column`), or the command that takes it
+  /// (`evlab disk check --repair`).
+  public static let flagSpelling: @Sendable (Setting) -> String = { setting in
+    var flag = setting.name.isEmpty ? "" : "--"
+    for character in setting.name {
+      if character.isUppercase { flag += "-" + character.lowercased() } else { flag.append(character) }
+    }
+    guard let command = setting.command else { return flag }
+    return flag.isEmpty ? "evlab \(command)" : "evlab \(command) \(flag)"
+  }
+
   /// Runs the command line on the process's arguments and exits.
   public static func main(extraPolicies: [any PolicyDefinition.Type] = []) -> Never {
     do {
@@ -27,6 +39,7 @@ public enum EvictionLab {
       printError("evlab: error: \(error)")
       exit(1)
     }
+    Setting.spell(flagSpelling)
     Interruption.install()
     watchMemory()
     do {

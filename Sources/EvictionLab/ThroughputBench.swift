@@ -85,8 +85,8 @@ struct ThroughputBench: ParsableCommand {
       if let format = traceOptions.format { arguments += ["--format", format] }
       (base, current) = try failing { () throws(BenchError) in
         try ThroughputBenchmark.interleave(
-          baseline: baseline, current: ThroughputBenchmark.currentExecutable, arguments: arguments, rounds: runs,
-          log: printError)
+          baseline: baseline, current: ThroughputBenchmark.currentExecutable,
+          arguments: { arguments + ["--runs", "1", "--json", $0] }, rounds: runs, log: printError)
       }
     } else {
       base = try baseline.map { path in try failing { () throws(BenchError) in try ThroughputBenchmark.load(path) } }

@@ -97,23 +97,31 @@ public enum MissRatioCurves {
     let lru = policy.name == "lru" && !admitted
     if admitted && (method == .exact || maxObjects != nil) {
       throw CurveError(
-        "behind admission \(admission) LRU is not a stack policy, so \(maxObjects != nil ? "fixed-size SHARDS (--max-objects)" : "--method exact") does not apply; use --method simulate or shards --rate"
+        "behind admission \(admission) LRU is not a stack policy, so \(maxObjects != nil ? "fixed-size SHARDS (\(Setting.maxObjects))" : "\(Setting.method) exact") does not apply; use \(Setting.method) simulate or shards \(Setting.rate)"
       )
     }
     if policy.descriptor.isOffline {
-      throw CurveError("\(policy.name) is offline; miss-ratio curves run online policies (replay it with evlab replay)")
+      throw CurveError(
+        "\(policy.name) is offline; miss-ratio curves run online policies (replay it: \(Setting.replayCommand))")
     }
-    guard rate > 0 && rate <= 1 else { throw CurveError("--rate \(rate): give a sampling rate in (0, 1], e.g. 0.01") }
+    guard rate > 0 && rate <= 1 else {
+      throw CurveError("\(Setting.rate) \(rate): give a sampling rate in (0, 1], e.g. 0.01")
+    }
     if let maxObjects {
-      guard method == .shards else { throw CurveError("--max-objects is fixed-size SHARDS: add --method shards") }
-      guard lru else { throw CurveError("fixed-size SHARDS (--max-objects) is for LRU; use --rate for \(policy.name)") }
-      guard maxObjects >= 1 else { throw CurveError("--max-objects \(maxObjects): at least 1") }
+      guard method == .shards else {
+        throw CurveError("\(Setting.maxObjects) is fixed-size SHARDS: add \(Setting.method) shards")
+      }
+      guard lru else {
+        throw CurveError("fixed-size SHARDS (\(Setting.maxObjects)) is for LRU; use \(Setting.rate) for \(policy.name)")
+      }
+      guard maxObjects >= 1 else { throw CurveError("\(Setting.maxObjects) \(maxObjects): at least 1") }
       return .fixedSizeShards(maxObjects: maxObjects)
     }
     switch method ?? (lru ? .exact : .simulate) {
     case .exact where !lru:
       throw CurveError(
-        "--method exact is for LRU (a stack policy); use --method simulate or shards for \(policy.name)")
+        "\(Setting.method) exact is for LRU (a stack policy); use \(Setting.method) simulate or shards for \(policy.name)"
+      )
     case .exact: return .exact
     case .simulate: return .simulate
     case .shards: return .shards(rate: rate)
@@ -147,7 +155,8 @@ public enum MissRatioCurves {
   /// warm-up covers whole.
   static func warmupCoversAll(_ trace: TraceSource, _ warmup: ReplayWindow.Span?) -> TraceError {
     guard let warmup else { return .emptyTrace(path: trace.path) }
-    return .invalidOption("\(trace.path): the warm-up (\(warmup)) covers every request; give a shorter --warmup")
+    return .invalidOption(
+      "\(trace.path): the warm-up (\(warmup)) covers every request; give a shorter \(Setting.warmup)")
   }
 
   /// The exact LRU curve at `sizes` in one pass. In count mode every size is

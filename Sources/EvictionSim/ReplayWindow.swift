@@ -172,7 +172,8 @@ extension TraceReplay {
     if position == 0 { throw .emptyTrace(path: trace.path) }
     if counts.requests == 0 {
       throw .invalidOption(
-        "\(trace.path): the warm-up (\(window.warmup!)) covers all \(position) requests; give a shorter --warmup")
+        "\(trace.path): the warm-up (\(window.warmup!)) covers all \(position) requests; give a shorter \(Setting.warmup)"
+      )
     }
     counts.flashWrites = policy.flashWrites
     return counts

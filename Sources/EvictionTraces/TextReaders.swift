@@ -122,7 +122,7 @@ final class TextTraceReader: TraceReader {
       if line.contains(where: { $0 == 32 || $0 == 9 }) {
         throw .malformedLine(
           file: lines.path, line: lines.lineNumber,
-          reason: "expected one key per line, found several fields (for delimited traces use --format csv)")
+          reason: "expected one key per line, found several fields (for delimited traces use \(Setting.format) csv)")
       }
       buffer[filled] = TraceRecord(key: TextKey.id(line))
       filled += 1
@@ -229,7 +229,7 @@ final class CSVTraceReader: TraceReader {
       throw .malformedLine(
         file: lines.path, line: lines.lineNumber,
         reason:
-          "no '\(Character(UnicodeScalar(given)))' on this line, but its fields are split by \(name): use --delimiter \(name) (or leave --delimiter out)"
+          "no '\(Character(UnicodeScalar(given)))' on this line, but its fields are split by \(name): use \(Setting.delimiter) \(name) (or leave \(Setting.delimiter) out)"
       )
     }
     var head: [UnsafeRawBufferPointer] = []
@@ -260,12 +260,12 @@ final class CSVTraceReader: TraceReader {
     Self.fields(line, delimiter, into: &parts)
     let needed = max(keyColumn, sizeColumn ?? 0, timeColumn ?? 0) + 1
     guard parts.count >= needed else {
-      var fix = "check --key-column, --size-column and --time-column"
+      var fix = "check \(Setting.keyColumn), \(Setting.sizeColumn) and \(Setting.timeColumn)"
       if let other = Self.candidates.first(where: { $0 != delimiter && Self.count($0, in: line) + 1 >= needed }) {
         fix =
           other == 9
-          ? "its fields are split by tabs: add --delimiter $'\\t'"
-          : "its fields are split by '\(Character(UnicodeScalar(other)))': add --delimiter '\(Character(UnicodeScalar(other)))'"
+          ? "its fields are split by tabs: add \(Setting.delimiter) $'\\t'"
+          : "its fields are split by '\(Character(UnicodeScalar(other)))': add \(Setting.delimiter) '\(Character(UnicodeScalar(other)))'"
       }
       throw .malformedLine(
         file: lines.path, line: number, reason: "\(parts.count) fields, but column \(needed) is read; \(fix)")
@@ -278,7 +278,7 @@ final class CSVTraceReader: TraceReader {
     if let c = sizeColumn {
       guard let size = TextKey.decimal(parts[c]) else {
         let text = String(decoding: parts[c], as: UTF8.self)
-        let hint = number <= 2 && options.header != .yes ? " (a header line? add --header yes)" : ""
+        let hint = number <= 2 && options.header != .yes ? " (a header line? add \(Setting.header) yes)" : ""
         throw .malformedLine(
           file: lines.path, line: number,
           reason: "size '\(text)' in column \(c + 1) is not a non-negative integer\(hint)")

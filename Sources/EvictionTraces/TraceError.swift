@@ -28,14 +28,14 @@ public enum TraceError: Error, Equatable, CustomStringConvertible {
       return "unknown trace format '\(name)'; known formats: \(TraceFormat.allNames.joined(separator: ", "))"
     case .cannotInferFormat(let path):
       return
-        "\(path): cannot tell the trace format from the file name; pass --format (\(TraceFormat.allNames.joined(separator: ", ")))"
+        "\(path): cannot tell the trace format from the file name; pass \(Setting.format) (\(TraceFormat.allNames.joined(separator: ", ")))"
     case .malformedLine(let file, let line, let reason):
       return "\(file):\(line): \(reason); fix or remove that line"
     case .truncatedRecord(let file, let offset, let size, let remaining):
       return
         "\(file): truncated record at byte offset \(offset): records are \(size) bytes but only \(remaining) remain; the file is cut short or not in this format"
     case .notOfFormat(let file, let format, let reason):
-      return "\(file): not a \(format) trace (\(reason)); pass the right --format"
+      return "\(file): not a \(format) trace (\(reason)); pass the right \(Setting.format)"
     case .corruptCompressedStream(let file, let codec, let reason):
       return "\(file): corrupt \(codec) stream (\(reason)); the file is damaged or incomplete, fetch it again"
     case .emptyTrace(let path):
@@ -44,11 +44,11 @@ public enum TraceError: Error, Equatable, CustomStringConvertible {
       return message
     case .catalogMismatch(let path, let reason):
       return
-        "\(path): \(reason), but its catalog says otherwise; the file changed since the catalog was written: check it, then rewrite the catalog (evlab catalog)"
+        "\(path): \(reason), but its catalog says otherwise; the file changed since the catalog was written: check it, then rewrite the catalog (\(Setting.writeCatalog))"
     case .valueOutOfRange(let path, let request, let field, let value, let format, let holds):
       return
         "\(path): request \(request) has \(field) \(value), which \(format) cannot hold (\(holds)); nothing was written: write csv, whose fields are 64-bit"
-        + (format == "txt" ? ", or pass --keys-only to keep the keys alone" : "")
+        + (format == "txt" ? ", or pass \(Setting.keysOnly) to keep the keys alone" : "")
     case .notEnoughMemory(let what, let needed, let available, let limit, let wayOut):
       return
         "not enough memory: \(what) needs \(MemoryBudget.describe(needed)) more, and \(MemoryBudget.describe(MemoryBudget.margin(for: needed))) to spare for the rest of the run, but \(MemoryBudget.describe(available)) are left under \(limit); \(wayOut)"
@@ -104,7 +104,7 @@ public struct SkippedRecords: Sendable, Equatable {
   public func warning(path: String) -> String? {
     guard count > 0, let first else { return nil }
     let noun = count == 1 ? "bad line or record" : "bad lines or records"
-    return "warning: \(path): skipped \(count) \(noun) (--skip-bad-lines); the first: \(first)"
+    return "warning: \(path): skipped \(count) \(noun) (\(Setting.skipBadLines)); the first: \(first)"
   }
 
   /// A one-line note of the zero-size requests skipped, if any.

@@ -77,7 +77,7 @@ public struct TraceSource: Sendable, Hashable {
     let (span, spanOver) = stride.multipliedReportingOverflow(by: UInt64(copies - 1))
     guard !over, !spanOver, !largest.addingReportingOverflow(span).overflow else {
       throw .invalidOption(
-        "\(path): its ids span too much of the 64-bit range to tile \(copies) copies without sharing objects; use fewer copies (--repeat) or renumber the trace (evlab convert)"
+        "\(path): its ids span too much of the 64-bit range to tile \(copies) copies without sharing objects; use fewer copies (\(Setting.repeatTrace)) or renumber the trace (\(Setting.convert))"
       )
     }
     return stride

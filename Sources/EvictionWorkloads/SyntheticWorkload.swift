@@ -105,7 +105,7 @@ public struct SyntheticWorkload: Sendable {
         }
         components.append(Component(kind: kind, weight: weight))
       }
-      guard !components.isEmpty else { throw .invalidOption("--mix is empty; e.g. zipf:0.8,scan:0.2") }
+      guard !components.isEmpty else { throw .invalidOption("\(Setting.mix) is empty; e.g. zipf:0.8,scan:0.2") }
       return components
     }
   }
@@ -157,7 +157,9 @@ public struct SyntheticWorkload: Sendable {
   public func generate() throws(TraceError) -> [TraceRecord] {
     try MemoryBudget.check(
       memoryNeeded, for: "generating \(requests) requests over \(objects) objects",
-      wayOut: "generate fewer requests (--requests) or objects (--objects), or run where more memory is free")
+      wayOut:
+        "generate fewer requests (\(Setting.requests)) or objects (\(Setting.objects)), or run where more memory is free"
+    )
     let rng = RandomStream(seed: seed)
     var records: [TraceRecord] = []
     records.reserveCapacity(requests)

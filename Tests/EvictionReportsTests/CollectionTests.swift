@@ -81,7 +81,7 @@ import Testing
     flags.config = "\(root)/sweep.toml"
     fails(flags, "not both")
     flags.collection = "\(root)/catalog.toml"
-    fails(flags, "--collection alone")
+    fails(flags, "\(Setting.collection) alone")
   }
 
   /// A configuration's synthetic trace is held to the same ranges as
@@ -160,7 +160,8 @@ import Testing
       _ = try Self.config(entry + "checksum = \"crc32:00000000\"\n")
     } throws: { error in
       let text = (error as? ConfigError)?.description ?? ""
-      return text.contains("its checksum is \(checksum), not crc32:00000000") && text.contains("evlab catalog")
+      return text.contains("its checksum is \(checksum), not crc32:00000000")
+        && text.contains("rewrite the catalog (\(Setting.writeCatalog))")
     }
     // Counts are checked when the trace is read for its statistics.
     let config = try Self.config(entry + "requests = 7\n")

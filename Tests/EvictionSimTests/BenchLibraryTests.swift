@@ -115,11 +115,4 @@ import Testing
     let verdicts = try ThroughputBenchmark.compare(baseline: a, current: b, alpha: 0.05, minimumEffect: 0.05)
     #expect(verdicts.map(\.policy) == ["lru"])
   }
-
-  @Test func progressEstimatesWaitForAHundredthOfTheWork() {
-    #expect(ProgressLine.estimate(elapsed: 1, done: 5, expected: 1000) == nil)
-    #expect(ProgressLine.estimate(elapsed: 2, done: 100, expected: 1000) == 18)
-    #expect(ProgressLine.estimate(elapsed: 2, done: 1000, expected: 1000) == nil)
-    #expect(ProgressLine.estimate(elapsed: 2, done: 10, expected: 0) == nil)
-  }
 }

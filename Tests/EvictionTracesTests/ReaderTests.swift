@@ -50,7 +50,7 @@ func runTool(_ tool: String, _ arguments: [String]) throws {
     #expect(
       throws: TraceError.malformedLine(
         file: path, line: 3,
-        reason: "expected one key per line, found several fields (for delimited traces use --format csv)")
+        reason: "expected one key per line, found several fields (for delimited traces use \(Setting.format) csv)")
     ) {
       try readAll(path)
     }
@@ -235,7 +235,7 @@ func runTool(_ tool: String, _ arguments: [String]) throws {
         let refusing = try TraceWriter(path: path, format: .txt)
         let refused = #expect(throws: TraceError.self) { try refusing.write(records) }
         #expect(refused?.description.contains("request 1 has size 100, which txt cannot hold") == true)
-        #expect(refused?.description.contains("--keys-only") == true)
+        #expect(refused?.description.contains("pass \(Setting.keysOnly) to keep the keys") == true)
       }
       let writer = try TraceWriter(path: path, format: TraceFormat.infer(fromPath: path)!)
       writer.keysOnly = name.hasPrefix("w.txt")

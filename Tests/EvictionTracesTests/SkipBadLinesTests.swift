@@ -100,7 +100,7 @@ import Testing
     #expect(
       throws: TraceError.malformedLine(
         file: "inline", line: 2,
-        reason: "expected one key per line, found several fields (for delimited traces use --format csv)")
+        reason: "expected one key per line, found several fields (for delimited traces use \(Setting.format) csv)")
     ) {
       _ = try openTrace(contents: Array("1\n2 3\n".utf8), name: "inline", format: .txt).readAll()
     }

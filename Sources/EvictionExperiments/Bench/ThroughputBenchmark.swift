@@ -42,7 +42,7 @@ public enum ThroughputBenchmark {
       trace == other.trace && cacheSize == other.cacheSize && sizeMode == other.sizeMode && copies == other.copies
     }
 
-    public var workload: String { "\(trace) at \(cacheSize) (\(sizeMode), --repeat \(copies))" }
+    public var workload: String { "\(trace) at \(cacheSize) (\(sizeMode), \(Setting.repeatTrace) \(copies))" }
 
     public func encoded() -> String {
       let encoder = JSONEncoder()
@@ -72,10 +72,11 @@ public enum ThroughputBenchmark {
   }
 
   /// Two builds in one session, each round running both in alternating
-  /// order (what drifts with the machine drifts for both): `arguments` is
-  /// one run of `bench throughput` without `--runs` and `--json`.
+  /// order (what drifts with the machine drifts for both): `arguments(path)`
+  /// is the command line of one run that writes its samples to `path`.
   public static func interleave(
-    baseline: String, current: String, arguments: [String], rounds: Int, log: (String) -> Void = { _ in }
+    baseline: String, current: String, arguments: (_ samplesPath: String) -> [String], rounds: Int,
+    log: (String) -> Void = { _ in }
   ) throws(BenchError) -> (baseline: Samples, current: Samples) {
     var base: Samples? = nil
     var mine: Samples? = nil
@@ -96,8 +97,10 @@ public enum ThroughputBenchmark {
     return into
   }
 
-  /// One run of `executable bench throughput … --runs 1 --json TEMP`, its samples.
-  static func runBuild(_ executable: String, arguments: [String], label: String) throws(BenchError) -> Samples {
+  /// One run of `executable` with `arguments(TEMP)`, its samples (read from TEMP).
+  static func runBuild(
+    _ executable: String, arguments: (_ samplesPath: String) -> [String], label: String
+  ) throws(BenchError) -> Samples {
     let output = FileManager.default.temporaryDirectory.appendingPathComponent(
       "evlab-throughput-\(UUID().uuidString).json")
     let token = ScratchPaths.shared.register(output.path)
@@ -107,7 +110,7 @@ public enum ThroughputBenchmark {
     }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments + ["--runs", "1", "--json", output.path]
+    process.arguments = arguments(output.path)
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
     do { try process.run() } catch {
@@ -155,7 +158,7 @@ public enum ThroughputBenchmark {
       return try JSONDecoder().decode(Samples.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
     } catch {
       throw BenchError(
-        "--baseline \(path): neither an evlab executable nor a samples file written by --json (\(error.localizedDescription))"
+        "\(Setting.baseline) \(path): neither an evlab executable nor a samples file written by \(Setting.json) (\(error.localizedDescription))"
       )
     }
   }

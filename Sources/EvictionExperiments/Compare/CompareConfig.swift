@@ -156,7 +156,8 @@ public struct CompareConfig: Sendable {
     public func configuration(defaultPath: String) throws(ConfigError) -> CompareConfig {
       if let collection {
         guard config == nil && traces.isEmpty else {
-          throw ConfigError(file: collection, "give --collection alone, without --config or --trace")
+          throw ConfigError(
+            file: collection, "give \(Setting.collection) alone, without \(Setting.config) or \(Setting.trace)")
         }
         return try CompareConfig.collection(
           path: collection, name: name, sizeMode: sizeMode, policies: policies, sizes: sizes, seeds: seeds,
@@ -169,7 +170,10 @@ public struct CompareConfig: Sendable {
         guard traces.isEmpty && sweepFlags else {
           throw ConfigError(
             file: path,
-            "give either --config or --trace/--policy/--size/--size-mode/--seeds/--name/--warmup/--interval, not both; a configuration takes these as keys (name, size_mode, seeds, warmup, interval, ...)"
+            "give either \(Setting.config) or "
+              + [Setting.trace, .policy, .size, .sizeMode, .seeds, .runName, .warmup, .interval].map(\.description)
+              .joined(separator: "/")
+              + ", not both; a configuration takes these as keys (name, size_mode, seeds, warmup, interval, ...)"
           )
         }
         return try CompareConfig.load(path: path)
@@ -212,16 +216,16 @@ public struct CompareConfig: Sendable {
     var document: [String: Any] = [
       "name": name ?? "compare", "size_mode": sizeMode ?? "count", "policies": policies,
       "traces": traces.map { ["path": $0] },
-      "sizes": try items(sizes, "--size").map { Int64($0) ?? $0 as Any },
+      "sizes": try items(sizes, Setting.size.description).map { Int64($0) ?? $0 as Any },
     ]
     if !admissions.isEmpty { document["admissions"] = admissions }
     if let warmup { document["warmup"] = warmup }
     if let interval { document["interval"] = interval }
     if !seeds.isEmpty {
       var values: [Int] = []
-      for seed in try items(seeds, "--seeds") {
+      for seed in try items(seeds, Setting.seeds.description) {
         guard let value = Int(seed) else {
-          throw ConfigError(file: file, "--seeds '\(seed)': write integers such as 1,2,3")
+          throw ConfigError(file: file, "\(Setting.seeds) '\(seed)': write integers such as 1,2,3")
         }
         values.append(value)
       }

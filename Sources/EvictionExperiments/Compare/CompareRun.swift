@@ -510,7 +510,7 @@ extension ComparePartial {
           .map { (input as NSString).appendingPathComponent($0) }
         : [input]
       if files.isEmpty {
-        throw .merge("\(input): holds no partial-I-of-N.json; was it written by evlab compare --shard?")
+        throw .merge("\(input): holds no partial-I-of-N.json; was it written by \(Setting.shard)?")
       }
       for file in files {
         do {

@@ -205,7 +205,7 @@ public struct ComparePartial: Codable, Sendable {
     _ parts: [(path: String, partial: ComparePartial)], version: String? = nil, commit: String? = nil
   ) throws(CompareError) -> (CompareConfig, CompareOutcome) {
     guard let first = parts.first else {
-      throw .merge("no partial results found; name the folders evlab compare --shard wrote")
+      throw .merge("no partial results found; name the folders that \(Setting.shard) wrote")
     }
     let shards = first.partial.shards
     var seen: [Int: String] = [:]
