@@ -18,7 +18,7 @@ struct Bench: ParsableCommand {
 /// Single-thread replay throughput per policy: `runs` rounds, each replaying
 /// every policy once in turn (interleaved, so machine noise spreads evenly),
 /// reported as the median with min and max.
-struct ReplayBench: ParsableCommand {
+struct ReplayBench: ParsableCommand, TakesSizeMode {
   static let configuration = CommandConfiguration(
     commandName: "replay",
     abstract: "Median single-thread replay throughput per policy.",
@@ -41,7 +41,6 @@ struct ReplayBench: ParsableCommand {
   var size: Checked<AbsoluteSize>
 
   @OptionGroup var sizeModeOption: SizeModeOption
-  var sizeMode: SizeMode { sizeModeOption.sizeMode }
 
   @Option(name: .customLong("repeat"), help: "Tile the trace this many times with disjoint ids.")
   var copies: Int = 1

@@ -6,7 +6,7 @@ import EvictionSim
 import EvictionTraces
 import Foundation
 
-struct MRC: ParsableCommand {
+struct MRC: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
   static let configuration = CommandConfiguration(
     commandName: "mrc",
     abstract: "Miss-ratio curves: every size in one pass (exact LRU, multi-size simulation, SHARDS sampling).",
@@ -28,9 +28,6 @@ struct MRC: ParsableCommand {
   @OptionGroup var policyOptions: PolicyOptions
   @OptionGroup var sizeOptions: SizeOptions
   @OptionGroup var sizeModeOption: SizeModeOption
-  var policies: [Checked<PolicyList>] { policyOptions.policies }
-  var sizes: [Checked<SizeList>] { sizeOptions.sizes }
-  var sizeMode: SizeMode { sizeModeOption.sizeMode }
 
   @OptionGroup var admissions: AdmissionOptions
 

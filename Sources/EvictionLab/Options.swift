@@ -115,6 +115,23 @@ struct SizeModeOption: ParsableArguments {
   var sizeMode: SizeMode = .count
 }
 
+/// A command that takes some of the shared groups reads them by these names.
+protocol TakesPolicies { var policyOptions: PolicyOptions { get } }
+protocol TakesSizes { var sizeOptions: SizeOptions { get } }
+protocol TakesSizeMode { var sizeModeOption: SizeModeOption { get } }
+
+extension TakesPolicies {
+  var policies: [Checked<PolicyList>] { policyOptions.policies }
+}
+
+extension TakesSizes {
+  var sizes: [Checked<SizeList>] { sizeOptions.sizes }
+}
+
+extension TakesSizeMode {
+  var sizeMode: SizeMode { sizeModeOption.sizeMode }
+}
+
 /// Admission policies: `none,bloom-filter,prob:p=0.25,seed=2,size:max=64k`.
 struct AdmissionList: ArgumentValue, Sequence {
   var specs: [AdmissionSpec]

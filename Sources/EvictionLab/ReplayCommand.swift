@@ -6,7 +6,7 @@ import EvictionSim
 import EvictionTraces
 import Foundation
 
-struct Replay: ParsableCommand {
+struct Replay: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
   static let configuration = CommandConfiguration(
     abstract: "Replay traces through policies at one or more cache sizes.",
     discussion: """
@@ -26,9 +26,6 @@ struct Replay: ParsableCommand {
   @OptionGroup var policyOptions: PolicyOptions
   @OptionGroup var sizeOptions: SizeOptions
   @OptionGroup var sizeModeOption: SizeModeOption
-  var policies: [Checked<PolicyList>] { policyOptions.policies }
-  var sizes: [Checked<SizeList>] { sizeOptions.sizes }
-  var sizeMode: SizeMode { sizeModeOption.sizeMode }
 
   @OptionGroup var admissions: AdmissionOptions
 

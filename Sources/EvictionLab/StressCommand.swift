@@ -8,7 +8,7 @@ import EvictionTraces
 import EvictionWorkloads
 import Foundation
 
-struct Stress: ParsableCommand {
+struct Stress: ParsableCommand, TakesPolicies, TakesSizeMode {
   static let configuration = CommandConfiguration(
     abstract: "Replay a trace from many threads through one shared MemoryCache: throughput, latency, lock contention.",
     discussion: """
@@ -27,7 +27,6 @@ struct Stress: ParsableCommand {
   @OptionGroup var traceOptions: TraceOptions
 
   @OptionGroup var policyOptions: PolicyOptions
-  var policies: [Checked<PolicyList>] { policyOptions.policies }
 
   @OptionGroup var admissions: AdmissionOptions
 
@@ -37,7 +36,6 @@ struct Stress: ParsableCommand {
   var size: Checked<SizeList>
 
   @OptionGroup var sizeModeOption: SizeModeOption
-  var sizeMode: SizeMode { sizeModeOption.sizeMode }
 
   @Option(help: "Thread counts, comma-separated or repeated.")
   var threads: [Checked<ThreadCounts>] = ["1,2,4,8"]

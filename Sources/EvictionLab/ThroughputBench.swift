@@ -9,7 +9,7 @@ import Foundation
 /// against a baseline that calls a regression only when Welch's test and a
 /// minimum effect size both say so. Never run as a gate in CI (a shared
 /// 2-core machine is too noisy for wall-clock gates).
-struct ThroughputBench: ParsableCommand {
+struct ThroughputBench: ParsableCommand, TakesSizeMode {
   static let configuration = CommandConfiguration(
     commandName: "throughput",
     abstract:
@@ -37,7 +37,6 @@ struct ThroughputBench: ParsableCommand {
   var size: Checked<AbsoluteSize> = "2000"
 
   @OptionGroup var sizeModeOption: SizeModeOption
-  var sizeMode: SizeMode { sizeModeOption.sizeMode }
 
   @Option(
     name: .customLong("repeat"),
