@@ -26,8 +26,10 @@ struct Compare: ParsableCommand {
   @Option(help: "The sweep's configuration, TOML or JSON (default: \(defaultConfig) when no --trace is given).")
   var config: String?
 
-  @Option(name: .customLong("trace"), help: "Without --config: trace files (format from the file name).")
+  @Option(name: .customLong("trace"), help: "Without --config: trace files (format from the file name, or --format).")
   var traces: [String] = []
+
+  @OptionGroup(title: "Reading the --trace files") var traceOptions: TraceOptions
 
   @Option(
     help:
@@ -98,6 +100,7 @@ struct Compare: ParsableCommand {
     (flags.config, flags.collection, flags.traces, flags.name) = (self.config, collection, traces, name)
     (flags.sizeMode, flags.policies, flags.sizes, flags.seeds) = (sizeMode, policies, sizes, seeds)
     (flags.admissions, flags.warmup, flags.interval) = (admissions, warmup, interval)
+    flags.reading = traceOptions.reading
     let config = try failing { () throws(ConfigError) in try flags.configuration(defaultPath: Self.defaultConfig) }
     let directory = output ?? "results/\(config.name)"
     if shardSpec == nil {

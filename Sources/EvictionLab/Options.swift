@@ -370,6 +370,16 @@ struct TraceOptions: ParsableArguments {
   )
   var skipBadLines = false
 
+  /// These options as a comparison's flags carry them to each trace.
+  var reading: CompareConfig.Flags.Reading {
+    var reading = CompareConfig.Flags.Reading()
+    (reading.format, reading.keyColumn, reading.sizeColumn) = (format, keyColumn, sizeColumn)
+    (reading.timeColumn, reading.delimiter) = (timeColumn, delimiter)
+    reading.header = header == .auto ? nil : header.rawValue
+    (reading.renumberIDs, reading.skipBadLines) = (renumberIds, skipBadLines)
+    return reading
+  }
+
   func validate() throws {
     if let format {
       do throws(TraceError) { _ = try TraceFormat(name: format) } catch { throw ArgumentError(error.description) }

@@ -359,4 +359,33 @@ import Testing
     let bad = try evlab(["compare", "--config", path, "--output", "bad"], in: dir)
     #expect(bad.status == 1 && bad.stderr.contains("[disk]: unknown key 'colour'"))
   }
+
+  @Test func aTraceWhoseNameHidesItsFormatIsReadWithFormat() throws {
+    let dir = try scratchDirectory()
+    let hidden = dir.appendingPathComponent("web07.trace.zst")
+    try FileManager.default.copyItem(
+      at: repositoryRoot.appendingPathComponent("traces/loop-3000.oracleGeneral.zst"), to: hidden)
+    let common = ["--policy", "lru,fifo", "--size", "1%", "--name", "hidden"]
+    let refused = try evlab(["compare", "--trace", hidden.path, "--output", "refused"] + common, in: dir)
+    #expect(refused.status == 1)
+    #expect(refused.stderr.contains("pass --format ("), "\(refused.stderr)")
+    #expect(!refused.stderr.contains("add format ="), "advice for a configuration file: \(refused.stderr)")
+    let named = try evlab(
+      ["compare", "--trace", hidden.path, "--format", "oracleGeneral", "--output", "named"] + common, in: dir)
+    #expect(named.status == 0, "\(named.stderr)")
+    let plain = try evlab(
+      [
+        "compare", "--trace", repositoryRoot.appendingPathComponent("traces/loop-3000.oracleGeneral.zst").path,
+        "--output", "plain",
+      ] + common, in: dir)
+    #expect(plain.status == 0, "\(plain.stderr)")
+    // The same requests read either way: the same rows but for the trace's name.
+    let rowsNamed = rows(try read(dir, "named/results.csv")).map { $0.filter { $0.key != "trace" } }
+    let rowsPlain = rows(try read(dir, "plain/results.csv")).map { $0.filter { $0.key != "trace" } }
+    #expect(!rowsNamed.isEmpty && rowsNamed.map { $0["miss_ratio"] } == rowsPlain.map { $0["miss_ratio"] })
+    // A configuration reads its traces its own way: --format beside --config is refused.
+    let config = try writeConfig(in: dir)
+    let both = try evlab(["compare", "--config", config, "--format", "csv", "--output", "both"], in: dir)
+    #expect(both.status == 1 && both.stderr.contains("--format"), "\(both.stderr)")
+  }
 }

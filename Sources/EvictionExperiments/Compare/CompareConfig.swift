@@ -149,13 +149,45 @@ public struct CompareConfig: Sendable {
     public var admissions: [String] = []
     public var warmup: String?
     public var interval: String?
+    /// How to read `traces`, as a configuration's reading keys give it for
+    /// each trace (`format`, `key_column`, `size_column`, `time_column`,
+    /// `header`, `delimiter`, `renumber_ids`), with `skip_bad_lines`.
+    public var reading = Reading()
     public init() {}
+
+    /// How the command line says to read its traces.
+    public struct Reading: Sendable {
+      public var format: String?
+      public var keyColumn: Int?
+      public var sizeColumn: Int?
+      public var timeColumn: Int?
+      public var header: String?
+      public var delimiter: String?
+      public var renumberIDs = false
+      public var skipBadLines = false
+      public init() {}
+
+      /// The keys of each trace's table.
+      var traceKeys: [String: Any] {
+        var keys: [String: Any] = [:]
+        keys["format"] = format
+        keys["key_column"] = keyColumn
+        keys["size_column"] = sizeColumn
+        keys["time_column"] = timeColumn
+        keys["header"] = header
+        keys["delimiter"] = delimiter
+        if renumberIDs { keys["renumber_ids"] = true }
+        return keys
+      }
+
+      var isEmpty: Bool { traceKeys.isEmpty && !skipBadLines }
+    }
 
     /// The sweep these flags describe; with none of config, collection or
     /// traces, the configuration at `defaultPath`.
     public func configuration(defaultPath: String) throws(ConfigError) -> CompareConfig {
       if let collection {
-        guard config == nil && traces.isEmpty else {
+        guard config == nil && traces.isEmpty && reading.isEmpty else {
           throw ConfigError(
             file: collection, "give \(Setting.collection) alone, without \(Setting.config) or \(Setting.trace)")
         }
@@ -166,12 +198,13 @@ public struct CompareConfig: Sendable {
       if let path = config ?? (traces.isEmpty ? defaultPath : nil) {
         let sweepFlags =
           policies.isEmpty && sizes.isEmpty && admissions.isEmpty && warmup == nil && interval == nil
-          && name == nil && sizeMode == nil && seeds.isEmpty
+          && name == nil && sizeMode == nil && seeds.isEmpty && reading.isEmpty
         guard traces.isEmpty && sweepFlags else {
           throw ConfigError(
             file: path,
             "give either \(Setting.config) or "
-              + [Setting.trace, .policy, .size, .sizeMode, .seeds, .runName, .warmup, .interval].map(\.description)
+              + [Setting.trace, .policy, .size, .sizeMode, .seeds, .runName, .warmup, .interval, .format]
+              .map(\.description)
               .joined(separator: "/")
               + ", not both; a configuration takes these as keys (name, size_mode, seeds, warmup, interval, ...)"
           )
@@ -180,7 +213,7 @@ public struct CompareConfig: Sendable {
       }
       return try CompareConfig.fromFlags(
         name: name, sizeMode: sizeMode, policies: policies, traces: traces, sizes: sizes, seeds: seeds,
-        admissions: admissions, warmup: warmup, interval: interval)
+        admissions: admissions, warmup: warmup, interval: interval, reading: reading)
     }
   }
 
@@ -189,12 +222,20 @@ public struct CompareConfig: Sendable {
   /// written as a JSON configuration, so flags and files go through one parser.
   public static func fromFlags(
     name: String?, sizeMode: String?, policies: [String], traces: [String], sizes: [String], seeds: [String],
-    admissions: [String] = [], warmup: String? = nil, interval: String? = nil
+    admissions: [String] = [], warmup: String? = nil, interval: String? = nil, reading: Flags.Reading = Flags.Reading()
   ) throws(ConfigError) -> CompareConfig {
     let file = "the command line"
-    let document = try flagDocument(
+    for trace in traces where reading.format == nil && TraceFormat.infer(fromPath: trace) == nil {
+      throw ConfigError(
+        file: file,
+        "\(trace): cannot tell the trace format from the file name; pass \(Setting.format) (\(TraceFormat.allNames.joined(separator: ", ")))"
+      )
+    }
+    var document = try flagDocument(
       name: name, sizeMode: sizeMode, policies: policies, traces: traces, sizes: sizes, seeds: seeds,
       admissions: admissions, warmup: warmup, interval: interval)
+    document["traces"] = traces.map { ["path": $0].merging(reading.traceKeys) { given, _ in given } }
+    if reading.skipBadLines { document["skip_bad_lines"] = true }
     let data = try! JSONSerialization.data(withJSONObject: document, options: [.sortedKeys])
     return try parse(String(decoding: data, as: UTF8.self), format: "json", file: file)
   }
