@@ -158,20 +158,21 @@ public enum CacheSize: Sendable, Hashable, CustomStringConvertible {
 
   /// `sizes` resolved against `trace` in `sizeMode`, in the order given:
   /// absolute sizes as they are; shares measured against the trace's
-  /// footprint (one pass over it, only if a share is given). Sizes that
+  /// footprint (one pass over it that counts distinct objects and their
+  /// bytes, only if a share is given: ``TraceInfo/footprint(_:)``). Sizes that
   /// resolve to one cache size (`1%` and `5` on a trace of 500 objects, or
   /// all of `auto` on a handful) are refused: each row would be the same
   /// cache under another label.
   public static func resolve(
     _ sizes: [CacheSize], for trace: TraceSource, sizeMode: SizeMode
   ) throws(TraceError) -> [Int64] {
-    var info: TraceInfo?
-    if sizes.contains(where: \.isShare) { info = try TraceInfo.measure(trace) }
-    let resolved = sizes.map { size in info.map { size.resolve($0, sizeMode: sizeMode) } ?? size.resolve(footprint: 0) }
+    var measured: (objects: Int, bytes: Int64)?
+    if sizes.contains(where: \.isShare) { measured = try TraceInfo.footprint(trace) }
+    let total = measured.map { sizeMode == .count ? Int64($0.objects) : $0.bytes } ?? 0
+    let resolved = sizes.map { $0.resolve(footprint: total) }
     if let same = coinciding(resolved).first {
       let names = same.map { sizes[$0].description }
-      let footprint =
-        info.map { sizeMode == .count ? "\($0.uniqueObjects) objects" : "\($0.footprintBytes) bytes" } ?? "?"
+      let footprint = measured == nil ? "?" : sizeMode == .count ? "\(total) objects" : "\(total) bytes"
       throw .invalidOption(
         "sizes \(names.dropLast().joined(separator: ", ")) and \(names.last!) \(names.count == 2 ? "both" : "all") come to \(resolved[same[0]]) on "
           + "\(trace.name), whose footprint is \(footprint): each would be the same cache; give sizes that differ on "

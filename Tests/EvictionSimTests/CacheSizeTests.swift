@@ -1,5 +1,7 @@
 import EvictionExperiments
 import EvictionSim
+import EvictionTestSupport
+import EvictionTraces
 import Testing
 
 /// The one size grammar every command and configuration takes.
@@ -17,6 +19,23 @@ import Testing
     #expect(try CacheSize("1.0") == .fraction(1))
     #expect(try CacheSize("0.1%").resolve(footprint: 3000) == 3)
     #expect(CacheSize.fraction(0.01).description == "1%")
+  }
+
+  /// Shares resolve against the footprint the cheap count finds, which is
+  /// the full analysis's, tiled copies and byte sizes included.
+  @Test func theFootprintCountAgreesWithTheFullAnalysis() throws {
+    let path = SharedData.path("traces/libcachesim/cloudPhysicsIO.oracleGeneral.bin")
+    for copies in [1, 3] {
+      let source = TraceSource(path: path, format: .oracleGeneral, copies: copies)
+      let info = try TraceInfo.measure(source)
+      let footprint = try TraceInfo.footprint(source)
+      #expect(footprint.objects == info.uniqueObjects && footprint.bytes == info.footprintBytes)
+      #expect(info.uniqueObjects > 1000 && info.footprintBytes > Int64(info.uniqueObjects))
+      let shares = [CacheSize.fraction(0.01), .fraction(0.1)]
+      #expect(
+        try CacheSize.resolve(shares, for: source, sizeMode: .bytes)
+          == shares.map { $0.resolve(info, sizeMode: .bytes) })
+    }
   }
 
   @Test func autoIsLibCacheSimsSet() throws {
