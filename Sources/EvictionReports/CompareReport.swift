@@ -70,7 +70,7 @@ public enum CompareReport {
     return written
   }
 
-  /// Each row label's colour and marker in the charts (``SVGChart/style(_:)``),
+  /// Each row label's colour and marker in the charts (``SVGChart/Styles``),
   /// so a notebook draws every policy as the report does.
   struct Style: Codable {
     var policy: String
@@ -82,8 +82,9 @@ public enum CompareReport {
   static func stylesJSON(_ config: CompareConfig) -> String {
     var offline: [String: Bool] = [:]
     for policy in config.policies { offline[policy.description] = policy.descriptor.isOffline }
+    let book = SVGChart.Styles(config.labels)
     let styles = config.labels.map { label in
-      let style = SVGChart.style(label)
+      let style = book.style(label)
       return Style(
         policy: label, color: style.color, marker: style.marker,
         bound: offline[label.components(separatedBy: " + ")[0]] ?? false)
@@ -212,7 +213,8 @@ public enum CompareReport {
           "reduction-box-\(size)",
           SVGChart.boxes(
             title: "Miss-ratio reduction from FIFO at \(size), \(traces) traces",
-            xLabel: "(mr_FIFO − mr) / mr_FIFO; box P25–P75, whiskers P5–P95, ◇ mean", boxes: boxes, format: pct))
+            xLabel: "(mr_FIFO − mr) / mr_FIFO; box P25–P75, whiskers P5–P95, ◇ mean", boxes: boxes, format: pct,
+            styles: SVGChart.Styles(config.labels)))
         + "</figure>\n"
       html +=
         "<div class=\"wide\"><table class=\"names\"><thead><tr>" + acrossColumns.map { "<th>\($0)</th>" }.joined()
@@ -232,7 +234,7 @@ public enum CompareReport {
             title: "Share of traces where each policy misses least, at \(size)", xLabel: "share of traces",
             labels: contenders.map(\.policy), values: contenders.map { $0.bestShare ?? 0 },
             intervals: [], colors: [], format: { String(format: "%.0f%%", $0 * 100) },
-            colorOf: { SVGChart.style($0).color })) + "</figure>\n"
+            styles: SVGChart.Styles(config.labels))) + "</figure>\n"
     }
     html += heatTable(summaries, size: config.chartSize.description)
     let left = leftOut(outcome, config: config)
@@ -482,6 +484,7 @@ public enum CompareReport {
       // peak occupancy): a timed model holding far more than the capacity
       // would draw a curve below the optimum.
       let labels = config.labels
+      let styles = SVGChart.Styles(labels)
       let charted = labels.filter { label in
         rows.filter { $0.label == label }.allSatisfy { $0.isContender || $0.offline }
       }
@@ -489,7 +492,7 @@ public enum CompareReport {
       for byteRatio in bytes ? [false, true] : [false] {
         let series = charted.map { label in
           let points = rows.filter { $0.label == label }.sorted { $0.cacheSize < $1.cacheSize }
-          return SVGChart.Series(
+          var series = SVGChart.Series(
             name: label,
             points: points.map { (Double($0.cacheSize), byteRatio ? $0.byteMissRatio : $0.missRatio) },
             intervals: points.map {
@@ -498,6 +501,8 @@ public enum CompareReport {
                 : byteRatio
                   ? $0.byteMissRatioCi95Low...$0.byteMissRatioCi95High : $0.missRatioCi95Low...$0.missRatioCi95High
             }, bound: points.first?.offline ?? false, styledByName: true)
+          series.style = styles.style(label)
+          return series
         }
         let what = byteRatio ? "Byte miss ratio" : "Miss ratio"
         body +=
@@ -523,7 +528,8 @@ public enum CompareReport {
               title: "Miss ratio at \(ranking.sizeLabel) (\(ranking.cacheSize) \(unit))", xLabel: "miss ratio",
               labels: ranking.rows.map(\.label), values: ranking.rows.map(\.missRatio),
               intervals: ranking.rows.map { $0.runs > 1 ? $0.missRatioCi95Low...$0.missRatioCi95High : nil },
-              colors: [], format: { String(format: "%.3f", $0) }, colorOf: { SVGChart.style($0).color }), perTrace: true
+              colors: [], format: { String(format: "%.3f", $0) }, styles: SVGChart.Styles(config.labels)),
+            perTrace: true
           )
           + "</figure>\n"
         body +=
@@ -573,8 +579,10 @@ public enum CompareReport {
     let series = config.labels.compactMap { label -> SVGChart.Series? in
       let mine = points.filter { ($0.admission == "none" ? $0.policy : "\($0.policy) + \($0.admission)") == label }
       guard !mine.isEmpty else { return nil }
-      return SVGChart.Series(
+      var series = SVGChart.Series(
         name: label, points: mine.map { (Double($0.interval + 1), $0.missRatio) }, styledByName: true)
+      series.style = SVGChart.Styles(config.labels).style(label)
+      return series
     }
     let unit: String
     switch interval {

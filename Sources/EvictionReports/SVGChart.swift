@@ -17,6 +17,9 @@ public enum SVGChart {
     /// Colour and marker from the series' name (``style(_:)``), as policies
     /// are; otherwise by position, as lock strategies and storage modes are.
     public var styledByName: Bool
+    /// Colour and marker chosen by the caller (a report's ``Styles``),
+    /// before either rule.
+    public var style: (color: String, marker: String)?
 
     public init(
       name: String, points: [(x: Double, y: Double)], intervals: [ClosedRange<Double>?] = [], bound: Bool = false,
@@ -31,6 +34,9 @@ public enum SVGChart {
 
     /// Colour, marker and dash pattern of series `i`.
     func look(_ i: Int) -> (color: String, marker: String, dash: String) {
+      if let style {
+        return (style.color, style.marker, bound ? " stroke-dasharray=\"6 3\"" : "")
+      }
       if styledByName {
         let style = SVGChart.style(name)
         return (style.color, style.marker, bound ? " stroke-dasharray=\"6 3\"" : "")
@@ -159,9 +165,11 @@ public enum SVGChart {
 
   /// Horizontal bars, one per labelled value, with optional 95% whiskers.
   /// `colors[i]` picks bar i's palette entry (so a policy keeps its colour across charts).
+  /// With `styles`, each bar takes its label's colour and carries its
+  /// marker at its base, so bars that share a colour still differ.
   public static func bars(
     title: String, xLabel: String, labels: [String], values: [Double], intervals: [ClosedRange<Double>?],
-    colors: [Int], format: (Double) -> String, colorOf: ((String) -> String)? = nil
+    colors: [Int], format: (Double) -> String, colorOf: ((String) -> String)? = nil, styles: Styles? = nil
   ) -> String {
     guard let maxValue = (values + intervals.compactMap { $0?.upperBound }).max() else { return "" }
     let xMax = niceCeiling(max(maxValue, 1e-9))
@@ -180,7 +188,11 @@ public enum SVGChart {
       let y = top + Double(i) * rowH
       svg += text(barLeft - 8, y + rowH * 0.65, fit(label, barLeft - 12), anchor: "end")
       svg +=
-        "<rect class=\"bar\" data-series=\"\(escape(label))\" x=\"\(f(barLeft))\" y=\"\(f(y + 3))\" width=\"\(f(max(0.5, px(values[i]) - barLeft)))\" height=\"\(f(rowH - 6))\" fill=\"\(colorOf?(label) ?? color(i < colors.count ? colors[i] : i))\"><title>\(escape(label)): \(format(values[i]))</title></rect>"
+        "<rect class=\"bar\" data-series=\"\(escape(label))\" x=\"\(f(barLeft))\" y=\"\(f(y + 3))\" width=\"\(f(max(0.5, px(values[i]) - barLeft)))\" height=\"\(f(rowH - 6))\" fill=\"\(styles?.style(label).color ?? colorOf?(label) ?? color(i < colors.count ? colors[i] : i))\"><title>\(escape(label)): \(format(values[i]))</title></rect>"
+      if let styles {
+        let style = styles.style(label)
+        svg += markerShape(style.marker, barLeft - 3, y + rowH / 2, 3.5, fill: style.color, stroke: style.color)
+      }
       // The value sits past the bar and past its whisker, never under it.
       var labelX = px(values[i]) + 6
       if i < intervals.count, let ci = intervals[i], ci.upperBound > ci.lowerBound {
@@ -217,7 +229,9 @@ public enum SVGChart {
   /// diamond at the mean; the axis spans the data (and 0, the reference,
   /// drawn darker), and each row's mean is printed in a column of its own,
   /// clear of the whiskers. Each policy keeps its colour (``style(_:)``).
-  public static func boxes(title: String, xLabel: String, boxes: [Box], format: (Double) -> String) -> String {
+  public static func boxes(
+    title: String, xLabel: String, boxes: [Box], format: (Double) -> String, styles: Styles? = nil
+  ) -> String {
     guard !boxes.isEmpty else { return "" }
     // A reduction is at most 100% but can fall without bound (MRU on a
     // recency trace misses ten times as often as FIFO): the axis stops at
@@ -247,7 +261,7 @@ public enum SVGChart {
     for (i, box) in boxes.enumerated() {
       let y = top + Double(i) * rowH
       let mid = y + rowH / 2
-      let (colour, marker) = style(box.name)
+      let (colour, marker) = styles?.style(box.name) ?? style(box.name)
       let dash = box.bound ? " stroke-dasharray=\"4 2\"" : ""
       svg += text(labelW - 8, y + rowH * 0.65, fit(names[i], labelW - 12), anchor: "end")
       svg +=
@@ -271,6 +285,30 @@ public enum SVGChart {
     svg += text(
       labelW + plotW / 2, h - 14, cut ? "\(xLabel); ◀ beyond \(format(xMin))" : xLabel, anchor: "middle")
     return svg + "</svg>"
+  }
+
+  /// The colours and markers of one report's labels: the labels in the
+  /// catalog's order (built-in policies first, then the rest by name) take
+  /// the palette's twelve colours in turn, then the next marker, so within
+  /// a report no two labels share a colour until there are more than
+  /// twelve, and none share both. A label the report does not list falls
+  /// back to ``style(_:)``.
+  public struct Styles: Sendable {
+    let index: [String: Int]
+
+    public init(_ labels: [String]) {
+      func rank(_ label: String) -> (Int, String) {
+        (PolicyCatalog.builtinNames.firstIndex(of: label) ?? Int.max, label)
+      }
+      let ordered = Array(Set(labels)).sorted { rank($0) < rank($1) }
+      index = Dictionary(uniqueKeysWithValues: ordered.enumerated().map { ($1, $0) })
+    }
+
+    public func style(_ label: String) -> (color: String, marker: String) {
+      guard let i = index[label] else { return SVGChart.style(label) }
+      let slot = i % (palette.count * markers.count)
+      return (palette[slot % palette.count], markers[slot / palette.count])
+    }
   }
 
   /// Marker shapes, in the order ``style(_:)`` hands them out.

@@ -50,6 +50,31 @@ import Testing
     #expect(SVGChart.style("lru") != SVGChart.style("fifo"))
   }
 
+  /// Within one report, labels take the palette in turn: the Quick start's
+  /// fourteen policies, and a user's own beside them, share no colour
+  /// until the twelfth, none share colour and marker, and bars carry the
+  /// marker so two of one colour still differ.
+  @Test func aReportsLabelsTakeDistinctColoursThenMarkers() throws {
+    let labels = [
+      "lru", "fifo", "clock", "sieve", "s3fifo", "arc", "lirs", "slru", "twoq", "wtinylfu", "random", "mru",
+      "belady", "midlru",
+    ]
+    let styles = SVGChart.Styles(labels)
+    let looks = labels.map { styles.style($0) }
+    #expect(Set(looks.map(\.color)).count == 12)
+    #expect(Set(looks.map { "\($0.color) \($0.marker)" }).count == labels.count)
+    let twelve = SVGChart.Styles(Array(labels.prefix(11)) + ["midlru"])
+    #expect(Set(labels.prefix(11).map { twelve.style($0).color } + [twelve.style("midlru").color]).count == 12)
+    let svg = SVGChart.bars(
+      title: "t", xLabel: "x", labels: labels, values: labels.indices.map { 0.1 + Double($0) / 100 }, intervals: [],
+      colors: [], format: { "\($0)" }, styles: styles)
+    let fills = capture(
+      #"class="bar" data-series="[^"]+" x="[^"]+" y="[^"]+" width="[^"]+" height="[^"]+" fill="(#[0-9A-Fa-f]+)""#,
+      in: svg)
+    #expect(fills == looks.map(\.color))
+    #expect(svg.components(separatedBy: "class=\"marker\"").count - 1 == labels.count)
+  }
+
   /// Latencies spanning decades go on a log axis with readable units.
   @Test func latenciesTakeALogAxisInReadableUnits() throws {
     let series = [SVGChart.Series(name: "mutex", points: [(x: 1, y: 180), (x: 2, y: 2_400), (x: 8, y: 210_000)])]
