@@ -525,7 +525,8 @@ public enum CompareReport {
           + figures.add(
             "bars-\(entry.name)-\(ranking.sizeLabel)",
             SVGChart.bars(
-              title: "Miss ratio at \(ranking.sizeLabel) (\(ranking.cacheSize) \(unit))", xLabel: "miss ratio",
+              title: "Miss ratio on \(entry.name) at \(ranking.sizeLabel) (\(ranking.cacheSize) \(unit))",
+              xLabel: "miss ratio",
               labels: ranking.rows.map(\.label), values: ranking.rows.map(\.missRatio),
               intervals: ranking.rows.map { $0.runs > 1 ? $0.missRatioCi95Low...$0.missRatioCi95High : nil },
               colors: [], format: { String(format: "%.3f", $0) }, styles: SVGChart.Styles(config.labels)),

@@ -186,12 +186,14 @@ public enum SVGChart {
     }
     for (i, label) in labels.enumerated() {
       let y = top + Double(i) * rowH
-      svg += text(barLeft - 8, y + rowH * 0.65, fit(label, barLeft - 12), anchor: "end")
+      // With markers, the label stands clear of the marker before the bar.
+      let gap = styles == nil ? 8.0 : 16.0
+      svg += text(barLeft - gap, y + rowH * 0.65, fit(label, barLeft - gap - 4), anchor: "end")
       svg +=
         "<rect class=\"bar\" data-series=\"\(escape(label))\" x=\"\(f(barLeft))\" y=\"\(f(y + 3))\" width=\"\(f(max(0.5, px(values[i]) - barLeft)))\" height=\"\(f(rowH - 6))\" fill=\"\(styles?.style(label).color ?? colorOf?(label) ?? color(i < colors.count ? colors[i] : i))\"><title>\(escape(label)): \(format(values[i]))</title></rect>"
       if let styles {
         let style = styles.style(label)
-        svg += markerShape(style.marker, barLeft - 3, y + rowH / 2, 3.5, fill: style.color, stroke: style.color)
+        svg += markerShape(style.marker, barLeft - 7, y + rowH / 2, 3.5, fill: style.color, stroke: style.color)
       }
       // The value sits past the bar and past its whisker, never under it.
       var labelX = px(values[i]) + 6
