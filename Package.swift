@@ -86,7 +86,8 @@ let package = Package(
         "EvictionSim", "EvictionCore", "EvictionCache", "EvictionDisk", "EvictionTraces", "EvictionWorkloads",
         "EvictionStats", "CAllocator", .product(name: "Histogram", package: "hdrhistogram-swift"),
       ]),
-    // The disk tier: a SQLite manifest over value files (libsqlite3 only; never GSL).
+    // The disk tier: a SQLite manifest over value files (libsqlite3, and Traces for its
+    // messages' settings; never GSL).
     .target(name: "EvictionDisk", dependencies: ["EvictionCore", "EvictionCache", "EvictionTraces", "CSQLite"]),
     // Results as CSV, JSON, tables, Markdown and HTML with SVG charts.
     .target(name: "EvictionReports", dependencies: ["EvictionSim", "EvictionExperiments", "EvictionStats"]),
