@@ -189,7 +189,9 @@ public struct CompareConfig: Sendable {
       if let collection {
         guard config == nil && traces.isEmpty && reading.isEmpty else {
           throw ConfigError(
-            file: collection, "give \(Setting.collection) alone, without \(Setting.config) or \(Setting.trace)")
+            file: collection,
+            "give \(Setting.collection) alone, without \(Setting.config), \(Setting.trace) or the options for reading traces (\(Setting.format) and the CSV columns): a catalog sets them per trace"
+          )
         }
         return try CompareConfig.collection(
           path: collection, name: name, sizeMode: sizeMode, policies: policies, sizes: sizes, seeds: seeds,
