@@ -51,10 +51,7 @@ struct Compare: ParsableCommand {
   var sizeMode: String?
 
   @Option(
-    name: .customLong("admission"),
-    help:
-      "Without --config: admission policies in front of every policy, comma-separated (none, bloom-filter, prob:p=F, size:max=BYTES, adaptsize; default none)."
-  )
+    name: .customLong("admission"), help: ArgumentHelp(stringLiteral: "Without --config. " + AdmissionOptions.help))
   var admissions: [String] = []
 
   @Option(help: "Without --config: seeds for randomised policies, comma-separated or repeated (default 1).")
@@ -112,7 +109,9 @@ struct Compare: ParsableCommand {
     // Traces: generate the synthetic ones, read each once for its statistics.
     let parallelism = jobs ?? config.jobs ?? ProcessInfo.processInfo.activeProcessorCount
     let (workspace, plan) = try failing { () throws(TraceError) in
-      if isatty(2) == 1 { printError("compare: reading \(config.traces.count) traces for their statistics") }
+      if isatty(2) == 1 {
+        printError("compare: reading \(Wording.count(config.traces.count, "trace")) for their statistics")
+      }
       let workspace = try CompareWorkspace(config)
       let infos = try ComparePlan.measure(config, sources: workspace.sources, parallelism: parallelism)
       for (t, info) in infos.enumerated() { warnSkipped(info.skipped, path: config.traces[t].name) }

@@ -43,7 +43,7 @@ public enum EvictionLab {
     Interruption.install()
     watchMemory()
     do {
-      try refuseRepeatedOptions(Array(CommandLine.arguments.dropFirst()))
+      try checkOptions(Array(CommandLine.arguments.dropFirst()))
       var command = try Evlab.parseAsRoot(nil)
       try command.run()
       exit(0)
@@ -67,18 +67,24 @@ public enum EvictionLab {
     }
   }
 
-  /// Refuses an option that takes one value given twice (`stress --size 5
-  /// --size 10`): the parser would keep the last and drop the first without
-  /// a word. Options that take lists (`--policy`, `--size` of replay) may
-  /// repeat. Which is which comes from the command's own description (the
-  /// parser's `--experimental-dump-help` document).
-  static func refuseRepeatedOptions(_ arguments: [String]) throws(ArgumentError) {
+  /// Refuses, before the parser sees them, two kinds of argument it would
+  /// handle badly: an unknown option (the parser validates the command
+  /// first, so `replay T --bogus 1` said "no --policy given"), named with
+  /// the nearest known one; and an option that takes one value given twice
+  /// (`stress --size 5 --size 10`: the parser would keep the last and drop
+  /// the first without a word). Options that take lists (`--policy`,
+  /// `--size` of replay) may repeat. What each option is comes from the
+  /// command's own description (the parser's `--experimental-dump-help`
+  /// document).
+  static func checkOptions(_ arguments: [String]) throws(ArgumentError) {
+    var path = ["evlab"]
     var command: any ParsableCommand.Type = Evlab.self
     var rest = arguments[...]
     while let word = rest.first,
       let sub = command.configuration.subcommands.first(where: { $0._commandName == word })
     {
       command = sub
+      path.append(word)
       rest = rest.dropFirst()
     }
     struct Help: Decodable {
@@ -98,8 +104,11 @@ public enum EvictionLab {
     // Each spelling of a one-value option maps to its first (`-o` and `--output` are one option).
     var single: [String: String] = [:]
     var valued: Set<String> = []
-    for argument in help.command.arguments ?? [] where argument.kind == "option" {
+    var known: Set<String> = ["--help", "-h", "--version", "--experimental-dump-help"]
+    for argument in help.command.arguments ?? [] {
       let spellings = (argument.names ?? []).map { ($0.kind == "short" ? "-" : "--") + $0.name }
+      known.formUnion(spellings)
+      guard argument.kind == "option" else { continue }
       for spelled in spellings {
         valued.insert(spelled)
         if !argument.isRepeating { single[spelled] = spellings.joined(separator: "/") }
@@ -111,6 +120,14 @@ public enum EvictionLab {
       let word = rest[i]
       if word == "--" { break }
       let name = word.hasPrefix("--") ? String(word.prefix { $0 != "=" }) : word
+      if name.hasPrefix("--") && !known.contains(name) {
+        let command = path.joined(separator: " ")
+        let nearest = known.filter { $0.hasPrefix("--") }.min {
+          (editDistance($0, name), $0) < (editDistance($1, name), $1)
+        }
+        let hint = nearest.map { editDistance($0, name) <= max(2, name.count / 3) ? "did you mean \($0)? " : "" } ?? ""
+        throw ArgumentError("\(command) has no option \(name); \(hint)see \(command) --help")
+      }
       var value: String? =
         word.contains("=") && word.hasPrefix("--") ? String(word.drop { $0 != "=" }.dropFirst()) : nil
       if valued.contains(name) && value == nil && i + 1 < rest.endIndex {
@@ -126,6 +143,20 @@ public enum EvictionLab {
       }
       i += 1
     }
+  }
+
+  /// Levenshtein distance, for "did you mean": the nearest known name.
+  static func editDistance(_ a: String, _ b: String) -> Int {
+    let b = Array(b)
+    var previous = Array(0...b.count)
+    for (i, x) in a.enumerated() {
+      var current = [i + 1]
+      for (j, y) in b.enumerated() {
+        current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
+      }
+      previous = current
+    }
+    return previous[b.count]
   }
 
   /// The one error formatter: a bad value or a failed run is one line,

@@ -12,7 +12,7 @@ import Synchronization
 
 /// A bad argument: one line on standard error and exit status 1 (see
 /// ``EvictionLab/main(extraPolicies:)``), naming the value and what to write instead.
-struct ArgumentError: Error, CustomStringConvertible {
+struct ArgumentError: Error, CustomStringConvertible, Equatable {
   var description: String
   init(_ message: String) { description = message }
 }
@@ -166,11 +166,11 @@ extension [Checked<AdmissionList>] {
 
 /// `--admission`, as replay, mrc and stress take it.
 struct AdmissionOptions: ParsableArguments {
-  @Option(
-    name: .customLong("admission"),
-    help:
-      "Admission policies in front of every policy, comma-separated or repeated: none (the default), bloom-filter (admit on the second miss), prob:p=F[,seed=N] (admit with probability F), size:max=BYTES (admit objects of at most BYTES; byte mode), adaptsize[:interval=N] (AdaptSize's tuned size filter; byte mode), tinylfu (admit a miss rated above each victim the policy would evict for it; every online policy). Each gives rows of its own."
-  )
+  /// What every command's `--admission` says: each admission policy there is.
+  static let help =
+    "Admission policies in front of every policy, comma-separated or repeated: none (the default), bloom-filter (admit on the second miss), prob:p=F[,seed=N] (admit with probability F), size:max=BYTES (admit objects of at most BYTES; byte mode), adaptsize[:interval=N] (AdaptSize's tuned size filter; byte mode), tinylfu (admit a miss rated above each victim the policy would evict for it; every online policy). Each gives rows of its own."
+
+  @Option(name: .customLong("admission"), help: ArgumentHelp(stringLiteral: help))
   var admissions: [Checked<AdmissionList>] = []
 
   var isEmpty: Bool { admissions.isEmpty }

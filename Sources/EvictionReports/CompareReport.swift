@@ -302,10 +302,17 @@ public enum CompareReport {
   }
 
   /// `3 admissions (none, bloom-filter, prob:p=0.5) × `, or nothing without admission.
-  static func admissionsText(_ config: CompareConfig) -> String {
-    guard config.admissions != [.none] else { return "" }
-    let names = config.admissions.map(\.description).joined(separator: ", ")
-    return "\(config.admissions.count) admission\(config.admissions.count == 1 ? "" : "s") (\(names)) × "
+  /// The sweep's dimensions: "3 policies × 1 trace × 2 sizes", with its
+  /// admission policies when there are any.
+  static func shape(_ config: CompareConfig) -> String {
+    var parts = [Wording.count(config.policies.count, "policy", plural: "policies")]
+    if config.admissions != [.none] {
+      let names = config.admissions.map(\.description).joined(separator: ", ")
+      parts.append("\(Wording.count(config.admissions.count, "admission")) (\(names))")
+    }
+    parts.append(Wording.count(config.traces.count, "trace"))
+    parts.append(Wording.count(config.sizes.count, "size"))
+    return parts.joined(separator: " × ")
   }
 
   public static func rankings(_ rows: [CompareRow], trace: String, config: CompareConfig) -> [Ranking] {
@@ -399,7 +406,7 @@ public enum CompareReport {
   public static func markdown(_ outcome: CompareOutcome, config: CompareConfig) -> String {
     var md = "# Policy comparison: \(config.name)\n\n"
     md +=
-      "\(config.policies.count) policies × \(admissionsText(config))\(config.traces.count) traces × \(config.sizes.count) sizes, "
+      "\(shape(config)), "
     md += "\(config.sizeMode.rawValue) mode, seeds \(config.seeds.map(String.init).joined(separator: ", ")). "
     md += "Randomised policies and synthetic traces run once per seed: their miss ratio is the mean, with a 95% "
     md +=
@@ -461,7 +468,7 @@ public enum CompareReport {
     let bytes = config.sizeMode == .bytes
     var body = "<h1>Policy comparison: \(SVGChart.escape(config.name))</h1>\n"
     body +=
-      "<p>\(config.policies.count) policies × \(SVGChart.escape(admissionsText(config)))\(config.traces.count) traces × \(config.sizes.count) sizes, \(config.sizeMode.rawValue) mode. "
+      "<p>\(SVGChart.escape(shape(config))), \(config.sizeMode.rawValue) mode. "
     body +=
       "Means over seeds with 95% confidence intervals where runs differ by seed; offline policies are bounds.</p>\n"
     body += acrossHTML(outcome, config: config, figures: figures)

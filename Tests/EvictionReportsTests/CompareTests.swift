@@ -308,6 +308,11 @@ let sharedTraces = SharedData.traces
       }
       for other in others { #expect(other.differs(from: winner)) }
     }
+    // The sweep's shape counts in words, one of a kind in the singular.
+    #expect(Wording.count(1, "trace") == "1 trace" && Wording.count(3, "policy", plural: "policies") == "3 policies")
+    let shape =
+      "\(config.policies.count) policies × \(Wording.count(config.traces.count, "trace")) × \(config.sizes.count) sizes"
+    #expect(md.contains(shape), "\(md.prefix(300))")
     // The CSV holds exactly the rows, in order.
     let csvLines = CompareReport.csv(rows).split(separator: "\n")
     #expect(csvLines.count == rows.count + 1 && csvLines[0] == Substring(CompareRow.columns.joined(separator: ",")))

@@ -270,6 +270,10 @@ import Testing
     }
     let missing = try evlab(["compare", "--config", "nothere.toml"], in: dir)
     #expect(missing.status == 1 && missing.stderr.contains("nothere.toml: no such configuration file"))
+    // Outside the repository, a bare `compare` says what to give, not that a default file is missing.
+    let bare = try evlab(["compare"], in: dir)
+    #expect(bare.status == 1 && bare.stderr.contains("nothing to compare; give --trace FILE"), "\(bare.stderr)")
+    #expect(!bare.stderr.contains("no such configuration file"), "\(bare.stderr)")
     let shard = try evlab(["compare", "--config", "x.toml", "--shard", "4/3", "--output", "o"], in: dir)
     #expect(shard.status == 1 && shard.stderr.contains("--shard '4/3'"))
   }

@@ -91,10 +91,22 @@ import Testing
     }
     // A one-value option in a group is still refused when given twice.
     #expect(throws: ArgumentError.self) {
-      try EvictionLab.refuseRepeatedOptions([
+      try EvictionLab.checkOptions([
         "replay", "t.txt", "--policy", "lru", "--size", "10", "--size-mode", "bytes", "--size-mode", "count",
       ])
     }
+    // An unknown option is named before the command's own checks run, with the nearest known one.
+    #expect(throws: ArgumentError("evlab replay has no option --bogus; see evlab replay --help")) {
+      try EvictionLab.checkOptions(["replay", "t.txt", "--bogus", "1"])
+    }
+    #expect(
+      throws: ArgumentError("evlab compare has no option --polcy; did you mean --policy? see evlab compare --help")
+    ) {
+      try EvictionLab.checkOptions(["compare", "--trace", "t.txt", "--polcy=lru"])
+    }
+    // Values and the words after `--` are not options; flags and built-in options are known.
+    try EvictionLab.checkOptions(["replay", "t.txt", "--policy", "lru", "--size", "10", "--csv", "-", "--", "--x"])
+    try EvictionLab.checkOptions(["replay", "--help"])
     func optionHelp(_ command: any ParsableCommand.Type, _ option: String) -> String? {
       Evlab.helpMessage(for: command, columns: 10_000).split(separator: "\n").first {
         $0.drop { $0 == " " }.hasPrefix(option)

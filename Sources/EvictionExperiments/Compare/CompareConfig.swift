@@ -128,7 +128,7 @@ public struct CompareConfig: Sendable {
           file: path,
           isDirectory.boolValue ? "is a folder; name the configuration file" : "cannot be read; check its permissions")
       }
-      throw ConfigError(file: path, "no such configuration file; see configs/default.toml for an example")
+      throw ConfigError(file: path, "no such configuration file; docs/comparing.md describes its keys")
     }
     let text = String(decoding: data, as: UTF8.self)
     let isJSON = path.lowercased().hasSuffix(".json") || text.drop(while: { $0.isWhitespace }).first == "{"
@@ -196,6 +196,12 @@ public struct CompareConfig: Sendable {
         return try CompareConfig.collection(
           path: collection, name: name, sizeMode: sizeMode, policies: policies, sizes: sizes, seeds: seeds,
           admissions: admissions, warmup: warmup, interval: interval)
+      }
+      if config == nil && traces.isEmpty && !FileManager.default.fileExists(atPath: defaultPath) {
+        throw ConfigError(
+          file: "the sweep",
+          "nothing to compare; give \(Setting.trace) FILE (with \(Setting.policy) and \(Setting.size)), \(Setting.config) FILE or \(Setting.collection) FILE; without them it runs \(defaultPath), the repository's Quick start sweep, which is not under the current folder"
+        )
       }
       if let path = config ?? (traces.isEmpty ? defaultPath : nil) {
         let sweepFlags =
