@@ -2,9 +2,9 @@
 # Opens a report.html in headless Chromium (Debian's `chromium`, installed if
 # missing) and checks what a reader would see, at 400 px and 1200 px wide:
 # every chart's text (titles, labels, legends) inside the chart's box and at
-# least 9 px on screen, no two entries of a chart with the same colour, marker
-# and dash, and no page wider than the window (tables and charts scroll in
-# their own boxes). Screenshots of both widths go to OUTDIR (default
+# least 9 px on screen, no two entries of a chart with the same colour (past
+# the palette's 24, the same colour, marker and dash), and no page wider than
+# the window (tables and charts scroll in their own boxes). Screenshots of both widths go to OUTDIR (default
 # .build-browser/) for a person to look at.
 #   scripts/browser-check.sh results/default/report.html [OUTDIR]
 set -euo pipefail
@@ -48,10 +48,13 @@ for (const svg of document.querySelectorAll("svg.chart")) {
     const px = parseFloat(t.getAttribute("font-size")) * scale;
     if (px < 9) problems.push(`${title}: "${t.textContent}" is ${px.toFixed(1)} px on screen`);
   }
+  // Up to the palette's 24 entries no two share a colour; past it, none
+  // share colour, marker and dash.
+  const entries = [...svg.querySelectorAll("[data-color]")];
   const seen = new Map();
-  for (const e of svg.querySelectorAll("[data-color]")) {
-    const key = `${e.dataset.color} ${e.dataset.marker} ${e.dataset.dash}`;
-    if (seen.has(key)) problems.push(`${title}: ${seen.get(key)} and ${e.dataset.series} look alike (${key})`);
+  for (const e of entries) {
+    const key = entries.length <= 24 ? e.dataset.color : `${e.dataset.color} ${e.dataset.marker} ${e.dataset.dash}`;
+    if (seen.has(key)) problems.push(`${title}: ${seen.get(key)} and ${e.dataset.series} share ${key}`);
     seen.set(key, e.dataset.series);
   }
 }

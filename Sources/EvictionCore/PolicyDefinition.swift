@@ -7,7 +7,7 @@
 /// ```swift
 /// public enum Sieve: PolicyBuilder {
 ///   public static let descriptor = PolicyDescriptor(
-///     name: "sieve", summary: "SIEVE", citation: "Zhang et al., NSDI'24")
+///     name: "sieve", displayName: "SIEVE", summary: "SIEVE", citation: "Zhang et al., NSDI'24")
 ///   @inlinable public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
 ///     _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
 ///   ) -> Visitor.Output where Index.Key == Visitor.Key {
@@ -112,6 +112,9 @@ public struct PolicyTraits: OptionSet, Sendable, Hashable {
 public struct PolicyDescriptor: Sendable {
   /// The catalog name, lower-case, as written on a command line.
   public let name: String
+  /// The name papers use (`S3-FIFO`, `W-TinyLFU`): what figures and
+  /// reports show. By default the catalog name.
+  public let displayName: String
   /// One line: what the policy does.
   public let summary: String
   /// Where it comes from (authors, venue, year), or "" for folklore.
@@ -129,13 +132,14 @@ public struct PolicyDescriptor: Sendable {
   public let libCacheSim: String
 
   public init(
-    name: String, summary: String, citation: String = "", parameters: [PolicyParameter] = [],
-    traits: PolicyTraits = [], checkedAgainst: String = "", libCacheSim: String = ""
+    name: String, displayName: String? = nil, summary: String, citation: String = "",
+    parameters: [PolicyParameter] = [], traits: PolicyTraits = [], checkedAgainst: String = "", libCacheSim: String = ""
   ) {
     precondition(
       name == name.lowercased() && !name.isEmpty && !name.contains(":") && !name.contains("_"),
       "a catalog name is lower-case, with no ':' or '_' (lookups read '_' as '-')")
     self.name = name
+    self.displayName = displayName ?? name
     self.summary = summary
     self.citation = citation
     self.parameters = parameters

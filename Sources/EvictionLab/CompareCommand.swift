@@ -81,6 +81,9 @@ struct Compare: ParsableCommand {
   )
   var interval: String?
 
+  @OptionGroup(title: "Figures (over the configuration's [figures], [labels] and [colors])") var figureOptions:
+    FigureOptions
+
   func validate() throws {
     try shard?.check()
     if shard != nil && output == nil {
@@ -98,7 +101,9 @@ struct Compare: ParsableCommand {
     (flags.sizeMode, flags.policies, flags.sizes, flags.seeds) = (sizeMode, policies, sizes, seeds)
     (flags.admissions, flags.warmup, flags.interval) = (admissions, warmup, interval)
     flags.reading = traceOptions.reading
-    let config = try failing { () throws(ConfigError) in try flags.configuration(defaultPath: Self.defaultConfig) }
+    var config = try failing { () throws(ConfigError) in try flags.configuration(defaultPath: Self.defaultConfig) }
+    config.figures = try figureOptions.apply(
+      to: config.figures, policies: config.labels, traces: config.traces.map(\.name))
     let directory = output ?? "results/\(config.name)"
     if shardSpec == nil {
       try OutputCheck.reportFolder(directory, option: "--output", files: reportFiles)
@@ -245,6 +250,9 @@ struct Merge: ParsableCommand {
   @Option(name: .shortAndLong, help: "Output folder for results.csv/json, report.md, report.html.")
   var output: String
 
+  @OptionGroup(title: "Figures (over the configuration's [figures], [labels] and [colors])") var figureOptions:
+    FigureOptions
+
   func run() throws {
     guard !inputs.isEmpty else {
       throw fail("name the folders the shards wrote; e.g. evlab merge parts/* -o results/sweep")
@@ -253,6 +261,9 @@ struct Merge: ParsableCommand {
     let merged = try failing { () throws(CompareError) in
       try ComparePartial.merge(ComparePartial.load(inputs), version: EvlabVersion.number, commit: EvlabVersion.commit)
     }
-    try writeReport(merged.1, config: merged.0, to: output)
+    var config = merged.0
+    config.figures = try figureOptions.apply(
+      to: config.figures, policies: config.labels, traces: config.traces.map(\.name))
+    try writeReport(merged.1, config: config, to: output)
   }
 }

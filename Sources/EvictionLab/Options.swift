@@ -418,3 +418,66 @@ func warnSkipped(_ skipped: SkippedRecords, path: String) {
 func failing<T, E: Error & CustomStringConvertible>(_ body: () throws(E) -> T) throws -> T {
   do throws(E) { return try body() } catch { throw fail(error) }
 }
+
+/// How a comparison's figures look: `compare` and `merge` take these over
+/// the configuration's `[figures]`, `[labels]` and `[colors]` tables.
+struct FigureOptions: ParsableArguments {
+  @Option(help: "The figure files' width: column (3.3 in), page (7 in; the default) or inches (3.5).")
+  var figureWidth: String?
+
+  @Option(help: "The figure files' text size in points, 6 to 24 (default 8 below 5 in wide, else 9).")
+  var fontSize: Double?
+
+  @Flag(name: .customLong("no-titles"), help: "Leave titles out of the figure files (a caption replaces them).")
+  var noTitles = false
+
+  @Option(
+    name: .customLong("label"),
+    help:
+      "NAME=TEXT: what figures and report.html call a policy (by its label: s3fifo, slru:segments=4) or a trace (by its name); repeatable."
+  )
+  var labels: [String] = []
+
+  @Option(
+    name: [.customLong("color"), .customLong("colour")],
+    help: "POLICY=#RRGGBB: a policy's colour in every chart; repeatable.")
+  var colors: [String] = []
+
+  /// `settings` with these options applied, checked against the sweep's
+  /// policy labels and trace names.
+  func apply(to settings: FigureSettings, policies: [String], traces: [String]) throws -> FigureSettings {
+    var settings = settings
+    if let figureWidth {
+      guard let width = FigureSettings.Width(parsing: figureWidth) else {
+        throw ArgumentError("--figure-width '\(figureWidth)': use column, page or inches from 1.5 to 20 (3.5)")
+      }
+      settings.width = width
+    }
+    if let fontSize {
+      guard FigureSettings.fontRange.contains(fontSize) else {
+        throw ArgumentError("--font-size \(fontSize): give 6 to 24 points")
+      }
+      settings.fontSize = fontSize
+    }
+    if noTitles { settings.titles = false }
+    func pairs(_ values: [String], _ option: String, _ example: String) throws(ArgumentError) -> [(String, String)] {
+      try values.map { (value: String) throws(ArgumentError) -> (String, String) in
+        guard let equals = value.firstIndex(of: "="), equals != value.startIndex else {
+          throw ArgumentError("\(option) '\(value)': write NAME=VALUE, e.g. \(option) \(example)")
+        }
+        return (String(value[..<equals]), String(value[value.index(after: equals)...]))
+      }
+    }
+    for (name, text) in try pairs(labels, "--label", "s3fifo=S3-FIFO") { settings.labels[name] = text }
+    for (name, text) in try pairs(colors, "--color", "s3fifo=#0072B2") {
+      guard let color = FigureSettings.color(parsing: text) else {
+        throw ArgumentError("--color \(name)=\(text): give a colour as #RRGGBB or #RGB")
+      }
+      settings.colors[name] = color
+    }
+    try failing { () throws(ConfigError) in
+      try settings.check(policies: policies, traces: traces, file: "the command line")
+    }
+    return settings
+  }
+}

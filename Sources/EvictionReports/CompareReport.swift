@@ -34,7 +34,7 @@ public enum CompareReport {
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     let stamp: (String) -> String = { provenance?.stamped($0) ?? $0 }
     let summaries = summaries(outcome, config: config)
-    let figures = Figures()
+    let figures = Figures(layout: figureLayout(config.figures))
     var files: [(String, String)] = [
       ("results.csv", csv(outcome.rows)), ("results.json", stamp(json(outcome.rows))),
       ("summary.csv", ResultWriter.csv(summaries, columns: AcrossTraces.Summary.columns)),
@@ -74,6 +74,8 @@ public enum CompareReport {
   /// so a notebook draws every policy as the report does.
   struct Style: Codable {
     var policy: String
+    /// What figures call it (``DisplayNames``).
+    var name: String
     var color: String
     var marker: String
     var bound: Bool
@@ -82,14 +84,25 @@ public enum CompareReport {
   static func stylesJSON(_ config: CompareConfig) -> String {
     var offline: [String: Bool] = [:]
     for policy in config.policies { offline[policy.description] = policy.descriptor.isOffline }
-    let book = SVGChart.Styles(config.labels)
+    let book = styles(config)
     let styles = config.labels.map { label in
       let style = book.style(label)
       return Style(
-        policy: label, color: style.color, marker: style.marker,
+        policy: label, name: book.name(label), color: style.color, marker: style.marker,
         bound: offline[label.components(separatedBy: " + ")[0]] ?? false)
     }
     return ResultWriter.json(styles)
+  }
+
+  /// The report's colours, markers and display names, one book for every chart.
+  public static func styles(_ config: CompareConfig) -> SVGChart.Styles {
+    SVGChart.Styles(
+      config.labels, colors: config.figures.colors, names: DisplayNames(config: config).policyNames)
+  }
+
+  /// The figure files' layout from the sweep's settings.
+  public static func figureLayout(_ settings: FigureSettings) -> SVGChart.Layout {
+    SVGChart.Layout(inches: settings.width.inches, points: settings.points, titles: settings.titles)
   }
 
   // MARK: Across traces
@@ -143,9 +156,10 @@ public enum CompareReport {
   ]
 
   /// One summary as the reports' table row.
-  static func acrossCells(_ r: AcrossTraces.Summary) -> [String] {
+  static func acrossCells(_ r: AcrossTraces.Summary, name: (String) -> String = { $0 }) -> [String] {
     [
-      r.offline ? "\(r.policy) (offline bound)" : r.policy, percent(r.meanReduction), percent(r.medianReduction),
+      r.offline ? "\(name(r.policy)) (offline bound)" : name(r.policy), percent(r.meanReduction),
+      percent(r.medianReduction),
       percent(r.p5Reduction), percent(r.p95Reduction),
       r.bestShare.map { String(format: "%.1f%%", $0 * 100) } ?? "bound",
       percent(r.worstRegressionVsFifo), percent(r.meanReductionFromLru),
@@ -167,7 +181,7 @@ public enum CompareReport {
         ? "\n### \(size) of each trace's footprint, \(traces) traces\n\n"
         : "\n### A cache of \(size) \(unit) on each trace, \(traces) traces\n\n"
       md += "| " + acrossColumns.joined(separator: " | ") + " |\n|---|" + String(repeating: "---:|", count: 7) + "\n"
-      for cells in rows.map(acrossCells) { md += "| " + cells.joined(separator: " | ") + " |\n" }
+      for cells in rows.map { acrossCells($0) } { md += "| " + cells.joined(separator: " | ") + " |\n" }
     }
     let datasets = summaries.filter { $0.dataset != "all" }.map(\.dataset).reduce(into: [String]()) {
       if !$0.contains($1) { $0.append($1) }
@@ -197,29 +211,35 @@ public enum CompareReport {
     let summaries = summaries(outcome, config: config)
     guard config.traces.count > 1, summaries.contains(where: { $0.meanReduction != nil }) else { return "" }
     var html =
-      "<section class=\"across\"><h2>Across \(config.traces.count) traces</h2>\n<p>\(SVGChart.escape(acrossIntro))</p>\n"
+      "<section class=\"across\" id=\"across\"><h2>Across \(config.traces.count) traces</h2>\n<p>\(SVGChart.escape(acrossIntro))</p>\n"
     let pct: (Double) -> String = { ($0 * 100).rounded() == 0 ? "0%" : String(format: "%+.0f%%", $0 * 100) }
-    for size in config.sizes.map(\.description) {
-      let rows = ranked(summaries, size: size)
-      guard let traces = rows.first?.traces else { continue }
-      let boxes = rows.map { r in
+    let styles = styles(config)
+    func boxes(_ rows: [AcrossTraces.Summary]) -> [SVGChart.Box] {
+      rows.map { r in
         SVGChart.Box(
           name: r.policy, p5: r.p5Reduction!, p25: r.p25Reduction!, median: r.medianReduction!, p75: r.p75Reduction!,
           p95: r.p95Reduction!, mean: r.meanReduction!, bound: r.offline)
       }
+    }
+    // One axis for every size's box plot, so the sizes compare at a glance.
+    let domains = config.sizes.compactMap { SVGChart.boxDomain(boxes(ranked(summaries, size: $0.description))) }
+    let domain = domains.isEmpty ? nil : domains.map(\.lowerBound).min()!...domains.map(\.upperBound).max()!
+    for size in config.sizes.map(\.description) {
+      let rows = ranked(summaries, size: size)
+      guard let traces = rows.first?.traces else { continue }
       html +=
-        "<figure>"
-        + figures.add(
-          "reduction-box-\(size)",
+        "<figure id=\"\(anchor("across", size))\">"
+        + figures.add("reduction-box-\(size)") { layout in
           SVGChart.boxes(
             title: "Miss-ratio reduction from FIFO at \(size), \(traces) traces",
-            xLabel: "(mr_FIFO − mr) / mr_FIFO; box P25–P75, whiskers P5–P95, ◇ mean", boxes: boxes, format: pct,
-            styles: SVGChart.Styles(config.labels)))
+            xLabel: "(mr_FIFO − mr) / mr_FIFO; box P25–P75, whiskers P5–P95, ◇ mean", boxes: boxes(rows), format: pct,
+            styles: styles, domain: domain, layout: layout)
+        }
         + "</figure>\n"
       html +=
         "<div class=\"wide\"><table class=\"names\"><thead><tr>" + acrossColumns.map { "<th>\($0)</th>" }.joined()
         + "</tr></thead><tbody>\n"
-      for cells in rows.map(acrossCells) {
+      for cells in rows.map({ acrossCells($0, name: styles.name) }) {
         html += "<tr>" + cells.map { "<td>\(SVGChart.escape($0))</td>" }.joined() + "</tr>\n"
       }
       html += "</tbody></table></div>\n"
@@ -228,15 +248,14 @@ public enum CompareReport {
       }
       html +=
         "<figure>"
-        + figures.add(
-          "best-share-\(size)",
+        + figures.add("best-share-\(size)") { layout in
           SVGChart.bars(
             title: "Share of traces where each policy misses least, at \(size)", xLabel: "share of traces",
             labels: contenders.map(\.policy), values: contenders.map { $0.bestShare ?? 0 },
-            intervals: [], colors: [], format: { String(format: "%.0f%%", $0 * 100) },
-            styles: SVGChart.Styles(config.labels))) + "</figure>\n"
+            intervals: [], colors: [], format: { String(format: "%.0f%%", $0 * 100) }, styles: styles, layout: layout)
+        } + "</figure>\n"
     }
-    html += heatTable(summaries, size: config.chartSize.description)
+    html += heatTable(summaries, size: config.chartSize.description, name: styles.name)
     let left = leftOut(outcome, config: config)
     if !left.isEmpty {
       html +=
@@ -247,7 +266,7 @@ public enum CompareReport {
 
   /// Mean reduction from FIFO per dataset and policy: green where the policy
   /// misses less than FIFO, red where more, deeper with the size of the change.
-  static func heatTable(_ summaries: [AcrossTraces.Summary], size: String) -> String {
+  static func heatTable(_ summaries: [AcrossTraces.Summary], size: String, name: (String) -> String) -> String {
     let datasets = summaries.filter { $0.dataset != "all" }.map(\.dataset).reduce(into: [String]()) {
       if !$0.contains($1) { $0.append($1) }
     }
@@ -258,7 +277,7 @@ public enum CompareReport {
       "<h3>Mean reduction from FIFO per dataset, at \(SVGChart.escape(size))</h3>\n<div class=\"wide\"><table class=\"heat\"><thead><tr><th>policy</th>"
     html += datasets.map { "<th>\(SVGChart.escape($0))</th>" }.joined() + "</tr></thead><tbody>\n"
     for r in ranked(summaries, size: size) {
-      html += "<tr><td>\(SVGChart.escape(r.policy))</td>"
+      html += "<tr><td>\(SVGChart.escape(name(r.policy)))</td>"
       for d in datasets {
         guard
           let v = summaries.first(where: { $0.dataset == d && $0.sizeLabel == size && $0.policy == r.policy })?
@@ -365,39 +384,40 @@ public enum CompareReport {
         info.zipfR2)
   }
 
-  static func verdict(_ ranking: Ranking) -> String {
+  static func verdict(_ ranking: Ranking, name: (String) -> String = { $0 }) -> String {
     guard let winner = ranking.winner else {
       guard ranking.cachesNothing else { return "Only offline bounds ran at this size." }
       return "No policy caches anything at this size: every policy missed every request (in byte mode, a cache "
         + "smaller than every object holds nothing). None is ranked."
     }
-    var text = "Best: **\(winner.label)** (miss ratio \(ratio(winner.missRatio)))"
+    var text = "Best: **\(name(winner.label))** (miss ratio \(ratio(winner.missRatio)))"
     if let lru = ranking.lru, winner.label != "lru" { text += ", " + margin(winner, over: lru) }
     text += "."
     if !ranking.tiedWithWinner.isEmpty {
       text +=
-        " Not distinguishable from it at 95% (intervals overlap): \(ranking.tiedWithWinner.map(\.label).joined(separator: ", "))."
+        " Not distinguishable from it at 95% (intervals overlap): \(ranking.tiedWithWinner.map { name($0.label) }.joined(separator: ", "))."
     }
     if let bound = ranking.rows.first(where: \.offline) {
-      text += " Offline bound \(bound.label): \(ratio(bound.missRatio))."
+      text += " Offline bound \(name(bound.label)): \(ratio(bound.missRatio))."
     }
     return text
   }
 
   /// One line per model (peak occupancy against the capacity), or nil.
-  static func modelsNote(_ ranking: Ranking) -> String? {
+  static func modelsNote(_ ranking: Ranking, name: (String) -> String = { $0 }) -> String? {
     guard !ranking.models.isEmpty else { return nil }
     let items = ranking.models.map { r in
-      "\(r.label) \(ratio(r.missRatio)) (held up to \(r.maxOccupancy)\(r.exceedsCapacity ? ", above the capacity of \(r.cacheSize)" : ""))"
+      "\(name(r.label)) \(ratio(r.missRatio)) (held up to \(r.maxOccupancy)\(r.exceedsCapacity ? ", above the capacity of \(r.cacheSize)" : ""))"
     }
     return "Models of shipped caches, not ranked (they follow their library's rules, some trim only on a timer): "
       + items.joined(separator: "; ") + "."
   }
 
   /// The warning for policies that beat Belady's optimum, or nil.
-  public static func anomalyNote(_ ranking: Ranking) -> String? {
+  public static func anomalyNote(_ ranking: Ranking, name: (String) -> String = { $0 }) -> String? {
     guard !ranking.anomalies.isEmpty else { return nil }
-    return "ANOMALY: \(ranking.anomalies.map(\.label).joined(separator: ", ")) missed less than Belady's optimum at "
+    return
+      "ANOMALY: \(ranking.anomalies.map { name($0.label) }.joined(separator: ", ")) missed less than Belady's optimum at "
       + "\(ranking.sizeLabel), which no online policy can; this is a fault in the policy or the trace, not a result."
   }
 
@@ -466,33 +486,42 @@ public enum CompareReport {
   ) -> String {
     let unit = config.sizeMode == .count ? "objects" : "bytes"
     let bytes = config.sizeMode == .bytes
+    let names = DisplayNames(config: config)
+    let styles = styles(config)
     var body = "<h1>Policy comparison: \(SVGChart.escape(config.name))</h1>\n"
     body +=
       "<p>\(SVGChart.escape(shape(config))), \(config.sizeMode.rawValue) mode. "
     body +=
       "Means over seeds with 95% confidence intervals where runs differ by seed; offline policies are bounds.</p>\n"
-    body += acrossHTML(outcome, config: config, figures: figures)
+    // Contents: each section of the page, by its anchor.
+    var contents: [(anchor: String, title: String)] = []
+    let across = acrossHTML(outcome, config: config, figures: figures)
+    if !across.isEmpty { contents.append(("across", "Across \(config.traces.count) traces")) }
+    var sections = across
     // Many traces: each trace's details fold away under its name.
     let fold = config.traces.count > 4
     for entry in config.traces {
       let rows = outcome.rows.filter { $0.trace == entry.name }
       let info = outcome.infos.first { $0.trace == entry.name }
-      body +=
+      let traceName = names.trace(entry.name)
+      let id = anchor("trace", entry.name)
+      contents.append((id, traceName))
+      let heading = "<h2>\(SVGChart.escape(traceName))</h2>"
+      sections +=
         fold
-        ? "<details class=\"trace\"><summary><h2>\(SVGChart.escape(entry.name))</h2></summary>\n"
-        : "<section class=\"trace\"><h2>\(SVGChart.escape(entry.name))</h2>\n"
-      body +=
-        "<p>\(SVGChart.escape(summary(info, format: rows.first?.format ?? "").replacingOccurrences(of: "**", with: "")))</p>\n"
+        ? "<details class=\"trace\" id=\"\(id)\"><summary>\(heading)</summary>\n"
+        : "<section class=\"trace\" id=\"\(id)\">\(heading)\n"
+      let named = traceName == entry.name ? "" : "\(entry.name) · "
+      sections +=
+        "<p>\(SVGChart.escape(named + summary(info, format: rows.first?.format ?? "").replacingOccurrences(of: "**", with: "")))</p>\n"
       if let note = leftOutNote(outcome, config: config, trace: entry.name) {
-        body += "<p class=\"left-out\">\(SVGChart.escape(note))</p>\n"
+        sections += "<p class=\"left-out\">\(SVGChart.escape(note))</p>\n"
       }
       // The miss-ratio curve: every contender and bound over the sizes. Models
       // of shipped caches are left out (listed under the ranking with their
       // peak occupancy): a timed model holding far more than the capacity
       // would draw a curve below the optimum.
-      let labels = config.labels
-      let styles = SVGChart.Styles(labels)
-      let charted = labels.filter { label in
+      let charted = config.labels.filter { label in
         rows.filter { $0.label == label }.allSatisfy { $0.isContender || $0.offline }
       }
       // Byte mode draws the byte miss ratio as well: what a byte-sized cache is for.
@@ -509,64 +538,81 @@ public enum CompareReport {
                   ? $0.byteMissRatioCi95Low...$0.byteMissRatioCi95High : $0.missRatioCi95Low...$0.missRatioCi95High
             }, bound: points.first?.offline ?? false, styledByName: true)
           series.style = styles.style(label)
+          series.displayName = styles.name(label)
           return series
         }
         let what = byteRatio ? "Byte miss ratio" : "Miss ratio"
-        body +=
+        sections +=
           "<figure>"
-          + figures.add(
-            "\(byteRatio ? "byte-mrc" : "mrc")-\(entry.name)",
+          + figures.add("\(byteRatio ? "byte-mrc" : "mrc")-\(traceName)", perTrace: true) { layout in
             SVGChart.lines(
-              title: "\(what) by cache size: \(entry.name)", xLabel: "cache size (\(unit), log scale)",
+              title: "\(what) by cache size: \(traceName)", xLabel: "cache size (\(unit), log scale)",
               yLabel: what.lowercased(), series: series, logX: true, yFormat: { String(format: "%.2f", $0) },
-              xFormat: { SVGChart.compact($0, bytes: bytes) }, binaryTicks: bytes, zeroBaseline: false), perTrace: true)
+              xFormat: { SVGChart.compact($0, bytes: bytes) }, binaryTicks: bytes, zeroBaseline: false, layout: layout)
+          }
           + "</figure>\n"
       }
-      body += timeseriesChart(outcome, config: config, trace: entry.name, figures: figures)
+      sections += timeseriesChart(outcome, config: config, trace: entry.name, figures: figures)
       // Bars and the ranking at the chart size.
       if let ranking = rankings(outcome.rows, trace: entry.name, config: config)
         .first(where: { $0.sizeLabel == config.chartSize.description })
       {
-        body +=
+        sections +=
           "<figure>"
-          + figures.add(
-            "bars-\(entry.name)-\(ranking.sizeLabel)",
+          + figures.add("bars-\(traceName)-\(ranking.sizeLabel)", perTrace: true) { layout in
             SVGChart.bars(
-              title: "Miss ratio on \(entry.name) at \(ranking.sizeLabel) (\(ranking.cacheSize) \(unit))",
+              title: "Miss ratio on \(traceName) at \(ranking.sizeLabel) (\(ranking.cacheSize) \(unit))",
               xLabel: "miss ratio",
               labels: ranking.rows.map(\.label), values: ranking.rows.map(\.missRatio),
               intervals: ranking.rows.map { $0.runs > 1 ? $0.missRatioCi95Low...$0.missRatioCi95High : nil },
-              colors: [], format: { String(format: "%.3f", $0) }, styles: SVGChart.Styles(config.labels)),
-            perTrace: true
-          )
+              colors: [], format: { String(format: "%.3f", $0) }, styles: styles, layout: layout)
+          }
           + "</figure>\n"
-        body +=
+        sections +=
           "<div class=\"wide\"><table><thead><tr><th>rank</th><th>policy</th><th>miss ratio</th><th>95% CI</th><th>byte miss ratio</th><th>vs LRU</th></tr></thead><tbody>\n"
         for (i, r) in ranking.rows.enumerated() {
-          body +=
-            "<tr><td>\(ranking.cachesNothing ? "—" : String(i + 1))</td><td>\(SVGChart.escape(r.label))\(r.offline ? " (offline bound)" : "")</td><td>\(ratio(r.missRatio))</td><td>\(interval(r))</td><td>\(ratio(r.byteMissRatio))</td><td>\(vsLRU(r, ranking.lru))</td></tr>\n"
+          sections +=
+            "<tr><td>\(ranking.cachesNothing ? "—" : String(i + 1))</td><td>\(SVGChart.escape(styles.name(r.label)))\(r.offline ? " (offline bound)" : "")</td><td>\(ratio(r.missRatio))</td><td>\(interval(r))</td><td>\(ratio(r.byteMissRatio))</td><td>\(vsLRU(r, ranking.lru))</td></tr>\n"
         }
-        body +=
-          "</tbody></table></div>\n<p>\(SVGChart.escape(verdict(ranking).replacingOccurrences(of: "**", with: "")))</p>\n"
-        if let note = modelsNote(ranking) { body += "<p class=\"models\">\(SVGChart.escape(note))</p>\n" }
-        if let note = anomalyNote(ranking) {
-          body += "<p class=\"anomaly\" style=\"color:#b00020;font-weight:bold\">\(SVGChart.escape(note))</p>\n"
+        sections +=
+          "</tbody></table></div>\n<p>\(SVGChart.escape(verdict(ranking, name: styles.name).replacingOccurrences(of: "**", with: "")))</p>\n"
+        if let note = modelsNote(ranking, name: styles.name) {
+          sections += "<p class=\"models\">\(SVGChart.escape(note))</p>\n"
+        }
+        if let note = anomalyNote(ranking, name: styles.name) {
+          sections += "<p class=\"anomaly\" style=\"color:#b00020;font-weight:bold\">\(SVGChart.escape(note))</p>\n"
         }
       }
-      body += fold ? "</details>\n" : "</section>\n"
+      sections += fold ? "</details>\n" : "</section>\n"
     }
-    if !outcome.stress.isEmpty { body += stressSection(outcome.stress, figures: figures) }
-    if !outcome.disk.isEmpty { body += diskSection(outcome.disk, figures: figures) }
+    if !outcome.stress.isEmpty {
+      contents.append(("stress", "Memory cache under threads"))
+      sections += stressSection(outcome.stress, figures: figures)
+    }
+    if !outcome.disk.isEmpty {
+      contents.append(("disk", "The disk store"))
+      sections += diskSection(outcome.disk, figures: figures)
+    }
+    if provenance != nil { contents.append(("provenance", "Provenance")) }
+    if contents.count > 1 {
+      body +=
+        "<nav class=\"contents\"><h2>Contents</h2><ol>"
+        + contents.map { "<li><a href=\"#\($0.anchor)\">\(SVGChart.escape($0.title))</a></li>" }.joined()
+        + "</ol></nav>\n"
+    }
+    body += sections
     return """
       <!DOCTYPE html>
       <html lang="en"><head><meta charset="utf-8"/><title>EvictionLab: \(SVGChart.escape(config.name))</title>
       <meta name="viewport" content="width=device-width, initial-scale=1"/>
       <style>
-      body { font-family: system-ui, sans-serif; margin: 2em auto; padding: 0 0.6em; max-width: 60em; color: #222; }
+      body { font-family: system-ui, sans-serif; margin: 2em auto; padding: 0 0.6em; max-width: 64em; color: #222; }
       table { border-collapse: collapse; margin: 1em 0; } th, td { border: 1px solid #ccc; padding: 0.2em 0.6em; text-align: right; }
       td:nth-child(2), th:nth-child(2) { text-align: left; } figure { margin: 1em 0; overflow-x: auto; }
-      svg.chart { max-width: 100%; height: auto; }
+      /* Charts take the column's width (their text grows with them, to the tables' size at about 1,000 px). */
+      svg.chart { width: 100%; max-width: 1000px; height: auto; display: block; }
       table.heat td:first-child, table.names td:first-child { text-align: left; } table.names td:nth-child(2) { text-align: right; } div.wide { overflow-x: auto; } summary h2 { display: inline; }
+      nav.contents ol { columns: 2 16em; padding-left: 1.4em; } nav.contents h2 { font-size: 1.1em; }
       /* On a narrow screen a chart keeps 600 px (its 12 px text stays above 9 px) and scrolls sideways. */
       @media (max-width: 640px) { svg.chart { min-width: 600px; } body { margin: 1em auto; } }
       </style></head>
@@ -574,6 +620,14 @@ public enum CompareReport {
       \(body)\(provenance?.html ?? "")</body></html>
 
       """
+  }
+
+  /// A fragment identifier for a section of the page: letters, digits and
+  /// dashes, from its kind and name.
+  static func anchor(_ kind: String, _ name: String) -> String {
+    var id = kind + "-"
+    for c in name.lowercased() { id.append(c.isLetter || c.isNumber ? c : "-") }
+    return id
   }
 
   /// The miss ratio per interval at the chart size (first run of each
@@ -584,12 +638,15 @@ public enum CompareReport {
     let size = config.chartSize.description
     let points = outcome.timeseries.filter { $0.trace == trace && $0.sizeLabel == size && $0.run == 1 }
     guard !points.isEmpty, let interval = config.window.interval else { return "" }
+    let styles = styles(config)
+    let traceName = DisplayNames(config: config).trace(trace)
     let series = config.labels.compactMap { label -> SVGChart.Series? in
       let mine = points.filter { ($0.admission == "none" ? $0.policy : "\($0.policy) + \($0.admission)") == label }
       guard !mine.isEmpty else { return nil }
       var series = SVGChart.Series(
         name: label, points: mine.map { (Double($0.interval + 1), $0.missRatio) }, styledByName: true)
-      series.style = SVGChart.Styles(config.labels).style(label)
+      series.style = styles.style(label)
+      series.displayName = styles.name(label)
       return series
     }
     let unit: String
@@ -599,19 +656,19 @@ public enum CompareReport {
     }
     let warm = config.window.warmup.map { ", after a warm-up of \($0)" } ?? ""
     return "<figure>"
-      + figures.add(
-        "timeseries-\(trace)",
+      + figures.add("timeseries-\(traceName)", perTrace: true) { layout in
         SVGChart.lines(
-          title: "Miss ratio over time at \(size): \(trace)", xLabel: unit + warm, yLabel: "miss ratio",
+          title: "Miss ratio over time at \(size): \(traceName)", xLabel: unit + warm, yLabel: "miss ratio",
           series: series, logX: false, yFormat: { String(format: "%.3f", $0) }, xFormat: { String(Int($0)) },
-          zeroBaseline: false), perTrace: true)
+          zeroBaseline: false, layout: layout)
+      }
       + "</figure>\n"
   }
 
   /// Read and write throughput by value size per storage mode, and where files overtake SQLite.
   static func diskSection(_ results: [DiskBench.Result], figures: Figures) -> String {
     let modes = results.reduce(into: [String]()) { if !$0.contains($1.mode) { $0.append($1.mode) } }
-    var html = "<section class=\"disk\"><h2>The disk store: SQLite or files</h2>\n"
+    var html = "<section class=\"disk\" id=\"disk\"><h2>The disk store: SQLite or files</h2>\n"
     for phase in ["read-hit", "write"] {
       let series = modes.map { mode in
         SVGChart.Series(
@@ -622,14 +679,14 @@ public enum CompareReport {
       }
       html +=
         "<figure>"
-        + figures.add(
-          "disk-\(phase)",
+        + figures.add("disk-\(phase)") { layout in
           SVGChart.lines(
             title: "Disk store \(phase == "write" ? "writes" : "reads (hits)") by value size",
             xLabel: "value size (bytes, log scale)",
             yLabel: "thousand operations per second", series: series, logX: true,
             yFormat: { String(format: "%.0f", $0) },
-            xFormat: { SVGChart.compact($0, bytes: true) }, binaryTicks: true)) + "</figure>\n"
+            xFormat: { SVGChart.compact($0, bytes: true) }, binaryTicks: true, layout: layout)
+        } + "</figure>\n"
       let verdict =
         DiskBench.crossover(results, phase: phase).map {
           "\(phase): files beat SQLite from \(SVGChart.compact(Double($0), bytes: true)) up on the machine that ran this."
@@ -654,32 +711,33 @@ public enum CompareReport {
         "\($0.policy) at \($0.cacheSize) on \($0.trace), measured on a machine with \(cores) cores: threads beyond \(cores) share them."
       } ?? ""
     let threadsLabel = "threads (\(cores) cores)"
-    var html = "<section class=\"stress\"><h2>Memory cache under threads</h2>\n<p>\(SVGChart.escape(policy))</p>\n"
+    var html =
+      "<section class=\"stress\" id=\"stress\"><h2>Memory cache under threads</h2>\n<p>\(SVGChart.escape(policy))</p>\n"
     html +=
       "<figure>"
-      + figures.add(
-        "stress-throughput",
+      + figures.add("stress-throughput") { layout in
         SVGChart.lines(
           title: "Throughput by thread count", xLabel: threadsLabel, yLabel: "million operations per second",
           series: series { $0.opsPerSecond / 1e6 }, logX: false, yFormat: { String(format: "%.1f", $0) },
-          xFormat: { String(Int($0)) })) + "</figure>\n"
+          xFormat: { String(Int($0)) }, layout: layout)
+      } + "</figure>\n"
     html +=
       "<figure>"
-      + figures.add(
-        "stress-get-p99",
+      + figures.add("stress-get-p99") { layout in
         SVGChart.lines(
           title: "Get latency, 99th percentile", xLabel: threadsLabel, yLabel: "latency (log scale)",
           series: series { Double($0.getP99Ns) }, logX: false, yFormat: { SVGChart.duration(nanoseconds: $0) },
-          xFormat: { String(Int($0)) }, logY: true)) + "</figure>\n"
+          xFormat: { String(Int($0)) }, logY: true, layout: layout)
+      } + "</figure>\n"
     html +=
       "<figure>"
-      + figures.add(
-        "stress-contention",
+      + figures.add("stress-contention") { layout in
         SVGChart.lines(
           title: "Lock contention: share of contended acquisitions", xLabel: threadsLabel,
           yLabel: "contended share (%)",
           series: series { $0.contendedShare * 100 }, logX: false, yFormat: { String(format: "%.0f", $0) },
-          xFormat: { String(Int($0)) })) + "</figure>\n"
+          xFormat: { String(Int($0)) }, layout: layout)
+      } + "</figure>\n"
     return html + "</section>\n"
   }
 }

@@ -23,7 +23,22 @@ public final class Figures {
   /// `rsvg-convert` makes either format from one), and the warning says so.
   public static let renderedPerTraceLimit = 200
 
-  public init() {}
+  /// How the figure files are drawn (their width, text size and titles);
+  /// the page's charts are drawn at ``SVGChart/Layout/screen``.
+  public let layout: SVGChart.Layout
+
+  public init(layout: SVGChart.Layout = .screen) { self.layout = layout }
+
+  /// Draws a chart twice, for the page (returned) and as figure `name` in
+  /// ``layout`` (kept); `perTrace` marks one of a chart per trace
+  /// (``renderedPerTraceLimit``).
+  @discardableResult
+  public func add(_ name: String, perTrace: Bool = false, draw: (SVGChart.Layout) -> String) -> String {
+    let page = draw(.screen)
+    guard !page.isEmpty else { return page }
+    add(name, layout == .screen ? page : draw(layout), perTrace: perTrace)
+    return page
+  }
 
   /// Keeps `svg` as figure `name` (made a safe, unique file name) and returns
   /// it; `perTrace` marks one of a chart per trace (``renderedPerTraceLimit``).

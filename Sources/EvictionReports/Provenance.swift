@@ -97,7 +97,7 @@ public struct Provenance: Sendable, Equatable {
   /// The closing footer of an HTML report.
   public var html: String {
     var out =
-      "<footer class=\"provenance\"><h2>Provenance</h2><p>Made by \(SVGChart.escape(tool)) \(SVGChart.escape(version))"
+      "<footer class=\"provenance\" id=\"provenance\"><h2>Provenance</h2><p>Made by \(SVGChart.escape(tool)) \(SVGChart.escape(version))"
     if let commit { out += " (commit \(SVGChart.escape(commit)))" }
     out += " on \(SVGChart.escape(date)); host: \(cores) cores, \(SVGChart.escape(os))"
     if !seeds.isEmpty { out += "; seeds \(seeds.map(String.init).joined(separator: ", "))" }

@@ -1,14 +1,114 @@
 import EvictionCore
 import Foundation
 
-/// Self-contained SVG charts for the HTML report: no scripts, no fonts or
-/// styles from elsewhere. Every chart has axes with ticks and units, a title
-/// and a legend that is never cut off (a chart with many series grows taller
-/// to hold it); series are told apart by colour and, past each round of the
-/// palette, by dashes, then dots, then dash-dots.
+/// Self-contained SVG charts for the HTML report and the figure files: no
+/// scripts, no fonts or styles from elsewhere. Every chart has axes with
+/// ticks and units, a title (unless the layout leaves titles out) and a
+/// legend that is never cut off (a chart with many series grows taller to
+/// hold it). Series are told apart by colour and marker (``Styles``), and
+/// past the palette by dashes.
+///
+/// A ``Layout`` sets the chart's width and text size: the report's page
+/// draws at 760 px with 12 px text; a figure for a paper's column draws at
+/// 3.3 in with 8 pt text, its legend below the plot.
 public enum SVGChart {
+  /// How big a chart is, in CSS pixels (96 an inch), and what it shows
+  /// besides the data.
+  public struct Layout: Sendable, Equatable {
+    /// The chart's width.
+    public var width: Double
+    /// The size of every text but the title (ticks, labels, legend).
+    public var font: Double
+    /// Whether the chart draws its title (a paper's caption usually replaces it).
+    public var titles: Bool
+
+    public init(width: Double, font: Double, titles: Bool = true) {
+      self.width = width
+      self.font = font
+      self.titles = titles
+    }
+
+    /// A figure `inches` wide with `points`-point text (PDF points, 72 an inch).
+    public init(inches: Double, points: Double, titles: Bool = true) {
+      self.init(width: inches * 96, font: points * 96 / 72, titles: titles)
+    }
+
+    /// The HTML report's charts: 760 px, 12 px text, with titles.
+    public static let screen = Layout(width: 760, font: 12)
+
+    /// Lengths that scale with the text, drawn at 12 px.
+    var scale: Double { font / 12 }
+    /// A legend beside the plot would leave it too narrow: it goes below.
+    var legendBelow: Bool { width < 45 * font }
+    var titleFont: Double { font * 1.25 }
+    /// Where the plot starts: below the title's one or two lines.
+    func top(_ title: String) -> Double {
+      titles ? (40 + 19 * Double(titleLines(title).count - 1)) * scale : 16 * scale
+    }
+
+    /// The title in one line, or two where one would not fit (broken after
+    /// a colon, else at the space nearest the middle); shortened only if
+    /// two lines are not enough.
+    func titleLines(_ title: String) -> [String] {
+      let available = width - 20 * scale
+      let size = titleFont * 1.1
+      guard textWidth([title], size: size) > available else { return [title] }
+      let characters = Array(title)
+      let breaks = characters.indices.filter { characters[$0] == " " }
+      guard !breaks.isEmpty else { return [fit(title, available, size: size)] }
+      let colon = breaks.last { $0 > 0 && characters[$0 - 1] == ":" }
+      let middle = breaks.min { abs($0 - characters.count / 2) < abs($1 - characters.count / 2) }!
+      var cut = middle
+      if let colon, textWidth([String(characters[..<colon])], size: size) <= available,
+        textWidth([String(characters[(colon + 1)...])], size: size) <= available
+      {
+        cut = colon
+      }
+      return [String(characters[..<cut]), String(characters[(cut + 1)...])].map { fit($0, available, size: size) }
+    }
+    var left: Double { 70 * scale }
+    var bottom: Double { 56 * scale }
+    var legendStep: Double { 18 * scale }
+    var rowHeight: Double { 22 * scale }
+    /// A line chart's height before its legend asks for more.
+    var height: Double { max(width / 2, 260 * scale) }
+    /// The most a label column or legend may take; longer names are shortened.
+    var maxLabelWidth: Double { min(300 * scale, width * 0.4) }
+
+    /// About how wide the widest of `texts` is (DejaVu Sans, librsvg's and
+    /// browsers' usual sans-serif, averages 0.6 em a character).
+    func textWidth(_ texts: [String], size: Double? = nil) -> Double {
+      Double(texts.map(\.count).max() ?? 0) * (size ?? font) * 0.6
+    }
+
+    /// `text`, shortened with an ellipsis to fit `available` pixels.
+    func fit(_ text: String, _ available: Double, size: Double? = nil) -> String {
+      let most = max(4, Int(available / ((size ?? font) * 0.6)))
+      return text.count <= most ? text : String(text.prefix(most - 1)) + "…"
+    }
+
+    func text(_ x: Double, _ y: Double, _ content: String, anchor: String) -> String {
+      "<text x=\"\(f(x))\" y=\"\(f(y))\" text-anchor=\"\(anchor)\" font-size=\"\(size(font))\">\(escape(content))</text>"
+    }
+
+    /// The chart's opening tag and its title.
+    func open(title: String, height: Double) -> String {
+      var svg =
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" viewBox=\"0 0 \(f(width)) \(f(height))\" width=\"\(f(width))\" height=\"\(f(height))\" font-family=\"sans-serif\" role=\"img\" aria-label=\"\(escape(title))\">"
+      guard titles else { return svg }
+      for (i, line) in titleLines(title).enumerated() {
+        svg +=
+          "<text x=\"\(f(width / 2))\" y=\"\(f((22 + 19 * Double(i)) * scale))\" text-anchor=\"middle\" font-size=\"\(size(titleFont))\" font-weight=\"bold\">\(escape(line))</text>"
+      }
+      return svg
+    }
+  }
+
   public struct Series {
+    /// What the series is (a policy's label): `data-series` in the SVG.
     public var name: String
+    /// What the legend says, when not the name (a policy's display name).
+    public var displayName: String?
     public var points: [(x: Double, y: Double)]
     /// Optional 95% interval per point (drawn as whiskers).
     public var intervals: [ClosedRange<Double>?]
@@ -34,51 +134,61 @@ public enum SVGChart {
 
     /// Colour, marker and dash pattern of series `i`.
     func look(_ i: Int) -> (color: String, marker: String, dash: String) {
-      if let style {
-        return (style.color, style.marker, bound ? " stroke-dasharray=\"6 3\"" : "")
-      }
+      let dash = bound ? " stroke-dasharray=\"6 3\"" : ""
+      if let style { return (style.color, style.marker, dash) }
       if styledByName {
         let style = SVGChart.style(name)
-        return (style.color, style.marker, bound ? " stroke-dasharray=\"6 3\"" : "")
+        return (style.color, style.marker, dash)
       }
-      return (SVGChart.color(i), "circle", bound ? " stroke-dasharray=\"6 3\"" : SVGChart.dash(i))
+      let style = SVGChart.positionStyle(i)
+      return (style.color, style.marker, bound ? dash : SVGChart.dash(i))
     }
 
-    var legendName: String { bound ? "\(name) (bound)" : name }
+    var legendName: String {
+      let shown = displayName ?? name
+      return bound ? "\(shown) (bound)" : shown
+    }
   }
 
-  /// Colour-blind-friendly (Okabe–Ito, then Tableau) colours.
+  /// Twenty-four colours, distinct side by side and from white: Okabe and
+  /// Ito's eight (colour-blind safe), then Tableau's and Paul Tol's. With
+  /// six markers taken in turn beside them, neighbours differ in shape too,
+  /// so a chart stays readable in greyscale.
   static let palette = [
     "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000", "#8C564B", "#7F7F7F",
-    "#17BECF", "#BCBD22",
+    "#17BECF", "#BCBD22", "#332288", "#882255", "#117733", "#9467BD", "#AA4499", "#44AA99", "#DDCC77", "#E41A1C",
+    "#FB9A99", "#B2DF8A", "#A6761D", "#CAB2D6",
   ]
-  static func color(_ i: Int) -> String { palette[i % palette.count] }
+  /// Marker shapes, in the order entries take them.
+  static let markers = ["circle", "square", "triangle", "diamond", "triangle-down", "pentagon"]
   static let dashes = ["", "6 3", "2 3", "8 3 2 3"]
+
+  /// The colour and marker of entry `i` of a chart: a colour of its own up
+  /// to the palette's size, the markers in turn.
+  static func positionStyle(_ i: Int) -> (color: String, marker: String) {
+    (palette[i % palette.count], markers[i % markers.count])
+  }
+
+  /// Past the palette, series also differ by dashes.
   static func dash(_ i: Int) -> String {
     let pattern = dashes[i / palette.count % dashes.count]
     return pattern.isEmpty ? "" : " stroke-dasharray=\"\(pattern)\""
   }
 
-  static let width = 760.0
-  static let height = 380.0
-  static let left = 70.0
-  static let right = 190.0  // room for the legend
-  static let top = 40.0
-  static let bottom = 56.0
-  /// The vertical step between legend entries.
-  static let legendStep = 18.0
-
   /// Lines over a numeric x axis (logarithmic with `logX`). The y axis
   /// starts at 0 where that means something (`zeroBaseline`: throughput,
-  /// latency); otherwise it spans the data, so close curves stay apart.
+  /// latency); otherwise it spans the data (or `yDomain`, one range for a
+  /// family of figures), so close curves stay apart.
   public static func lines(
     title: String, xLabel: String, yLabel: String, series: [Series], logX: Bool, yFormat: (Double) -> String,
-    xFormat: (Double) -> String, binaryTicks: Bool = false, zeroBaseline: Bool = true, logY: Bool = false
+    xFormat: (Double) -> String, binaryTicks: Bool = false, zeroBaseline: Bool = true, logY: Bool = false,
+    yDomain: ClosedRange<Double>? = nil, layout: Layout = .screen
   ) -> String {
     let xs = series.flatMap { $0.points.map(\.x) }.filter { !logX || $0 > 0 }
-    let ys = series.flatMap { s in
+    var ys = series.flatMap { s in
       s.points.map(\.y) + s.intervals.compactMap { $0?.upperBound } + s.intervals.compactMap { $0?.lowerBound }
     }
+    if let yDomain { ys += [yDomain.lowerBound, yDomain.upperBound] }
     guard let xMin = xs.min(), let xMax = xs.max(), let yMaxData = ys.max(), let yMinData = ys.min() else {
       return ""
     }
@@ -93,11 +203,26 @@ public enum SVGChart {
       )
       : yRange(yMinData, yMaxData, zeroBaseline: zeroBaseline)
     let useLogY = logY && !positive.isEmpty
-    // The legend takes what its longest name needs (up to a limit past which names are shortened).
-    let legendW = min(maxLabelWidth, max(right, 44 + 12 + textWidth(series.map(\.legendName))))
-    let plotW = width - left - legendW
-    let chartHeight = max(height, top + Double(series.count) * legendStep + bottom)
-    let plotH = chartHeight - top - bottom
+    let top = layout.top(title)
+    let entries = series.enumerated().map { i, s in (name: s.legendName, series: s.name, look: s.look(i)) }
+    // Beside the plot, the legend takes what its longest name needs (up to
+    // a limit past which names are shortened); below it, as many columns as fit.
+    let legendW =
+      layout.legendBelow
+      ? 12 * layout.scale
+      : min(layout.maxLabelWidth, max(190 * layout.scale, (56 * layout.scale) + layout.textWidth(entries.map(\.name))))
+    let plotW = layout.width - layout.left - legendW
+    let below = layout.legendBelow ? legendGrid(entries.count, names: entries.map(\.name), layout: layout) : nil
+    let plotH: Double
+    let chartHeight: Double
+    if let below {
+      plotH = layout.height - top - layout.bottom
+      chartHeight = layout.height + Double(below.rows) * layout.legendStep + 6 * layout.scale
+    } else {
+      chartHeight = max(layout.height, top + Double(series.count) * layout.legendStep + layout.bottom)
+      plotH = chartHeight - top - layout.bottom
+    }
+    let left = layout.left
     let (lo, hi) = logX ? (log10(xMin), log10(max(xMax, xMin * 1.0001))) : (xMin, max(xMax, xMin + 1))
     func px(_ x: Double) -> Double {
       let v = logX ? log10(x) : x
@@ -109,20 +234,34 @@ public enum SVGChart {
       return top + plotH - (v - log10(yMin)) / (log10(yMax) - log10(yMin)) * plotH
     }
 
-    var svg = open(title: title, height: chartHeight)
+    var svg = layout.open(title: title, height: chartHeight)
     // Grid and y ticks.
     let yTicks =
       useLogY ? xTicks(yMin, yMax, logX: true) : Array(stride(from: yMin, through: yMax + yStep / 2, by: yStep))
     for y in yTicks {
       svg += line(left, py(y), left + plotW, py(y), stroke: "#e3e3e3")
-      svg += text(left - 8, py(y) + 4, yFormat(!useLogY && abs(y) < yStep / 1e6 ? 0 : y), anchor: "end")
+      svg += layout.text(
+        left - 8 * layout.scale, py(y) + 4 * layout.scale, yFormat(!useLogY && abs(y) < yStep / 1e6 ? 0 : y),
+        anchor: "end")
     }
     // x ticks: powers of ten (and 2, 5 between when the range is short), or the data's values.
-    for x in (binaryTicks && logX ? binaryXTicks(xMin, xMax) : xTicks(xMin, xMax, logX: logX)) {
-      svg += line(px(x), top + plotH, px(x), top + plotH + 5, stroke: "#444")
-      svg += text(px(x), top + plotH + 19, xFormat(x), anchor: "middle")
+    var xTickValues = binaryTicks && logX ? binaryXTicks(xMin, xMax) : xTicks(xMin, xMax, logX: logX)
+    // Tick labels that would run into each other are thinned.
+    let widest = layout.textWidth(xTickValues.map(xFormat)) + 6 * layout.scale
+    if xTickValues.count > 1, plotW / Double(xTickValues.count - 1) < widest {
+      let keep = max(1, Int((Double(xTickValues.count - 1) * widest / plotW).rounded(.up)))
+      xTickValues = xTickValues.enumerated().filter { $0.offset % keep == 0 }.map(\.element)
     }
-    svg += axes(plotW: plotW, plotH: plotH, height: chartHeight, xLabel: xLabel, yLabel: yLabel)
+    for x in xTickValues {
+      svg += line(px(x), top + plotH, px(x), top + plotH + 5 * layout.scale, stroke: "#444")
+      svg += layout.text(px(x), top + plotH + 19 * layout.scale, xFormat(x), anchor: "middle")
+    }
+    svg +=
+      line(left, top, left, top + plotH, stroke: "#444")
+      + line(left, top + plotH, left + plotW, top + plotH, stroke: "#444")
+    svg += layout.text(left + plotW / 2, top + plotH + 44 * layout.scale, xLabel, anchor: "middle")
+    svg +=
+      "<text x=\"\(f(16 * layout.scale))\" y=\"\(f(top + plotH / 2))\" text-anchor=\"middle\" font-size=\"\(size(layout.font))\" transform=\"rotate(-90 \(f(16 * layout.scale)) \(f(top + plotH / 2)))\">\(escape(layout.fit(yLabel, plotH)))</text>"
     for (i, s) in series.enumerated() {
       let points = s.points.filter { !logX || $0.x > 0 }
       guard !points.isEmpty else { continue }
@@ -131,21 +270,41 @@ public enum SVGChart {
         separator: " ")
       svg += "<g><title>\(escape(s.legendName))</title>"
       svg +=
-        "<path class=\"series\" data-series=\"\(escape(s.name))\" d=\"\(d)\" fill=\"none\" stroke=\"\(look.color)\" stroke-width=\"2\"\(look.dash)/>"
+        "<path class=\"series\" data-series=\"\(escape(s.name))\" d=\"\(d)\" fill=\"none\" stroke=\"\(look.color)\" stroke-width=\"\(f(2 * layout.scale))\"\(look.dash)/>"
       for (j, p) in points.enumerated() {
-        svg += markerShape(look.marker, px(p.x), py(p.y), 3, fill: look.color, stroke: look.color)
+        svg += markerShape(look.marker, px(p.x), py(p.y), 3 * layout.scale, fill: look.color, stroke: look.color)
         if j < s.intervals.count, let ci = s.intervals[j], ci.upperBound > ci.lowerBound {
           // A whisker with caps.
           svg += line(px(p.x), py(ci.lowerBound), px(p.x), py(ci.upperBound), stroke: look.color)
           for y in [ci.lowerBound, ci.upperBound] {
-            svg += line(px(p.x) - 3, py(y), px(p.x) + 3, py(y), stroke: look.color)
+            svg += line(px(p.x) - 3 * layout.scale, py(y), px(p.x) + 3 * layout.scale, py(y), stroke: look.color)
           }
         }
       }
       svg += "</g>"
     }
-    svg += legend(series.enumerated().map { i, s in (s.legendName, s.look(i)) }, x: width - legendW + 16)
+    if let below {
+      svg += legend(entries, layout: layout) { i in
+        (
+          12 * layout.scale + Double(i % below.columns) * below.columnWidth,
+          layout.height + 4 * layout.scale + Double(i / below.columns) * layout.legendStep
+        )
+      }
+    } else {
+      let x = layout.width - legendW + 16 * layout.scale
+      svg += legend(entries, layout: layout) { i in (x, top + 4 * layout.scale + Double(i) * layout.legendStep) }
+    }
     return svg + "</svg>"
+  }
+
+  /// Columns for a legend below the plot: as many as the widest name allows.
+  static func legendGrid(_ count: Int, names: [String], layout: Layout) -> (
+    columns: Int, rows: Int, columnWidth: Double
+  ) {
+    let available = layout.width - 24 * layout.scale
+    let wanted = 36 * layout.scale + layout.textWidth(names)
+    let columns = max(1, min(count, Int(available / wanted)))
+    return (columns, (count + columns - 1) / max(columns, 1), available / Double(columns))
   }
 
   /// The y axis: from 0 (`zeroBaseline`) or from just below the data, to just
@@ -165,52 +324,69 @@ public enum SVGChart {
 
   /// Horizontal bars, one per labelled value, with optional 95% whiskers.
   /// `colors[i]` picks bar i's palette entry (so a policy keeps its colour across charts).
-  /// With `styles`, each bar takes its label's colour and carries its
-  /// marker at its base, so bars that share a colour still differ.
+  /// With `styles`, each bar takes its label's colour and display name and
+  /// carries its marker at its base, so bars that share a colour still differ.
   public static func bars(
     title: String, xLabel: String, labels: [String], values: [Double], intervals: [ClosedRange<Double>?],
-    colors: [Int], format: (Double) -> String, colorOf: ((String) -> String)? = nil, styles: Styles? = nil
+    colors: [Int], format: (Double) -> String, colorOf: ((String) -> String)? = nil, styles: Styles? = nil,
+    layout: Layout = .screen
   ) -> String {
     guard let maxValue = (values + intervals.compactMap { $0?.upperBound }).max() else { return "" }
     let xMax = niceCeiling(max(maxValue, 1e-9))
-    let rowH = 22.0
+    let rowH = layout.rowHeight
+    let top = layout.top(title)
+    let bottom = layout.bottom
     let h = top + Double(labels.count) * rowH + bottom
-    let barLeft = min(maxLabelWidth, max(150, 16 + textWidth(labels)))
-    let plotW = width - barLeft - 90
+    let shown = labels.map { styles?.name($0) ?? $0 }
+    let barLeft = min(layout.maxLabelWidth, max(150 * layout.scale, 16 * layout.scale + layout.textWidth(shown)))
+    let valueW = layout.textWidth([format(xMax)]) + 16 * layout.scale
+    let plotW = layout.width - barLeft - max(valueW, 40 * layout.scale)
     func px(_ x: Double) -> Double { barLeft + x / xMax * plotW }
-    var svg = open(title: title, height: h)
+    var svg = layout.open(title: title, height: h)
     for i in 0...5 {
       let x = xMax * Double(i) / 5
       svg += line(px(x), top, px(x), h - bottom, stroke: "#e3e3e3")
-      svg += text(px(x), h - bottom + 16, format(x), anchor: "middle")
+      if layout.legendBelow && i % 2 == 1 { continue }
+      svg += layout.text(px(x), h - bottom + 16 * layout.scale, format(x), anchor: "middle")
     }
     for (i, label) in labels.enumerated() {
       let y = top + Double(i) * rowH
       // With markers, the label stands clear of the marker before the bar.
-      let gap = styles == nil ? 8.0 : 16.0
-      svg += text(barLeft - gap, y + rowH * 0.65, fit(label, barLeft - gap - 4), anchor: "end")
+      let gap = (styles == nil ? 8.0 : 16.0) * layout.scale
+      svg += layout.text(
+        barLeft - gap, y + rowH * 0.65, layout.fit(shown[i], barLeft - gap - 4 * layout.scale), anchor: "end")
+      let colour = styles?.style(label).color ?? colorOf?(label) ?? color(i < colors.count ? colors[i] : i)
+      let marker = styles?.style(label).marker ?? "none"
       svg +=
-        "<rect class=\"bar\" data-series=\"\(escape(label))\" x=\"\(f(barLeft))\" y=\"\(f(y + 3))\" width=\"\(f(max(0.5, px(values[i]) - barLeft)))\" height=\"\(f(rowH - 6))\" fill=\"\(styles?.style(label).color ?? colorOf?(label) ?? color(i < colors.count ? colors[i] : i))\"><title>\(escape(label)): \(format(values[i]))</title></rect>"
+        "<rect class=\"bar\" data-series=\"\(escape(label))\" data-color=\"\(colour)\" data-marker=\"\(marker)\" data-dash=\"\" x=\"\(f(barLeft))\" y=\"\(f(y + 3 * layout.scale))\" width=\"\(f(max(0.5, px(values[i]) - barLeft)))\" height=\"\(f(rowH - 6 * layout.scale))\" fill=\"\(colour)\"><title>\(escape(shown[i])): \(format(values[i]))</title></rect>"
       if let styles {
         let style = styles.style(label)
-        svg += markerShape(style.marker, barLeft - 7, y + rowH / 2, 3.5, fill: style.color, stroke: style.color)
+        svg += markerShape(
+          style.marker, barLeft - 7 * layout.scale, y + rowH / 2, 3.5 * layout.scale, fill: style.color,
+          stroke: style.color)
       }
       // The value sits past the bar and past its whisker, never under it.
-      var labelX = px(values[i]) + 6
+      var labelX = px(values[i]) + 6 * layout.scale
       if i < intervals.count, let ci = intervals[i], ci.upperBound > ci.lowerBound {
         let mid = y + rowH / 2
         svg += line(px(ci.lowerBound), mid, px(ci.upperBound), mid, stroke: "#222")
-        for x in [ci.lowerBound, ci.upperBound] { svg += line(px(x), mid - 4, px(x), mid + 4, stroke: "#222") }
-        labelX = max(labelX, px(ci.upperBound) + 6)
+        for x in [ci.lowerBound, ci.upperBound] {
+          svg += line(px(x), mid - 4 * layout.scale, px(x), mid + 4 * layout.scale, stroke: "#222")
+        }
+        labelX = max(labelX, px(ci.upperBound) + 6 * layout.scale)
       }
-      svg += text(labelX, y + rowH * 0.65, format(values[i]), anchor: "start")
+      svg += layout.text(labelX, y + rowH * 0.65, format(values[i]), anchor: "start")
     }
     svg += line(barLeft, h - bottom, barLeft + plotW, h - bottom, stroke: "#444")
-    svg += text(barLeft + plotW / 2, h - 14, xLabel, anchor: "middle")
+    svg += layout.text(
+      barLeft + plotW / 2, h - 14 * layout.scale, layout.fit(xLabel, layout.width - 8 * layout.scale), anchor: "middle")
     return svg + "</svg>"
   }
 
-  /// One policy's distribution over traces, for ``boxes(title:xLabel:boxes:format:)``.
+  /// The colour of palette entry `i`.
+  static func color(_ i: Int) -> String { palette[i % palette.count] }
+
+  /// One policy's distribution over traces, for ``boxes(title:xLabel:boxes:format:styles:domain:layout:)``.
   public struct Box {
     public var name: String
     public var p5, p25, median, p75, p95, mean: Double
@@ -226,95 +402,137 @@ public enum SVGChart {
     }
   }
 
-  /// Horizontal box plots as the S3-FIFO and SIEVE papers draw them: box
-  /// from P25 to P75, median line, whiskers with caps at P5 and P95, a
-  /// diamond at the mean; the axis spans the data (and 0, the reference,
-  /// drawn darker), and each row's mean is printed in a column of its own,
-  /// clear of the whiskers. Each policy keeps its colour (``style(_:)``).
-  public static func boxes(
-    title: String, xLabel: String, boxes: [Box], format: (Double) -> String, styles: Styles? = nil
-  ) -> String {
-    guard !boxes.isEmpty else { return "" }
-    // A reduction is at most 100% but can fall without bound (MRU on a
-    // recency trace misses ten times as often as FIFO): the axis stops at
-    // twice the best P95 below zero (at least -50%), so one outlier does not
-    // flatten every other box; what lies beyond ends in an arrow at the edge,
-    // and the mean column keeps the true value.
+  /// The range a box plot's axis spans for `boxes`: the data and 0 (the
+  /// reference), but below zero no further than twice the best P95 (at
+  /// least -50%). Figures of one family pass the union of theirs as the
+  /// `domain`, so every size reads on one scale.
+  public static func boxDomain(_ boxes: [Box]) -> ClosedRange<Double>? {
+    guard !boxes.isEmpty else { return nil }
     let hi = max(0, boxes.map(\.p95).max()!, boxes.map(\.mean).max()!)
     let floor = -max(0.5, 2 * hi)
     let lo = max(floor, min(0, boxes.map(\.p5).min()!, boxes.map(\.mean).min()!))
+    return lo...hi
+  }
+
+  /// Horizontal box plots as the S3-FIFO and SIEVE papers draw them: box
+  /// from P25 to P75, median line, whiskers with caps at P5 and P95, a
+  /// diamond at the mean; the axis spans `domain` (by default
+  /// ``boxDomain(_:)`` of these boxes), 0 (the reference) drawn darker, and
+  /// each row's mean is printed in a column of its own, clear of the
+  /// whiskers. Each policy keeps its colour (``style(_:)``, or `styles`).
+  public static func boxes(
+    title: String, xLabel: String, boxes: [Box], format: (Double) -> String, styles: Styles? = nil,
+    domain: ClosedRange<Double>? = nil, layout: Layout = .screen
+  ) -> String {
+    // A reduction is at most 100% but can fall without bound (MRU on a
+    // recency trace misses ten times as often as FIFO): the axis stops at
+    // the domain's floor, so one outlier does not flatten every other box;
+    // what lies beyond ends in an arrow at the edge, and the mean column
+    // keeps the true value.
+    guard let range = domain ?? boxDomain(boxes) else { return "" }
+    let (lo, hi) = (range.lowerBound, range.upperBound)
     let cut = boxes.contains { $0.p5 < lo || $0.mean < lo }
-    let step = niceCeiling(max(hi - lo, 1e-9) / 6)
+    let step = niceCeiling(max(hi - lo, 1e-9) / (layout.legendBelow ? 4 : 6))
     let xMin = (lo / step).rounded(.down) * step
     let xMax = max((hi / step).rounded(.up) * step, xMin + step)
-    let rowH = 22.0
-    let names = boxes.map { $0.bound ? "\($0.name) (bound)" : $0.name }
-    let labelW = min(maxLabelWidth, max(160, 16 + textWidth(names)))
-    let meanW = 96.0
+    let rowH = layout.rowHeight
+    let top = layout.top(title)
+    let bottom = layout.bottom
+    let names = boxes.map { box in
+      let shown = styles?.name(box.name) ?? box.name
+      return box.bound ? "\(shown) (bound)" : shown
+    }
+    let labelW = min(layout.maxLabelWidth, max(160 * layout.scale, 16 * layout.scale + layout.textWidth(names)))
+    let meanW = layout.textWidth([format(-0.999)]) + 28 * layout.scale
     let h = top + Double(boxes.count) * rowH + bottom
-    let plotW = width - labelW - meanW - 16
+    let plotW = layout.width - labelW - meanW - 16 * layout.scale
     func px(_ x: Double) -> Double { labelW + (max(x, xMin) - xMin) / (xMax - xMin) * plotW }
-    var svg = open(title: title, height: h)
+    var svg = layout.open(title: title, height: h)
     for x in stride(from: xMin, through: xMax + step / 2, by: step) {
       svg += line(px(x), top, px(x), h - bottom, stroke: abs(x) < step / 1e6 ? "#555" : "#e3e3e3")
-      svg += text(px(x), h - bottom + 16, format(abs(x) < step / 1e6 ? 0 : x), anchor: "middle")
+      svg += layout.text(px(x), h - bottom + 16 * layout.scale, format(abs(x) < step / 1e6 ? 0 : x), anchor: "middle")
     }
-    svg += text(width - meanW / 2, top - 6, "mean", anchor: "middle")
+    svg += layout.text(layout.width - meanW / 2, top - 6 * layout.scale, "mean", anchor: "middle")
     for (i, box) in boxes.enumerated() {
       let y = top + Double(i) * rowH
       let mid = y + rowH / 2
       let (colour, marker) = styles?.style(box.name) ?? style(box.name)
       let dash = box.bound ? " stroke-dasharray=\"4 2\"" : ""
-      svg += text(labelW - 8, y + rowH * 0.65, fit(names[i], labelW - 12), anchor: "end")
+      let inset = 4 * layout.scale
+      svg += layout.text(
+        labelW - 8 * layout.scale, y + rowH * 0.65, layout.fit(names[i], labelW - 12 * layout.scale), anchor: "end")
       svg +=
-        "<g class=\"box\" data-series=\"\(escape(box.name))\" data-color=\"\(colour)\" data-marker=\"\(marker)\" data-dash=\"\(box.bound ? "dashed" : "")\"><title>\(escape(box.name)): P5 \(format(box.p5)), P25 \(format(box.p25)), median \(format(box.median)), P75 \(format(box.p75)), P95 \(format(box.p95)), mean \(format(box.mean))</title>"
+        "<g class=\"box\" data-series=\"\(escape(box.name))\" data-color=\"\(colour)\" data-marker=\"\(marker)\" data-dash=\"\(box.bound ? "dashed" : "")\"><title>\(escape(names[i])): P5 \(format(box.p5)), P25 \(format(box.p25)), median \(format(box.median)), P75 \(format(box.p75)), P95 \(format(box.p95)), mean \(format(box.mean))</title>"
       svg += line(px(box.p5), mid, px(box.p25), mid, stroke: colour)
       svg += line(px(box.p75), mid, px(box.p95), mid, stroke: colour)
-      for x in [box.p5, box.p95] { svg += line(px(x), mid - 5, px(x), mid + 5, stroke: colour) }
+      for x in [box.p5, box.p95] {
+        svg += line(px(x), mid - 5 * layout.scale, px(x), mid + 5 * layout.scale, stroke: colour)
+      }
       svg +=
-        "<rect x=\"\(f(px(box.p25)))\" y=\"\(f(y + 4))\" width=\"\(f(max(1, px(box.p75) - px(box.p25))))\" height=\"\(f(rowH - 8))\" fill=\"\(colour)\" fill-opacity=\"0.3\" stroke=\"\(colour)\" stroke-width=\"1.5\"\(dash)/>"
+        "<rect x=\"\(f(px(box.p25)))\" y=\"\(f(y + inset))\" width=\"\(f(max(1, px(box.p75) - px(box.p25))))\" height=\"\(f(rowH - 2 * inset))\" fill=\"\(colour)\" fill-opacity=\"0.3\" stroke=\"\(colour)\" stroke-width=\"1.5\"\(dash)/>"
       svg +=
-        "<line x1=\"\(f(px(box.median)))\" y1=\"\(f(y + 4))\" x2=\"\(f(px(box.median)))\" y2=\"\(f(y + rowH - 4))\" stroke=\"\(colour)\" stroke-width=\"3\"/>"
+        "<line x1=\"\(f(px(box.median)))\" y1=\"\(f(y + inset))\" x2=\"\(f(px(box.median)))\" y2=\"\(f(y + rowH - inset))\" stroke=\"\(colour)\" stroke-width=\"3\"/>"
       if box.p5 < xMin {
         svg +=
-          "<path class=\"beyond\" d=\"M\(f(px(xMin) - 2)),\(f(mid)) l8,-5 l0,10 Z\" fill=\"\(colour)\"><title>P5 \(format(box.p5)), beyond the axis</title></path>"
+          "<path class=\"beyond\" d=\"M\(f(px(xMin) - 2)),\(f(mid)) l\(f(8 * layout.scale)),\(f(-5 * layout.scale)) l0,\(f(10 * layout.scale)) Z\" fill=\"\(colour)\"><title>P5 \(format(box.p5)), beyond the axis</title></path>"
       }
-      if box.mean >= xMin { svg += markerShape("diamond", px(box.mean), mid, 4.5, fill: "#fff", stroke: "#222") }
-      svg += markerShape(marker, width - meanW + 6, mid, 4, fill: colour, stroke: colour)
-      svg += text(width - 8, y + rowH * 0.65, format(box.mean), anchor: "end") + "</g>"
+      if box.mean >= xMin {
+        svg += markerShape("diamond", px(box.mean), mid, 4.5 * layout.scale, fill: "#fff", stroke: "#222")
+      }
+      svg += markerShape(
+        marker, layout.width - meanW + 6 * layout.scale, mid, 4 * layout.scale, fill: colour, stroke: colour)
+      svg += layout.text(layout.width - 8 * layout.scale, y + rowH * 0.65, format(box.mean), anchor: "end") + "</g>"
     }
     svg += line(labelW, h - bottom, labelW + plotW, h - bottom, stroke: "#444")
-    svg += text(
-      labelW + plotW / 2, h - 14, cut ? "\(xLabel); ◀ beyond \(format(xMin))" : xLabel, anchor: "middle")
+    let axisLabel = cut ? "\(xLabel); ◀ beyond \(format(xMin))" : xLabel
+    svg += layout.text(
+      layout.width / 2, h - 14 * layout.scale, layout.fit(axisLabel, layout.width - 8 * layout.scale), anchor: "middle")
     return svg + "</svg>"
   }
 
-  /// The colours and markers of one report's labels: the labels in the
-  /// catalog's order (built-in policies first, then the rest by name) take
-  /// the palette's twelve colours in turn, then the next marker, so within
-  /// a report no two labels share a colour until there are more than
-  /// twelve, and none share both. A label the report does not list falls
-  /// back to ``style(_:)``.
+  /// The colours, markers and display names of one report's labels: the
+  /// labels in the catalog's order (built-in policies first, then the rest
+  /// by name) take the palette's colours in turn and the markers in turn,
+  /// so within a report no two labels share a colour up to the palette's
+  /// twenty-four, and neighbours differ in shape. Colours the user chose
+  /// are kept and left out of the turn. A label the report does not list
+  /// falls back to ``style(_:)``.
   public struct Styles: Sendable {
-    let index: [String: Int]
+    let looks: [String: (color: String, marker: String)]
+    let names: [String: String]
 
-    public init(_ labels: [String]) {
+    /// `colors` are the user's choices by label; `names` the labels'
+    /// display names (a label without one shows as itself).
+    public init(_ labels: [String], colors: [String: String] = [:], names: [String: String] = [:]) {
       func rank(_ label: String) -> (Int, String) {
         (PolicyCatalog.builtinNames.firstIndex(of: label) ?? Int.max, label)
       }
       let ordered = Array(Set(labels)).sorted { rank($0) < rank($1) }
-      index = Dictionary(uniqueKeysWithValues: ordered.enumerated().map { ($1, $0) })
+      let chosen = Set(colors.values.map { $0.uppercased() })
+      var free = palette.filter { !chosen.contains($0.uppercased()) }
+      if free.isEmpty { free = palette }
+      var looks: [String: (color: String, marker: String)] = [:]
+      var turn = 0
+      for (i, label) in ordered.enumerated() {
+        let marker = markers[i % markers.count]
+        if let color = colors[label] {
+          looks[label] = (color, marker)
+        } else {
+          looks[label] = (free[turn % free.count], marker)
+          turn += 1
+        }
+      }
+      self.looks = looks
+      self.names = names
     }
 
     public func style(_ label: String) -> (color: String, marker: String) {
-      guard let i = index[label] else { return SVGChart.style(label) }
-      let slot = i % (palette.count * markers.count)
-      return (palette[slot % palette.count], markers[slot / palette.count])
+      looks[label] ?? SVGChart.style(label)
     }
-  }
 
-  /// Marker shapes, in the order ``style(_:)`` hands them out.
-  static let markers = ["circle", "square", "triangle", "diamond"]
+    /// What charts write for `label`.
+    public func name(_ label: String) -> String { names[label] ?? label }
+  }
 
   /// A policy's colour and marker, from its name alone: the same in every
   /// chart and report (and in the notebooks, which use the same rule). The
@@ -322,7 +540,8 @@ public enum SVGChart {
   /// so no two share both; any other label (a variant with parameters, an
   /// admission in front) is placed by a hash of its name.
   public static func style(_ name: String) -> (color: String, marker: String) {
-    let combinations = palette.count * markers.count
+    let colours = 12
+    let combinations = colours * 4
     var index: Int
     if let position = PolicyCatalog.builtinNames.firstIndex(of: name) {
       index = position
@@ -332,7 +551,7 @@ public enum SVGChart {
       index = Int(hash % UInt64(combinations))
     }
     index %= combinations
-    return (palette[index % palette.count], markers[index / palette.count])
+    return (palette[index % colours], markers[index / colours])
   }
 
   static func markerShape(_ shape: String, _ x: Double, _ y: Double, _ r: Double, fill: String, stroke: String)
@@ -345,6 +564,15 @@ public enum SVGChart {
     case "triangle":
       return
         "<path d=\"M\(f(x)),\(f(y - r * 1.15)) L\(f(x + r)),\(f(y + r * 0.85)) L\(f(x - r)),\(f(y + r * 0.85)) Z\" \(paint)/>"
+    case "triangle-down":
+      return
+        "<path d=\"M\(f(x)),\(f(y + r * 1.15)) L\(f(x + r)),\(f(y - r * 0.85)) L\(f(x - r)),\(f(y - r * 0.85)) Z\" \(paint)/>"
+    case "pentagon":
+      let corners = (0..<5).map { k -> String in
+        let angle = Double.pi * (-0.5 + 0.4 * Double(k))
+        return "\(f(x + r * 1.1 * cos(angle))),\(f(y + r * 1.1 * sin(angle)))"
+      }
+      return "<path d=\"M\(corners.joined(separator: " L")) Z\" \(paint)/>"
     case "diamond":
       return
         "<path d=\"M\(f(x)),\(f(y - r * 1.2)) L\(f(x + r)),\(f(y)) L\(f(x)),\(f(y + r * 1.2)) L\(f(x - r)),\(f(y)) Z\" \(paint)/>"
@@ -355,56 +583,34 @@ public enum SVGChart {
 
   // MARK: Pieces
 
-  static func open(title: String, height: Double = height) -> String {
-    "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" viewBox=\"0 0 \(f(width)) \(f(height))\" width=\"\(f(width))\" height=\"\(f(height))\" font-family=\"sans-serif\" role=\"img\" aria-label=\"\(escape(title))\">"
-      + "<text x=\"\(f(width / 2))\" y=\"22\" text-anchor=\"middle\" font-size=\"15\" font-weight=\"bold\">\(escape(fit(title, width - 20, size: 15 * 1.1)))</text>"
-  }
-
-  static func axes(plotW: Double, plotH: Double, height: Double, xLabel: String, yLabel: String) -> String {
-    line(left, top, left, top + plotH, stroke: "#444")
-      + line(left, top + plotH, left + plotW, top + plotH, stroke: "#444")
-      + text(left + plotW / 2, height - 12, xLabel, anchor: "middle")
-      + "<text x=\"16\" y=\"\(f(top + plotH / 2))\" text-anchor=\"middle\" font-size=\"12\" transform=\"rotate(-90 16 \(f(top + plotH / 2)))\">\(escape(yLabel))</text>"
-  }
-
-  static func legend(_ entries: [(name: String, look: (color: String, marker: String, dash: String))], x: Double)
-    -> String
-  {
+  static func legend(
+    _ entries: [(name: String, series: String, look: (color: String, marker: String, dash: String))], layout: Layout,
+    at position: (Int) -> (x: Double, y: Double)
+  ) -> String {
     var svg = "<g class=\"legend\">"
+    let room =
+      layout.legendBelow
+      ? legendGrid(entries.count, names: entries.map(\.name), layout: layout).columnWidth : layout.maxLabelWidth
     for (i, entry) in entries.enumerated() {
-      let y = top + 4 + Double(i) * legendStep
+      let (x, y) = position(i)
       // What a reader tells entries apart by, for the browser check (scripts/browser-check.sh).
       svg +=
-        "<g class=\"entry\" data-series=\"\(escape(entry.name))\" data-color=\"\(entry.look.color)\" data-marker=\"\(entry.look.marker)\" data-dash=\"\(entry.look.dash.isEmpty ? "" : "dashed")\">"
+        "<g class=\"entry\" data-series=\"\(escape(entry.series))\" data-color=\"\(entry.look.color)\" data-marker=\"\(entry.look.marker)\" data-dash=\"\(entry.look.dash.isEmpty ? "" : "dashed")\">"
       svg +=
-        "<line x1=\"\(f(x))\" y1=\"\(f(y))\" x2=\"\(f(x + 22))\" y2=\"\(f(y))\" stroke=\"\(entry.look.color)\" stroke-width=\"3\"\(entry.look.dash)/>"
-      svg += markerShape(entry.look.marker, x + 11, y, 3.5, fill: entry.look.color, stroke: entry.look.color)
-      svg += text(x + 28, y + 4, fit(entry.name, width - x - 36), anchor: "start") + "</g>"
+        "<line x1=\"\(f(x))\" y1=\"\(f(y))\" x2=\"\(f(x + 22 * layout.scale))\" y2=\"\(f(y))\" stroke=\"\(entry.look.color)\" stroke-width=\"\(f(3 * layout.scale))\"\(entry.look.dash)/>"
+      svg += markerShape(
+        entry.look.marker, x + 11 * layout.scale, y, 3.5 * layout.scale, fill: entry.look.color,
+        stroke: entry.look.color)
+      let available = min(room - 36 * layout.scale, layout.width - x - 36 * layout.scale)
+      svg +=
+        layout.text(x + 28 * layout.scale, y + 4 * layout.scale, layout.fit(entry.name, available), anchor: "start")
+        + "</g>"
     }
     return svg + "</g>"
   }
 
-  /// The most a label column or legend may take; longer names are shortened.
-  static let maxLabelWidth = 300.0
-
-  /// About how wide the widest of `texts` is at `size` pixels (DejaVu Sans,
-  /// librsvg's and browsers' usual sans-serif, averages 0.6 em a character).
-  static func textWidth(_ texts: [String], size: Double = 12) -> Double {
-    Double(texts.map(\.count).max() ?? 0) * size * 0.6
-  }
-
-  /// `text`, shortened with an ellipsis to fit `available` pixels.
-  static func fit(_ text: String, _ available: Double, size: Double = 12) -> String {
-    let most = max(4, Int(available / (size * 0.6)))
-    return text.count <= most ? text : String(text.prefix(most - 1)) + "…"
-  }
-
   static func line(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, stroke: String) -> String {
     "<line x1=\"\(f(x1))\" y1=\"\(f(y1))\" x2=\"\(f(x2))\" y2=\"\(f(y2))\" stroke=\"\(stroke)\" stroke-width=\"1\"/>"
-  }
-
-  static func text(_ x: Double, _ y: Double, _ content: String, anchor: String) -> String {
-    "<text x=\"\(f(x))\" y=\"\(f(y))\" text-anchor=\"\(anchor)\" font-size=\"12\">\(escape(content))</text>"
   }
 
   static func xTicks(_ lo: Double, _ hi: Double, logX: Bool) -> [Double] {
@@ -442,6 +648,9 @@ public enum SVGChart {
   }
 
   static func f(_ x: Double) -> String { String(format: "%.1f", x) }
+
+  /// A font size: whole pixels without a decimal point (`12`), else one decimal.
+  static func size(_ x: Double) -> String { x == x.rounded() ? String(Int(x)) : f(x) }
 
   /// Text safe in XML content and attributes.
   public static func escape(_ s: String) -> String {

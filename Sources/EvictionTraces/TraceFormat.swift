@@ -65,6 +65,24 @@ public enum TraceFormat: String, Sendable, CaseIterable {
     return nil
   }
 
+  /// A trace file's name without its folder and the suffixes that say its
+  /// compression and format (`zipf-scan.oracleGeneral.zst` is `zipf-scan`,
+  /// `P12.lis.zst` is `P12`): what a reader calls the trace.
+  public static func stem(of path: String) -> String {
+    var name = Substring(path.split(separator: "/").last ?? Substring(path))
+    /// Removes the first of `suffixes` that `name` ends with (never the whole name).
+    func dropFirst(of suffixes: [String]) {
+      let lower = name.lowercased()
+      if let suffix = suffixes.first(where: { name.count > $0.count && lower.hasSuffix($0.lowercased()) }) {
+        name.removeLast(suffix.count)
+      }
+    }
+    dropFirst(of: Compression.suffixes.map(\.0))
+    dropFirst(of: [".bin"])
+    dropFirst(of: [".lis", ".trace"] + allCases.map { "." + $0.rawValue })
+    return String(name)
+  }
+
   /// The format of a file in a collection laid out as Caffeine's simulator
   /// lays its traces out (`<format>/<file>`): from the file's name, else from
   /// its folder's (`cloud_physics` and `adapt_size` read as `cloud-physics`

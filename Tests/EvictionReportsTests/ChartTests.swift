@@ -1,3 +1,4 @@
+import EvictionTraces
 import Foundation
 import Synchronization
 import Testing
@@ -21,7 +22,7 @@ import Testing
     #expect(names.count == 40)
     let ys = capture(#"<text x="[0-9.]+" y="([0-9.]+)""#, in: entries).compactMap(Double.init)
     #expect(ys.count == 40 && ys.allSatisfy { $0 < height - 12 }, "legend beyond the chart's \(height)")
-    let strokes = capture(#"stroke="(#[0-9A-Fa-f]+)" stroke-width="3"( stroke-dasharray="[0-9 ]+")?"#, in: entries)
+    let strokes = capture(#"stroke="(#[0-9A-Fa-f]+)" stroke-width="3.0"( stroke-dasharray="[0-9 ]+")?"#, in: entries)
     #expect(Set(strokes).count == 40, "two series share a colour and a stroke")
   }
 
@@ -50,29 +51,100 @@ import Testing
     #expect(SVGChart.style("lru") != SVGChart.style("fifo"))
   }
 
-  /// Within one report, labels take the palette in turn: the Quick start's
-  /// fourteen policies, and a user's own beside them, share no colour
-  /// until the twelfth, none share colour and marker, and bars carry the
-  /// marker so two of one colour still differ.
-  @Test func aReportsLabelsTakeDistinctColoursThenMarkers() throws {
+  /// Within one report, labels take the palette in turn: twenty policies,
+  /// the Quick start's and a user's own, take twenty colours, neighbours
+  /// differ in marker, and bars carry the marker; colours the user chose
+  /// are kept and taken by no other label.
+  @Test func aReportsLabelsTakeDistinctColoursAndMarkers() throws {
     let labels = [
-      "lru", "fifo", "clock", "sieve", "s3fifo", "arc", "lirs", "slru", "twoq", "wtinylfu", "random", "mru",
-      "belady", "midlru",
+      "lru", "fifo", "clock", "sieve", "s3fifo", "arc", "lirs", "slru", "2q", "wtinylfu", "random", "mru",
+      "belady", "midlru", "car", "lfu", "gdsf", "lhd", "mq", "clock-pro",
     ]
     let styles = SVGChart.Styles(labels)
     let looks = labels.map { styles.style($0) }
-    #expect(Set(looks.map(\.color)).count == 12)
-    #expect(Set(looks.map { "\($0.color) \($0.marker)" }).count == labels.count)
-    let twelve = SVGChart.Styles(Array(labels.prefix(11)) + ["midlru"])
-    #expect(Set(labels.prefix(11).map { twelve.style($0).color } + [twelve.style("midlru").color]).count == 12)
+    #expect(Set(looks.map(\.color)).count == 20)
+    #expect(Set(looks.map(\.marker)).count == SVGChart.markers.count)
+    // Up to the palette's size, every label has a colour of its own.
+    let many = (0..<SVGChart.palette.count).map { "policy-\($0)" }
+    let manyStyles = SVGChart.Styles(many)
+    #expect(Set(many.map { manyStyles.style($0).color }).count == SVGChart.palette.count)
+    // A chosen colour stays with its label and leaves the turn.
+    let chosen = SVGChart.Styles(labels, colors: ["midlru": "#0072B2"], names: ["s3fifo": "S3-FIFO"])
+    #expect(chosen.style("midlru").color == "#0072B2")
+    #expect(labels.filter { $0 != "midlru" }.allSatisfy { chosen.style($0).color != "#0072B2" })
+    #expect(Set(labels.map { chosen.style($0).color }).count == 20)
+    #expect(chosen.name("s3fifo") == "S3-FIFO" && chosen.name("lru") == "lru")
     let svg = SVGChart.bars(
       title: "t", xLabel: "x", labels: labels, values: labels.indices.map { 0.1 + Double($0) / 100 }, intervals: [],
       colors: [], format: { "\($0)" }, styles: styles)
     let fills = capture(
-      #"class="bar" data-series="[^"]+" x="[^"]+" y="[^"]+" width="[^"]+" height="[^"]+" fill="(#[0-9A-Fa-f]+)""#,
+      #"class="bar" data-series="[^"]+" data-color="[^"]+" data-marker="[^"]+" data-dash="" x="[^"]+" y="[^"]+" width="[^"]+" height="[^"]+" fill="(#[0-9A-Fa-f]+)""#,
       in: svg)
     #expect(fills == looks.map(\.color))
     #expect(svg.components(separatedBy: "class=\"marker\"").count - 1 == labels.count)
+  }
+
+  /// A column-wide figure (3.3 in) keeps every text at 8 pt or more, its
+  /// legend below the plot and inside the picture, and a long title on
+  /// two lines rather than cut.
+  @Test func aColumnFigureKeepsItsTextAtEightPoints() throws {
+    let layout = SVGChart.Layout(inches: 3.3, points: 8, titles: true)
+    let series = (0..<12).map { i in
+      SVGChart.Series(name: "policy-\(i)", points: [(x: 100, y: 0.9 - Double(i) / 100), (x: 1000, y: 0.5)])
+    }
+    let title = "Miss ratio by cache size: a trace with a long name"
+    let charts = [
+      SVGChart.lines(
+        title: title, xLabel: "cache size (objects, log scale)", yLabel: "miss ratio", series: series, logX: true,
+        yFormat: { String(format: "%.2f", $0) }, xFormat: { SVGChart.compact($0, bytes: false) }, layout: layout),
+      SVGChart.bars(
+        title: title, xLabel: "miss ratio", labels: series.map(\.name), values: series.map { _ in 0.5 },
+        intervals: [], colors: [], format: { String(format: "%.3f", $0) }, styles: SVGChart.Styles(series.map(\.name)),
+        layout: layout),
+      SVGChart.boxes(
+        title: title, xLabel: "reduction",
+        boxes: series.map {
+          SVGChart.Box(name: $0.name, p5: -0.2, p25: 0, median: 0.1, p75: 0.2, p95: 0.3, mean: 0.1, bound: false)
+        }, format: { String(format: "%+.0f%%", $0 * 100) }, layout: layout),
+    ]
+    for svg in charts {
+      let widthText = try #require(capture(#"<svg [^>]*width="([0-9.]+)""#, in: svg).first)
+      let heightText = try #require(capture(#"<svg [^>]*height="([0-9.]+)""#, in: svg).first)
+      let (width, height) = (Double(widthText) ?? 0, Double(heightText) ?? 0)
+      #expect(abs(width - 3.3 * 96) < 0.1)
+      // Points at the figure's own size: CSS pixels are 96 an inch, points 72.
+      let sizes = capture(#"font-size="([0-9.]+)""#, in: svg).compactMap(Double.init)
+      #expect(!sizes.isEmpty && sizes.allSatisfy { $0 * 72 / 96 >= 8 - 0.05 }, "\(Set(sizes))")
+      // No text starts outside the picture, and the title is whole.
+      let xs = capture(#"<text x="([0-9.-]+)""#, in: svg).compactMap(Double.init)
+      let ys = capture(#"<text x="[0-9.-]+" y="([0-9.-]+)""#, in: svg).compactMap(Double.init)
+      #expect(xs.allSatisfy { $0 >= 0 && $0 <= width } && ys.allSatisfy { $0 > 0 && $0 <= height })
+      #expect(svg.contains(">Miss ratio by cache size:<") && svg.contains(">a trace with a long name<"))
+    }
+    #expect(layout.legendBelow && !SVGChart.Layout.screen.legendBelow)
+    // Without titles the plot starts near the top and no title is drawn.
+    let bare = SVGChart.Layout(inches: 3.3, points: 8, titles: false)
+    let untitled = SVGChart.lines(
+      title: title, xLabel: "x", yLabel: "y", series: series, logX: true, yFormat: { "\($0)" },
+      xFormat: { "\($0)" }, layout: bare)
+    #expect(!untitled.contains("font-weight=\"bold\"") && untitled.contains("aria-label=\"\(title)\""))
+  }
+
+  /// Figures call policies by the names papers use, with their parameters
+  /// and admission policy, and traces by their file names without format
+  /// suffixes; a policy the catalog does not know keeps its label.
+  @Test func displayNamesComeFromTheCatalogAndFileNames() {
+    #expect(DisplayNames.policy("s3fifo") == "S3-FIFO" && DisplayNames.policy("wtinylfu") == "W-TinyLFU")
+    #expect(DisplayNames.policy("slru:segments=4") == "SLRU (segments=4)")
+    #expect(DisplayNames.policy("lru + tinylfu") == "LRU + TinyLFU")
+    #expect(DisplayNames.policy("arc + prob:p=0.5,seed=2") == "ARC + Prob (p=0.5, seed=2)")
+    #expect(DisplayNames.policy("midlru") == "midlru")
+    for (path, stem) in [
+      ("traces/zipf-scan.oracleGeneral.zst", "zipf-scan"), ("/x/P12.lis.zst", "P12"), ("web07.trace.xz", "web07"),
+      ("cloudPhysicsIO.oracleGeneral.bin", "cloudPhysicsIO"), ("w.csv", "w"), (".zst", ".zst"), ("a.b.c", "a.b.c"),
+    ] {
+      #expect(TraceFormat.stem(of: path) == stem, "\(path)")
+    }
   }
 
   /// Latencies spanning decades go on a log axis with readable units.
@@ -94,7 +166,10 @@ import Testing
       format: { String(format: "%.2f", $0) })
     #expect(!svg.contains(">\(long)<"))
     #expect(svg.contains("…<"))
-    let starts = capture(#"<rect class="bar" data-series="[^"]*" x="([0-9.]+)""#, in: svg).compactMap(Double.init)
+    let starts = capture(
+      #"<rect class="bar" data-series="[^"]*" data-color="[^"]+" data-marker="[^"]+" data-dash="" x="([0-9.]+)""#,
+      in: svg
+    ).compactMap(Double.init)
     #expect(starts.allSatisfy { $0 <= 300 })
     // The value label sits past the whisker's end.
     #expect(svg.contains("stroke-width=\"1\"/><text"))

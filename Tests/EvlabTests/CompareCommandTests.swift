@@ -70,7 +70,7 @@ import Testing
     #expect(try read(dir, "single/results.json").contains("\"provenance\": {\"tool\": \"evlab\", \"version\": "))
     #expect(
       try read(dir, "single/report.md").contains("## Provenance")
-        && read(dir, "single/report.html").contains("<footer class=\"provenance\">"))
+        && read(dir, "single/report.html").contains("<footer class=\"provenance\" id=\"provenance\">"))
     // 3 traces × 6 policies × 3 sizes; random and the generated trace ran per seed.
     let lines = singleCSV.split(separator: "\n")
     #expect(lines.count == 1 + 3 * 6 * 3)
@@ -391,5 +391,83 @@ import Testing
     let config = try writeConfig(in: dir)
     let both = try evlab(["compare", "--config", config, "--format", "csv", "--output", "both"], in: dir)
     #expect(both.status == 1 && both.stderr.contains("--format"), "\(both.stderr)")
+  }
+
+  /// Figures for a paper: display names from the catalog (and the user's
+  /// labels), traces without their format suffixes, a column width whose
+  /// text stays at 8 pt, no titles when asked, a chosen colour; and the
+  /// settings' mistakes refused before any work.
+  @Test func figuresTakeDisplayNamesWidthsAndColours() throws {
+    let dir = try scratchDirectory()
+    let trace = repositoryRoot.appendingPathComponent("traces/zipf-scan.oracleGeneral.zst").path
+    let sweep = ["compare", "--trace", trace, "--policy", "lru,s3fifo,wtinylfu,belady", "--size", "100,1%"]
+    let run = try evlab(
+      sweep + [
+        "--output", "paper", "--figure-width", "column", "--no-titles", "--label", "lru=LRU (baseline)",
+        "--color", "s3fifo=#123", "--label", "zipf-scan.oracleGeneral.zst=Zipf with scans",
+      ], in: dir)
+    #expect(run.status == 0, "\(run.stderr)")
+    let html = try read(dir, "paper/report.html")
+    for shown in ["LRU (baseline)", "S3-FIFO", "W-TinyLFU", "Zipf with scans"] {
+      #expect(html.contains(">\(shown)<") || html.contains(">\(shown) "), "\(shown) is not in the report")
+    }
+    #expect(html.contains("<nav class=\"contents\">") && html.contains("href=\"#trace-zipf-scan-oraclegeneral-zst\""))
+    #expect(html.contains("id=\"trace-zipf-scan-oraclegeneral-zst\""))
+    let figures = try FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent("paper/figures").path)
+    #expect(figures.contains("mrc-zipf-with-scans.svg"), "\(figures)")
+    let svg = try read(dir, "paper/figures/mrc-zipf-with-scans.svg")
+    #expect(svg.contains("width=\"316.8\"") && !svg.contains("font-weight=\"bold\""))
+    let sizes = svg.components(separatedBy: "font-size=\"").dropFirst().compactMap { Double($0.prefix { $0 != "\"" }) }
+    #expect(!sizes.isEmpty && sizes.allSatisfy { $0 * 72 / 96 >= 7.95 }, "\(Set(sizes))")
+    #expect(svg.contains("stroke=\"#112233\""))
+    let styles = try read(dir, "paper/styles.json")
+    #expect(styles.contains("\"name\": \"S3-FIFO\"") || styles.contains("\"name\":\"S3-FIFO\""), "\(styles)")
+    // The PNG is the column's width at 300 dpi.
+    let pngPath = dir.appendingPathComponent("paper/figures/mrc-zipf-with-scans.png")
+    if FileManager.default.fileExists(atPath: pngPath.path) {
+      let png = try Data(contentsOf: pngPath)
+      let width = png[16..<20].reduce(0) { $0 << 8 | Int($1) }
+      #expect(abs(width - 990) <= 1, "\(width) px")
+    }
+    // Rows keep the catalog's labels and the file's name.
+    #expect(try read(dir, "paper/results.csv").contains("zipf-scan.oracleGeneral.zst,"))
+    for (flags, words) in [
+      (["--label", "s3fio=S3"], "'s3fio' is neither a policy nor a trace"),
+      (["--color", "lru=blue"], "#RRGGBB"),
+      (["--figure-width", "wide"], "--figure-width 'wide'"),
+      (["--font-size", "3"], "--font-size 3"),
+      (["--label", "lru=X", "--label", "s3fifo=X"], "both named 'X'"),
+    ] {
+      let bad = try evlab(sweep + ["--output", "bad"] + flags, in: dir)
+      #expect(bad.status == 1 && bad.stderr.contains(words), "\(flags): \(bad.stderr)")
+      #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("bad").path))
+    }
+    // A configuration says the same in tables.
+    let config = dir.appendingPathComponent("paper.toml").path
+    try """
+    name = "paper"
+    policies = ["lru", "s3fifo"]
+    sizes = ["1%"]
+    [[traces]]
+    path = "\(trace)"
+    [figures]
+    width = 3.5
+    font_size = 9
+    [labels]
+    s3fifo = "S3-FIFO (ours)"
+    [colours]
+    lru = "#000000"
+    """.write(toFile: config, atomically: true, encoding: .utf8)
+    let configured = try evlab(["compare", "--config", config, "--output", "configured"], in: dir)
+    #expect(configured.status == 0, "\(configured.stderr)")
+    let page = try read(dir, "configured/report.html")
+    #expect(page.contains("S3-FIFO (ours)") && page.contains("<h2>zipf-scan</h2>"))
+    let configuredSVG = try read(dir, "configured/figures/mrc-zipf-scan.svg")
+    #expect(configuredSVG.contains("width=\"336.0\"") && configuredSVG.contains("font-size=\"12\""))
+    try
+      "name = \"x\"\npolicies = [\"lru\"]\nsizes = [10]\n[[traces]]\npath = \"\(trace)\"\n[figures]\nwidth = \"huge\"\n"
+      .write(toFile: config, atomically: true, encoding: .utf8)
+    let badConfig = try evlab(["compare", "--config", config, "--output", "bad"], in: dir)
+    #expect(badConfig.status == 1 && badConfig.stderr.contains("width 'huge'"), "\(badConfig.stderr)")
   }
 }

@@ -20,8 +20,11 @@ public struct CompareConfig: Sendable {
       case file(TraceSource)
       case synthetic(SyntheticWorkload)
     }
-    /// The name rows and charts use.
+    /// The name rows use: `name =`, else the file name (or the workload's kind and size).
     public var name: String
+    /// Whether the configuration named the trace (else figures show its
+    /// file name without format suffixes, ``TraceFormat/stem(of:)``).
+    public var named = false
     public var origin: Origin
     /// The collection the trace belongs to (`arc`, `lirs`, ...): across-trace
     /// summaries average per dataset. By default the trace file's folder,
@@ -87,6 +90,8 @@ public struct CompareConfig: Sendable {
   /// The warm-up left out of every run's counts and the intervals of its
   /// time series (`warmup`, `interval`).
   public var window = ReplayWindow()
+  /// How figures look, and what they call each policy and trace.
+  public var figures = FigureSettings()
   /// The configuration as read (partial results carry it to `evlab merge`).
   public var source: String
   public var sourceFormat: String
@@ -101,7 +106,7 @@ public struct CompareConfig: Sendable {
   /// Keys each table accepts; anything else is an error naming the known ones.
   static let topKeys: Set<String> = [
     "name", "size_mode", "policies", "admissions", "sizes", "seeds", "traces", "chart_size", "stress", "disk", "jobs",
-    "skip_bad_lines", "small_sizes", "warmup", "interval",
+    "skip_bad_lines", "small_sizes", "warmup", "interval", "figures", "labels", "colors", "colours",
   ]
   static let readingKeys: Set<String> = [
     "format", "dataset", "key_column", "size_column", "time_column", "header", "delimiter", "renumber_ids",
@@ -436,6 +441,8 @@ public struct CompareConfig: Sendable {
       source: source, sourceFormat: sourceFormat)
     config.admissions = admissions
     config.smallSizes = smallSizes
+    config.figures = try FigureSettings.read(table, file: file)
+    try config.figures.check(policies: config.labels, traces: traces.map(\.name), file: file)
     for (key, option) in [("warmup", "warmup"), ("interval", "interval")] {
       let text: String?
       switch table[key] {
@@ -588,8 +595,12 @@ public struct CompareConfig: Sendable {
       if kind == .mix && workload.components.isEmpty {
         throw ConfigError(file: file, "\(context): generate = \"mix\" needs mix = \"zipf:0.8,scan:0.2\"")
       }
-      let name = try r.string("name") ?? "\(kind.rawValue)-\(objects)"
-      return TraceEntry(name: name, origin: .synthetic(workload), dataset: try r.string("dataset") ?? "synthetic")
+      let given = try r.string("name")
+      var entry = TraceEntry(
+        name: given ?? "\(kind.rawValue)-\(objects)", origin: .synthetic(workload),
+        dataset: try r.string("dataset") ?? "synthetic")
+      entry.named = given != nil
+      return entry
     }
     let r = TableReader(table: t, file: file, context: context, known: fileTraceKeys)
     try r.rejectUnknown()
@@ -622,12 +633,14 @@ public struct CompareConfig: Sendable {
       guard d.utf8.count == 1 else { throw ConfigError(file: file, "\(context): delimiter must be one character") }
       csv.delimiter = d.utf8.first!
     }
-    let name = try r.string("name") ?? (given as NSString).lastPathComponent
+    let explicitName = try r.string("name")
+    let name = explicitName ?? (given as NSString).lastPathComponent
     var source = TraceSource(path: path, format: format, csv: csv, skipBadRecords: skipBadLines)
     source.renumberIDs = try r.bool("renumber_ids") ?? false
     let folder = (given.parentPath as NSString).lastPathComponent
     var entry = TraceEntry(
       name: name, origin: .file(source), dataset: try r.string("dataset") ?? (folder.isEmpty ? "." : folder))
+    entry.named = explicitName != nil
     entry.expectedRequests = try r.positive("requests").map(Int64.init)
     entry.expectedObjects = try r.positive("objects")
     if let expected = try r.string("checksum"), checkFiles {

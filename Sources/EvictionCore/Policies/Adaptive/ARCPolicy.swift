@@ -326,7 +326,7 @@ public struct ARCPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
 /// ARC in the catalog.
 public enum ARC: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
-    name: "arc", summary: "adaptive replacement cache", citation: "Megiddo and Modha, FAST'03",
+    name: "arc", displayName: "ARC", summary: "adaptive replacement cache", citation: "Megiddo and Modha, FAST'03",
     traits: .asksBeforeEvicting,
     checkedAgainst:
       "libCacheSim; 0.3.5 on twitter_cluster52 and on the AdaptSize trace with its size changes (bytes); the ARC "

@@ -322,7 +322,7 @@ public struct CARPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
 /// CAR in the catalog.
 public enum CAR: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
-    name: "car", summary: "CLOCK with adaptive replacement: ARC's directory over two CLOCKs",
+    name: "car", displayName: "CAR", summary: "CLOCK with adaptive replacement: ARC's directory over two CLOCKs",
     citation: "Bansal and Modha, FAST'04",
     parameters: [
       PolicyParameter(

@@ -491,7 +491,8 @@ public struct CacheusPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyab
 /// Cacheus in the catalog.
 public enum Cacheus: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
-    name: "cacheus", summary: "SR-LRU and CR-LFU experts weighted by regret, self-tuning learning rate",
+    name: "cacheus", displayName: "CACHEUS",
+    summary: "SR-LRU and CR-LFU experts weighted by regret, self-tuning learning rate",
     citation: "Rodriguez et al., FAST'21",
     parameters: [
       PolicyParameter("seed", default: 1, range: 0...Int64.max, help: "random stream seed"),

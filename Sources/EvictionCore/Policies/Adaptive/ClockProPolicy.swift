@@ -431,7 +431,7 @@ public struct ClockProPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
 /// CLOCK-Pro in the catalog.
 public enum ClockPro: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
-    name: "clock-pro", summary: "LIRS's reuse-distance test on one clock with three hands",
+    name: "clock-pro", displayName: "CLOCK-Pro", summary: "LIRS's reuse-distance test on one clock with three hands",
     citation: "Jiang, Chen and Zhang, USENIX ATC'05",
     parameters: [
       PolicyParameter(

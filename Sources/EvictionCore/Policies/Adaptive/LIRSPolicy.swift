@@ -297,7 +297,8 @@ public struct LIRSPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable 
 /// LIRS in the catalog.
 public enum LIRS: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
-    name: "lirs", summary: "LIRS, as its authors' code", citation: "Jiang and Zhang, SIGMETRICS'02",
+    name: "lirs", displayName: "LIRS", summary: "LIRS, as its authors' code",
+    citation: "Jiang and Zhang, SIGMETRICS'02",
     parameters: [
       PolicyParameter("hir", default: 1, range: 1...99, help: "HIR share of the capacity, percent (at least 2 objects)")
     ],

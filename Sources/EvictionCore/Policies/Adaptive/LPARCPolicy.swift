@@ -37,7 +37,7 @@
 /// an object is not admitted and evicts nothing, as everywhere.
 public enum LPARC: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
-    name: "lp-arc", summary: "ARC with lazy promotion: T2 is a CLOCK",
+    name: "lp-arc", displayName: "LP-ARC", summary: "ARC with lazy promotion: T2 is a CLOCK",
     citation: "Yang et al., HotOS'23; Megiddo and Modha, FAST'03",
     parameters: [
       PolicyParameter(

@@ -288,7 +288,7 @@ public struct LeCaRPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable
 /// LeCaR in the catalog.
 public enum LeCaR: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
-    name: "lecar", summary: "LRU and LFU experts weighted by regret learning",
+    name: "lecar", displayName: "LeCaR", summary: "LRU and LFU experts weighted by regret learning",
     citation: "Vietri et al., HotStorage'18",
     parameters: [
       PolicyParameter(fraction: "rate", default: 0.45, help: "learning rate λ"),

@@ -10,7 +10,7 @@
 /// eviction takes the newest member of the lowest frequency.
 public enum CRLFU: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
-    name: "cr-lfu", summary: "churn-resistant LFU: newest first among the least frequent",
+    name: "cr-lfu", displayName: "CR-LFU", summary: "churn-resistant LFU: newest first among the least frequent",
     citation: "Rodriguez et al., FAST'21",
     traits: .namesVictims,
     checkedAgainst: "libCacheSim (4 encodings × 2 size modes)", libCacheSim: "0.3.5")

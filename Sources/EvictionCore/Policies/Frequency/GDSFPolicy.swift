@@ -135,7 +135,7 @@ public struct GDSFPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable 
 /// GDSF in the catalog.
 public enum GDSF: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
-    name: "gdsf", summary: "Greedy-Dual-Size-Frequency, size-aware", citation: "Cherkasova, 1998",
+    name: "gdsf", displayName: "GDSF", summary: "Greedy-Dual-Size-Frequency, size-aware", citation: "Cherkasova, 1998",
     parameters: [
       PolicyParameter(
         switch: "v0", default: false,

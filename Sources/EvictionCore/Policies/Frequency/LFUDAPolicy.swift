@@ -134,7 +134,7 @@ public struct LFUDAPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable
 /// LFU-DA in the catalog.
 public enum LFUDA: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
-    name: "lfuda", summary: "LFU with dynamic aging", citation: "Arlitt et al., 2000",
+    name: "lfuda", displayName: "LFUDA", summary: "LFU with dynamic aging", citation: "Arlitt et al., 2000",
     traits: .namesVictims,
     checkedAgainst: "libCacheSim", libCacheSim: "0.3.5")
 

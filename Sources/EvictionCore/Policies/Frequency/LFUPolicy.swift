@@ -138,7 +138,7 @@ public struct LFUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
 /// LFU in the catalog.
 public enum LFU: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
-    name: "lfu", summary: "least frequently used, oldest first among equals",
+    name: "lfu", displayName: "LFU", summary: "least frequently used, oldest first among equals",
     traits: .namesVictims,
     checkedAgainst: "libCacheSim", libCacheSim: "0.3.5")
 

@@ -183,7 +183,8 @@ public struct LRUKPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable 
 /// LRU-K in the catalog.
 public enum LRUK: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
-    name: "lru-k", summary: "LRU-K: evict the oldest K-th most recent reference; under K references first, FIFO",
+    name: "lru-k", displayName: "LRU-K",
+    summary: "LRU-K: evict the oldest K-th most recent reference; under K references first, FIFO",
     citation: "O'Neil, O'Neil and Weikum, SIGMOD'93",
     parameters: [
       PolicyParameter("k", default: 2, range: 1...1024, help: "references remembered per object (K = 1 is LRU)")

@@ -76,7 +76,7 @@ public struct SizePolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable 
 /// Size in the catalog.
 public enum SizeEviction: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
-    name: "size", summary: "evict the largest object", citation: "Williams et al., SIGCOMM'96",
+    name: "size", displayName: "SIZE", summary: "evict the largest object", citation: "Williams et al., SIGCOMM'96",
     traits: .namesVictims,
     checkedAgainst:
       "libCacheSim (cloudPhysicsIO, count and bytes; seven more traces); 0.3.5 on twitter_cluster52 and on the "

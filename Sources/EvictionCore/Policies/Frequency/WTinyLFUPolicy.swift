@@ -361,7 +361,7 @@ public struct WTinyLFUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
 /// the main cache is the eviction.
 public enum WTinyLFU: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
-    name: "wtinylfu", summary: "W-TinyLFU: LRU window, frequency-filtered SLRU main",
+    name: "wtinylfu", displayName: "W-TinyLFU", summary: "W-TinyLFU: LRU window, frequency-filtered SLRU main",
     citation: "Einziger et al., TOS'17", parameters: WTinyLFUShared.parameters,
     traits: [.asksBeforeEvicting, .evictsOnHit],
     checkedAgainst: "libCacheSim 0.3.5 (cloudPhysicsIO and Twitter, both size modes)", libCacheSim: "0.3.5")
@@ -380,7 +380,8 @@ public enum WTinyLFU: PolicyBuilder {
 /// cache until one of its victims is evicted.
 public enum WTinyLFUv0: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
-    name: "wtinylfu-v0", summary: "W-TinyLFU whose window drains into the main cache while its victims win",
+    name: "wtinylfu-v0", displayName: "W-TinyLFU v0",
+    summary: "W-TinyLFU whose window drains into the main cache while its victims win",
     citation: "Einziger et al., TOS'17", parameters: WTinyLFUShared.parameters,
     traits: [.asksBeforeEvicting, .evictsOnHit],
     checkedAgainst: "libCacheSim aa0fc40 (both size modes; seven more traces)", libCacheSim: "aa0fc40 (2024)")

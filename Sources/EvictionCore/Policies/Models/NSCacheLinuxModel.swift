@@ -94,7 +94,8 @@ public struct NSCacheLinuxModel<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Co
 /// The NSCache model in the catalog.
 public enum NSCacheLinux: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
-    name: "nscache-linux", summary: "model of Foundation's NSCache on Linux (cheapest first, newest among equals)",
+    name: "nscache-linux", displayName: "NSCache (Linux)",
+    summary: "model of Foundation's NSCache on Linux (cheapest first, newest among equals)",
     parameters: [
       PolicyParameter("count", default: 0, range: 0...Int64(Int32.max), help: "countLimit, 0 for none")
     ],

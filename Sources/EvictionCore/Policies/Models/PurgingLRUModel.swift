@@ -96,7 +96,7 @@ public struct PurgingLRUModel<Index: SlotIndex & ~Copyable>: SingleListPolicy, ~
 /// The YYMemoryCache model in the catalog.
 public enum YYMemory: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
-    name: "yy-memory", summary: "model of YYMemoryCache (LRU, trims after insertion)",
+    name: "yy-memory", displayName: "YYMemoryCache", summary: "model of YYMemoryCache (LRU, trims after insertion)",
     parameters: [
       PolicyParameter("count", default: 0, range: 0...Int64(Int32.max), help: "countLimit, 0 for none")
     ],
@@ -114,7 +114,7 @@ public enum YYMemory: PolicyBuilder {
 /// The AFAutoPurgingImageCache model in the catalog.
 public enum AFAutoPurging: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
-    name: "af-autopurging",
+    name: "af-autopurging", displayName: "AFAutoPurgingImageCache",
     summary: "model of AFNetworking's AFAutoPurgingImageCache (LRU, purges to a preferred usage)",
     parameters: [
       PolicyParameter(fraction: "after", default: 0.6, help: "usage to purge down to, share of the capacity")

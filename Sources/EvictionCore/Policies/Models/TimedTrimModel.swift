@@ -151,7 +151,8 @@ public struct TimedTrimModel<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
 /// The YYDiskCache model in the catalog.
 public enum YYDisk: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
-    name: "yy-disk", summary: "model of YYDiskCache (LRU by access second, trimmed on a timer)",
+    name: "yy-disk", displayName: "YYDiskCache",
+    summary: "model of YYDiskCache (LRU by access second, trimmed on a timer)",
     parameters: [
       PolicyParameter("count", default: 0, range: 0...Int64(Int32.max), help: "countLimit, 0 for none"),
       PolicyParameter("interval", default: 60, range: 1...Int64(Int32.max), help: "autoTrimInterval, seconds"),
@@ -173,7 +174,8 @@ public enum YYDisk: PolicyBuilder {
 /// The SDImageCache disk model in the catalog.
 public enum SDDisk: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
-    name: "sd-disk", summary: "model of SDImageCache's disk clean-up (expire by age, then oldest to half the limit)",
+    name: "sd-disk", displayName: "SDImageCache (disk)",
+    summary: "model of SDImageCache's disk clean-up (expire by age, then oldest to half the limit)",
     parameters: [
       PolicyParameter("age", default: 604800, range: 1...Int64.max, help: "maxDiskAge, seconds (one week)"),
       PolicyParameter("interval", default: 86400, range: 1...Int64(Int32.max), help: "seconds between clean-ups"),

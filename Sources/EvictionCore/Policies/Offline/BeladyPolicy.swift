@@ -62,7 +62,7 @@ public struct BeladyPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyabl
 /// Belady's bound in the catalog.
 public enum Belady: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
-    name: "belady", summary: "Belady's offline optimum: evict the farthest next request",
+    name: "belady", displayName: "Belady", summary: "Belady's offline optimum: evict the farthest next request",
     citation: "Belady, IBM Systems Journal 1966",
     traits: .offline,
     checkedAgainst: "libCacheSim, byte mode included", libCacheSim: "0.3.5")

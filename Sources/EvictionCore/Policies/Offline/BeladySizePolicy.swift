@@ -130,7 +130,8 @@ public struct BeladySizePolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Co
 /// Size-aware Belady in the catalog.
 public enum BeladySize: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
-    name: "belady-size", summary: "size-aware Belady: evict the most size × time-to-next-request, sampled",
+    name: "belady-size", displayName: "Belady-Size",
+    summary: "size-aware Belady: evict the most size × time-to-next-request, sampled",
     parameters: [
       PolicyParameter("samples", default: 128, range: 1...65536, help: "objects sampled per eviction"),
       PolicyParameter("seed", default: 1, range: 0...Int64.max, help: "sampling stream seed"),

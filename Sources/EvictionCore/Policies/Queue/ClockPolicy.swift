@@ -70,7 +70,8 @@ public struct ClockPolicy<Index: SlotIndex & ~Copyable>: SingleListPolicy, ~Copy
 /// CLOCK in the catalog.
 public enum CLOCK: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
-    name: "clock", summary: "CLOCK / second chance (FIFO with reinsertion)", citation: "Corbató, 1968",
+    name: "clock", displayName: "CLOCK", summary: "CLOCK / second chance (FIFO with reinsertion)",
+    citation: "Corbató, 1968",
     parameters: [
       PolicyParameter("bits", default: 1, range: 1...8, help: "bits of the access counter"),
       PolicyParameter("init", default: 0, range: 0...255, help: "counter of a new entry"),

@@ -227,7 +227,8 @@ public struct FIFOMergePolicy<Index: SlotIndex & ~Copyable>: SingleListPolicy, ~
 /// FIFO-Merge in the catalog.
 public enum FIFOMerge: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
-    name: "fifo-merge", summary: "FIFO that evicts the least used of each batch of 100 at the tail",
+    name: "fifo-merge", displayName: "FIFO-Merge",
+    summary: "FIFO that evicts the least used of each batch of 100 at the tail",
     citation: "Yang et al., NSDI'21",
     parameters: [
       PolicyParameter(

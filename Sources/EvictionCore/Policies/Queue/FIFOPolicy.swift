@@ -12,7 +12,7 @@ public typealias FIFOPolicy<Index: SlotIndex & ~Copyable> = QueuePolicy<Index, F
 /// FIFO in the catalog.
 public enum FIFO: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
-    name: "fifo", summary: "first in, first out",
+    name: "fifo", displayName: "FIFO", summary: "first in, first out",
     traits: .namesVictims,
     checkedAgainst: "libCacheSim (all reference rows, 4 encodings × 2 size modes)", libCacheSim: "0.3.5")
 

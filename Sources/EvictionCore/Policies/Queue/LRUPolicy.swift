@@ -12,7 +12,7 @@ public typealias LRUPolicy<Index: SlotIndex & ~Copyable> = QueuePolicy<Index, LR
 /// LRU in the catalog.
 public enum LRU: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
-    name: "lru", summary: "least recently used",
+    name: "lru", displayName: "LRU", summary: "least recently used",
     traits: .namesVictims,
     checkedAgainst: "libCacheSim (all reference rows, 4 encodings × 2 size modes)", libCacheSim: "0.3.5")
 

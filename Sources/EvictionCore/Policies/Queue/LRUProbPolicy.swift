@@ -89,7 +89,7 @@ public struct LRUProbPolicy<Index: SlotIndex & ~Copyable>: SingleListPolicy, ~Co
 /// LRU-Prob in the catalog.
 public enum LRUProb: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
-    name: "lru-prob", summary: "LRU that promotes a hit with probability 1/⌊1/p⌋",
+    name: "lru-prob", displayName: "LRU-Prob", summary: "LRU that promotes a hit with probability 1/⌊1/p⌋",
     parameters: [
       PolicyParameter(
         fraction: "p", default: 0.5,

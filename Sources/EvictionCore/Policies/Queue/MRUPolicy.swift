@@ -13,7 +13,7 @@ public typealias MRUPolicy<Index: SlotIndex & ~Copyable> = QueuePolicy<Index, MR
 /// MRU in the catalog.
 public enum MRU: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
-    name: "mru", summary: "most recently used",
+    name: "mru", displayName: "MRU", summary: "most recently used",
     traits: .namesVictims,
     checkedAgainst: "libCacheSim (all reference rows, 4 encodings × 2 size modes)", libCacheSim: "0.3.5")
 

@@ -81,7 +81,7 @@ public struct SievePolicy<Index: SlotIndex & ~Copyable>: SingleListPolicy, ~Copy
 /// SIEVE in the catalog.
 public enum Sieve: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
-    name: "sieve", summary: "SIEVE", citation: "Zhang et al., NSDI'24",
+    name: "sieve", displayName: "SIEVE", summary: "SIEVE", citation: "Zhang et al., NSDI'24",
     traits: .namesVictims,
     checkedAgainst: "libCacheSim", libCacheSim: "0.3.5")
 

@@ -119,7 +119,8 @@ public struct HyperbolicPolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Co
 /// Hyperbolic caching in the catalog.
 public enum Hyperbolic: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
-    name: "hyperbolic", summary: "of sampled entries, evict the fewest hits per unit of time cached",
+    name: "hyperbolic", displayName: "Hyperbolic",
+    summary: "of sampled entries, evict the fewest hits per unit of time cached",
     citation: "Blankstein, Sen and Freedman, USENIX ATC'17",
     parameters: [
       PolicyParameter("samples", default: 64, range: 1...4096, help: "entries sampled per eviction"),

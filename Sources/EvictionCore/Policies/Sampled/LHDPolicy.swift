@@ -361,7 +361,7 @@ public struct LHDPolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Copyable 
 /// LHD in the catalog.
 public enum LHD: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
-    name: "lhd", summary: "of sampled entries, evict the least expected hits per byte and time",
+    name: "lhd", displayName: "LHD", summary: "of sampled entries, evict the least expected hits per byte and time",
     citation: "Beckmann, Chen and Cidon, NSDI'18",
     parameters: [
       PolicyParameter(

@@ -113,7 +113,7 @@ public struct RandomLRUPolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Cop
 /// Sampled LRU in the catalog.
 public enum RandomLRU: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
-    name: "randomlru", summary: "of sampled entries, evict the least recently used",
+    name: "randomlru", displayName: "Random-LRU", summary: "of sampled entries, evict the least recently used",
     citation: "Psounis and Prabhakar, INFOCOM 2001",
     parameters: [
       PolicyParameter("samples", default: 16, range: 1...4096, help: "entries sampled per eviction"),

@@ -69,7 +69,7 @@ public struct RandomPolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Copyab
 /// Random eviction in the catalog.
 public enum RandomEviction: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
-    name: "random", summary: "uniformly random victim",
+    name: "random", displayName: "Random", summary: "uniformly random victim",
     parameters: [
       PolicyParameter("seed", default: 1, range: 0...Int64.max, help: "random stream seed")
     ],

@@ -109,7 +109,7 @@ public struct RandomTwoPolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Cop
 /// Random-two in the catalog.
 public enum RandomTwo: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
-    name: "randomtwo", summary: "of two random entries, evict the less recently used",
+    name: "randomtwo", displayName: "Random-2", summary: "of two random entries, evict the less recently used",
     citation: "Psounis and Prabhakar, INFOCOM 2001",
     parameters: [
       PolicyParameter("seed", default: 1, range: 0...Int64.max, help: "random stream seed")

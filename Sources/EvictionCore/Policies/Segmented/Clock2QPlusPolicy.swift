@@ -211,7 +211,8 @@ public struct Clock2QPlusPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPol
 /// Clock2Q+ in the catalog.
 public enum Clock2QPlus: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
-    name: "clock2qplus", summary: "Clock2Q+: S3-FIFO's queues, FIFO hits ignored within a correlation window",
+    name: "clock2qplus", displayName: "Clock2Q+",
+    summary: "Clock2Q+: S3-FIFO's queues, FIFO hits ignored within a correlation window",
     citation: "Zhai et al., VLDB'26 (arXiv:2511.21958)",
     parameters: [
       PolicyParameter(fraction: "fifo", default: 0.1, help: "the probationary FIFO's share of the capacity"),

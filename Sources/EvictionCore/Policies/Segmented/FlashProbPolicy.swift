@@ -130,7 +130,7 @@ public struct FlashProbPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copy
 /// flashProb in the catalog.
 public enum FlashProb: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
-    name: "flashprob",
+    name: "flashprob", displayName: "FlashProb",
     summary: "two tiers: LRU in DRAM over a FIFO on flash that admits DRAM's victims with probability p",
     citation: "libCacheSim's flashProb",
     parameters: [

@@ -113,7 +113,7 @@ public struct LPSFIFOPolicy<Index: SlotIndex & ~Copyable>: SegmentedPolicy, ~Cop
 /// LP-SFIFO in the catalog.
 public enum LPSFIFO: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
-    name: "lp-sfifo", summary: "segmented FIFO with lazy promotion at eviction",
+    name: "lp-sfifo", displayName: "LP-SFIFO", summary: "segmented FIFO with lazy promotion at eviction",
     citation: "Yang et al., HotOS'23",
     parameters: [
       PolicyParameter("segments", default: 4, range: 1...16, help: "number of segments")

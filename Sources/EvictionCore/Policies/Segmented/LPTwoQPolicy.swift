@@ -9,7 +9,7 @@
 /// found in A1out enters Am, which first makes room within its own share.
 public enum LPTwoQ: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
-    name: "lp-twoq", summary: "2Q with lazy promotion: Am is a CLOCK",
+    name: "lp-twoq", displayName: "LP-2Q", summary: "2Q with lazy promotion: Am is a CLOCK",
     citation: "Yang et al., HotOS'23; Johnson and Shasha, VLDB'94",
     parameters: [
       PolicyParameter(fraction: "in", default: 0.25, help: "A1in's share of the capacity"),

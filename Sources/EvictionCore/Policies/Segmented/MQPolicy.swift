@@ -209,7 +209,8 @@ public struct MQPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
 /// MQ in the catalog.
 public enum MQ: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
-    name: "mq", summary: "Multi-Queue: LRU queues by log2 frequency, expiry demotes, Qout remembers frequencies",
+    name: "mq", displayName: "MQ",
+    summary: "Multi-Queue: LRU queues by log2 frequency, expiry demotes, Qout remembers frequencies",
     citation: "Zhou, Philbin and Li, USENIX ATC'01",
     parameters: [
       PolicyParameter("queues", default: 8, range: 1...64, help: "number of LRU queues (libCacheSim's n-queue)"),

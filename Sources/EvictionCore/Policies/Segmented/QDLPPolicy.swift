@@ -161,7 +161,7 @@ public struct QDLPPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy, ~C
 /// QD-LP in the catalog.
 public enum QDLP: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
-    name: "qdlp", summary: "QD-LP: probationary FIFO, ghost, CLOCK main cache",
+    name: "qdlp", displayName: "QD-LP", summary: "QD-LP: probationary FIFO, ghost, CLOCK main cache",
     citation: "Yang et al., HotOS'23",
     parameters: [
       PolicyParameter(fraction: "fifo", default: 0.1, help: "the probationary FIFO's share of the capacity"),

@@ -259,7 +259,8 @@ extension PolicyStorage where Index: ~Copyable, Payload == UInt8 {
 /// S3-FIFO-D in the catalog.
 public enum S3FIFOD: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
-    name: "s3fifod", summary: "S3-FIFO-D: S3-FIFO whose FIFO share follows returning evictions",
+    name: "s3fifod", displayName: "S3-FIFO-D",
+    summary: "S3-FIFO-D: S3-FIFO whose FIFO share follows returning evictions",
     citation: "Yang et al., SOSP'23; libCacheSim's S3FIFOd",
     parameters: [
       PolicyParameter(fraction: "fifo", default: 0.1, help: "the probationary FIFO's starting share of the capacity")

@@ -182,7 +182,8 @@ public struct S3FIFOPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy, 
 /// main once small holds its share.
 public enum S3FIFO: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
-    name: "s3fifo", summary: "S3-FIFO: small, main and ghost FIFOs; the first fill past small's share enters main",
+    name: "s3fifo", displayName: "S3-FIFO",
+    summary: "S3-FIFO: small, main and ghost FIFOs; the first fill past small's share enters main",
     citation: "Yang et al., SOSP'23",
     parameters: S3FIFOShared.parameters, traits: .namesVictims,
     checkedAgainst: "libCacheSim 0.3.5 (cloudPhysicsIO and Twitter, both size modes)", libCacheSim: "0.3.5")
@@ -207,7 +208,8 @@ public enum S3FIFO: PolicyBuilder {
 /// libCacheSim's 2024 `s3fifo`, 0.3.5's `s3fifov0`.
 public enum S3FIFOv0: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
-    name: "s3fifo-v0", summary: "S3-FIFO as in SOSP'23: every new object enters the small FIFO",
+    name: "s3fifo-v0", displayName: "S3-FIFO v0",
+    summary: "S3-FIFO as in SOSP'23: every new object enters the small FIFO",
     citation: "Yang et al., SOSP'23", parameters: S3FIFOShared.parameters, traits: .namesVictims,
     checkedAgainst: "libCacheSim aa0fc40's s3fifo and 0.3.5's s3fifov0 (both size modes)",
     libCacheSim: "aa0fc40 (2024); 0.3.5 as s3fifov0")

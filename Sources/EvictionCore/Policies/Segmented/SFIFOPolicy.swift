@@ -10,7 +10,7 @@
 /// segments here are libCacheSim's: equal in size and FIFO throughout.
 public enum SFIFO: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
-    name: "sfifo", summary: "segmented FIFO: equal FIFO segments, a hit moves up one",
+    name: "sfifo", displayName: "SFIFO", summary: "segmented FIFO: equal FIFO segments, a hit moves up one",
     citation: "Turner and Levy, SIGMETRICS 1981",
     parameters: [
       PolicyParameter("segments", default: 4, range: 1...64, help: "number of segments")

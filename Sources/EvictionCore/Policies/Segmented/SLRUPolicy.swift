@@ -97,7 +97,7 @@ public struct SLRUPolicy<Index: SlotIndex & ~Copyable>: SegmentedPolicy, ~Copyab
 /// SLRU in the catalog.
 public enum SLRU: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
-    name: "slru", summary: "segmented LRU with equal segments",
+    name: "slru", displayName: "SLRU", summary: "segmented LRU with equal segments",
     citation: "Karedla, Love and Wherry, IEEE Computer 1994",
     parameters: [
       PolicyParameter("segments", default: 4, range: 1...64, help: "number of segments")

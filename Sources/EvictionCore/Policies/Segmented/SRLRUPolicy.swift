@@ -271,7 +271,7 @@ public struct SRLRUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable
 /// SR-LRU in the catalog.
 public enum SRLRU: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
-    name: "sr-lru", summary: "scan-resistant LRU: new objects wait in SR, proven ones live in R",
+    name: "sr-lru", displayName: "SR-LRU", summary: "scan-resistant LRU: new objects wait in SR, proven ones live in R",
     citation: "Rodriguez et al., FAST'21",
     parameters: [
       PolicyParameter(

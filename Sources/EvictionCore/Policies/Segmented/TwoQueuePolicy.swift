@@ -147,7 +147,8 @@ public struct TwoQueuePolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy
 /// 2Q in the catalog.
 public enum TwoQ: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
-    name: "2q", summary: "2Q: A1in FIFO, A1out ghost, Am LRU", citation: "Johnson and Shasha, VLDB'94",
+    name: "2q", displayName: "2Q", summary: "2Q: A1in FIFO, A1out ghost, Am LRU",
+    citation: "Johnson and Shasha, VLDB'94",
     parameters: [
       PolicyParameter(fraction: "in", default: 0.25, help: "A1in's share of the capacity"),
       PolicyParameter(fraction: "out", default: 0.5, help: "A1out's (ghost) weight as a share of the capacity"),

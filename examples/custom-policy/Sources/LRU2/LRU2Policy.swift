@@ -76,7 +76,7 @@ public struct LRU2Policy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable 
 /// LRU-2's catalog entry: what `--policy lru2` builds.
 public enum LRU2: PolicyDefinition {
   public static let descriptor = PolicyDescriptor(
-    name: "lru2", summary: "LRU-2: evict the oldest second-to-last request",
+    name: "lru2", displayName: "LRU-2", summary: "LRU-2: evict the oldest second-to-last request",
     citation: "O'Neil, O'Neil and Weikum, SIGMOD'93",
     checkedAgainst: "a brute-force LRU-2 in this package's tests")
 
