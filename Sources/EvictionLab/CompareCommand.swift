@@ -203,6 +203,7 @@ func writeReport(_ outcome: CompareOutcome, config: CompareConfig, to directory:
       figureProgress: figureProgress)
     let names = files.map { ($0 as NSString).lastPathComponent }
     printError("wrote \(names.joined(separator: ", ")) to \(directory)/")
+    writeStandardOutput(CompareReport.terminalSummary(outcome, config: config))
     // Files of an earlier run are replaced; say which, and what was left.
     let replaced = names.filter(held.contains)
     if !replaced.isEmpty {

@@ -148,6 +148,7 @@ struct Replay: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
         return cell
       }
     }
+    announceCSVMappings(sources)
     let progress = try failing { () throws(TraceError) in
       try ReplayCell.expectedWork(cells, interactive: isatty(2) == 1)
     }
@@ -172,8 +173,23 @@ struct Replay: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
       let rows = results.flatMap(\.timeseries)
       try write(ResultWriter.csv(rows, columns: TimeseriesRow.columns), to: timeseries)
     }
-    try output.emit(
-      table: ReplayTables.table(results), json: ReplayTables.json(results), csv: ReplayTables.csv(results))
+    // The table shows each size as it was given (`1%`), beside what it came to.
+    var given: [String: String] = [:]
+    for cell in cells { given["\(cell.trace.name)\u{0}\(cell.cacheSize)"] = cell.sizeGiven?.description }
+    let table = ReplayTables.table(results) { given["\($0.trace)\u{0}\($0.cacheSize)"] }
+    try output.emit(table: table, json: ReplayTables.json(results), csv: ReplayTables.csv(results))
+  }
+}
+
+/// Says, once per CSV trace, which columns it is read by when the options
+/// left some to the header: a guess the user should see.
+func announceCSVMappings(_ sources: [TraceSource]) {
+  for source in sources where source.format == .csv {
+    guard let mapping = try? source.csvMapping(), !(mapping.given.key && mapping.given.size && mapping.given.time)
+    else { continue }
+    printError(
+      "\(source.name): read as CSV with \(mapping.description) (--key-column, --size-column, --time-column, --header and --delimiter change it)"
+    )
   }
 }
 

@@ -421,6 +421,42 @@ public enum CompareReport {
       + "\(ranking.sizeLabel), which no online policy can; this is a fault in the policy or the trace, not a result."
   }
 
+  // MARK: Terminal
+
+  /// What `compare` prints when it is done: per trace and size the winner,
+  /// its margin over LRU, the policies tied with it and the bound; past a
+  /// few traces, per size the best mean reduction from FIFO across them.
+  public static func terminalSummary(_ outcome: CompareOutcome, config: CompareConfig, mostTraces: Int = 4) -> String {
+    let styles = styles(config)
+    let names = DisplayNames(config: config)
+    let unit = config.sizeMode == .count ? "objects" : "bytes"
+    var lines: [String] = []
+    if config.traces.count <= mostTraces {
+      for entry in config.traces {
+        for ranking in rankings(outcome.rows, trace: entry.name, config: config) {
+          let size = "\(ranking.sizeLabel) (\(ReplayTables.grouped(ranking.cacheSize)) \(unit))"
+          let text = verdict(ranking, name: styles.name).replacingOccurrences(of: "**", with: "")
+          lines.append("\(names.trace(entry.name)) at \(size): \(text)")
+        }
+      }
+    } else {
+      let summaries = summaries(outcome, config: config)
+      for size in config.sizes.map(\.description) {
+        let rows = ranked(summaries, size: size)
+        guard let best = rows.first(where: { !$0.offline }) else { continue }
+        var line =
+          "At \(size), across \(best.traces) traces: best \(styles.name(best.policy)), "
+          + "mean reduction from FIFO \(percent(best.meanReduction))"
+        if let share = best.bestShare { line += String(format: ", best on %.0f%% of them", share * 100) }
+        if let bound = rows.first(where: \.offline) {
+          line += "; bound \(styles.name(bound.policy)) \(percent(bound.meanReduction))"
+        }
+        lines.append(line + ".")
+      }
+    }
+    return lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n"
+  }
+
   // MARK: Markdown
 
   public static func markdown(_ outcome: CompareOutcome, config: CompareConfig) -> String {

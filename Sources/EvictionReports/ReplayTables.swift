@@ -14,20 +14,79 @@ public enum ReplayTables {
     ResultWriter.json(results, columns: ReplayResult.columns)
   }
 
-  /// A fixed-width table for people.
-  /// With an admission column when a row has an admission policy.
-  public static func table(_ results: [ReplayResult]) -> String {
+  /// A fixed-width table for people: grouped by trace, then by size (in
+  /// the order given), a blank line between groups; the size as given
+  /// (`sizeGiven`: `0.1% (3,153 objects)`); an admission column when a row
+  /// has an admission policy, and the byte miss ratio only where objects
+  /// differ in size (else it repeats the miss ratio).
+  public static func table(_ results: [ReplayResult], sizeGiven: (ReplayResult) -> String? = { _ in nil }) -> String {
     let admitted = results.contains { $0.admission != "none" }
+    // Where every object weighs the same, the byte miss ratio repeats the miss ratio.
+    let sized = results.contains { fixed($0.byteMissRatio, 4) != fixed($0.missRatio, 4) }
     let header =
-      ["trace", "policy"] + (admitted ? ["admission"] : [])
-      + ["size", "mode", "requests", "miss ratio", "byte miss ratio", "Mreq/s"]
-    let rows = results.map { r in
-      [r.trace, r.policy] + (admitted ? [r.admission] : []) + [
-        String(r.cacheSize), r.sizeMode.rawValue, String(r.requests),
-        fixed(r.missRatio, 4), fixed(r.byteMissRatio, 4), fixed(r.requestsPerSecond / 1e6, 2),
-      ]
+      ["trace", "size", "policy"] + (admitted ? ["admission"] : [])
+      + ["mode", "requests", "miss ratio"] + (sized ? ["byte miss ratio"] : []) + ["Mreq/s"]
+    // Stable: rows of one trace and size keep the order they came in.
+    let traces = results.reduce(into: [String]()) { if !$0.contains($1.trace) { $0.append($1.trace) } }
+    var sizeOrder: [String: [Int64]] = [:]
+    for r in results where !(sizeOrder[r.trace]?.contains(r.cacheSize) ?? false) {
+      sizeOrder[r.trace, default: []].append(r.cacheSize)
     }
-    return render(header: header, rows: rows, leftColumns: admitted ? 3 : 2)
+    let ordered = results.enumerated().sorted { a, b in
+      let keyA = (
+        traces.firstIndex(of: a.element.trace)!, sizeOrder[a.element.trace]!.firstIndex(of: a.element.cacheSize)!
+      )
+      let keyB = (
+        traces.firstIndex(of: b.element.trace)!, sizeOrder[b.element.trace]!.firstIndex(of: b.element.cacheSize)!
+      )
+      return keyA != keyB ? keyA < keyB : a.offset < b.offset
+    }.map(\.element)
+    var groups: [[[String]]] = []
+    var previous: (String, Int64)? = nil
+    for r in ordered {
+      if previous.map({ $0 != (r.trace, r.cacheSize) }) ?? true { groups.append([]) }
+      previous = (r.trace, r.cacheSize)
+      let unit = r.sizeMode == .count ? "objects" : "bytes"
+      let number = grouped(r.cacheSize)
+      let size =
+        sizeGiven(r).flatMap { given in given == String(r.cacheSize) ? nil : "\(given) (\(number) \(unit))" } ?? number
+      groups[groups.count - 1].append(
+        [r.trace, size, r.policy] + (admitted ? [r.admission] : []) + [
+          r.sizeMode.rawValue, String(r.requests), fixed(r.missRatio, 4),
+        ] + (sized ? [fixed(r.byteMissRatio, 4)] : []) + [fixed(r.requestsPerSecond / 1e6, 2)])
+    }
+    // A blank line between groups only where a group holds several rows.
+    let spaced = groups.contains { $0.count > 1 }
+    return render(header: header, groups: groups, spaced: spaced, leftColumns: admitted ? 4 : 3)
+  }
+
+  /// `1234567` as `1,234,567`.
+  public static func grouped(_ n: Int64) -> String {
+    let digits = String(n.magnitude)
+    var out = ""
+    for (i, c) in digits.enumerated() {
+      if i > 0 && (digits.count - i) % 3 == 0 { out.append(",") }
+      out.append(c)
+    }
+    return (n < 0 ? "-" : "") + out
+  }
+
+  /// ``render(header:rows:leftColumns:)`` with a blank line between groups of rows.
+  static func render(header: [String], groups: [[[String]]], spaced: Bool, leftColumns: Int) -> String {
+    let rows = groups.flatMap { $0 }
+    guard spaced else { return render(header: header, rows: rows, leftColumns: leftColumns) }
+    let lines = render(header: header, rows: rows, leftColumns: leftColumns).split(
+      separator: "\n", omittingEmptySubsequences: false)
+    var out = lines.prefix(2).joined(separator: "\n") + "\n"
+    var line = 2
+    for (i, group) in groups.enumerated() {
+      if i > 0 { out += "\n" }
+      for _ in group {
+        out += lines[line] + "\n"
+        line += 1
+      }
+    }
+    return out
   }
 
   /// A fixed-width table: the first `leftColumns` columns are text (left

@@ -14,9 +14,11 @@ extension ReplayCell {
       let resolved = try CacheSize.resolve(sizes, for: trace, sizeMode: sizeMode)
       for policy in policies {
         for admission in admissions {
-          for size in resolved {
-            cells.append(
-              ReplayCell(trace: trace, policy: policy, cacheSize: size, sizeMode: sizeMode, admission: admission))
+          for (size, given) in zip(resolved, sizes) {
+            var cell = ReplayCell(
+              trace: trace, policy: policy, cacheSize: size, sizeMode: sizeMode, admission: admission)
+            cell.sizeGiven = given
+            cells.append(cell)
           }
         }
       }

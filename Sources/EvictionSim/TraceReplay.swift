@@ -172,6 +172,9 @@ public struct ReplayCell: Sendable, Hashable {
   public var sizeMode: SizeMode
   public var admission: AdmissionSpec
   public var window: ReplayWindow
+  /// The size as the user gave it (`0.1%` for 3,153 objects), when the
+  /// cell came from a sweep's sizes (``grid(_:policies:sizes:sizeMode:admissions:)``).
+  public var sizeGiven: CacheSize? = nil
 
   public init(
     trace: TraceSource, policy: PolicySpec, cacheSize: Int64, sizeMode: SizeMode, admission: AdmissionSpec = .none,

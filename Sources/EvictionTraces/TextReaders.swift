@@ -154,6 +154,8 @@ final class CSVTraceReader: TraceReader {
   /// The first content line, held until the second tells what it is.
   var heldLine: (bytes: [UInt8], number: Int)? = nil
   var resolved = false
+  /// What the first line was taken for, and its fields' names if a header.
+  var headerNames: [String]? = nil
   var ended = false
   /// A record decoded when the buffer was full, handed out first next time.
   var carried: TraceRecord? = nil
@@ -248,6 +250,7 @@ final class CSVTraceReader: TraceReader {
     case .auto: isHeader = knownName || textOverNumbers
     }
     func named(_ set: Set<String>) -> Int? { isHeader ? names.firstIndex(where: set.contains) : nil }
+    if isHeader { headerNames = head.map { String(decoding: $0, as: UTF8.self) } }
     keyColumn = options.keyColumn.map { $0 - 1 } ?? named(CSVOptions.keyNames) ?? 0
     sizeColumn = options.sizeColumn.map { $0 - 1 } ?? named(CSVOptions.sizeNames)
     timeColumn = options.timeColumn.map { $0 - 1 } ?? named(CSVOptions.timeNames)
@@ -426,5 +429,57 @@ func splitOnBlanks(_ line: UnsafeRawBufferPointer, into out: inout [UnsafeRawBuf
     let start = i
     while i < line.count && line[i] != 32 && line[i] != 9 { i += 1 }
     if i > start { out.append(UnsafeRawBufferPointer(rebasing: line[start..<i])) }
+  }
+}
+
+/// How a delimited text trace is read, as its first lines settled it (or
+/// the options said): which column holds the key, the size and the time.
+public struct CSVMapping: Sendable, Equatable, CustomStringConvertible {
+  /// The delimiter's character.
+  public var delimiter: Character
+  /// The header line's field names, nil when the first line is data.
+  public var header: [String]?
+  /// 1-based columns.
+  public var keyColumn: Int
+  public var sizeColumn: Int?
+  public var timeColumn: Int?
+  /// Which of the columns the options gave (the rest were read off the header or defaulted).
+  public var given: (key: Bool, size: Bool, time: Bool)
+
+  public static func == (a: CSVMapping, b: CSVMapping) -> Bool {
+    (a.delimiter, a.header, a.keyColumn, a.sizeColumn, a.timeColumn) == (
+      b.delimiter, b.header, b.keyColumn, b.sizeColumn, b.timeColumn
+    ) && a.given == b.given
+  }
+
+  /// `key column 2 (obj_id), size column 3 (size), no time column; header line, ',' between fields`.
+  public var description: String {
+    func column(_ what: String, _ c: Int?) -> String {
+      guard let c else { return "no \(what) column" }
+      let name = header.flatMap { c <= $0.count ? " (\($0[c - 1]))" : nil } ?? ""
+      return "\(what) column \(c)\(name)"
+    }
+    let between = delimiter == "\t" ? "tabs" : "'\(delimiter)'"
+    return [column("key", keyColumn), column("size", sizeColumn), column("time", timeColumn)].joined(separator: ", ")
+      + "; \(header == nil ? "no header line" : "a header line"), \(between) between fields"
+  }
+}
+
+extension TraceSource {
+  /// How this CSV trace's columns are read: its first lines are read to
+  /// settle what the options leave open. Nil for other formats.
+  public func csvMapping() throws(TraceError) -> CSVMapping? {
+    guard format == .csv else { return nil }
+    let reader = try openTrace(path, format: format, csv: csv, skipBadRecords: skipBadRecords)
+    guard let reader = reader as? CSVTraceReader else { return nil }
+    let buffer = UnsafeMutableBufferPointer<TraceRecord>.allocate(capacity: 2)
+    defer { buffer.deallocate() }
+    _ = try reader.read(into: buffer)
+    guard reader.resolved else { return nil }
+    return CSVMapping(
+      delimiter: Character(UnicodeScalar(reader.delimiter)), header: reader.headerNames,
+      keyColumn: reader.keyColumn + 1, sizeColumn: reader.sizeColumn.map { $0 + 1 },
+      timeColumn: reader.timeColumn.map { $0 + 1 },
+      given: (csv.keyColumn != nil, csv.sizeColumn != nil, csv.timeColumn != nil))
   }
 }

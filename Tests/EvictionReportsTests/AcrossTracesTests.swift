@@ -170,6 +170,10 @@ import Testing
     var outcome = CompareOutcome(rows: rows, timings: timings, infos: plan.infos, stress: [])
     outcome.timeseries = timeseries
     #expect(rows.allSatisfy { $0.warmupRequests == 5000 })
+    // Past a few traces, the terminal hears the best across them per size.
+    let across = CompareReport.terminalSummary(outcome, config: config, mostTraces: 1)
+    #expect(across.hasPrefix("At 100, across 2 traces: best ") && across.contains("; bound Belady "), "\(across)")
+    #expect(across.split(separator: "\n").count == 2)
     let dir = try Scratch.directory("figures").path
     // A figure of the user's own in that folder is left alone.
     try FileManager.default.createDirectory(atPath: dir + "/figures", withIntermediateDirectories: true)

@@ -308,6 +308,17 @@ let sharedTraces = SharedData.traces
       }
       for other in others { #expect(other.differs(from: winner)) }
     }
+    // The terminal hears the winner per trace and size, or across many traces per size.
+    let perTrace = CompareReport.terminalSummary(outcome, config: config)
+    let rankingCount = config.traces.reduce(0) {
+      $0 + CompareReport.rankings(rows, trace: $1.name, config: config).count
+    }
+    #expect(perTrace.split(separator: "\n").count == rankingCount && perTrace.contains(": Best: "), "\(perTrace)")
+    let across = CompareReport.terminalSummary(outcome, config: config, mostTraces: 0)
+    let reductions = CompareReport.summaries(outcome, config: config).contains { $0.meanReduction != nil }
+    #expect(
+      reductions ? across.hasPrefix("At ") && across.contains("mean reduction from FIFO") : across.isEmpty,
+      "\(across)")
     // The sweep's shape counts in words, one of a kind in the singular.
     #expect(Wording.count(1, "trace") == "1 trace" && Wording.count(3, "policy", plural: "policies") == "3 policies")
     let shape =

@@ -407,6 +407,9 @@ import Testing
         "--color", "s3fifo=#123", "--label", "zipf-scan.oracleGeneral.zst=Zipf with scans",
       ], in: dir)
     #expect(run.status == 0, "\(run.stderr)")
+    // The terminal ends with the winner per size, by display names.
+    #expect(run.stdout.contains("Zipf with scans at 100 (100 objects): Best: "), "\(run.stdout)")
+    #expect(run.stdout.contains("Offline bound Belady: "), "\(run.stdout)")
     let html = try read(dir, "paper/report.html")
     for shown in ["LRU (baseline)", "S3-FIFO", "W-TinyLFU", "Zipf with scans"] {
       #expect(html.contains(">\(shown)<") || html.contains(">\(shown) "), "\(shown) is not in the report")

@@ -68,3 +68,42 @@ import Testing
     #expect(ProgressLine.estimate(elapsed: 2, done: 10, expected: 0) == nil)
   }
 }
+
+/// What `replay` prints answers the question asked: rows grouped by size,
+/// each size as it was given beside what it came to, the byte miss ratio
+/// only where it says something, and how a CSV trace's columns were read.
+@Suite struct ReplayTerminalTests {
+  @Test func theTableGroupsBySizeAndShowsSizesAsGiven() throws {
+    let trace = repositoryRoot.appendingPathComponent("traces/zipf-0.9.oracleGeneral.zst").path
+    let run = try evlab(["replay", trace, "--policy", "lru,arc", "--size", "1%,100"])
+    #expect(run.status == 0, "\(run.stderr)")
+    let lines = run.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    #expect(lines[0].hasPrefix("trace") && lines[0].contains("  size  ") && !lines[0].contains("byte miss ratio"))
+    // Both policies at 1%, a blank line, both at 100.
+    #expect(lines[2].contains("1% (185 objects)") && lines[2].contains(" lru "))
+    #expect(lines[3].contains("1% (185 objects)") && lines[3].contains(" arc "))
+    #expect(lines[4].isEmpty)
+    #expect(lines[5].contains(" 100 ") && lines[5].contains(" lru ") && lines[6].contains(" arc "))
+    // Objects of different sizes: the byte miss ratio is shown; the CSV
+    // mapping read off the header is said once.
+    let dir = try scratchDirectory()
+    let csv = dir.appendingPathComponent("sized.csv")
+    // A small object every other request, between large ones that never stay.
+    let requests = (0..<400).map { i in i % 2 == 0 ? "\(i),0,100" : "\(i),\(1 + i % 37),5000" }
+    try (["time,obj_id,obj_size"] + requests).joined(separator: "\n").write(
+      to: csv, atomically: true, encoding: .utf8)
+    let sized = try evlab(["replay", csv.path, "--policy", "lru", "--size", "10"])
+    #expect(sized.status == 0, "\(sized.stderr)")
+    #expect(sized.stdout.contains("byte miss ratio"))
+    #expect(
+      sized.stderr.contains(
+        "sized.csv: read as CSV with key column 2 (obj_id), size column 3 (obj_size), time column 1 (time); a header line"
+      ), "\(sized.stderr)")
+    // Columns all given: nothing to announce.
+    let given = try evlab([
+      "replay", csv.path, "--policy", "lru", "--size", "10", "--key-column", "2", "--size-column", "3",
+      "--time-column", "1",
+    ])
+    #expect(given.status == 0 && !given.stderr.contains("read as CSV"), "\(given.stderr)")
+  }
+}
