@@ -33,6 +33,7 @@ let package = Package(
     .library(name: "EvictionReports", targets: ["EvictionReports"]),
     .library(name: "EvictionDisk", targets: ["EvictionDisk"]),
     .library(name: "EvictionLab", targets: ["EvictionLab"]),
+    .library(name: "EvictionConformance", targets: ["EvictionConformance"]),
     .executable(name: "evlab", targets: ["evlab"]),
   ],
   dependencies: [
@@ -78,6 +79,9 @@ let package = Package(
         "EvictionCore", "EvictionCache", "EvictionTraces", "EvictionWorkloads", "EvictionStats",
         "CAllocator", "CPrefetch", .product(name: "Histogram", package: "hdrhistogram-swift"),
       ]),
+    // The checks every built-in policy passes, for a policy of your own
+    // (`evlab check-policy NAME` runs them on a registered one).
+    .target(name: "EvictionConformance", dependencies: ["EvictionCore", "EvictionSim"]),
     // What is built on the engine: sweeps and their configurations, benchmarks,
     // baselines, trace catalogs, tiered replay, progress.
     .target(
@@ -97,7 +101,7 @@ let package = Package(
       name: "EvictionLab",
       dependencies: [
         "EvictionCore", "EvictionCache", "EvictionTraces", "EvictionWorkloads", "EvictionSim", "EvictionExperiments",
-        "EvictionStats", "EvictionReports",
+        "EvictionStats", "EvictionReports", "EvictionConformance",
         "EvictionDisk", .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
     // `evlab`: EvictionLab.main() and nothing else.
@@ -105,7 +109,8 @@ let package = Package(
 
     // What every test target shares: scratch folders that clean up, file-tree digests.
     .target(
-      name: "EvictionTestSupport", dependencies: ["EvictionCore"], path: "Tests/EvictionTestSupport",
+      name: "EvictionTestSupport", dependencies: ["EvictionCore", "EvictionConformance"],
+      path: "Tests/EvictionTestSupport",
       swiftSettings: tests),
     .testTarget(
       name: "EvictionCoreTests", dependencies: ["EvictionCore", "EvictionTestSupport"], swiftSettings: tests),

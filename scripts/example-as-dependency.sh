@@ -30,4 +30,5 @@ echo "$out"
 # 88,100 misses: an independent LRU-2 (a Python heap with lazy deletion) on the same trace.
 echo "$out" | awk -F, 'NR > 1 && $3 == "lru2" { found = 1; if ($8 != 88100) { print "error: lru2 missed " $8 ", expected 88100" > "/dev/stderr"; exit 1 } }
   END { if (!found) { print "error: no lru2 row" > "/dev/stderr"; exit 1 } }'
-echo "example: built against tag $version, tests passed, lru2 misses 88100 as expected"
+swift run --scratch-path "$tmp/build" lru2-evlab check-policy lru2
+echo "example: built against tag $version, tests passed, lru2 misses 88100 as expected and passes check-policy"

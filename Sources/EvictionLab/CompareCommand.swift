@@ -184,6 +184,7 @@ let reportFiles = [
 func writeReport(_ outcome: CompareOutcome, config: CompareConfig, to directory: String) throws {
   for entry in config.traces {
     for ranking in CompareReport.rankings(outcome.rows, trace: entry.name, config: config) {
+      if let note = CompareReport.faultyNote(ranking) { printError("warning: \(entry.name): \(note)") }
       if let note = CompareReport.anomalyNote(ranking) { printError("warning: \(entry.name): \(note)") }
     }
   }

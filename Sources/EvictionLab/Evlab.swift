@@ -185,7 +185,7 @@ struct Evlab: ParsableCommand {
     version: EvlabVersion.description,
     subcommands: [
       Compare.self, Merge.self, Disk.self, DiskBenchCommand.self, Replay.self, MRC.self, Stress.self, Generate.self,
-      Convert.self, TraceInfoCommand.self, Catalog.self, Policies.self, Bench.self,
+      Convert.self, TraceInfoCommand.self, Catalog.self, Policies.self, CheckPolicy.self, Bench.self,
     ])
 }
 

@@ -148,7 +148,6 @@ struct Replay: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
         return cell
       }
     }
-    announceCSVMappings(sources)
     let progress = try failing { () throws(TraceError) in
       try ReplayCell.expectedWork(cells, interactive: isatty(2) == 1)
     }
@@ -173,11 +172,27 @@ struct Replay: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
       let rows = results.flatMap(\.timeseries)
       try write(ResultWriter.csv(rows, columns: TimeseriesRow.columns), to: timeseries)
     }
+    // Said after the run, so a failed run's error stays its one line.
+    announceCSVMappings(sources)
+    warnFaulty(results)
     // The table shows each size as it was given (`1%`), beside what it came to.
     var given: [String: String] = [:]
     for cell in cells { given["\(cell.trace.name)\u{0}\(cell.cacheSize)"] = cell.sizeGiven?.description }
     let table = ReplayTables.table(results) { given["\($0.trace)\u{0}\($0.cacheSize)"] }
     try output.emit(table: table, json: ReplayTables.json(results), csv: ReplayTables.csv(results))
+  }
+}
+
+/// Names each policy that held more than its capacity without being a
+/// model of a shipped cache (which may, by its library's rules): a faulty
+/// policy, whose misses are not comparable with the others'.
+func warnFaulty(_ results: [ReplayResult]) {
+  for r in results where r.exceedsCapacity {
+    let model = (try? PolicySpec(r.policy))?.descriptor.isModel ?? false
+    guard !model else { continue }
+    printError(
+      "warning: \(r.policy) held up to \(r.maxOccupancy) on \(r.trace), above its capacity of \(r.cacheSize): a faulty policy, its misses are not comparable; evlab check-policy \(r.policy) shows which guarantee it breaks"
+    )
   }
 }
 

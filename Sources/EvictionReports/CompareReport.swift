@@ -1,5 +1,6 @@
 import EvictionExperiments
 import EvictionSim
+import EvictionTraces
 import Foundation
 
 /// `evlab compare`'s outputs: `results.csv`/`results.json` (one row per trace
@@ -305,9 +306,11 @@ public enum CompareReport {
     public var cacheSize: Int64
     /// The contenders and the offline bounds, best first.
     public var rows: [CompareRow]
-    /// Models of shipped caches, and anything that held more than its
-    /// capacity: listed apart, never ranked.
+    /// Models of shipped caches: listed apart, never ranked.
     public var models: [CompareRow]
+    /// Policies that are not models yet held more than their capacity: a
+    /// fault in the policy, listed apart as one and never ranked.
+    public var faulty: [CompareRow] = []
     /// Capacity-bound online policies that missed less than Belady's optimum
     /// in count mode: impossible, so a fault to report, not a result.
     public var anomalies: [CompareRow]
@@ -351,8 +354,8 @@ public enum CompareReport {
       let anomalies = belady.map { bound in online.filter { $0.admission == "none" && $0.misses < bound.misses } } ?? []
       return Ranking(
         sizeLabel: label, cacheSize: first.cacheSize, rows: group.filter { $0.isContender || $0.offline },
-        models: group.filter { !$0.isContender && !$0.offline }, anomalies: anomalies, winner: winner,
-        tiedWithWinner: tied, lru: group.first { $0.label == "lru" }, cachesNothing: cachesNothing)
+        models: group.filter { $0.model && !$0.offline }, faulty: group.filter(\.isFaulty), anomalies: anomalies,
+        winner: winner, tiedWithWinner: tied, lru: group.first { $0.label == "lru" }, cachesNothing: cachesNothing)
     }
   }
 
@@ -404,13 +407,26 @@ public enum CompareReport {
   }
 
   /// One line per model (peak occupancy against the capacity), or nil.
-  static func modelsNote(_ ranking: Ranking, name: (String) -> String = { $0 }) -> String? {
+  public static func modelsNote(_ ranking: Ranking, name: (String) -> String = { $0 }) -> String? {
     guard !ranking.models.isEmpty else { return nil }
     let items = ranking.models.map { r in
       "\(name(r.label)) \(ratio(r.missRatio)) (held up to \(r.maxOccupancy)\(r.exceedsCapacity ? ", above the capacity of \(r.cacheSize)" : ""))"
     }
     return "Models of shipped caches, not ranked (they follow their library's rules, some trim only on a timer): "
       + items.joined(separator: "; ") + "."
+  }
+
+  /// The warning for policies that held more than their capacity without
+  /// being models of shipped caches, or nil.
+  public static func faultyNote(_ ranking: Ranking, name: (String) -> String = { $0 }) -> String? {
+    guard !ranking.faulty.isEmpty else { return nil }
+    let items = ranking.faulty.map { r in
+      "\(name(r.label)) held up to \(r.maxOccupancy), above its capacity of \(r.cacheSize)"
+    }
+    let names = ranking.faulty.map(\.policy).joined(separator: ",")
+    return "FAULTY: \(items.joined(separator: "; ")). A policy that is not a model of a shipped cache must stay "
+      + "within its capacity: its misses are not comparable, so it is not ranked. Running \(Setting.checkPolicy) with "
+      + "\(names) shows which guarantee it breaks."
   }
 
   /// The warning for policies that beat Belady's optimum, or nil.
@@ -484,6 +500,7 @@ public enum CompareReport {
         }
         md += "\n" + verdict(ranking) + "\n"
         if let note = modelsNote(ranking) { md += "\n" + note + "\n" }
+        if let note = faultyNote(ranking) { md += "\n**\(note)**\n" }
         if let note = anomalyNote(ranking) { md += "\n**\(note)**\n" }
       }
     }
@@ -614,6 +631,9 @@ public enum CompareReport {
           "</tbody></table></div>\n<p>\(SVGChart.escape(verdict(ranking, name: styles.name).replacingOccurrences(of: "**", with: "")))</p>\n"
         if let note = modelsNote(ranking, name: styles.name) {
           sections += "<p class=\"models\">\(SVGChart.escape(note))</p>\n"
+        }
+        if let note = faultyNote(ranking, name: styles.name) {
+          sections += "<p class=\"faulty\" style=\"color:#b00020;font-weight:bold\">\(SVGChart.escape(note))</p>\n"
         }
         if let note = anomalyNote(ranking, name: styles.name) {
           sections += "<p class=\"anomaly\" style=\"color:#b00020;font-weight:bold\">\(SVGChart.escape(note))</p>\n"

@@ -44,7 +44,7 @@ extension Setting {
     .format, .delimiter, .keyColumn, .sizeColumn, .timeColumn, .header, .keysOnly, .skipBadLines, .repeatTrace,
     .warmup, .interval, .method, .rate, .maxObjects, .requests, .objects, .mix, .config, .collection, .trace,
     .policy, .size, .sizeMode, .seeds, .runName, .baseline, .json, .wait, .quick, .convert, .repairStore, .shard,
-    .collectionRun, .writeCatalog, .replayCommand,
+    .collectionRun, .writeCatalog, .replayCommand, .checkPolicy,
   ]
 
   public static let format = Setting("format")
@@ -94,4 +94,6 @@ extension Setting {
   public static let writeCatalog = Setting("", command: "catalog")
   /// Replaying a trace, one cell at a time.
   public static let replayCommand = Setting("", command: "replay")
+  /// The conformance checks a policy of one's own is held to.
+  public static let checkPolicy = Setting("", command: "check-policy")
 }

@@ -44,6 +44,21 @@ import Testing
     let page = CompareReport.html(CompareOutcome(rows: rows, timings: [], infos: infos, stress: []), config: config)
     #expect(page.contains("data-series=\"lru\"") && !page.contains("data-series=\"sd-disk\""))
 
+    // A policy that is no model yet held more than its capacity is faulty:
+    // not ranked, not a model, named as a fault with the way to find it.
+    var overfull = rows
+    let lruRow = try #require(overfull.firstIndex { $0.policy == "lru" })
+    overfull[lruRow].exceedsCapacity = true
+    overfull[lruRow].maxOccupancy = 1005
+    let faulty = try #require(CompareReport.rankings(overfull, trace: rows[0].trace, config: config).first)
+    #expect(faulty.faulty.map(\.policy) == ["lru"] && !faulty.models.contains { $0.policy == "lru" })
+    #expect(faulty.winner?.policy != "lru" && !faulty.rows.contains { $0.policy == "lru" })
+    let note = try #require(CompareReport.faultyNote(faulty))
+    #expect(
+      note.hasPrefix("FAULTY: lru held up to 1005, above its capacity of 1000")
+        && note.contains("check-policy` command with lru"))
+    #expect(!(CompareReport.modelsNote(faulty) ?? "").contains("lru"))
+
     // An online row that misses less than Belady is an anomaly, in red.
     var forged = rows
     let belady = try #require(forged.firstIndex { $0.policy == "belady" })

@@ -107,3 +107,17 @@ import Testing
     #expect(given.status == 0 && !given.stderr.contains("read as CSV"), "\(given.stderr)")
   }
 }
+
+/// `evlab check-policy` runs the conformance battery on catalog policies.
+@Suite struct CheckPolicyCommandTests {
+  @Test func builtInPoliciesPassAndMistakesAreNamed() throws {
+    let run = try evlab(["check-policy", "lru,slru:segments=4", "--requests", "1000"])
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(
+      run.stdout == "lru: passed (15 runs, 15,000 requests)\nslru:segments=4: passed (15 runs, 15,000 requests)\n")
+    let unknown = try evlab(["check-policy", "lru3"])
+    #expect(unknown.status == 1 && unknown.stderr.contains("unknown policy 'lru3'"), "\(unknown.stderr)")
+    let few = try evlab(["check-policy", "lru", "--requests", "10"])
+    #expect(few.status == 1 && few.stderr.contains("--requests 10"), "\(few.stderr)")
+  }
+}

@@ -33,6 +33,7 @@ let package = Package(
         .product(name: "EvictionTraces", package: "EvictionLab"),
         .product(name: "EvictionSim", package: "EvictionLab"),
         .product(name: "EvictionCache", package: "EvictionLab"),
+        .product(name: "EvictionConformance", package: "EvictionLab"),
       ]),
   ]
 )

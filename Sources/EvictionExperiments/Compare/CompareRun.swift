@@ -242,6 +242,9 @@ public struct CompareRow: FlatRow, Sendable, Equatable {
 
   /// Whether this row competes in the ranking: online, capacity-bound, not a model.
   public var isContender: Bool { !fields.offline && !fields.model && !fields.exceedsCapacity }
+  /// Not a model of a shipped cache, yet it held more than its capacity:
+  /// a fault in the policy (``PolicyConformance`` finds which).
+  public var isFaulty: Bool { !fields.offline && !fields.model && fields.exceedsCapacity }
 
   public static let columns = [
     "trace", "format", "policy", "size_label", "cache_size", "size_mode", "requests", "hits", "misses", "miss_ratio",

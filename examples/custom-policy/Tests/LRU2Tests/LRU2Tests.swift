@@ -1,4 +1,5 @@
 import EvictionCache
+import EvictionConformance
 import EvictionCore
 import EvictionSim
 import EvictionTraces
@@ -81,6 +82,13 @@ let registered: Void = { try! PolicyCatalog.register([LRU2.self]) }()
     #expect(result.requests == 200_000)
     #expect(result.misses == misses)
     #expect(!result.exceedsCapacity)
+  }
+
+  /// The checks every built-in policy passes (the EvictionConformance product).
+  @Test func keepsTheGuaranteesOfEveryBuiltInPolicy() throws {
+    _ = registered
+    let report = PolicyConformance.check(try PolicySpec("lru2"))
+    #expect(report.passed, "\(report.violations.prefix(5))")
   }
 
   @Test func parsesAndListsLikeABuiltInPolicy() throws {
