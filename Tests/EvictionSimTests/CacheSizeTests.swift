@@ -38,6 +38,14 @@ import Testing
     }
   }
 
+  /// Key 0 (the table's empty mark) counts once, like any other key.
+  @Test func theFootprintCountsKeyZeroOnce() throws {
+    let path = try Scratch.directory("footprint").appendingPathComponent("zero.csv").path
+    try "key,size\n0,5\n7,3\n0,5\n0,5\n9,1\n7,3\n".write(toFile: path, atomically: true, encoding: .utf8)
+    let footprint = try TraceInfo.footprint(TraceSource(path: path, format: .csv))
+    #expect(footprint.objects == 3 && footprint.bytes == 9)
+  }
+
   @Test func autoIsLibCacheSimsSet() throws {
     let shares: [Double] = [0.001, 0.003, 0.01, 0.03, 0.1, 0.2, 0.4, 0.8]
     #expect(try CacheSize.list("auto") == shares.map { .fraction($0) })
