@@ -1,6 +1,7 @@
 import EvictionCore
 import EvictionExperiments
 import EvictionTraces
+import Foundation
 
 /// What reports and figures call each policy and trace. The user's
 /// `[labels]` first (``FigureSettings/labels``); else a policy's display
@@ -20,7 +21,10 @@ public struct DisplayNames: Sendable {
     for entry in config.traces {
       if let given = config.figures.labels[entry.name] {
         traces[entry.name] = given
-      } else if !entry.named, case .file(let source) = entry.origin {
+      } else if case .file(let source) = entry.origin,
+        !entry.named || entry.name == (source.path as NSString).lastPathComponent
+      {
+        // A name that is the file's own (as `evlab catalog` writes it) is no choice of the user's.
         traces[entry.name] = TraceFormat.stem(of: source.path)
       }
     }
