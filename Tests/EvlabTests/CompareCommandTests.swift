@@ -473,4 +473,35 @@ import Testing
     let badConfig = try evlab(["compare", "--config", config, "--output", "bad"], in: dir)
     #expect(badConfig.status == 1 && badConfig.stderr.contains("width 'huge'"), "\(badConfig.stderr)")
   }
+
+  /// Twenty policies in one report: every chart gives each its own colour
+  /// and a marker, and the report and figures say their display names.
+  @Test func twentyPoliciesTakeTwentyColours() throws {
+    let dir = try scratchDirectory()
+    let policies = [
+      "lru", "fifo", "clock", "sieve", "s3fifo", "arc", "lirs", "slru", "2q", "wtinylfu", "random", "mru", "lfu",
+      "car", "gdsf", "lhd", "mq", "clock-pro", "lecar", "belady",
+    ]
+    let trace = repositoryRoot.appendingPathComponent("traces/zipf-0.9.oracleGeneral.zst").path
+    let run = try evlab(
+      [
+        "compare", "--trace", trace, "--policy", policies.joined(separator: ","), "--size", "1%,5%", "--output",
+        "twenty",
+      ],
+      in: dir)
+    #expect(run.status == 0, "\(run.stderr)")
+    let html = try read(dir, "twenty/report.html")
+    let charts = html.components(separatedBy: "<svg ").dropFirst()
+    #expect(charts.count >= 2)
+    for chart in charts {
+      let entries = chart.components(separatedBy: "data-color=\"").dropFirst().map { String($0.prefix { $0 != "\"" }) }
+      let markers = chart.components(separatedBy: "data-marker=\"").dropFirst().map { String($0.prefix { $0 != "\"" }) }
+      #expect(entries.count == policies.count, "\(entries.count) entries")
+      #expect(Set(entries).count == entries.count, "a colour repeats: \(entries)")
+      #expect(markers.count == entries.count && !markers.contains("none"))
+    }
+    for shown in ["CLOCK-Pro", "LeCaR", "W-TinyLFU", "S3-FIFO", "SIEVE", "Belady (bound)"] {
+      #expect(html.contains(shown), "\(shown)")
+    }
+  }
 }
