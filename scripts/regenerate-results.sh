@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates the committed example results under results/ that take
 # minutes, not hours: the Quick start's example (results/quickstart/), the
-# catalog tables (results/catalog/) and the capacity-honesty comparison on
-# cloudPhysicsIO (results/capacity/). Each folder's command is also in
+# catalog tables (results/catalog/), column-wide figures (results/column/)
+# and the capacity-honesty comparison on cloudPhysicsIO (results/capacity/). Each folder's command is also in
 # results/README.md. The disk, stress and miss-ratio-curve folders are
 # machine measurements; their commands are in results/README.md.
 #
@@ -24,6 +24,10 @@ $evlab replay traces/*.oracleGeneral.zst --policy all --size 100,250,500,1000,25
   --csv results/catalog/bundled.csv --json results/catalog/bundled.json
 $evlab replay "$shared"/caffeine/lirs/*.trace.gz --format txt --policy all --size 100,200,500,1000,2000 \
   --csv results/catalog/lirs.csv --json results/catalog/lirs.json
+# Figures for a two-column paper: 3.3 in wide, 8 pt text, no titles, a label of the user's.
+rm -rf results/column && $evlab compare --trace traces/zipf-scan.oracleGeneral.zst \
+  --policy fifo,lru,arc,s3fifo,sieve,wtinylfu,belady --size 0.5%,1%,5%,10% --name column \
+  --figure-width column --no-titles --label s3fifo="S3-FIFO (ours)" --output results/column
 rm -rf results/capacity && $evlab compare --trace "$shared"/libcachesim/cloudPhysicsIO.oracleGeneral.bin \
   --policy all --size 0.1%,1%,10% --name capacity --output results/capacity
 # The across-trace run over every shared trace (about 6 minutes on 2 cores): pass --collection.

@@ -203,6 +203,37 @@ public enum PolicyCatalog {
   /// The descriptor of `name` (case-insensitive).
   public static func entry(named name: String) -> PolicyDescriptor? { definition(named: name)?.descriptor }
 
+  /// The catalog name closest to `name` (case, `-` and `_` ignored, or a
+  /// display name such as `W-TinyLFU`), when one is close enough to be a
+  /// slip: at most a third of its letters, and at most 3, differ.
+  public static func nearestName(to name: String) -> String? {
+    let given = name.foldedPolicyName()
+    var best: (distance: Int, name: String)? = nil
+    for entry in entries {
+      for spelling in [entry.name, entry.displayName] {
+        let distance = editDistance(given, spelling.foldedPolicyName())
+        if distance < (best?.distance ?? Int.max) { best = (distance, entry.name) }
+      }
+    }
+    guard let best, best.distance <= min(3, max(1, given.count / 3)) else { return nil }
+    return best.name
+  }
+
+  /// Levenshtein distance between two names (the command line's "did you
+  /// mean" for options uses it too).
+  public static func editDistance(_ a: String, _ b: String) -> Int {
+    let b = Array(b)
+    var previous = Array(0...b.count)
+    for (i, x) in a.enumerated() {
+      var current = [i + 1]
+      for (j, y) in b.enumerated() {
+        current.append(Swift.min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
+      }
+      previous = current
+    }
+    return previous[b.count]
+  }
+
   /// A registered (not built-in) definition, by its name in any spelling
   /// the catalog accepts (``Swift/String/foldedPolicyName()``).
   @usableFromInline
@@ -227,7 +258,9 @@ public enum PolicyError: Error, Equatable, CustomStringConvertible {
     case .emptyListItem(let text):
       return "policy list '\(text)' has an empty item; e.g. lru,arc"
     case .unknownPolicy(let name):
-      return "unknown policy '\(name)'; known policies: \(PolicyCatalog.names.joined(separator: ", "))"
+      let known = "known policies: \(PolicyCatalog.names.joined(separator: ", "))"
+      guard let nearest = PolicyCatalog.nearestName(to: name) else { return "unknown policy '\(name)'; \(known)" }
+      return "unknown policy '\(name)'; did you mean \(nearest)? \(known)"
     case .unknownParameter(let policy, let parameter, let known):
       let list = known.isEmpty ? "it takes no parameters" : "it takes: \(known.joined(separator: ", "))"
       return "policy '\(policy)' has no parameter '\(parameter)'; \(list)"

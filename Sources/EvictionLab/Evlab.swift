@@ -123,9 +123,11 @@ public enum EvictionLab {
       if name.hasPrefix("--") && !known.contains(name) {
         let command = path.joined(separator: " ")
         let nearest = known.filter { $0.hasPrefix("--") }.min {
-          (editDistance($0, name), $0) < (editDistance($1, name), $1)
+          (PolicyCatalog.editDistance($0, name), $0) < (PolicyCatalog.editDistance($1, name), $1)
         }
-        let hint = nearest.map { editDistance($0, name) <= max(2, name.count / 3) ? "did you mean \($0)? " : "" } ?? ""
+        let hint =
+          nearest.map { PolicyCatalog.editDistance($0, name) <= max(2, name.count / 3) ? "did you mean \($0)? " : "" }
+          ?? ""
         throw ArgumentError("\(command) has no option \(name); \(hint)see \(command) --help")
       }
       var value: String? =
@@ -143,20 +145,6 @@ public enum EvictionLab {
       }
       i += 1
     }
-  }
-
-  /// Levenshtein distance, for "did you mean": the nearest known name.
-  static func editDistance(_ a: String, _ b: String) -> Int {
-    let b = Array(b)
-    var previous = Array(0...b.count)
-    for (i, x) in a.enumerated() {
-      var current = [i + 1]
-      for (j, y) in b.enumerated() {
-        current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
-      }
-      previous = current
-    }
-    return previous[b.count]
   }
 
   /// The one error formatter: a bad value or a failed run is one line,

@@ -151,13 +151,13 @@ public enum SVGChart {
   }
 
   /// Twenty-four colours, distinct side by side and from white: Okabe and
-  /// Ito's eight (colour-blind safe), then Tableau's and Paul Tol's. With
-  /// six markers taken in turn beside them, neighbours differ in shape too,
-  /// so a chart stays readable in greyscale.
+  /// Ito's (colour-blind safe; their yellow, faint on white, comes last),
+  /// then Tableau's and Paul Tol's. With six markers taken in turn beside
+  /// them, neighbours differ in shape too, so a chart reads in greyscale.
   static let palette = [
-    "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000", "#8C564B", "#7F7F7F",
-    "#17BECF", "#BCBD22", "#332288", "#882255", "#117733", "#9467BD", "#AA4499", "#44AA99", "#DDCC77", "#E41A1C",
-    "#FB9A99", "#B2DF8A", "#A6761D", "#CAB2D6",
+    "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#332288", "#000000", "#8C564B", "#7F7F7F",
+    "#17BECF", "#BCBD22", "#882255", "#117733", "#9467BD", "#AA4499", "#44AA99", "#DDCC77", "#E41A1C", "#FB9A99",
+    "#B2DF8A", "#A6761D", "#CAB2D6", "#F0E442",
   ]
   /// Marker shapes, in the order entries take them.
   static let markers = ["circle", "square", "triangle", "diamond", "triangle-down", "pentagon"]

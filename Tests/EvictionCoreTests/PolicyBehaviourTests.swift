@@ -144,5 +144,11 @@ func scenario(_ spec: String, capacity: Int64, _ keys: [UInt64], weights: [UInt6
     #expect(throws: PolicyError.self) { try PolicySpec("slru:segments=0") }
     #expect(throws: PolicyError.self) { try PolicySpec("slru:segments") }
     #expect(PolicyError.unknownPolicy("lruu").description.contains("known policies: lru, fifo"))
+    // A slip names the policy meant; a name far from every policy does not guess.
+    #expect(PolicyError.unknownPolicy("s3fif").description.contains("did you mean s3fifo? known policies"))
+    #expect(PolicyError.unknownPolicy("S3_FlFO").description.contains("did you mean s3fifo?"))
+    #expect(PolicyError.unknownPolicy("W-TinyLRU").description.contains("did you mean wtinylfu?"))
+    #expect(!PolicyError.unknownPolicy("quantum").description.contains("did you mean"))
+    #expect(PolicyCatalog.nearestName(to: "ark") == "arc" && PolicyCatalog.nearestName(to: "xyzzy") == nil)
   }
 }

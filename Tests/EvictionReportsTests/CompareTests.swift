@@ -329,3 +329,33 @@ let sharedTraces = SharedData.traces
     #expect(csvLines.count == rows.count + 1 && csvLines[0] == Substring(CompareRow.columns.joined(separator: ",")))
   }
 }
+
+/// The progress total of a sweep counts each run at its own trace's length,
+/// named traces included (a lookup by name once fell back to the first
+/// trace, so runs counted at its length: "44.7M of 9.6M requests").
+@Suite struct CompareProgressTests {
+  @Test func namedTracesCountTheirOwnRequests() throws {
+    let root = SharedData.repository.appendingPathComponent("traces").path
+    let text = """
+      name = "progress"
+      policies = ["lru", "fifo"]
+      sizes = [100]
+      [[traces]]
+      path = "\(root)/zipf-0.9.oracleGeneral.zst"
+      name = "long"
+      [[traces]]
+      path = "\(root)/loop-3000.oracleGeneral.zst"
+      name = "short"
+      """
+    let config = try CompareConfig.parse(text, format: "toml", file: "p.toml")
+    let workspace = try CompareWorkspace(config)
+    let infos = try ComparePlan.measure(config, sources: workspace.sources)
+    let plan = ComparePlan(config: config, infos: infos, sources: workspace.sources)
+    let shard = CompareShard(plan: plan, index: 1, of: 1, parallelism: 2)
+    #expect(infos.map(\.requests) == [200_000, 60_000])
+    #expect(shard.expectedRequests == 2 * 200_000 + 2 * 60_000)
+    let progress = ReplayProgress(expectedRequests: shard.expectedRequests)
+    _ = try shard.run(sources: workspace.sources, scratch: NSTemporaryDirectory(), progress: progress) { _ in }
+    #expect(progress.requests.load(ordering: .relaxed) == shard.expectedRequests)
+  }
+}

@@ -387,6 +387,13 @@ import Testing
     let rowsNamed = rows(try read(dir, "named/results.csv")).map { $0.filter { $0.key != "trace" } }
     let rowsPlain = rows(try read(dir, "plain/results.csv")).map { $0.filter { $0.key != "trace" } }
     #expect(!rowsNamed.isEmpty && rowsNamed.map { $0["miss_ratio"] } == rowsPlain.map { $0["miss_ratio"] })
+    // The shared cache2k trace whose name hides its format, as the issue ran it.
+    let web07 = sharedTraces + "/caffeine/cache2k/web07.trace.xz"
+    let cache2k = try evlab(
+      ["compare", "--trace", web07, "--format", "cache2k", "--policy", "lru,arc", "--size", "1%", "--output", "web07"],
+      in: dir)
+    #expect(cache2k.status == 0, "\(cache2k.stderr)")
+    #expect(cache2k.stdout.contains("web07 at 1% ("), "\(cache2k.stdout)")
     // A configuration reads its traces its own way: --format beside --config is refused.
     let config = try writeConfig(in: dir)
     let both = try evlab(["compare", "--config", config, "--format", "csv", "--output", "both"], in: dir)
