@@ -96,12 +96,12 @@ struct Compare: ParsableCommand {
 
   func run() throws {
     let shardSpec = shard.map { ($0.value.index, $0.value.count) }
-    var flags = CompareConfig.Flags()
-    (flags.config, flags.collection, flags.traces, flags.name) = (self.config, collection, traces, name)
-    (flags.sizeMode, flags.policies, flags.sizes, flags.seeds) = (sizeMode, policies, sizes, seeds)
-    (flags.admissions, flags.warmup, flags.interval) = (admissions, warmup, interval)
-    flags.reading = traceOptions.reading
-    var config = try failing { () throws(ConfigError) in try flags.configuration(defaultPath: Self.defaultConfig) }
+    var choices = CompareConfig.Choices()
+    (choices.config, choices.collection, choices.traces, choices.name) = (self.config, collection, traces, name)
+    (choices.sizeMode, choices.policies, choices.sizes, choices.seeds) = (sizeMode, policies, sizes, seeds)
+    (choices.admissions, choices.warmup, choices.interval) = (admissions, warmup, interval)
+    choices.reading = traceOptions.reading
+    var config = try failing { () throws(ConfigError) in try choices.configuration(defaultPath: Self.defaultConfig) }
     config.figures = try figureOptions.apply(
       to: config.figures, policies: config.labels, traces: config.traces.map(\.name))
     let directory = output ?? "results/\(config.name)"

@@ -371,8 +371,8 @@ struct TraceOptions: ParsableArguments {
   var skipBadLines = false
 
   /// These options as a comparison's flags carry them to each trace.
-  var reading: CompareConfig.Flags.Reading {
-    var reading = CompareConfig.Flags.Reading()
+  var reading: CompareConfig.Choices.Reading {
+    var reading = CompareConfig.Choices.Reading()
     (reading.format, reading.keyColumn, reading.sizeColumn) = (format, keyColumn, sizeColumn)
     (reading.timeColumn, reading.delimiter) = (timeColumn, delimiter)
     reading.header = header == .auto ? nil : header.rawValue

@@ -66,12 +66,12 @@ import Testing
   /// configuration alone, flags alone, or by default the configuration file.
   @Test func theCommandLineNamesOneSourceOfTheSweep() throws {
     let root = try Self.collection()
-    func fails(_ flags: CompareConfig.Flags, _ message: String) {
+    func fails(_ flags: CompareConfig.Choices, _ message: String) {
       #expect {
         _ = try flags.configuration(defaultPath: "\(root)/none.toml")
       } throws: { ($0 as? ConfigError)?.description.contains(message) == true }
     }
-    var flags = CompareConfig.Flags()
+    var flags = CompareConfig.Choices()
     fails(flags, "none.toml")  // nothing named: the default configuration, missing here
     flags.traces = ["\(root)/other/a.txt"]
     flags.policies = ["lru,fifo"]

@@ -140,9 +140,11 @@ public struct CompareConfig: Sendable {
     return try parse(text, format: isJSON ? "json" : "toml", file: path, checkFiles: checkFiles)
   }
 
-  /// What `evlab compare` was given: a configuration file, a collection
-  /// of traces, or the sweep in flags. Exactly one of these makes the sweep.
-  public struct Flags: Sendable {
+  /// What a front end was asked to sweep: a configuration file, a
+  /// collection of traces, or the sweep item by item (traces, policies,
+  /// sizes, ...; `evlab compare` gathers these from its flags). Exactly one
+  /// of these makes the sweep (``configuration(defaultPath:)``).
+  public struct Choices: Sendable {
     public var config: String?
     public var collection: String?
     public var traces: [String] = []
@@ -224,18 +226,35 @@ public struct CompareConfig: Sendable {
         }
         return try CompareConfig.load(path: path)
       }
-      return try CompareConfig.fromFlags(
+      return try CompareConfig.fromItems(
         name: name, sizeMode: sizeMode, policies: policies, traces: traces, sizes: sizes, seeds: seeds,
         admissions: admissions, warmup: warmup, interval: interval, reading: reading)
     }
   }
 
-  /// The sweep `evlab compare` runs from flags instead of a file (values as
-  /// given, each possibly a comma-separated list; `sizeMode` nil is count):
-  /// written as a JSON configuration, so flags and files go through one parser.
+  /// The former name of ``Choices``.
+  @available(*, deprecated, renamed: "Choices")
+  public typealias Flags = Choices
+
+  /// The former name of ``fromItems(name:sizeMode:policies:traces:sizes:seeds:admissions:warmup:interval:reading:)``.
+  @available(*, deprecated, renamed: "fromItems")
   public static func fromFlags(
     name: String?, sizeMode: String?, policies: [String], traces: [String], sizes: [String], seeds: [String],
-    admissions: [String] = [], warmup: String? = nil, interval: String? = nil, reading: Flags.Reading = Flags.Reading()
+    admissions: [String] = [], warmup: String? = nil, interval: String? = nil,
+    reading: Choices.Reading = Choices.Reading()
+  ) throws(ConfigError) -> CompareConfig {
+    try fromItems(
+      name: name, sizeMode: sizeMode, policies: policies, traces: traces, sizes: sizes, seeds: seeds,
+      admissions: admissions, warmup: warmup, interval: interval, reading: reading)
+  }
+
+  /// The sweep given item by item instead of in a file (values as given,
+  /// each possibly a comma-separated list; `sizeMode` nil is count):
+  /// written as a JSON configuration, so items and files go through one parser.
+  public static func fromItems(
+    name: String?, sizeMode: String?, policies: [String], traces: [String], sizes: [String], seeds: [String],
+    admissions: [String] = [], warmup: String? = nil, interval: String? = nil,
+    reading: Choices.Reading = Choices.Reading()
   ) throws(ConfigError) -> CompareConfig {
     let file = "the command line"
     for trace in traces where reading.format == nil && TraceFormat.infer(fromPath: trace) == nil {
