@@ -47,7 +47,7 @@ public struct CacheStatistics: Sendable, Equatable {
   /// only; counted in `sets` and in the `replaced` evictions too).
   public var writesInPlace = 0
   public var count = 0
-  public var cost: Int64 = 0
+  public var cost = 0
 
   public init() {}
 
@@ -395,7 +395,7 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
       if n > 0 { s.evictions[reason] = n }
     }
     s.count = policy.count()
-    s.cost = cost
+    s.cost = Int(cost)
     return s
   }
 

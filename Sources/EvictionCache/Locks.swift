@@ -40,7 +40,19 @@ public func coarseMonotonicNanoseconds() -> UInt64 {
 ///   lock too; only `contains`, the counts and the statistics share the read
 ///   lock. It shows what a reader-writer lock costs when reads write.
 /// - `queue`: a serial `DispatchQueue` entered with `sync`, as AFNetworking's
-///   image cache and the plist file cache in our seed material guard state.
+///   image cache guards its state.
+/// - `barrier`: GCD's reader-writer design, as the plist file cache of our
+///   seed material guards its dictionary: a concurrent `DispatchQueue` on
+///   which the reads that change nothing (`contains`, the counts and
+///   statistics) run side by side under `sync`, and every write is a barrier
+///   block. `setValue` submits its barrier asynchronously
+///   (`dispatch_barrier_async`) and returns at once; up to
+///   ``ShardLock/pendingBarrierWrites`` writes may wait on the queue, past
+///   that a writer waits for its own (so a writer cannot outrun the cache
+///   without bound). A read that hits changes the policy's order, so gets
+///   are barriers too, entered with `sync`; evictions caused by an
+///   asynchronous write reach `onEvict` in order on a serial queue of their
+///   own.
 /// - `striped(N)`: N independent shards chosen by key hash, each with its own
 ///   `Mutex`, policy and 1/N of every limit. Threads on different shards never
 ///   wait for each other, but the policy's order becomes per shard: the cache
@@ -62,10 +74,13 @@ public func coarseMonotonicNanoseconds() -> UInt64 {
 ///   replayed, at the thread's next miss or write, and can be read until
 ///   then (Caffeine's deferred maintenance). See `BufferedReads`.
 public enum LockStrategy: Hashable, Sendable, CustomStringConvertible {
-  case mutex, pthread, rwlock, queue, buffered
+  case mutex, pthread, rwlock, queue, barrier, buffered
   case striped(shards: Int)
 
-  /// Parses `mutex`, `pthread`, `rwlock`, `queue`, `buffered`, `striped` (8 shards) or `striped:N`.
+  /// Every strategy's name, as help texts and errors list them.
+  public static let names = "mutex, pthread, rwlock, queue, barrier, buffered, striped, striped:N"
+
+  /// Parses a name of ``names``: `striped` is 8 shards.
   public init(_ text: String) throws(CacheError) {
     let lower = text.lowercased()
     switch lower {
@@ -73,6 +88,7 @@ public enum LockStrategy: Hashable, Sendable, CustomStringConvertible {
     case "pthread": self = .pthread
     case "rwlock": self = .rwlock
     case "queue": self = .queue
+    case "barrier": self = .barrier
     case "buffered": self = .buffered
     case "striped": self = .striped(shards: 8)
     default:
@@ -91,19 +107,44 @@ public enum LockStrategy: Hashable, Sendable, CustomStringConvertible {
     case .pthread: "pthread"
     case .rwlock: "rwlock"
     case .queue: "queue"
+    case .barrier: "barrier"
     case .buffered: "buffered"
     case .striped(let n): "striped:\(n)"
     }
   }
 }
 
+/// How long takers of a lock waited, in nanoseconds: a distribution with
+/// three significant digits (kept in an HdrHistogram, which is not part of
+/// the API), up to 60 s.
+public struct WaitTimes: Sendable {
+  @usableFromInline var histogram = Histogram<UInt64>(
+    highestTrackableValue: 60_000_000_000, numberOfSignificantValueDigits: .three)
+
+  public init() {}
+
+  /// Waits recorded (an acquisition that did not wait records 0).
+  public var count: UInt64 { histogram.totalCount }
+  /// The longest wait.
+  public var max: UInt64 { histogram.max }
+  /// The mean wait.
+  public var mean: Double { histogram.mean }
+  /// The wait at `percent` (0–100) of the distribution: `percentile(99)` is the p99.
+  public func percentile(_ percent: Double) -> UInt64 { histogram.valueAtPercentile(percent) }
+
+  /// Adds `nanoseconds` (at most 60 s).
+  public mutating func record(_ nanoseconds: UInt64) { histogram.record(Swift.min(nanoseconds, 60_000_000_000)) }
+
+  public mutating func merge(_ other: WaitTimes) { histogram.add(other.histogram) }
+}
+
 /// What a lock saw, when the cache was built with `instrumentLocks`: how
 /// often it was taken, how often it was already held, and how long takers
-/// waited (an HdrHistogram of nanoseconds).
+/// waited.
 public struct LockStatistics: Sendable {
   public var acquisitions: UInt64 = 0
   public var contended: UInt64 = 0
-  public var waits = Histogram<UInt64>(highestTrackableValue: 60_000_000_000, numberOfSignificantValueDigits: .three)
+  public var waits = WaitTimes()
   public var totalWaitNanoseconds: UInt64 = 0
 
   public init() {}
@@ -114,7 +155,7 @@ public struct LockStatistics: Sendable {
   public mutating func merge(_ other: LockStatistics) {
     acquisitions += other.acquisitions
     contended += other.contended
-    waits.add(other.waits)
+    waits.merge(other.waits)
     totalWaitNanoseconds += other.totalWaitNanoseconds
   }
 
@@ -124,7 +165,7 @@ public struct LockStatistics: Sendable {
     if wasContended {
       contended &+= 1
       totalWaitNanoseconds &+= wait
-      waits.record(min(wait, 60_000_000_000))
+      waits.record(wait)
     } else {
       waits.record(0)
     }
@@ -137,7 +178,7 @@ public struct LockStatistics: Sendable {
 /// own (the reader-writer lock's readers take a small mutex for them).
 @usableFromInline
 final class ShardLock: @unchecked Sendable {
-  @usableFromInline enum Kind { case mutex, pthread, rwlock, queue }
+  @usableFromInline enum Kind { case mutex, pthread, rwlock, queue, barrier }
 
   @usableFromInline let kind: Kind
   @usableFromInline let instrumented: Bool
@@ -146,6 +187,8 @@ final class ShardLock: @unchecked Sendable {
   @usableFromInline let pthreadMutex: UnsafeMutablePointer<pthread_mutex_t>?
   @usableFromInline let rwlock: UnsafeMutablePointer<pthread_rwlock_t>?
   @usableFromInline let queue: DispatchQueue?
+  /// The `barrier` strategy's writes submitted and not yet run.
+  @usableFromInline let pendingWrites = Atomic<Int>(0)
   /// Set while a queue block runs: a caller that finds it set will wait.
   @usableFromInline let busy = AtomicFlag()
   /// Readers of a reader-writer lock record their statistics under this.
@@ -185,6 +228,9 @@ final class ShardLock: @unchecked Sendable {
     case .queue:
       kind = .queue
       queue = DispatchQueue(label: "EvictionCache.shard")
+    case .barrier:
+      kind = .barrier
+      queue = DispatchQueue(label: "EvictionCache.shard", attributes: .concurrent)
     }
     self.mutex = mutex
     self.pthreadMutex = pthreadMutex
@@ -231,6 +277,42 @@ final class ShardLock: @unchecked Sendable {
       return body()
     case .queue:
       return queue.unsafelyUnwrapped.sync(execute: body)
+    case .barrier:
+      return queue.unsafelyUnwrapped.sync(flags: .barrier, execute: body)
+    }
+  }
+
+  /// The concurrent queue of the `barrier` strategy, nil for the others.
+  @inlinable var barrierQueue: DispatchQueue? { kind == .barrier ? queue : nil }
+
+  /// How many of the `barrier` strategy's asynchronous writes may wait on
+  /// the queue before a writer waits for its own.
+  @usableFromInline static var pendingBarrierWrites: Int { 1024 }
+
+  /// Runs `body` as a barrier block on `queue` (``barrierQueue``):
+  /// asynchronously while fewer than ``pendingBarrierWrites`` writes wait,
+  /// else synchronously.
+  @usableFromInline
+  func barrierWrite(_ queue: DispatchQueue, _ body: @escaping () -> Void) {
+    nonisolated(unsafe) let body = body
+    let contended = instrumented && busy.value.load(ordering: .relaxed)
+    let submitted = instrumented ? monotonicNanoseconds() : 0
+    let block: @Sendable () -> Void = { [self] in
+      if instrumented {
+        busy.value.store(true, ordering: .relaxed)
+        statistics.record(contended: contended, wait: contended ? monotonicNanoseconds() &- submitted : 0)
+      }
+      body()
+      if instrumented { busy.value.store(false, ordering: .relaxed) }
+    }
+    if pendingWrites.add(1, ordering: .relaxed).newValue > Self.pendingBarrierWrites {
+      queue.sync(flags: .barrier, execute: block)
+      pendingWrites.subtract(1, ordering: .relaxed)
+    } else {
+      queue.async(flags: .barrier) { [self] in
+        block()
+        pendingWrites.subtract(1, ordering: .relaxed)
+      }
     }
   }
 
@@ -252,6 +334,10 @@ final class ShardLock: @unchecked Sendable {
 
   @inlinable @inline(__always)
   func shared<R>(_ body: () -> R) -> R {
+    if kind == .barrier {
+      if instrumented { return instrumentedQueue(queue.unsafelyUnwrapped, flags: [], body) }
+      return queue.unsafelyUnwrapped.sync(execute: body)
+    }
     guard kind == .rwlock else { return exclusive(body) }
     if instrumented { return instrumentedShared(body) }
     pthread_rwlock_rdlock(rwlock.unsafelyUnwrapped)
@@ -381,14 +467,27 @@ final class ShardLock: @unchecked Sendable {
       defer { pthread_rwlock_unlock(lock) }
       return body()
     case .queue:
-      let contended = busy.value.load(ordering: .relaxed)
-      let start = monotonicNanoseconds()
-      return queue.unsafelyUnwrapped.sync {
-        busy.value.store(true, ordering: .relaxed)
-        defer { busy.value.store(false, ordering: .relaxed) }
-        statistics.record(contended: contended, wait: contended ? monotonicNanoseconds() &- start : 0)
-        return body()
-      }
+      return instrumentedQueue(queue.unsafelyUnwrapped, flags: [], body)
+    case .barrier:
+      return instrumentedQueue(queue.unsafelyUnwrapped, flags: .barrier, body)
+    }
+  }
+
+  /// A block on `queue`, counted as contended when another block was
+  /// running as it was submitted. Readers of the `barrier` strategy's queue
+  /// run side by side, so they record under ``statisticsGuard``.
+  @usableFromInline
+  func instrumentedQueue<R>(_ queue: DispatchQueue, flags: DispatchWorkItemFlags, _ body: () -> R) -> R {
+    let contended = busy.value.load(ordering: .relaxed)
+    let start = monotonicNanoseconds()
+    let concurrent = kind == .barrier && !flags.contains(.barrier)
+    return queue.sync(flags: flags) {
+      if !concurrent { busy.value.store(true, ordering: .relaxed) }
+      defer { if !concurrent { busy.value.store(false, ordering: .relaxed) } }
+      if concurrent { pthread_mutex_lock(statisticsGuard) }
+      statistics.record(contended: contended, wait: contended ? monotonicNanoseconds() &- start : 0)
+      if concurrent { pthread_mutex_unlock(statisticsGuard) }
+      return body()
     }
   }
 

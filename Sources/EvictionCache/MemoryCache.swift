@@ -1,13 +1,13 @@
 import Dispatch
 import EvictionCore
+import Synchronization
 
 /// What went wrong building or configuring a cache.
 public enum CacheError: Error, Equatable, CustomStringConvertible {
   case unknownLock(String)
   case invalidShardCount(Int)
-  case negativeCost(Int64)
   case invalidLimit(name: String, value: String)
-  case limitAbovePolicyCapacity(name: String, value: Int64, capacity: Int64)
+  case limitAbovePolicyCapacity(name: String, value: Int, capacity: Int)
   case offlinePolicy(String)
   case trimsOnATimer(String)
   case policy(PolicyError)
@@ -19,13 +19,12 @@ public enum CacheError: Error, Equatable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .unknownLock(let name):
-      "unknown lock strategy '\(name)': use mutex, pthread, rwlock, queue, buffered, striped or striped:N"
+      "unknown lock strategy '\(name)': use \(LockStrategy.names)"
     case .invalidShardCount(let n): "striped:\(n): the number of shards must be in 1...4096"
     case .moreShardsThanCapacity(let shards, let capacity):
       "striped:\(shards) splits a capacity of \(capacity) into more shards than it holds; use at most striped:\(capacity)"
     case .belowMinimumCapacity(let policy, let capacity, let minimum, let hint):
       "\(policy) caches nothing at a capacity of \(capacity) per shard; it needs at least \(minimum)\(hint)"
-    case .negativeCost(let cost): "cost \(cost) is negative: costs are sizes or weights, 0 or more"
     case .invalidLimit(let name, let value): "\(name) \(value) is not a limit: give a positive value, or none"
     case .limitAbovePolicyCapacity(let name, let value, let capacity):
       "\(name) \(value) exceeds the \(capacity) the cache's policy was built for: create the cache with the larger limit"
@@ -61,7 +60,12 @@ public enum CacheError: Error, Equatable, CustomStringConvertible {
 /// - **Locks.** See ``LockStrategy``; `striped(N)` splits the cache into N
 ///   shards with 1/N of each limit.
 public final class MemoryCache<Key: Hashable, Value> {
-  public typealias EvictionHandler = (Key, Value, EvictionReason) -> Void
+  /// Hears each entry that leaves and why, after the lock is released, on
+  /// whichever thread made it leave: `@Sendable`, because that is any
+  /// thread (a handler that mutates a captured `var` does not compile).
+  public typealias EvictionHandler = @Sendable (Key, Value, EvictionReason) -> Void
+  /// What an entry stored without an explicit cost weighs (see ``setValue(_:forKey:cost:)``).
+  public typealias CostFunction = @Sendable (Value) -> Int
 
   @usableFromInline let shards: [CacheShard<Key, Value>]
   /// The `buffered` strategy's read side, owned by the one shard: held
@@ -71,25 +75,40 @@ public final class MemoryCache<Key: Hashable, Value> {
   @usableFromInline let shardShift: UInt64
   @usableFromInline let clock: () -> UInt64
   @usableFromInline let onEvict: EvictionHandler?
+  @usableFromInline let costOf: CostFunction?
+  /// What an entry stored without a cost weighs when there is no `cost`
+  /// closure: 1 while the cache has a cost limit, else 0 (a cache without
+  /// costs keeps no cost column).
+  @usableFromInline let unitCost: Atomic<Int>
+  /// Loads in flight, for ``value(forKey:cost:orLoad:)``.
+  @usableFromInline let loads = LoadTable<Key, Value>()
+  /// Where the `barrier` strategy's asynchronous writes hand departures to
+  /// `onEvict`, in order, outside the queue's barrier.
+  @usableFromInline let deliveries: DispatchQueue?
   public let lockStrategy: LockStrategy
   /// The policy's name as the catalog prints it.
   public let policyName: String
   /// The capacity the policy was built with (all shards), in the primary limit's unit.
-  public let policyCapacity: Int64
+  public let policyCapacity: Int
   /// Whether entries weigh their cost (a cost limit was given) or 1.
   public let weighsCost: Bool
-  @usableFromInline var limits: (count: Int?, cost: Int64?, age: Duration?)
+  @usableFromInline var limits: (count: Int?, cost: Int?, age: Duration?)
   @usableFromInline let limitsLock = ShardLock(.mutex, instrumented: false)
 
-  /// A cache driven by a catalog policy, e.g. `"lru"`, `"arc"`, `"slru:segments=2"`.
+  /// A cache driven by a catalog policy: `.lru`, `.s3fifo(small: 0.1)`,
+  /// `"slru:segments=2"`.
   ///
   /// - Parameters:
-  ///   - policy: a catalog name with parameters (`"s3fifo"`, `"slru:segments=2"`);
-  ///     online policies only (`belady` needs the future).
+  ///   - policy: a ``CachePolicy``; online policies only (`belady` needs the
+  ///     future). The text form is checked here (``CacheError/policy(_:)``).
   ///   - index: the policy's key index; `IntegerSlotIndex` is faster for integer keys.
   ///   - countLimit: at most this many entries (nil: no count limit).
   ///   - costLimit: at most this total cost (nil: none). With one, the policy
   ///     weighs entries by their cost, and the count limit is enforced beside it.
+  ///   - cost: what an entry stored without an explicit cost weighs (the
+  ///     subscript's sets, `setValue(_:forKey:)`). Without it such an entry
+  ///     weighs 1 while the cache has a cost limit (so a cost limit always
+  ///     binds), else 0.
   ///   - ageLimit: entries not read or written for this long leave at the next
   ///     write or trim (nil: none).
   ///   - lock: how threads share the cache (``LockStrategy``).
@@ -106,32 +125,32 @@ public final class MemoryCache<Key: Hashable, Value> {
   ///     tracked from the first `trim(toAge:)` or `setAgeLimit(_:)` on.
   ///   - onEvict: called with each entry that leaves and why, after the lock
   ///     is released.
-  ///   - admission: the admission policy in front of the policy, as `evlab
-  ///     replay --admission` takes it (`none`, `bloom-filter`, `prob:p=0.5`,
-  ///     `size:max=64k`): a set it refuses stores nothing (reason
-  ///     `rejected`). Striped shards each have their own, `prob`'s seed
-  ///     raised by the shard's number (shard 0 draws as the simulator does).
+  ///   - admission: the admission policy in front of the policy
+  ///     (``CacheAdmission``: `.bloomFilter`, `.probability(0.5)`, or
+  ///     `evlab replay --admission`'s text): a set it refuses stores nothing
+  ///     (reason `rejected`). Striped shards each have their own, `prob`'s
+  ///     seed raised by the shard's number (shard 0 draws as the simulator does).
   ///
   /// Inlinable so the policy's code is specialised for `Key` and `Index` in
   /// the caller's module (an unspecialised policy runs about 5× slower).
   @inlinable
   public init<Index: SlotIndex & ~Copyable>(
-    policy: String = "lru", index: Index.Type, countLimit: Int? = nil, costLimit: Int64? = nil,
-    ageLimit: Duration? = nil, tracksAges: Bool = false, lock: LockStrategy = .mutex, instrumentLocks: Bool = false,
-    autoTrimInterval: Duration? = nil, clock: (@Sendable () -> UInt64)? = nil, onEvict: EvictionHandler? = nil,
-    admission: String = "none"
+    policy: CachePolicy = .lru, index: Index.Type, countLimit: Int? = nil, costLimit: Int? = nil,
+    cost: CostFunction? = nil, ageLimit: Duration? = nil, tracksAges: Bool = false, lock: LockStrategy = .mutex,
+    instrumentLocks: Bool = false, autoTrimInterval: Duration? = nil, clock: (@Sendable () -> UInt64)? = nil,
+    onEvict: EvictionHandler? = nil, admission: CacheAdmission = .none
   ) throws(CacheError) where Index.Key == Key {
     let spec: PolicySpec
-    do { spec = try PolicySpec(policy) } catch { throw .policy(error) }
+    do { spec = try policy.spec() } catch { throw .policy(error) }
     let admissionSpec: AdmissionSpec
-    do { admissionSpec = try AdmissionSpec(admission) } catch { throw .admission(error) }
+    do { admissionSpec = try admission.spec() } catch { throw .admission(error) }
     if admissionSpec.judgesSizes, costLimit == nil { throw .admissionJudgesSize(admissionSpec.description) }
     do { try admissionSpec.check(composesWith: spec.descriptor) } catch { throw .admission(error) }
     guard !spec.descriptor.isOffline else { throw .offlinePolicy(spec.name) }
     guard PolicyCatalog.entry(named: spec.name)?.trimsOnATimer != true else { throw .trimsOnATimer(spec.name) }
     try Self.validate(countLimit: countLimit, costLimit: costLimit, ageLimit: ageLimit)
     let weighsCost = costLimit != nil
-    let primary = costLimit ?? countLimit.map(Int64.init) ?? Self.unbounded
+    let primary = costLimit.map(Int64.init) ?? countLimit.map(Int64.init) ?? Self.unbounded
     let shardCount: Int
     if case .striped(let n) = lock { shardCount = n } else { shardCount = 1 }
     // Every shard must hold at least one object: more shards than that
@@ -159,7 +178,7 @@ public final class MemoryCache<Key: Hashable, Value> {
           countLimit: weighsCost
             ? countLimit.map { Int(Self.share(of: Int64($0), shard: i, of: shardCount)) } ?? Int.max : Int.max,
           costLimit: weighsCost
-            ? Int64.max : costLimit.map { Self.share(of: $0, shard: i, of: shardCount) } ?? Int64.max,
+            ? Int64.max : costLimit.map { Self.share(of: Int64($0), shard: i, of: shardCount) } ?? Int64.max,
           ageLimit: ageLimit.map(nanoseconds) ?? .max, tracksAges: tracksAges, collectsDepartures: onEvict != nil,
           reads: lock == .buffered ? BufferedReads(ageLimit: ageLimit.map(nanoseconds) ?? .max, clock: clock) : nil))
     }
@@ -168,9 +187,12 @@ public final class MemoryCache<Key: Hashable, Value> {
     shardShift = 32
     self.clock = clock
     self.onEvict = onEvict
+    costOf = cost
+    unitCost = Atomic(costLimit == nil ? 0 : 1)
+    deliveries = Self.deliveryQueue(lock, onEvict)
     lockStrategy = lock
     policyName = admissionSpec.kind == .none ? spec.description : "\(spec) + \(admissionSpec)"
-    policyCapacity = primary
+    policyCapacity = Int(primary)
     self.weighsCost = weighsCost
     limits = (countLimit, costLimit, ageLimit)
     if let autoTrimInterval { scheduleTrim(every: autoTrimInterval) }
@@ -179,13 +201,13 @@ public final class MemoryCache<Key: Hashable, Value> {
   /// A cache driven by a catalog policy over a `Dictionary` index (any `Hashable` key).
   @inlinable
   public convenience init(
-    policy: String = "lru", countLimit: Int? = nil, costLimit: Int64? = nil, ageLimit: Duration? = nil,
-    tracksAges: Bool = false, lock: LockStrategy = .mutex, instrumentLocks: Bool = false,
+    policy: CachePolicy = .lru, countLimit: Int? = nil, costLimit: Int? = nil, cost: CostFunction? = nil,
+    ageLimit: Duration? = nil, tracksAges: Bool = false, lock: LockStrategy = .mutex, instrumentLocks: Bool = false,
     autoTrimInterval: Duration? = nil, clock: (@Sendable () -> UInt64)? = nil, onEvict: EvictionHandler? = nil,
-    admission: String = "none"
+    admission: CacheAdmission = .none
   ) throws(CacheError) {
     try self.init(
-      policy: policy, index: HashedSlotIndex<Key>.self, countLimit: countLimit, costLimit: costLimit,
+      policy: policy, index: HashedSlotIndex<Key>.self, countLimit: countLimit, costLimit: costLimit, cost: cost,
       ageLimit: ageLimit, tracksAges: tracksAges, lock: lock, instrumentLocks: instrumentLocks,
       autoTrimInterval: autoTrimInterval, clock: clock, onEvict: onEvict, admission: admission)
   }
@@ -194,8 +216,9 @@ public final class MemoryCache<Key: Hashable, Value> {
   /// (costs if `weighsCost`, else entry counts). One shard, any non-striped lock.
   @inlinable
   public init<Policy: ReplacementPolicy & ~Copyable>(
-    policy: consuming Policy, weighsCost: Bool, tracksAges: Bool = false, lock: LockStrategy = .mutex,
-    instrumentLocks: Bool = false, clock: (@Sendable () -> UInt64)? = nil, onEvict: EvictionHandler? = nil
+    policy: consuming Policy, weighsCost: Bool, cost: CostFunction? = nil, tracksAges: Bool = false,
+    lock: LockStrategy = .mutex, instrumentLocks: Bool = false, clock: (@Sendable () -> UInt64)? = nil,
+    onEvict: EvictionHandler? = nil
   ) throws(CacheError) where Policy.Key == Key {
     if case .striped = lock { throw .unknownLock("\(lock) (a hand-built policy runs in one shard)") }
     let capacity = policy.capacity
@@ -212,11 +235,14 @@ public final class MemoryCache<Key: Hashable, Value> {
     shardShift = 63
     self.clock = clock
     self.onEvict = onEvict
+    costOf = cost
+    unitCost = Atomic(weighsCost ? 1 : 0)
+    deliveries = Self.deliveryQueue(lock, onEvict)
     lockStrategy = lock
     policyName = box.name
-    policyCapacity = capacity
+    policyCapacity = Int(capacity)
     self.weighsCost = weighsCost
-    limits = weighsCost ? (nil, capacity, nil) : (Int(capacity), nil, nil)
+    limits = weighsCost ? (nil, Int(capacity), nil) : (Int(capacity), nil, nil)
   }
 
   /// The capacity of a cache without a count or cost limit.
@@ -227,7 +253,12 @@ public final class MemoryCache<Key: Hashable, Value> {
     max(1, total / Int64(n) + (Int64(i) < total % Int64(n) ? 1 : 0))
   }
 
-  @usableFromInline static func validate(countLimit: Int?, costLimit: Int64?, ageLimit: Duration?) throws(CacheError) {
+  /// The serial queue the `barrier` strategy's asynchronous writes deliver departures on.
+  @usableFromInline static func deliveryQueue(_ lock: LockStrategy, _ onEvict: EvictionHandler?) -> DispatchQueue? {
+    lock == .barrier && onEvict != nil ? DispatchQueue(label: "EvictionCache.deliveries") : nil
+  }
+
+  @usableFromInline static func validate(countLimit: Int?, costLimit: Int?, ageLimit: Duration?) throws(CacheError) {
     if let countLimit, countLimit <= 0 { throw .invalidLimit(name: "countLimit", value: "\(countLimit)") }
     if let costLimit, costLimit <= 0 { throw .invalidLimit(name: "costLimit", value: "\(costLimit)") }
     if let ageLimit, ageLimit <= .zero { throw .invalidLimit(name: "ageLimit", value: "\(ageLimit)") }
@@ -278,10 +309,18 @@ public final class MemoryCache<Key: Hashable, Value> {
     if drained && !departed.isEmpty { deliver(departed) }
   }
 
-  /// Stores `value` for `key` at `cost` (0 or more; what the cost limit counts).
+  /// Stores `value` for `key` at `cost`: what the cost limit counts, 0 or
+  /// more (a negative cost is a programming error and stops the program).
+  /// Without a cost, the entry weighs what the cache's `cost` closure says;
+  /// without that closure, 1 while the cache has a cost limit, else 0.
+  ///
+  /// Under the `barrier` strategy the write is a barrier block on the
+  /// cache's queue and this returns before it runs (GCD's
+  /// `dispatch_barrier_async`): every later read, on any thread, sees it.
   @inlinable
-  public func setValue(_ value: Value, forKey key: Key, cost: Int64 = 0) throws(CacheError) {
-    guard cost >= 0 else { throw .negativeCost(cost) }
+  public func setValue(_ value: Value, forKey key: Key, cost: Int? = nil) {
+    let cost = Int64(cost ?? costOf?(value) ?? unitCost.load(ordering: .relaxed))
+    precondition(cost >= 0, "MemoryCache: cost \(cost) is negative: costs are sizes or weights, 0 or more")
     if let bufferedReads,
       let (old, fullStripe) = bufferedReads._withUnsafeGuaranteedRef({
         $0.update(key, value, cost: cost, returnsOld: onEvict != nil)
@@ -293,6 +332,19 @@ public final class MemoryCache<Key: Hashable, Value> {
     }
     let shard = shard(for: key)
     let now = clock()
+    if let queue = shard.lock.barrierQueue {
+      shard.lock.barrierWrite(queue) {
+        shard.setValue(value, forKey: key, cost: cost, now: now)
+        let departed = shard.takeDeparted()
+        if !departed.isEmpty, let deliveries = self.deliveries {
+          // Built outside the @Sendable block (see `scheduleTrim`); the
+          // departed values now belong to the delivery queue alone.
+          nonisolated(unsafe) let hand = { self.deliver(departed) }
+          deliveries.async { hand() }
+        }
+      }
+      return
+    }
     let departed = shard.exclusive(ownRing: true) {
       shard.setValue(value, forKey: key, cost: cost, now: now)
       return shard.takeDeparted()
@@ -326,11 +378,12 @@ public final class MemoryCache<Key: Hashable, Value> {
     return shard.lock.shared { shard.contains(key) }
   }
 
-  /// Reads like `value(forKey:)`; assigning nil removes, assigning a value stores it at cost 0.
+  /// Reads like `value(forKey:)`; assigning nil removes, assigning a value
+  /// stores it as ``setValue(_:forKey:cost:)`` without a cost does.
   public subscript(key: Key) -> Value? {
     get { value(forKey: key) }
     set {
-      if let newValue { try? setValue(newValue, forKey: key) } else { removeValue(forKey: key) }
+      if let newValue { setValue(newValue, forKey: key) } else { removeValue(forKey: key) }
     }
   }
 
@@ -343,18 +396,18 @@ public final class MemoryCache<Key: Hashable, Value> {
   // MARK: Limits and trimming
 
   public var countLimit: Int? { limitsLock.exclusive { limits.count } }
-  public var costLimit: Int64? { limitsLock.exclusive { limits.cost } }
+  public var costLimit: Int? { limitsLock.exclusive { limits.cost } }
   public var ageLimit: Duration? { limitsLock.exclusive { limits.age } }
 
   /// Sets (or, with nil, lifts) the count limit; lowering it trims at once.
   public func setCountLimit(_ limit: Int?) throws(CacheError) {
     try Self.validate(countLimit: limit, costLimit: nil, ageLimit: nil)
-    if !weighsCost, let limit, Int64(limit) > policyCapacity {
-      throw .limitAbovePolicyCapacity(name: "countLimit", value: Int64(limit), capacity: policyCapacity)
+    if !weighsCost, let limit, limit > policyCapacity {
+      throw .limitAbovePolicyCapacity(name: "countLimit", value: limit, capacity: policyCapacity)
     }
     limitsLock.exclusive { limits.count = limit }
     for (i, shard) in shards.enumerated() {
-      let isPolicyCapacity = !weighsCost && (limit == nil || Int64(limit!) == policyCapacity)
+      let isPolicyCapacity = !weighsCost && (limit == nil || limit! == policyCapacity)
       let share =
         isPolicyCapacity ? Int.max : limit.map { Int(Self.share(of: Int64($0), shard: i, of: shards.count)) } ?? Int.max
       deliver(
@@ -367,16 +420,18 @@ public final class MemoryCache<Key: Hashable, Value> {
   }
 
   /// Sets (or, with nil, lifts) the cost limit; lowering it trims at once.
-  public func setCostLimit(_ limit: Int64?) throws(CacheError) {
+  public func setCostLimit(_ limit: Int?) throws(CacheError) {
     try Self.validate(countLimit: nil, costLimit: limit, ageLimit: nil)
     if weighsCost, let limit, limit > policyCapacity {
       throw .limitAbovePolicyCapacity(name: "costLimit", value: limit, capacity: policyCapacity)
     }
     limitsLock.exclusive { limits.cost = limit }
+    // From now on, entries stored without a cost count against the limit.
+    unitCost.store(limit != nil || weighsCost ? 1 : 0, ordering: .relaxed)
     for (i, shard) in shards.enumerated() {
       let isPolicyCapacity = weighsCost && (limit == nil || limit! == policyCapacity)
       let share =
-        isPolicyCapacity ? Int64.max : limit.map { Self.share(of: $0, shard: i, of: shards.count) } ?? Int64.max
+        isPolicyCapacity ? Int64.max : limit.map { Self.share(of: Int64($0), shard: i, of: shards.count) } ?? Int64.max
       deliver(
         shard.exclusive {
           shard.costLimit = share
@@ -422,9 +477,9 @@ public final class MemoryCache<Key: Hashable, Value> {
   }
 
   /// Evicts the policy's victims until the total cost is at most `cost`.
-  public func trim(toCost cost: Int64) {
+  public func trim(toCost cost: Int) {
     for (i, shard) in shards.enumerated() {
-      let share = Self.share(of: max(0, cost), shard: i, of: shards.count)
+      let share = Self.share(of: Int64(max(0, cost)), shard: i, of: shards.count)
       deliver(
         shard.exclusive {
           shard.trim(toCost: cost <= 0 ? 0 : share)
@@ -486,7 +541,7 @@ public final class MemoryCache<Key: Hashable, Value> {
   public var count: Int { shards.reduce(0) { total, shard in total + shard.lock.shared { shard.policy.count() } } }
 
   /// The sum of the cached entries' costs.
-  public var totalCost: Int64 { shards.reduce(0) { total, shard in total + shard.lock.shared { shard.cost } } }
+  public var totalCost: Int { shards.reduce(0) { total, shard in total + Int(shard.lock.shared { shard.cost }) } }
 
   /// Hits, misses, sets, evictions by reason, count and cost.
   public var statistics: CacheStatistics {
@@ -500,6 +555,16 @@ public final class MemoryCache<Key: Hashable, Value> {
     var total = LockStatistics()
     for shard in shards { total.merge(shard.lock.exclusive { shard.lock.statistics }) }
     return total
+  }
+
+  /// Returns once every write made before the call has run and its
+  /// departures have reached `onEvict`: under the `barrier` strategy, whose
+  /// `setValue` returns before its write runs (reads see the write either
+  /// way); under the others at once.
+  public func waitForWrites() {
+    guard lockStrategy == .barrier else { return }
+    for shard in shards { shard.lock.exclusive {} }
+    deliveries?.sync {}
   }
 
   /// Checks every shard's policy and the value bookkeeping (for tests).

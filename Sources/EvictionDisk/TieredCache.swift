@@ -43,7 +43,7 @@ public final class TieredCache: Sendable {
     diskCountLimit: Int? = nil, diskCostLimit: Int64? = nil
   ) throws {
     let memory = try MemoryCache<String, [UInt8]>(
-      policy: policy, countLimit: memoryCountLimit, costLimit: memoryCostLimit)
+      policy: CachePolicy(policy), countLimit: memoryCountLimit, costLimit: memoryCostLimit.map { Int($0) })
     let disk = try DiskCache(
       directory: directory, policy: policy, countLimit: diskCountLimit, costLimit: diskCostLimit)
     self.init(memory: memory, disk: disk)
@@ -71,14 +71,14 @@ public final class TieredCache: Sendable {
       $0.diskHits += 1
       $0.bytesReadFromDisk += Int64(value.count)
     }
-    try memory.setValue(value, forKey: key, cost: Int64(value.count))
+    memory.setValue(value, forKey: key, cost: value.count)
     return (value, .disk)
   }
 
   /// Writes to disk, then to memory.
   public func set(_ value: [UInt8], forKey key: String) throws {
     try disk.set(value, forKey: key)
-    try memory.setValue(value, forKey: key, cost: Int64(value.count))
+    memory.setValue(value, forKey: key, cost: value.count)
   }
 
   @discardableResult

@@ -36,7 +36,7 @@ struct ConcurrentBench: ParsableCommand {
   var threads: [Checked<ThreadCounts>] = ["1,2,4,8"]
 
   @Option(
-    help: "Lock strategies, comma-separated or repeated: mutex, pthread, rwlock, queue, buffered, striped, striped:N.")
+    help: "Lock strategies, comma-separated or repeated: \(LockStrategy.names).")
   var lock: [Checked<LockList>] = ["mutex,striped:8,buffered"]
 
   @Option(help: "The cache's policy (one; catalog name with parameters).")

@@ -246,7 +246,7 @@ struct ListOf<Item: ListItem & Hashable>: UniqueList {
   func makeIterator() -> IndexingIterator<[Item]> { items.makeIterator() }
 }
 
-/// Lock strategies: mutex, pthread, rwlock, queue, buffered, striped, striped:N.
+/// Lock strategies, by `LockStrategy.names`.
 extension LockStrategy: ListItem {
   static var option: String { "--lock" }
   init(item: String) throws(ArgumentError) {

@@ -41,10 +41,8 @@ struct Stress: ParsableCommand, TakesPolicies, TakesSizeMode {
   var threads: [Checked<ThreadCounts>] = ["1,2,4,8"]
 
   @Option(
-    help:
-      "Lock strategies, comma-separated or repeated: mutex, pthread, rwlock, queue, buffered, striped, striped:N."
-  )
-  var lock: [Checked<LockList>] = ["mutex,pthread,rwlock,queue,striped,buffered"]
+    help: "Lock strategies, comma-separated or repeated: \(LockStrategy.names).")
+  var lock: [Checked<LockList>] = ["mutex,pthread,rwlock,queue,barrier,striped,buffered"]
 
   @Option(help: "Requests replayed per cell (default: the trace's length; a shorter trace wraps around).")
   var ops: Int?

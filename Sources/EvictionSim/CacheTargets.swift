@@ -16,7 +16,7 @@ package protocol CacheTarget: AnyObject, Sendable {
 
 extension MemoryCache: CacheTarget where Key == UInt64, Value == UInt64 {
   package func get(_ key: UInt64) -> Bool { value(forKey: key) != nil }
-  package func set(_ key: UInt64, cost: Int64) { try? setValue(key, forKey: key, cost: cost) }
+  package func set(_ key: UInt64, cost: Int64) { setValue(key, forKey: key, cost: Int(cost)) }
   package var lockFigures: LockStatistics? { lockStatistics }
   package var counters: (hits: Int, writesInPlace: Int, dropped: Int)? {
     let statistics = statistics

@@ -28,7 +28,8 @@ extension MemoryCache where Key == UInt64, Value == UInt64 {
     instrumentLocks: Bool = false, admission: AdmissionSpec = .none
   ) throws(CacheError) -> MemoryCache {
     try MemoryCache(
-      policy: policy.description, index: IntegerSlotIndex<UInt64>.self, countLimit: countLimit,
-      costLimit: costLimit, lock: lock, instrumentLocks: instrumentLocks, admission: admission.description)
+      policy: CachePolicy(policy), index: IntegerSlotIndex<UInt64>.self, countLimit: countLimit,
+      costLimit: costLimit.map { Int($0) }, lock: lock, instrumentLocks: instrumentLocks,
+      admission: CacheAdmission(admission))
   }
 }

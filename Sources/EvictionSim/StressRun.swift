@@ -218,7 +218,7 @@ public enum StressRun {
       setP50Ns: sets.valueAtPercentile(50), setP90Ns: sets.valueAtPercentile(90), setP99Ns: sets.valueAtPercentile(99),
       setP999Ns: sets.valueAtPercentile(99.9), setMaxNs: sets.max,
       acquisitions: locks?.acquisitions ?? 0, contendedShare: locks?.contendedShare ?? 0,
-      waitP50Ns: locks?.waits.valueAtPercentile(50) ?? 0, waitP99Ns: locks?.waits.valueAtPercentile(99) ?? 0,
+      waitP50Ns: locks?.waits.percentile(50) ?? 0, waitP99Ns: locks?.waits.percentile(99) ?? 0,
       waitMaxNs: locks?.waits.max ?? 0,
       waitShare: Double(locks?.totalWaitNanoseconds ?? 0) / (Double(elapsed) * Double(threads)),
       vsNscache: nil, vsDictionary: nil, admission: target.isCache ? admission.description : "none",

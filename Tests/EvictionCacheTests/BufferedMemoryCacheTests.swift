@@ -49,7 +49,7 @@ import Testing
             seen.add(1, ordering: .relaxed)
             if !value.isWhole || value.key != key || value.writer >= 8 * 6_000 { bad.add(1, ordering: .relaxed) }
           }
-        case 6...8: try? cache.setValue(Checked(key: key, writer: t * 6_000 + step), forKey: key)
+        case 6...8: cache.setValue(Checked(key: key, writer: t * 6_000 + step), forKey: key)
         default: cache.removeValue(forKey: key)
         }
       }
@@ -65,7 +65,7 @@ import Testing
   /// dropped ones are no more than the hits.
   @Test func hitsTakeNoLockAndAreAllCounted() throws {
     let cache = try MemoryCache<Int, Int>(policy: "arc", countLimit: 1_000, lock: .buffered, instrumentLocks: true)
-    for key in 0..<1_000 { try cache.setValue(key * 2, forKey: key) }
+    for key in 0..<1_000 { cache.setValue(key * 2, forKey: key) }
     let before = cache.lockStatistics.acquisitions
     let wrong = Atomic<Int>(0)
     let reads = 4 * 20_000
@@ -89,14 +89,14 @@ import Testing
   /// the key just read.
   @Test func aBufferedHitCountsForTheNextEviction() throws {
     let cache = try MemoryCache<String, Int>(policy: "lru", countLimit: 3, lock: .buffered)
-    for (i, key) in ["a", "b", "c"].enumerated() { try cache.setValue(i, forKey: key) }
+    for (i, key) in ["a", "b", "c"].enumerated() { cache.setValue(i, forKey: key) }
     #expect(cache.value(forKey: "a") == 0)
-    try cache.setValue(3, forKey: "d")
+    cache.setValue(3, forKey: "d")
     #expect(cache.contains("a") && !cache.contains("b"))
     // A removed or replaced key is never read from the index again.
     cache.removeValue(forKey: "a")
     #expect(cache.value(forKey: "a") == nil)
-    try cache.setValue(9, forKey: "c")
+    cache.setValue(9, forKey: "c")
     #expect(cache.value(forKey: "c") == 9)
     cache.checkInvariants()
   }
@@ -120,18 +120,19 @@ import Testing
     for lock in [LockStrategy.mutex, .buffered] {
       let log = DepartureLog()
       let cache = try MemoryCache<Int, Int>(
-        policy: policy, countLimit: 64, lock: lock, instrumentLocks: true, onEvict: { log.record($0, $1, $2) })
+        policy: CachePolicy(policy), countLimit: 64, lock: lock, instrumentLocks: true,
+        onEvict: { log.record($0, $1, $2) })
       var generator = SeededGenerator(seed: 77)
       var hits: [Bool] = []
       for step in 0..<8_000 {
         let key = generator.below(100) < 70 ? generator.below(50) : generator.below(300)
         switch generator.below(20) {
         case 0..<10: hits.append(cache.value(forKey: key) != nil)
-        case 10..<17: try cache.setValue(step, forKey: key, cost: generator.below(10) == 0 ? 1 : 0)
+        case 10..<17: cache.setValue(step, forKey: key, cost: generator.below(10) == 0 ? 1 : 0)
         case 17: cache.removeValue(forKey: key)
         default:
           let hit = cache.value(forKey: key) != nil
-          if !hit { try cache.setValue(step, forKey: key) }
+          if !hit { cache.setValue(step, forKey: key) }
           hits.append(hit)
         }
       }
@@ -167,7 +168,7 @@ import Testing
   /// its key.
   @Test func writesInPlaceTakeNoLockAndLoseNoWrite() throws {
     let cache = try MemoryCache<Int, Int>(policy: "lru", countLimit: 1_000, lock: .buffered, instrumentLocks: true)
-    for key in 0..<1_000 { try cache.setValue(key * 1_000_000, forKey: key) }
+    for key in 0..<1_000 { cache.setValue(key * 1_000_000, forKey: key) }
     let before = cache.lockStatistics.acquisitions
     let (threads, writes) = (4, 5_000)
     let lastWrites = Mutex<[Int: Set<Int>]>([:])
@@ -178,7 +179,7 @@ import Testing
       for i in 0..<writes {
         let key = generator.below(1_000)
         let value = key * 1_000_000 + t * 10_000 + i
-        try? cache.setValue(value, forKey: key)
+        cache.setValue(value, forKey: key)
         last[key] = value
         let read = generator.below(1_000)
         if let seen = cache.value(forKey: read), seen / 1_000_000 != read { wrong.add(1, ordering: .relaxed) }
@@ -217,11 +218,11 @@ import Testing
     var cache: MemoryCache<Int, Tracked>? = try MemoryCache<Int, Tracked>(
       policy: "lru", countLimit: 8, lock: .buffered, instrumentLocks: true,
       onEvict: { _, value, reason in if reason == .replaced { replaced.withLock { $0.append(value.id) } } })
-    for key in 0..<8 { try cache!.setValue(Tracked(key), forKey: key) }
+    for key in 0..<8 { cache!.setValue(Tracked(key), forKey: key) }
     let before = cache!.lockStatistics.acquisitions
     var most = 0
     for i in 8..<2_008 {
-      try cache!.setValue(Tracked(i), forKey: i % 8)
+      cache!.setValue(Tracked(i), forKey: i % 8)
       most = max(most, Tracked.live.load(ordering: .relaxed))
     }
     #expect(replaced.withLock { $0 } == Array(0..<2_000), "each write hands on the value it replaced, in order")
@@ -243,19 +244,19 @@ import Testing
       return cache.lockStatistics.acquisitions - before - 1
     }
     let counted = try MemoryCache<Int, Int>(countLimit: 10, lock: .buffered, instrumentLocks: true)
-    try counted.setValue(1, forKey: 1, cost: 5)
-    #expect(try locks(counted) { try counted.setValue(2, forKey: 1, cost: 5) } == 0)
-    #expect(try locks(counted) { try counted.setValue(3, forKey: 1, cost: 7) } > 0)
+    counted.setValue(1, forKey: 1, cost: 5)
+    #expect(try locks(counted) { counted.setValue(2, forKey: 1, cost: 5) } == 0)
+    #expect(try locks(counted) { counted.setValue(3, forKey: 1, cost: 7) } > 0)
     #expect(counted.totalCost == 7 && counted.value(forKey: 1) == 3)
-    #expect(try locks(counted) { try counted.setValue(4, forKey: 1, cost: 7) } == 0)
+    #expect(try locks(counted) { counted.setValue(4, forKey: 1, cost: 7) } == 0)
 
     let weighed = try MemoryCache<Int, Int>(costLimit: 100, lock: .buffered, instrumentLocks: true)
-    try weighed.setValue(1, forKey: 1, cost: 5)
-    #expect(try locks(weighed) { try weighed.setValue(2, forKey: 1, cost: 5) } > 0)
+    weighed.setValue(1, forKey: 1, cost: 5)
+    #expect(try locks(weighed) { weighed.setValue(2, forKey: 1, cost: 5) } > 0)
 
     counted.trim(toAge: .seconds(60))
     #expect(counted.tracksAges)
-    #expect(try locks(counted) { try counted.setValue(5, forKey: 1, cost: 7) } > 0)
+    #expect(try locks(counted) { counted.setValue(5, forKey: 1, cost: 7) } > 0)
     #expect(counted.value(forKey: 1) == 5 && counted.statistics.evictions[.replaced] == 4)
     counted.checkInvariants()
     weighed.checkInvariants()

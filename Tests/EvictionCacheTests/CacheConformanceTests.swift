@@ -28,11 +28,11 @@ import Testing
     if policy == "wtinylfu" { #expect(deferred != bare, "the stream no longer reads an entry a hit evicted") }
     for lock in [LockStrategy.mutex, .buffered] {
       let expected = lock == .buffered ? deferred : bare
-      let cache = try MemoryCache<UInt64, UInt64>(policy: policy, countLimit: 64, lock: lock)
+      let cache = try MemoryCache<UInt64, UInt64>(policy: CachePolicy(policy), countLimit: 64, lock: lock)
       var hits: [Bool] = []
       for request in requests {
         let hit = cache.value(forKey: request.key) != nil
-        if !hit { try cache.setValue(request.key, forKey: request.key) }
+        if !hit { cache.setValue(request.key, forKey: request.key) }
         hits.append(hit)
       }
       #expect(
@@ -56,11 +56,12 @@ import Testing
       var visitor = AdmissionVisitor(
         ConformanceDriver(requests: requests, checkEvery: 1_000, policy: spec), admission: try AdmissionSpec(admission))
       let expected = spec.withPolicy(capacity: 600, index: IntegerSlotIndex<UInt64>.self, visitor: &visitor).hitSequence
-      let cache = try MemoryCache<UInt64, UInt64>(policy: policy, costLimit: 600, admission: admission)
+      let cache = try MemoryCache<UInt64, UInt64>(
+        policy: CachePolicy(policy), costLimit: 600, admission: CacheAdmission(admission))
       var hits: [Bool] = []
       for request in requests {
         let hit = cache.value(forKey: request.key) != nil
-        if !hit { try cache.setValue(request.key, forKey: request.key, cost: request.weight) }
+        if !hit { cache.setValue(request.key, forKey: request.key, cost: Int(request.weight)) }
         hits.append(hit)
       }
       #expect(

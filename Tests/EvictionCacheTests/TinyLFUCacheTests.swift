@@ -9,14 +9,14 @@ import Testing
   @Test(arguments: ["lru", "arc", "lirs", "wtinylfu"])
   func memoryCacheKeepsTheFrequentKeyBehindTinyLFU(policy: String) throws {
     let cache = try MemoryCache<UInt64, Int>(
-      policy: policy, index: IntegerSlotIndex<UInt64>.self, countLimit: 2, admission: "tinylfu")
-    try cache.setValue(10, forKey: 1)
-    try cache.setValue(20, forKey: 2)
+      policy: CachePolicy(policy), index: IntegerSlotIndex<UInt64>.self, countLimit: 2, admission: "tinylfu")
+    cache.setValue(10, forKey: 1)
+    cache.setValue(20, forKey: 2)
     for _ in 0..<5 {
       _ = cache.value(forKey: 1)
       _ = cache.value(forKey: 2)
     }
-    for key: UInt64 in 100..<120 { try cache.setValue(Int(key), forKey: key) }
+    for key: UInt64 in 100..<120 { cache.setValue(Int(key), forKey: key) }
     #expect(cache.value(forKey: 1) == 10 && cache.value(forKey: 2) == 20, "\(policy)")
     #expect(!cache.contains(100) && !cache.contains(119), "\(policy)")
     cache.checkInvariants()

@@ -39,14 +39,14 @@ import Testing
   @Test(arguments: ["lru", "fifo", "clock", "sieve", "arc", "s3fifo", "2q", "slru"])
   func evictionOrderMatchesTheMemoryCache(policy: String) throws {
     let disk = try DiskCache(directory: try scratchStore(), policy: policy, countLimit: 20, inlineThreshold: 64)
-    let memory = try MemoryCache<String, [UInt8]>(policy: policy, countLimit: 20)
+    let memory = try MemoryCache<String, [UInt8]>(policy: CachePolicy(policy), countLimit: 20)
     var rng = SystemRandomNumberGenerator()
     let stream = (0..<600).map { _ in Int.random(in: 0..<60, using: &rng) }
     for k in stream {
       let key = "key-\(k)"
       let value = bytes(k * 3, seed: k)
       if try disk.value(forKey: key) == nil { try disk.set(value, forKey: key) }
-      if memory.value(forKey: key) == nil { try memory.setValue(value, forKey: key) }
+      if memory.value(forKey: key) == nil { memory.setValue(value, forKey: key) }
     }
     let candidates = (0..<60).map { "key-\($0)" }
     #expect(try keys(disk, among: candidates) == Set(candidates.filter { memory.contains($0) }), "\(policy)")

@@ -28,8 +28,8 @@ import Testing
       // The cache's clock shows the trace's time (the disk models trim on it).
       let traceTime = Atomic<UInt64>(0)
       let cache = try MemoryCache<UInt64, UInt64>(
-        policy: policy, index: IntegerSlotIndex<UInt64>.self,
-        countLimit: mode == .count ? Int(size) : nil, costLimit: mode == .bytes ? size : nil,
+        policy: CachePolicy(policy), index: IntegerSlotIndex<UInt64>.self,
+        countLimit: mode == .count ? Int(size) : nil, costLimit: mode == .bytes ? Int(size) : nil,
         clock: { traceTime.load(ordering: .relaxed) })
       var cacheHits: [Bool] = []
       cacheHits.reserveCapacity(records.count)
@@ -39,7 +39,7 @@ import Testing
           cacheHits.append(true)
         } else {
           cacheHits.append(false)
-          try cache.setValue(record.key, forKey: record.key, cost: record.size)
+          cache.setValue(record.key, forKey: record.key, cost: Int(record.size))
         }
       }
       #expect(cacheHits.count == replayHits.count)

@@ -66,7 +66,7 @@ import Testing
   @Test func stressAndBenchDefaultsAreTyped() throws {
     let stress = try parse(Stress.self, ["stress", "t.txt", "--size", "1%", "--threads", "1,2", "--threads", "4"])
     #expect(stress.threads.counts() == [1, 2, 4])
-    #expect(stress.lock.values() == [.mutex, .pthread, .rwlock, .queue, .striped(shards: 8), .buffered])
+    #expect(stress.lock.values() == [.mutex, .pthread, .rwlock, .queue, .barrier, .striped(shards: 8), .buffered])
     let concurrent = try parse(ConcurrentBench.self, ["bench", "concurrent", "--mix", "90/10", "--mix", "50/50"])
     #expect(concurrent.mix.values().map(\.description) == ["90/10", "50/50"])
     #expect(concurrent.lock.values() == [.mutex, .striped(shards: 8), .buffered])

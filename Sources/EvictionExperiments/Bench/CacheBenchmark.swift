@@ -60,7 +60,7 @@ public struct CacheBenchmark: Sendable {
         (
           "MemoryCache \(spec), Dictionary index",
           { () throws(CacheError) in
-            try MemoryCache<UInt64, UInt64>(policy: spec.description, countLimit: capacity, lock: lock)
+            try MemoryCache<UInt64, UInt64>(policy: CachePolicy(spec), countLimit: capacity, lock: lock)
           }
         ))
       contenders.append(

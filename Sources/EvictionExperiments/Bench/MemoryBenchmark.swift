@@ -99,7 +99,7 @@ public struct MemoryBenchmark: Sendable {
     let cache: MemoryCache<UInt64, UInt64>
     do {
       cache = try MemoryCache.ofIntegers(policy: spec, countLimit: n)
-      for key in 0..<UInt64(n) { try cache.setValue(key, forKey: key) }
+      for key in 0..<UInt64(n) { cache.setValue(key, forKey: key) }
     } catch { throw BenchError("\(spec): \(error)") }
     let bytes = heapInUse() - before
     // Per entry held: a policy may keep fewer than its limit (SR-LRU's
