@@ -9,13 +9,18 @@ import Histogram
 /// delete cost per storage mode and value size, on a fresh store each.
 public enum DiskBench {
   public enum Mode: String, Sendable, CaseIterable {
+    /// ``DiskStore`` with every value in a file, every value in SQLite, or
+    /// inline up to a threshold.
     case file, sqlite, mixed
+    /// ``PropertyListStore``'s serial design: one file rewritten per change;
+    /// a write is timed until its rewrite is done (``PropertyListStore/flush()``).
+    case plist
 
     /// The store's inline threshold in this mode; `mixed` is the one given.
     public func inlineThreshold(mixed: Int = DiskStore.defaultInlineThreshold) -> Int {
       switch self {
       case .file: DiskStore.filesOnly
-      case .sqlite: DiskStore.sqliteOnly
+      case .sqlite, .plist: DiskStore.sqliteOnly
       case .mixed: mixed
       }
     }
@@ -67,9 +72,13 @@ public enum DiskBench {
     }
   }
 
-  /// Operations per phase for `valueSize`: `ops`, capped at 256 MiB of values.
-  public static func operations(_ ops: Int, valueSize: Int) -> Int {
-    max(10, min(ops, (256 << 20) / max(1, valueSize)))
+  /// Operations per phase for `valueSize`: `ops`, capped at 256 MiB of
+  /// values; in `plist` mode, where the n-th write rewrites n values, at
+  /// 256 MiB of rewrites (√(2 · 256 MiB / size) writes).
+  public static func operations(_ ops: Int, valueSize: Int, mode: Mode = .file) -> Int {
+    let size = max(1, valueSize)
+    let cap = mode == .plist ? Int((2 * Double(256 << 20) / Double(size)).squareRoot()) : (256 << 20) / size
+    return max(10, min(ops, cap))
   }
 
   /// Every mode at every value size, `rounds` times; each round runs the
@@ -85,9 +94,9 @@ public enum DiskBench {
     var runs: [Int: [Mode: [[Result]]]] = [:]
     for round in 0..<max(1, rounds) {
       for size in valueSizes {
-        let count = operations(ops, valueSize: size)
         for k in 0..<modes.count {
           let mode = modes[(k + round) % modes.count]
+          let count = operations(ops, valueSize: size, mode: mode)
           progress(round, mode, size, count)
           runs[size, default: [:]][mode, default: []].append(
             try run(mode: mode, valueSize: size, ops: count, directory: directory, mixedThreshold: mixedThreshold))
@@ -122,7 +131,10 @@ public enum DiskBench {
       try? FileManager.default.removeItem(atPath: path)
       ScratchPaths.shared.unregister(token)
     }
-    let store = try DiskStore(directory: path, inlineThreshold: mode.inlineThreshold(mixed: mixedThreshold))
+    let store: any BenchedStore =
+      mode == .plist
+      ? try PlistBenched(directory: path)
+      : try DiskStore(directory: path, inlineThreshold: mode.inlineThreshold(mixed: mixedThreshold))
     defer { store.close() }
     let value = (0..<valueSize).map { UInt8(truncatingIfNeeded: $0 &* 131) }
     var order = Array(0..<ops)
@@ -145,15 +157,44 @@ public enum DiskBench {
           p50Ns: histogram.valueAtPercentile(50), p99Ns: histogram.valueAtPercentile(99),
           p999Ns: histogram.valueAtPercentile(99.9), maxNs: histogram.max))
     }
-    try measure("write", bytesPerOp: valueSize) { (i) throws(DiskError) in try store.set(value, forKey: "key-\(i)") }
+    try measure("write", bytesPerOp: valueSize) { (i) throws(DiskError) in try store.write(value, forKey: "key-\(i)") }
     try measure("read-hit", bytesPerOp: valueSize) { (i) throws(DiskError) in
-      guard try store.value(forKey: "key-\(order[i])")?.count == valueSize else {
+      guard try store.read("key-\(order[i])")?.count == valueSize else {
         throw .corruptFile(path: path, reason: "key-\(order[i]) read back wrong during the benchmark")
       }
     }
-    try measure("read-miss", bytesPerOp: 0) { (i) throws(DiskError) in _ = try store.value(forKey: "absent-\(i)") }
-    try measure("delete", bytesPerOp: 0) { (i) throws(DiskError) in try store.removeValue(forKey: "key-\(order[i])") }
+    try measure("read-miss", bytesPerOp: 0) { (i) throws(DiskError) in _ = try store.read("absent-\(i)") }
+    try measure("delete", bytesPerOp: 0) { (i) throws(DiskError) in try store.delete("key-\(order[i])") }
     return results
+  }
+
+  /// The four operations the sweep times, on any store.
+  protocol BenchedStore {
+    func write(_ value: [UInt8], forKey key: String) throws(DiskError)
+    func read(_ key: String) throws(DiskError) -> [UInt8]?
+    func delete(_ key: String) throws(DiskError)
+    func close()
+  }
+
+  /// A plist store in a folder of its own, a write done when its rewrite is.
+  struct PlistBenched: BenchedStore {
+    let store: PropertyListStore
+    init(directory: String) throws(DiskError) {
+      guard mkdir(directory, 0o755) == 0 else {
+        throw .io(path: directory, operation: "mkdir", errno: errno, reason: String(cString: strerror(errno)))
+      }
+      store = try PropertyListStore(path: directory + "/cache.plist", design: .serial)
+    }
+    func write(_ value: [UInt8], forKey key: String) throws(DiskError) {
+      try store.set(value, forKey: key)
+      try store.flush()
+    }
+    func read(_ key: String) throws(DiskError) -> [UInt8]? { store.value(forKey: key) }
+    func delete(_ key: String) throws(DiskError) {
+      try store.removeValue(forKey: key)
+      try store.flush()
+    }
+    func close() {}
   }
 
   /// The smallest value size from which file-only beats SQLite-only in
@@ -231,6 +272,12 @@ public enum DiskBench {
   static func rate(_ results: [Result], _ mode: Mode, _ size: Int, _ phase: String) -> Double? {
     results.first { $0.mode == mode.rawValue && $0.valueSize == size && $0.phase == phase }?.opsPerSecond
   }
+}
+
+extension DiskStore: DiskBench.BenchedStore {
+  func write(_ value: [UInt8], forKey key: String) throws(DiskError) { try set(value, forKey: key) }
+  func read(_ key: String) throws(DiskError) -> [UInt8]? { try value(forKey: key) }
+  func delete(_ key: String) throws(DiskError) { try removeValue(forKey: key) }
 }
 
 /// A small seeded generator for shuffles (SplitMix64).

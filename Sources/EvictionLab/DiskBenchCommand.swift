@@ -17,12 +17,18 @@ struct DiskBenchCommand: ParsableCommand {
       the value size from which files beat SQLite on reads and writes here, mixed mode against the better \
       of the two, and the inline threshold that would have served this machine best.
         evlab disk-bench --mode file,sqlite,mixed --value-size 256,1k,4k,16k,64k,256k,1m --ops 2000
+      plist is the seeds' plist file cache (one file rewritten per change, its serial design; a write \
+      is timed until its rewrite is done, at most sqrt(2 * 256 MiB / size) writes per cell). With it, \
+      the plist experiment runs too: updates lost by concurrent writers with atomic rewrites alone \
+      against a serial write queue (--plist-writers), and a write's cost by dictionary size \
+      (--plist-entries) beside the SQLite/file store's; its rows go to --plist-csv and --plist-json.
+        evlab disk-bench --mode plist --value-size 256 --plist-csv plist.csv
       """)
 
   @Option(help: "Where the scratch stores go.")
   var dir: String = FileManager.default.temporaryDirectory.path
 
-  @Option(help: "Storage modes, comma-separated or repeated: file, sqlite, mixed.")
+  @Option(help: "Storage modes, comma-separated or repeated: file, sqlite, mixed, plist.")
   var mode: [Checked<ListOf<DiskBench.Mode>>] = ["file,sqlite,mixed"]
 
   @Option(help: "Value sizes, comma-separated or repeated; k and m are powers of 1024.")
@@ -38,6 +44,18 @@ struct DiskBenchCommand: ParsableCommand {
     help: "The mixed mode's inline threshold: values up to this many bytes stay in SQLite (k, m: powers of 1024).")
   var inlineThreshold: Checked<AbsoluteSize> = Checked(argument: String(DiskStore.defaultInlineThreshold))
 
+  @Option(help: "plist experiment: concurrent writer counts, comma-separated or repeated.")
+  var plistWriters: [Checked<ThreadCounts>] = ["1,2,4,8"]
+
+  @Option(help: "plist experiment: dictionary sizes (entries) at which a write is timed, comma-separated.")
+  var plistEntries: [Checked<ListOf<EntryCount>>] = ["100,1000,10000"]
+
+  @Option(help: "Write the plist experiment's rows as CSV to PATH.")
+  var plistCsv: String?
+
+  @Option(help: "Write the plist experiment's rows as JSON to PATH.")
+  var plistJson: String?
+
   @OptionGroup var output: OutputOptions
 
   func validate() throws {
@@ -47,6 +65,16 @@ struct DiskBenchCommand: ParsableCommand {
     try inlineThreshold.check()
     guard ops >= 10 else { throw ArgumentError("--ops \(ops): at least 10 operations per phase") }
     guard rounds >= 1 else { throw ArgumentError("--rounds \(rounds): at least 1") }
+    try plistWriters.check()
+    try plistEntries.check()
+    if let plistCsv { try OutputCheck.file(plistCsv, option: "--plist-csv") }
+    if let plistJson { try OutputCheck.file(plistJson, option: "--plist-json") }
+    try OutputCheck.distinct([
+      ("--csv", output.csv), ("--json", output.json), ("--plist-csv", plistCsv), ("--plist-json", plistJson),
+    ])
+    if plistCsv != nil || plistJson != nil, !mode.values().contains(DiskBench.Mode.plist) {
+      throw ArgumentError("--plist-csv and --plist-json hold the plist experiment's rows: add plist to --mode")
+    }
   }
 
   func run() throws {
@@ -63,9 +91,19 @@ struct DiskBenchCommand: ParsableCommand {
           "disk-bench: round \(round + 1) of \(rounds): \(mode.rawValue), \(size) bytes, \(count) ops per phase")
       }
     } catch { throw fail(error) }
+    var plist: [DiskBench.PlistResult] = []
+    if modes.contains(.plist) {
+      do throws(DiskError) {
+        plist = try DiskBench.plistExperiment(
+          writers: plistWriters.counts(), entries: plistEntries.values().map(\.count), directory: dir
+        ) { printError("disk-bench: \($0)") }
+      } catch { throw fail(error) }
+    }
     try output.emit(
-      table: DiskBenchTables.table(results, threshold: threshold), json: DiskBenchTables.json(results),
-      csv: DiskBenchTables.csv(results))
+      table: DiskBenchTables.table(results, threshold: threshold) + DiskBenchTables.plistTable(plist),
+      json: DiskBenchTables.json(results), csv: DiskBenchTables.csv(results))
+    if let plistCsv { try write(DiskBenchTables.plistCSV(plist), to: plistCsv) }
+    if let plistJson { try write(DiskBenchTables.plistJSON(plist), to: plistJson) }
   }
 }
 
@@ -74,7 +112,7 @@ extension DiskBench.Mode: ListItem {
   static var option: String { "--mode" }
   init(item: String) throws(ArgumentError) {
     guard let mode = Self(rawValue: item.lowercased()) else {
-      throw ArgumentError("--mode '\(item)': use file, sqlite or mixed")
+      throw ArgumentError("--mode '\(item)': use file, sqlite, mixed or plist")
     }
     self = mode
   }
@@ -89,5 +127,18 @@ struct ValueSize: ListItem, Hashable, CustomStringConvertible {
     let size = try AbsoluteSize(parsing: item).value
     guard size <= 256 << 20 else { throw ArgumentError("--value-size \(item): at most 256m") }
     bytes = Int(size)
+  }
+}
+
+/// A number of dictionary entries, 1 to 1,000,000.
+struct EntryCount: ListItem, Hashable, CustomStringConvertible {
+  static var option: String { "--plist-entries" }
+  var count: Int
+  var description: String { String(count) }
+  init(item: String) throws(ArgumentError) {
+    guard let n = Int(item), (1...1_000_000).contains(n) else {
+      throw ArgumentError("--plist-entries \(item): give a whole number of entries from 1 to 1000000")
+    }
+    count = n
   }
 }

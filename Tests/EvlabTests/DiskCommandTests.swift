@@ -1,4 +1,5 @@
 import EvictionDisk
+import EvictionExperiments
 import EvictionTestSupport
 import Foundation
 import Testing
@@ -227,6 +228,32 @@ import Testing
     #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty, "scratch stores are removed")
     let bad = try evlab(["disk-bench", "--mode", "tape"])
     #expect(bad.status == 1 && bad.stderr.contains("--mode 'tape'"))
+  }
+
+  /// `--mode plist`: the plist store's phases, then the plist experiment's
+  /// rows, where the serial design loses nothing.
+  @Test func diskBenchRunsThePlistExperiment() throws {
+    let dir = try scratchDirectory()
+    let rows = dir.appendingPathComponent("plist.csv").path
+    let run = try evlab([
+      "disk-bench", "--dir", dir.path, "--mode", "plist", "--ops", "20", "--value-size", "256", "--rounds", "1",
+      "--plist-writers", "1,4", "--plist-entries", "10", "--plist-csv", rows,
+    ])
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(
+      run.stdout.contains("plist  256         write") && run.stdout.contains("updates lost by concurrent writers"))
+    let lines = try String(contentsOfFile: rows, encoding: .utf8).split(separator: "\n").map(String.init)
+    #expect(lines.first == DiskBench.PlistResult.columns.joined(separator: ","))
+    // 2 designs x 2 writer counts, then 3 stores at one size.
+    #expect(lines.count == 1 + 4 + 3)
+    for line in lines where line.hasPrefix("lost-updates,plist-serial") {
+      let fields = line.split(separator: ",", omittingEmptySubsequences: false)
+      #expect(fields[6] == "0" && fields[7] == "0", "the serial design loses nothing: \(line)")
+    }
+    let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { !$0.hasPrefix("plist.csv") }
+    #expect(left.isEmpty, "scratch stores are removed")
+    let wrong = try evlab(["disk-bench", "--dir", dir.path, "--plist-csv", rows])
+    #expect(wrong.status != 0 && wrong.stderr.contains("add plist to --mode"))
   }
 
   /// A folder the user may not enter is a clear error. Root enters every
