@@ -61,9 +61,7 @@ let package = Package(
     // The policy family. Standard library only: it must stay embeddable anywhere.
     .target(name: "EvictionCore", swiftSettings: core),
     // MemoryCache: any policy behind a choice of locks; TieredCache over the disk tier.
-    .target(
-      name: "EvictionCache",
-      dependencies: ["EvictionCore", .product(name: "Histogram", package: "hdrhistogram-swift")]),
+    .target(name: "EvictionCache", dependencies: ["EvictionCore"]),
     // GSL-backed statistics and random streams (GPL-3: never linked by Core,
     // Cache, Disk or Traces).
     .target(name: "EvictionStats", dependencies: ["CGSL"]),

@@ -2,7 +2,7 @@ import EvictionCore
 
 /// The replacement policy of a ``MemoryCache``, as a value: `.lru`,
 /// `.s3fifo(small: 0.1)`, `.wtinylfu()`, a policy you defined
-/// (``registered(_:)``), or the catalog's text form, `"slru:segments=2"`,
+/// (``registered(_:parameters:)``), or the catalog's text form, `"slru:segments=2"`,
 /// as a configuration file spells it (a string literal is one).
 ///
 /// A value made by the static members always names a catalog policy with
@@ -28,7 +28,7 @@ public struct CachePolicy: Sendable, Hashable, CustomStringConvertible, Expressi
 
   public var description: String { text }
 
-  /// The parsed and validated specification (registering ``registered(_:)``'s definition first).
+  /// The parsed and validated specification (registering ``registered(_:parameters:)``'s definition first).
   public func spec() throws(PolicyError) -> PolicySpec {
     if let definition, PolicyCatalog.definition(named: definition.type.descriptor.name) == nil {
       // Two caches built at once may both try: the loser finds it registered.
@@ -92,7 +92,7 @@ public struct CachePolicy: Sendable, Hashable, CustomStringConvertible, Expressi
 
   // MARK: Yours
 
-  /// A policy defined in another package (``PolicyDefinition``), with
+  /// A policy defined in another package (`PolicyDefinition`), with
   /// `parameters` as its descriptor names them: registered with the
   /// catalog when the first cache is built with it.
   public static func registered(_ definition: any PolicyDefinition.Type, parameters: String = "") -> CachePolicy {

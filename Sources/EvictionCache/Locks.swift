@@ -1,5 +1,4 @@
 import Dispatch
-import Histogram
 import Synchronization
 
 #if canImport(Glibc)
@@ -47,7 +46,7 @@ public func coarseMonotonicNanoseconds() -> UInt64 {
 ///   statistics) run side by side under `sync`, and every write is a barrier
 ///   block. `setValue` submits its barrier asynchronously
 ///   (`dispatch_barrier_async`) and returns at once; up to
-///   ``ShardLock/pendingBarrierWrites`` writes may wait on the queue, past
+///   1,024 writes may wait on the queue, past
 ///   that a writer waits for its own (so a writer cannot outrun the cache
 ///   without bound). A read that hits changes the policy's order, so gets
 ///   are barriers too, entered with `sync`; evictions caused by an
@@ -114,28 +113,79 @@ public enum LockStrategy: Hashable, Sendable, CustomStringConvertible {
   }
 }
 
-/// How long takers of a lock waited, in nanoseconds: a distribution with
-/// three significant digits (kept in an HdrHistogram, which is not part of
-/// the API), up to 60 s.
-public struct WaitTimes: Sendable {
-  @usableFromInline var histogram = Histogram<UInt64>(
-    highestTrackableValue: 60_000_000_000, numberOfSignificantValueDigits: .three)
+/// How long takers of a lock waited, in nanoseconds: a distribution kept
+/// to three significant digits (exact below 2,048 ns, then 1,024 buckets
+/// per power of two, as HdrHistogram does), up to 60 s. Its buckets are
+/// allocated as values reach them: a lock that never waited keeps one.
+public struct WaitTimes: Sendable, Equatable {
+  /// Counts by bucket (``bucket(of:)``).
+  var counts: [UInt64] = []
+  /// Waits recorded (an acquisition that did not wait records 0).
+  public private(set) var count: UInt64 = 0
+  /// The longest wait.
+  public private(set) var max: UInt64 = 0
+  var sum: Double = 0
+
+  /// Values below this are counted exactly; above, each power of two has half as many buckets.
+  static var exactBelow: UInt64 { 2048 }
+  /// The longest wait recorded as itself (60 s); longer ones count as it.
+  public static let longest: UInt64 = 60_000_000_000
 
   public init() {}
 
-  /// Waits recorded (an acquisition that did not wait records 0).
-  public var count: UInt64 { histogram.totalCount }
-  /// The longest wait.
-  public var max: UInt64 { histogram.max }
   /// The mean wait.
-  public var mean: Double { histogram.mean }
-  /// The wait at `percent` (0–100) of the distribution: `percentile(99)` is the p99.
-  public func percentile(_ percent: Double) -> UInt64 { histogram.valueAtPercentile(percent) }
+  public var mean: Double { count == 0 ? 0 : sum / Double(count) }
 
-  /// Adds `nanoseconds` (at most 60 s).
-  public mutating func record(_ nanoseconds: UInt64) { histogram.record(Swift.min(nanoseconds, 60_000_000_000)) }
+  /// Adds `nanoseconds` (at most ``longest``).
+  public mutating func record(_ nanoseconds: UInt64) {
+    let value = Swift.min(nanoseconds, Self.longest)
+    let index = Self.bucket(of: value)
+    if index >= counts.count { counts.append(contentsOf: repeatElement(0, count: index + 1 - counts.count)) }
+    counts[index] &+= 1
+    count &+= 1
+    max = Swift.max(max, value)
+    sum += Double(value)
+  }
 
-  public mutating func merge(_ other: WaitTimes) { histogram.add(other.histogram) }
+  /// The wait at `percent` (0–100) of the distribution: `percentile(99)` is
+  /// the p99, the largest value its bucket holds (never above ``max``).
+  public func percentile(_ percent: Double) -> UInt64 {
+    guard count > 0 else { return 0 }
+    let rank = Swift.max(1, UInt64((Swift.min(Swift.max(percent, 0), 100) / 100 * Double(count)).rounded(.up)))
+    var seen: UInt64 = 0
+    for (index, n) in counts.enumerated() where n > 0 {
+      seen += n
+      if seen >= rank { return Swift.min(Self.highest(inBucket: index), max) }
+    }
+    return max
+  }
+
+  public mutating func merge(_ other: WaitTimes) {
+    if other.counts.count > counts.count {
+      counts.append(contentsOf: repeatElement(0, count: other.counts.count - counts.count))
+    }
+    for (index, n) in other.counts.enumerated() where n > 0 { counts[index] &+= n }
+    count &+= other.count
+    max = Swift.max(max, other.max)
+    sum += other.sum
+  }
+
+  /// The bucket of `value`: itself below ``exactBelow``; above, 1,024
+  /// buckets for each power of two, so a bucket is at most 1/1,024 of its values wide.
+  static func bucket(of value: UInt64) -> Int {
+    if value < exactBelow { return Int(value) }
+    let shift = (UInt64.bitWidth - value.leadingZeroBitCount) - 11
+    return Int(exactBelow) + (shift - 1) * 1024 + Int(value >> UInt64(shift)) - 1024
+  }
+
+  /// The largest value bucket `index` holds.
+  static func highest(inBucket index: Int) -> UInt64 {
+    if index < Int(exactBelow) { return UInt64(index) }
+    let k = index - Int(exactBelow)
+    let shift = UInt64(k / 1024 + 1)
+    let top = UInt64(k % 1024 + 1024)
+    return ((top + 1) << shift) - 1
+  }
 }
 
 /// What a lock saw, when the cache was built with `instrumentLocks`: how

@@ -28,8 +28,8 @@ extension DiskBench {
     /// until the write is on disk (`write-latency`).
     public var p50Ns: UInt64
     public var p99Ns: UInt64
-    /// The file's size after the last write (the plist stores).
-    public var fileBytes: Int
+    /// The file's size after the last write (the plist stores; nil for `sqlite+files`).
+    public var fileBytes: Int?
 
     public static let columns = [
       "experiment", "store", "writers", "entries", "value_size", "writes", "lost_updates", "stale_renames",
@@ -86,7 +86,7 @@ extension DiskBench {
         progress("\(store): \(samples) writes at \(size) entries")
         try scratchFolder(directory) { (folder) throws(DiskError) in
           var waits = WaitTimes()
-          var fileBytes = 0
+          var fileBytes: Int? = nil
           if store == "sqlite+files" {
             let disk = try DiskStore(directory: folder + "/store")
             defer { disk.close() }

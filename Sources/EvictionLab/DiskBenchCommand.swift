@@ -18,10 +18,15 @@ struct DiskBenchCommand: ParsableCommand {
       of the two, and the inline threshold that would have served this machine best.
         evlab disk-bench --mode file,sqlite,mixed --value-size 256,1k,4k,16k,64k,256k,1m --ops 2000
       plist is the seeds' plist file cache (one file rewritten per change, its serial design; a write \
-      is timed until its rewrite is done, at most sqrt(2 * 256 MiB / size) writes per cell). With it, \
-      the plist experiment runs too: updates lost by concurrent writers with atomic rewrites alone \
-      against a serial write queue (--plist-writers), and a write's cost by dictionary size \
-      (--plist-entries) beside the SQLite/file store's; its rows go to --plist-csv and --plist-json.
+      is timed until its rewrite is done, at most sqrt(2 * 256 MiB / size) writes per cell, and at \
+      least 10). With it, the plist experiment runs too, on values of the smallest --value-size: \
+      updates lost by concurrent writers with atomic rewrites alone against a serial write queue \
+      (for each of --plist-writers, 5 trials of 50 writes per writer on a store of 1,000 entries, the \
+      file read back after the writers; set p50 is the time until set returns, which in the serial \
+      design is before the rewrite), and a write's time until it is on disk at each of \
+      --plist-entries (20 writes of new keys) beside the SQLite/file store's. Its rows go to \
+      --plist-csv and --plist-json; its tables to standard output (standard error when --csv or \
+      --json is -).
         evlab disk-bench --mode plist --value-size 256 --plist-csv plist.csv
       """)
 
@@ -44,11 +49,12 @@ struct DiskBenchCommand: ParsableCommand {
     help: "The mixed mode's inline threshold: values up to this many bytes stay in SQLite (k, m: powers of 1024).")
   var inlineThreshold: Checked<AbsoluteSize> = Checked(argument: String(DiskStore.defaultInlineThreshold))
 
-  @Option(help: "plist experiment: concurrent writer counts, comma-separated or repeated.")
-  var plistWriters: [Checked<ThreadCounts>] = ["1,2,4,8"]
+  @Option(help: "plist experiment: concurrent writer counts, comma-separated or repeated (default 1,2,4,8).")
+  var plistWriters: [Checked<ListOf<WriterCount>>] = []
 
-  @Option(help: "plist experiment: dictionary sizes (entries) at which a write is timed, comma-separated.")
-  var plistEntries: [Checked<ListOf<EntryCount>>] = ["100,1000,10000"]
+  @Option(
+    help: "plist experiment: entries in the store when a write is timed, comma-separated (default 100,1000,10000).")
+  var plistEntries: [Checked<ListOf<EntryCount>>] = []
 
   @Option(help: "Write the plist experiment's rows as CSV to PATH.")
   var plistCsv: String?
@@ -60,6 +66,7 @@ struct DiskBenchCommand: ParsableCommand {
 
   func validate() throws {
     guard !dir.isEmpty else { throw ArgumentError("--dir is an empty path; name a folder for the scratch stores") }
+    try OutputCheck.folder(dir, option: "--dir")
     try mode.check()
     try valueSize.check()
     try inlineThreshold.check()
@@ -72,8 +79,17 @@ struct DiskBenchCommand: ParsableCommand {
     try OutputCheck.distinct([
       ("--csv", output.csv), ("--json", output.json), ("--plist-csv", plistCsv), ("--plist-json", plistJson),
     ])
-    if plistCsv != nil || plistJson != nil, !mode.values().contains(DiskBench.Mode.plist) {
-      throw ArgumentError("--plist-csv and --plist-json hold the plist experiment's rows: add plist to --mode")
+    let plistOptions = [
+      ("--plist-csv", plistCsv != nil), ("--plist-json", plistJson != nil), ("--plist-writers", !plistWriters.isEmpty),
+      ("--plist-entries", !plistEntries.isEmpty),
+    ].filter(\.1).map(\.0)
+    if let first = plistOptions.first, !mode.values().contains(DiskBench.Mode.plist) {
+      throw ArgumentError("\(first) belongs to the plist experiment, which runs with plist in --mode: add it")
+    }
+    let outputs: [String?] = [output.csv, output.json, plistCsv, plistJson]
+    let toStandardOutput = outputs.filter { $0 == "-" || $0 == "/dev/stdout" }
+    guard toStandardOutput.count <= 1 else {
+      throw ArgumentError("only one of --csv, --json, --plist-csv and --plist-json can go to standard output (-)")
     }
   }
 
@@ -81,10 +97,19 @@ struct DiskBenchCommand: ParsableCommand {
     let modes: [DiskBench.Mode] = mode.values()
     let sizes = valueSize.values().map(\.bytes)
     let threshold = Int(inlineThreshold.bytes)
+    do { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) } catch {
+      throw fail("--dir \(dir): cannot create it (\(error.localizedDescription)); choose another folder")
+    }
+    // The stores open their folders without following links: give them the real path.
+    let directory =
+      realpath(dir, nil).map { resolved in
+        defer { free(resolved) }
+        return String(cString: resolved)
+      } ?? dir
     let results: [DiskBench.Result]
     do throws(DiskError) {
       results = try DiskBench.sweep(
-        modes: modes, valueSizes: sizes, ops: ops, rounds: rounds, directory: dir, mixedThreshold: threshold
+        modes: modes, valueSizes: sizes, ops: ops, rounds: rounds, directory: directory, mixedThreshold: threshold
       ) {
         round, mode, size, count in
         printError(
@@ -93,12 +118,16 @@ struct DiskBenchCommand: ParsableCommand {
     } catch { throw fail(error) }
     var plist: [DiskBench.PlistResult] = []
     if modes.contains(.plist) {
+      let writers = plistWriters.isEmpty ? [1, 2, 4, 8] : plistWriters.values().map(\.count)
+      let entries = plistEntries.isEmpty ? [100, 1_000, 10_000] : plistEntries.values().map(\.count)
       do throws(DiskError) {
         plist = try DiskBench.plistExperiment(
-          writers: plistWriters.counts(), entries: plistEntries.values().map(\.count), directory: dir
+          writers: writers, entries: entries, valueSize: sizes.min() ?? 256, directory: directory
         ) { printError("disk-bench: \($0)") }
       } catch { throw fail(error) }
     }
+    let mainToStandardOutput = output.csv == "-" || output.json == "-"
+    if mainToStandardOutput && plistCsv == nil && plistJson == nil { printError(DiskBenchTables.plistTable(plist)) }
     try output.emit(
       table: DiskBenchTables.table(results, threshold: threshold) + DiskBenchTables.plistTable(plist),
       json: DiskBenchTables.json(results), csv: DiskBenchTables.csv(results))
@@ -138,6 +167,19 @@ struct EntryCount: ListItem, Hashable, CustomStringConvertible {
   init(item: String) throws(ArgumentError) {
     guard let n = Int(item), (1...1_000_000).contains(n) else {
       throw ArgumentError("--plist-entries \(item): give a whole number of entries from 1 to 1000000")
+    }
+    count = n
+  }
+}
+
+/// A number of concurrent writers for the plist experiment, 1 to 256.
+struct WriterCount: ListItem, Hashable, CustomStringConvertible {
+  static var option: String { "--plist-writers" }
+  var count: Int
+  var description: String { String(count) }
+  init(item: String) throws(ArgumentError) {
+    guard let n = Int(item), (1...256).contains(n) else {
+      throw ArgumentError("--plist-writers '\(item)': give writer counts from 1 to 256, e.g. 1,2,4,8")
     }
     count = n
   }

@@ -12,10 +12,18 @@ enum OutputCheck {
   /// writable if it exists, and in a folder that exists or can be made.
   static func file(_ path: String, option: String) throws {
     guard path != "-" else { return }
+    guard !path.isEmpty else {
+      throw ArgumentError("\(option) is an empty path; name a file, or - for standard output")
+    }
+    var link = stat()
+    if lstat(path, &link) == 0, (link.st_mode & S_IFMT) == S_IFLNK, realpath(path, nil) == nil {
+      throw ArgumentError("\(option) \(path) is a link to nothing; remove it or choose another path")
+    }
     var isFolder: ObjCBool = false
     if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) {
       guard !isFolder.boolValue else {
-        throw ArgumentError("\(option) \(path) is a folder; name a file in it, e.g. \(path)/results.csv")
+        let example = option.hasSuffix("json") ? "results.json" : "results.csv"
+        throw ArgumentError("\(option) \(path) is a folder; name a file in it, e.g. \(path)/\(example)")
       }
       guard access(path, W_OK) == 0 else {
         throw ArgumentError("\(option) \(path) is not writable; check its permissions or choose another path")

@@ -68,15 +68,16 @@ public enum DiskBenchTables {
     var out = "\nplist: updates lost by concurrent writers (lost: missing from the file read back after every writer"
     out += " is done; rolled back: taken out of it by a stale rename, for a while or for good)\n"
     out += ReplayTables.render(
-      header: ["store", "writers", "writes", "lost", "stale renames", "rolled back", "set p50 µs"], rows: lost,
+      header: ["store", "writers", "writes", "lost", "stale renames", "rolled back", "set returns p50 µs"], rows: lost,
       leftColumns: 1)
     let latency = results.filter { $0.experiment == "write-latency" }.map {
       [
         $0.store, String($0.entries), micro($0.p50Ns), micro($0.p99Ns),
-        $0.fileBytes == 0 ? "" : String($0.fileBytes),
+        $0.fileBytes.map(String.init) ?? "",
       ]
     }
-    out += "\nplist: a write until it is on disk, by entries in the store (\(results[0].valueSize)-byte values)\n"
+    out += "\nplist: a write until it is on disk, by entries in the store before the writes"
+    out += " (\(results[0].valueSize)-byte values; file bytes after the writes)\n"
     out += ReplayTables.render(
       header: ["store", "entries", "p50 µs", "p99 µs", "file bytes"], rows: latency, leftColumns: 1)
     return out

@@ -18,12 +18,23 @@ public enum OutputFile {
   public static func write(_ text: String, to path: String, provenance: Provenance) throws(Failure) -> String? {
     let isJSON = text.first == "{"
     let content = isJSON ? provenance.stamped(text) : text
-    if path == "-" {
+    if path == "-" || path == "/dev/stdout" {
       print(content, terminator: "")
       return nil
     }
     do {
-      let url = URL(fileURLWithPath: path)
+      var url = URL(fileURLWithPath: path)
+      var link = stat()
+      if lstat(path, &link) == 0, (link.st_mode & S_IFMT) == S_IFLNK {
+        // Through a link: write its target, never rename over the link
+        // itself, and put the provenance beside the target.
+        guard let resolved = realpath(path, nil) else {
+          throw Failure(description: "cannot write \(path): it is a link to nothing; remove it or choose another path")
+        }
+        url = URL(fileURLWithPath: String(cString: resolved))
+        free(resolved)
+      }
+      let path = url.path
       var info = stat()
       if stat(path, &info) == 0 && (info.st_mode & S_IFMT) != S_IFREG {
         // A device or a pipe (/dev/null, a FIFO): an atomic write would

@@ -5,7 +5,7 @@ import Synchronization
   import Glibc
 #endif
 
-/// Ctrl-C (SIGINT) and SIGTERM end a run without leaving its scratch stores,
+/// Ctrl-C (SIGINT), SIGTERM and SIGHUP (a closed terminal) end a run without leaving its scratch stores,
 /// generated traces or `.partial` files behind. The signal handler only
 /// writes the signal's number to a pipe (all a handler may safely do); a
 /// thread waiting on the pipe parks the run's other threads, removes what
@@ -36,7 +36,7 @@ public enum Interruption {
     }
     action.sa_flags = SA_RESTART
     sigemptyset(&action.sa_mask)
-    for signal in [SIGINT, SIGTERM] { sigaction(signal, &action, nil) }
+    for signal in [SIGINT, SIGTERM, SIGHUP] { sigaction(signal, &action, nil) }
     var park = sigaction()
     park.__sigaction_handler.sa_handler = { _ in
       Interruption.parked.add(1, ordering: .sequentiallyConsistent)
@@ -49,7 +49,7 @@ public enum Interruption {
     // for this thread and every thread it starts.
     var handled = sigset_t()
     sigemptyset(&handled)
-    for signal in [SIGINT, SIGTERM, SIGUSR1] { sigaddset(&handled, signal) }
+    for signal in [SIGINT, SIGTERM, SIGHUP, SIGUSR1] { sigaddset(&handled, signal) }
     pthread_sigmask(SIG_UNBLOCK, &handled, nil)
     let reader = pipeFDs[0]
     Thread.detachNewThread {
@@ -64,7 +64,7 @@ public enum Interruption {
       interrupted = true
       parkOtherThreads()
       let removed = ScratchPaths.shared.removeAll()
-      let name = byte == UInt8(SIGINT) ? "SIGINT" : "SIGTERM"
+      let name = byte == UInt8(SIGINT) ? "SIGINT" : byte == UInt8(SIGHUP) ? "SIGHUP" : "SIGTERM"
       let line = "evlab: interrupted (\(name)); removed \(removed) scratch files and folders\n"
       _ = line.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
       _exit(128 + Int32(byte))

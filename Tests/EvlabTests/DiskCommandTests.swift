@@ -250,10 +250,33 @@ import Testing
       let fields = line.split(separator: ",", omittingEmptySubsequences: false)
       #expect(fields[6] == "0" && fields[7] == "0", "the serial design loses nothing: \(line)")
     }
-    let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { !$0.hasPrefix("plist.csv") }
+    let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter {
+      !$0.hasPrefix("plist.csv") && !$0.hasPrefix("target.csv") && $0 != "link.csv"
+    }
     #expect(left.isEmpty, "scratch stores are removed")
+    // A link is written through, its provenance beside the target; an
+    // option is named in its own error; one output at most on stdout.
+    let target = dir.appendingPathComponent("target.csv").path
+    let link = dir.appendingPathComponent("link.csv").path
+    #expect(FileManager.default.createFile(atPath: target, contents: nil))
+    try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+    let quick = [
+      "disk-bench", "--dir", dir.path, "--mode", "plist", "--ops", "10", "--value-size", "256", "--rounds", "1",
+      "--plist-writers", "1", "--plist-entries", "5",
+    ]
+    #expect(try evlab(quick + ["--plist-csv", link]).status == 0)
+    #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == target)
+    #expect(try String(contentsOfFile: target, encoding: .utf8).hasPrefix("experiment,store"))
+    #expect(FileManager.default.fileExists(atPath: target + ".provenance.json"))
+    for (arguments, message) in [
+      (["--plist-writers", "0"], "--plist-writers '0'"), (["--plist-csv", ""], "--plist-csv is an empty path"),
+      (["--csv", "-", "--plist-json", "-"], "only one of --csv, --json"),
+    ] {
+      let refused = try evlab(quick + arguments)
+      #expect(refused.status != 0 && refused.stderr.contains(message), "\(arguments): \(refused.stderr)")
+    }
     let wrong = try evlab(["disk-bench", "--dir", dir.path, "--plist-csv", rows])
-    #expect(wrong.status != 0 && wrong.stderr.contains("add plist to --mode"))
+    #expect(wrong.status != 0 && wrong.stderr.contains("runs with plist in --mode"))
   }
 
   /// A folder the user may not enter is a clear error. Root enters every
