@@ -159,28 +159,15 @@ struct ValueSize: ListItem, Hashable, CustomStringConvertible {
   }
 }
 
-/// A number of dictionary entries, 1 to 1,000,000.
-struct EntryCount: ListItem, Hashable, CustomStringConvertible {
-  static var option: String { "--plist-entries" }
-  var count: Int
-  var description: String { String(count) }
-  init(item: String) throws(ArgumentError) {
-    guard let n = Int(item), (1...1_000_000).contains(n) else {
-      throw ArgumentError("--plist-entries \(item): give a whole number of entries from 1 to 1000000")
-    }
-    count = n
-  }
+/// Dictionary sizes of the plist experiment.
+enum PlistEntries: CountKind {
+  static let rule = CountRule(
+    option: "--plist-entries", range: 1...1_000_000, noun: "numbers of entries", example: "100,1000,10000")
 }
+typealias EntryCount = Count<PlistEntries>
 
-/// A number of concurrent writers for the plist experiment, 1 to 256.
-struct WriterCount: ListItem, Hashable, CustomStringConvertible {
-  static var option: String { "--plist-writers" }
-  var count: Int
-  var description: String { String(count) }
-  init(item: String) throws(ArgumentError) {
-    guard let n = Int(item), (1...256).contains(n) else {
-      throw ArgumentError("--plist-writers '\(item)': give writer counts from 1 to 256, e.g. 1,2,4,8")
-    }
-    count = n
-  }
+/// Concurrent writer counts of the plist experiment.
+enum PlistWriters: CountKind {
+  static let rule = CountRule(option: "--plist-writers", range: 1...256, noun: "writer counts", example: "1,2,4,8")
 }
+typealias WriterCount = Count<PlistWriters>

@@ -255,17 +255,40 @@ extension LockStrategy: ListItem {
 }
 
 /// A thread count from 1 to 256.
-struct ThreadCount: ListItem, Hashable, CustomStringConvertible {
-  static var option: String { "--threads" }
+/// What a list of whole numbers in a range is, for ``Count``.
+protocol CountKind {
+  static var rule: CountRule { get }
+}
+
+/// An option of whole numbers: its name, their range, what they count
+/// (plural, "thread counts") and an example list.
+struct CountRule {
+  var option: String
+  var range: ClosedRange<Int>
+  var noun: String
+  var example: String
+}
+
+/// A whole number in `Kind`'s range, as a list option takes it.
+struct Count<Kind: CountKind>: ListItem, Hashable, CustomStringConvertible {
+  static var option: String { Kind.rule.option }
   var count: Int
   init(item: String) throws(ArgumentError) {
-    guard let n = Int(item), (1...256).contains(n) else {
-      throw ArgumentError("--threads '\(item)': give thread counts from 1 to 256, e.g. 1,2,4,8")
+    let rule = Kind.rule
+    guard let n = Int(item), rule.range.contains(n) else {
+      throw ArgumentError(
+        "\(rule.option) '\(item)': give \(rule.noun) from \(rule.range.lowerBound) to \(rule.range.upperBound), e.g. \(rule.example)"
+      )
     }
     count = n
   }
   var description: String { String(count) }
 }
+
+enum Threads: CountKind {
+  static let rule = CountRule(option: "--threads", range: 1...256, noun: "thread counts", example: "1,2,4,8")
+}
+typealias ThreadCount = Count<Threads>
 
 typealias LockList = ListOf<LockStrategy>
 typealias ThreadCounts = ListOf<ThreadCount>
