@@ -28,7 +28,11 @@ public func coarseMonotonicNanoseconds() -> UInt64 {
 }
 
 /// How a `MemoryCache` guards its state: an experimental dimension, so every
-/// strategy is one name away.
+/// strategy is one name away. A strategy is a *primitive* (the lock of one
+/// shard: ``Primitive``) times a *layout* (``Layout``: one shard, striped
+/// shards, or buffered reads in front of one shard); each is added in one
+/// place. The names below are the combinations measured most; any primitive
+/// can be striped (`rwlock+striped:4`), and buffered reads go with `pthread`.
 ///
 /// - `mutex`: `Synchronization.Mutex` (a futex on Linux). Every operation is
 ///   exclusive; a contended caller backs off in turns (see
@@ -53,7 +57,7 @@ public func coarseMonotonicNanoseconds() -> UInt64 {
 ///   asynchronous write reach `onEvict` in order on a serial queue of their
 ///   own.
 /// - `striped(N)`: N independent shards chosen by key hash, each with its own
-///   `Mutex`, policy and 1/N of every limit. Threads on different shards never
+///   `Mutex` (or the primitive named, `pthread+striped:N`), policy and 1/N of every limit. Threads on different shards never
 ///   wait for each other, but the policy's order becomes per shard: the cache
 ///   evicts the LRU entry *of the shard* that needs room, not the globally
 ///   least recent one, so hit ratios differ (slightly, for large shards) from
@@ -72,43 +76,100 @@ public func coarseMonotonicNanoseconds() -> UInt64 {
 ///   W-TinyLFU: `PolicyTraits.evictsOnHit`) leaves when that hit is
 ///   replayed, at the thread's next miss or write, and can be read until
 ///   then (Caffeine's deferred maintenance). See `BufferedReads`.
-public enum LockStrategy: Hashable, Sendable, CustomStringConvertible {
-  case mutex, pthread, rwlock, queue, barrier, buffered
-  case striped(shards: Int)
-
-  /// Every strategy's name, as help texts and errors list them.
-  public static let names = "mutex, pthread, rwlock, queue, barrier, buffered, striped, striped:N"
-
-  /// Parses a name of ``names``: `striped` is 8 shards.
-  public init(_ text: String) throws(CacheError) {
-    let lower = text.lowercased()
-    switch lower {
-    case "mutex": self = .mutex
-    case "pthread": self = .pthread
-    case "rwlock": self = .rwlock
-    case "queue": self = .queue
-    case "barrier": self = .barrier
-    case "buffered": self = .buffered
-    case "striped": self = .striped(shards: 8)
-    default:
-      if lower.hasPrefix("striped:"), let n = Int(lower.dropFirst("striped:".count)) {
-        guard (1...4096).contains(n) else { throw .invalidShardCount(n) }
-        self = .striped(shards: n)
-      } else {
-        throw .unknownLock(text)
-      }
-    }
+public struct LockStrategy: Hashable, Sendable, CustomStringConvertible {
+  /// The lock that guards one shard.
+  public enum Primitive: String, Hashable, Sendable, CaseIterable {
+    case mutex, pthread, rwlock, queue, barrier
   }
 
+  /// How the cache is laid out around its locks.
+  public enum Layout: Hashable, Sendable {
+    /// One shard under one lock.
+    case single
+    /// N shards by key hash (1...4096), each with its own lock, policy and 1/N of every limit.
+    case striped(shards: Int)
+    /// One shard whose hits are served from a read index and recorded in
+    /// ring buffers (see `BufferedReads`); its lock needs a try-lock: `pthread`.
+    case buffered
+  }
+
+  public let primitive: Primitive
+  public let layout: Layout
+
+  /// `primitive` in `layout`: a striped layout needs 1...4096 shards, a buffered one `pthread`.
+  public init(_ primitive: Primitive, _ layout: Layout = .single) throws(CacheError) {
+    if case .striped(let n) = layout, !(1...4096).contains(n) { throw .invalidShardCount(n) }
+    if layout == .buffered && primitive != .pthread {
+      throw .bufferedNeedsPthread("\(primitive)+buffered")
+    }
+    self.primitive = primitive
+    self.layout = layout
+  }
+
+  init(checked primitive: Primitive, _ layout: Layout) {
+    self.primitive = primitive
+    self.layout = layout
+  }
+
+  public static let mutex = LockStrategy(checked: .mutex, .single)
+  public static let pthread = LockStrategy(checked: .pthread, .single)
+  public static let rwlock = LockStrategy(checked: .rwlock, .single)
+  public static let queue = LockStrategy(checked: .queue, .single)
+  public static let barrier = LockStrategy(checked: .barrier, .single)
+  /// `pthread` with buffered reads.
+  public static let buffered = LockStrategy(checked: .pthread, .buffered)
+  /// N `mutex` shards (N in 1...4096, checked when a cache is built).
+  public static func striped(shards: Int) -> LockStrategy { LockStrategy(checked: .mutex, .striped(shards: shards)) }
+
+  /// Every strategy's name, as help texts and errors list them.
+  public static let names =
+    "mutex, pthread, rwlock, queue, barrier, buffered, striped, striped:N (N mutex shards), PRIMITIVE+striped:N"
+
+  /// Parses a name of ``names``: `striped` is 8 shards, `pthread+buffered` is `buffered`.
+  public init(_ text: String) throws(CacheError) {
+    let lower = text.lowercased()
+    let parts = lower.split(separator: "+", maxSplits: 1).map(String.init)
+    let layoutName: String
+    var primitive: Primitive
+    if parts.count == 2 {
+      guard let named = Primitive(rawValue: parts[0]) else { throw .unknownLock(text) }
+      primitive = named
+      layoutName = parts[1]
+    } else if let named = Primitive(rawValue: lower) {
+      self.init(checked: named, .single)
+      return
+    } else {
+      primitive = lower == "buffered" ? .pthread : .mutex
+      layoutName = lower
+    }
+    let layout: Layout
+    switch layoutName {
+    case "buffered": layout = .buffered
+    case "striped": layout = .striped(shards: 8)
+    case "single" where parts.count == 2: layout = .single
+    default:
+      guard layoutName.hasPrefix("striped:"), let n = Int(layoutName.dropFirst("striped:".count)) else {
+        throw .unknownLock(text)
+      }
+      layout = .striped(shards: n)
+    }
+    if parts.count == 1 && layout == .buffered { primitive = .pthread }
+    try self.init(primitive, layout)
+  }
+
+  /// The shards the layout makes.
+  public var shards: Int {
+    if case .striped(let n) = layout { return n }
+    return 1
+  }
+
+  /// The name the text initialiser reads back: a primitive alone, `buffered`,
+  /// `striped:N` (mutex shards) or `PRIMITIVE+striped:N`.
   public var description: String {
-    switch self {
-    case .mutex: "mutex"
-    case .pthread: "pthread"
-    case .rwlock: "rwlock"
-    case .queue: "queue"
-    case .barrier: "barrier"
+    switch layout {
+    case .single: primitive.rawValue
     case .buffered: "buffered"
-    case .striped(let n): "striped:\(n)"
+    case .striped(let n): primitive == .mutex ? "striped:\(n)" : "\(primitive.rawValue)+striped:\(n)"
     }
   }
 }
@@ -257,12 +318,12 @@ final class ShardLock: @unchecked Sendable {
     var pthreadMutex: UnsafeMutablePointer<pthread_mutex_t>?
     var rwlock: UnsafeMutablePointer<pthread_rwlock_t>?
     var queue: DispatchQueue?
-    pthreadTurns = strategy == .buffered ? TurnClock(length: Self.bufferedTurn) : nil
-    switch strategy {
-    case .mutex, .striped:
+    pthreadTurns = strategy.layout == .buffered ? TurnClock(length: Self.bufferedTurn) : nil
+    switch strategy.primitive {
+    case .mutex:
       kind = .mutex
       mutex = MutexBox()
-    case .pthread, .buffered:
+    case .pthread:
       kind = .pthread
       pthreadMutex = .allocate(capacity: 1)
       pthreadMutex!.initialize(to: pthread_mutex_t())

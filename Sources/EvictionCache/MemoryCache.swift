@@ -5,6 +5,7 @@ import Synchronization
 /// What went wrong building or configuring a cache.
 public enum CacheError: Error, Equatable, CustomStringConvertible {
   case unknownLock(String)
+  case bufferedNeedsPthread(String)
   case invalidShardCount(Int)
   case invalidLimit(name: String, value: String)
   case limitAbovePolicyCapacity(name: String, value: Int, capacity: Int)
@@ -20,6 +21,8 @@ public enum CacheError: Error, Equatable, CustomStringConvertible {
     switch self {
     case .unknownLock(let name):
       "unknown lock strategy '\(name)': use \(LockStrategy.names)"
+    case .bufferedNeedsPthread(let name):
+      "lock strategy '\(name)': buffered reads need pthread's try-lock; use buffered (pthread+buffered)"
     case .invalidShardCount(let n): "striped:\(n): the number of shards must be in 1...4096"
     case .moreShardsThanCapacity(let shards, let capacity):
       "striped:\(shards) splits a capacity of \(capacity) into more shards than it holds; use at most striped:\(capacity)"
@@ -152,7 +155,8 @@ public final class MemoryCache<Key: Hashable, Value> {
     let weighsCost = costLimit != nil
     let primary = costLimit.map(Int64.init) ?? countLimit.map(Int64.init) ?? Self.unbounded
     let shardCount: Int
-    if case .striped(let n) = lock { shardCount = n } else { shardCount = 1 }
+    shardCount = lock.shards
+    guard (1...4096).contains(shardCount) else { throw .invalidShardCount(shardCount) }
     // Every shard must hold at least one object: more shards than that
     // would hold N objects whatever the limit (a hit ratio above Belady's).
     if shardCount > 1 && primary < Int64(shardCount) {
@@ -180,7 +184,8 @@ public final class MemoryCache<Key: Hashable, Value> {
           costLimit: weighsCost
             ? Int64.max : costLimit.map { Self.share(of: Int64($0), shard: i, of: shardCount) } ?? Int64.max,
           ageLimit: ageLimit.map(nanoseconds) ?? .max, tracksAges: tracksAges, collectsDepartures: onEvict != nil,
-          reads: lock == .buffered ? BufferedReads(ageLimit: ageLimit.map(nanoseconds) ?? .max, clock: clock) : nil))
+          reads: lock.layout == .buffered
+            ? BufferedReads(ageLimit: ageLimit.map(nanoseconds) ?? .max, clock: clock) : nil))
     }
     shards = built
     bufferedReads = built[0].reads.map { Unmanaged.passUnretained($0) }
@@ -220,7 +225,7 @@ public final class MemoryCache<Key: Hashable, Value> {
     lock: LockStrategy = .mutex, instrumentLocks: Bool = false, clock: (@Sendable () -> UInt64)? = nil,
     onEvict: EvictionHandler? = nil
   ) throws(CacheError) where Policy.Key == Key {
-    if case .striped = lock { throw .unknownLock("\(lock) (a hand-built policy runs in one shard)") }
+    if lock.shards > 1 { throw .unknownLock("\(lock) (a hand-built policy runs in one shard)") }
     let capacity = policy.capacity
     let box = AnyCachePolicy(policy)
     let clock = clock ?? coarseMonotonicNanoseconds
@@ -229,7 +234,7 @@ public final class MemoryCache<Key: Hashable, Value> {
         policy: box, lock: ShardLock(lock, instrumented: instrumentLocks), weighsCost: weighsCost,
         countLimit: Int.max, costLimit: Int64.max, ageLimit: .max, tracksAges: tracksAges,
         collectsDepartures: onEvict != nil,
-        reads: lock == .buffered ? BufferedReads(ageLimit: .max, clock: clock) : nil)
+        reads: lock.layout == .buffered ? BufferedReads(ageLimit: .max, clock: clock) : nil)
     ]
     bufferedReads = shards[0].reads.map { Unmanaged.passUnretained($0) }
     shardShift = 63
@@ -255,7 +260,7 @@ public final class MemoryCache<Key: Hashable, Value> {
 
   /// The serial queue the `barrier` strategy's asynchronous writes deliver departures on.
   @usableFromInline static func deliveryQueue(_ lock: LockStrategy, _ onEvict: EvictionHandler?) -> DispatchQueue? {
-    lock == .barrier && onEvict != nil ? DispatchQueue(label: "EvictionCache.deliveries") : nil
+    lock.primitive == .barrier && onEvict != nil ? DispatchQueue(label: "EvictionCache.deliveries") : nil
   }
 
   @usableFromInline static func validate(countLimit: Int?, costLimit: Int?, ageLimit: Duration?) throws(CacheError) {
@@ -562,7 +567,7 @@ public final class MemoryCache<Key: Hashable, Value> {
   /// `setValue` returns before its write runs (reads see the write either
   /// way); under the others at once.
   public func waitForWrites() {
-    guard lockStrategy == .barrier else { return }
+    guard lockStrategy.primitive == .barrier else { return }
     for shard in shards { shard.lock.exclusive {} }
     deliveries?.sync {}
   }

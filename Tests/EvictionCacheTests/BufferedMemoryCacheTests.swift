@@ -238,25 +238,25 @@ import Testing
   /// books: a new cost, costs that are the policy's weights, ages kept.
   @Test func writesTakeTheLockWhenCostsOrAgesMustFollow() throws {
     /// The lock acquisitions `body` makes (reading the figure takes one).
-    func locks(_ cache: MemoryCache<Int, Int>, _ body: () throws -> Void) rethrows -> UInt64 {
+    func locks(_ cache: MemoryCache<Int, Int>, _ body: () -> Void) -> UInt64 {
       let before = cache.lockStatistics.acquisitions
-      try body()
+      body()
       return cache.lockStatistics.acquisitions - before - 1
     }
     let counted = try MemoryCache<Int, Int>(countLimit: 10, lock: .buffered, instrumentLocks: true)
     counted.setValue(1, forKey: 1, cost: 5)
-    #expect(try locks(counted) { counted.setValue(2, forKey: 1, cost: 5) } == 0)
-    #expect(try locks(counted) { counted.setValue(3, forKey: 1, cost: 7) } > 0)
+    #expect(locks(counted) { counted.setValue(2, forKey: 1, cost: 5) } == 0)
+    #expect(locks(counted) { counted.setValue(3, forKey: 1, cost: 7) } > 0)
     #expect(counted.totalCost == 7 && counted.value(forKey: 1) == 3)
-    #expect(try locks(counted) { counted.setValue(4, forKey: 1, cost: 7) } == 0)
+    #expect(locks(counted) { counted.setValue(4, forKey: 1, cost: 7) } == 0)
 
     let weighed = try MemoryCache<Int, Int>(costLimit: 100, lock: .buffered, instrumentLocks: true)
     weighed.setValue(1, forKey: 1, cost: 5)
-    #expect(try locks(weighed) { weighed.setValue(2, forKey: 1, cost: 5) } > 0)
+    #expect(locks(weighed) { weighed.setValue(2, forKey: 1, cost: 5) } > 0)
 
     counted.trim(toAge: .seconds(60))
     #expect(counted.tracksAges)
-    #expect(try locks(counted) { counted.setValue(5, forKey: 1, cost: 7) } > 0)
+    #expect(locks(counted) { counted.setValue(5, forKey: 1, cost: 7) } > 0)
     #expect(counted.value(forKey: 1) == 5 && counted.statistics.evictions[.replaced] == 4)
     counted.checkInvariants()
     weighed.checkInvariants()

@@ -126,6 +126,39 @@ enum CacheTestMRU: PolicyDefinition {
     #expect(cache.shards[0].lock.pendingWrites.load(ordering: .relaxed) == 0)
   }
 
+  /// A strategy is a primitive times a layout; every name reads back as itself.
+  @Test func lockStrategiesArePrimitivesTimesLayouts() throws {
+    let named: [(String, LockStrategy.Primitive, LockStrategy.Layout)] = [
+      ("mutex", .mutex, .single), ("pthread", .pthread, .single), ("rwlock", .rwlock, .single),
+      ("queue", .queue, .single), ("barrier", .barrier, .single), ("buffered", .pthread, .buffered),
+      ("striped:4", .mutex, .striped(shards: 4)), ("rwlock+striped:16", .rwlock, .striped(shards: 16)),
+      ("barrier+striped:2", .barrier, .striped(shards: 2)), ("pthread+striped:8", .pthread, .striped(shards: 8)),
+    ]
+    for (name, primitive, layout) in named {
+      let strategy = try LockStrategy(name)
+      #expect(strategy.primitive == primitive && strategy.layout == layout, "\(name)")
+      #expect(strategy.description == name)
+      #expect(try LockStrategy(strategy.description) == strategy)
+    }
+    #expect(try LockStrategy("striped") == .striped(shards: 8))
+    #expect(try LockStrategy("pthread+buffered") == .buffered)
+    #expect(try LockStrategy("mutex+striped:8") == .striped(shards: 8))
+    for bad in ["spin", "mutex+buffered", "spin+striped:2", "striped:0", "striped:5000", "rwlock+striped:x", "+"] {
+      #expect(throws: CacheError.self, "\(bad)") { try LockStrategy(bad) }
+    }
+    #expect(throws: CacheError.invalidShardCount(5000)) {
+      try MemoryCache<Int, Int>(countLimit: 100_000, lock: .striped(shards: 5000))
+    }
+    // Any primitive striped: each shard holds its share and the whole its limits.
+    for primitive in LockStrategy.Primitive.allCases {
+      let cache = try MemoryCache<Int, Int>(countLimit: 400, lock: LockStrategy(primitive, .striped(shards: 4)))
+      for key in 0..<2_000 { cache[key] = key }
+      cache.waitForWrites()
+      #expect(cache.count <= 400 && cache.count > 300, "\(primitive)")
+      cache.checkInvariants()
+    }
+  }
+
   @Test func lockStatisticsShowWaitsWithoutAThirdPartyType() throws {
     var waits = WaitTimes()
     for nanoseconds in [0, 100, 200, 300, 400] { waits.record(UInt64(nanoseconds)) }

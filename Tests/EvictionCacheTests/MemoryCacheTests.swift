@@ -27,8 +27,10 @@ let cachePolicies = PolicyCatalog.entries.filter { !PolicyCatalog.offline.contai
 /// so it reports every access made under one as a race.
 let lockNames =
   ProcessInfo.processInfo.environment["EVICTIONLAB_TSAN"] == "1"
-  ? ["pthread", "rwlock", "queue", "barrier", "buffered"]
-  : ["mutex", "pthread", "rwlock", "queue", "barrier", "buffered", "striped:4"]
+  ? ["pthread", "rwlock", "queue", "barrier", "buffered", "pthread+striped:4", "barrier+striped:2"]
+  : [
+    "mutex", "pthread", "rwlock", "queue", "barrier", "buffered", "striped:4", "rwlock+striped:4", "barrier+striped:2",
+  ]
 
 @Suite struct MemoryCacheTests {
   /// A model of what must be cached: values set and not departed.
