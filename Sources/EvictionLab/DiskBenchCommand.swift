@@ -115,7 +115,7 @@ struct DiskBenchCommand: ParsableCommand {
         printError(
           "disk-bench: round \(round + 1) of \(rounds): \(mode.rawValue), \(size) bytes, \(count) ops per phase")
       }
-    } catch { throw fail(error) }
+    } catch { throw scratchFailure(error) }
     var plist: [DiskBench.PlistResult] = []
     if modes.contains(.plist) {
       let writers = plistWriters.isEmpty ? [1, 2, 4, 8] : plistWriters.values().map(\.count)
@@ -124,7 +124,7 @@ struct DiskBenchCommand: ParsableCommand {
         plist = try DiskBench.plistExperiment(
           writers: writers, entries: entries, valueSize: sizes.min() ?? 256, directory: directory
         ) { printError("disk-bench: \($0)") }
-      } catch { throw fail(error) }
+      } catch { throw scratchFailure(error) }
     }
     let mainToStandardOutput = output.csv == "-" || output.json == "-"
     if mainToStandardOutput && plistCsv == nil && plistJson == nil { printError(DiskBenchTables.plistTable(plist)) }
@@ -136,7 +136,21 @@ struct DiskBenchCommand: ParsableCommand {
   }
 }
 
-/// A disk store mode: file, sqlite or mixed.
+/// A scratch store's failure, in the benchmark's words: a full disk under
+/// `--dir` is the folder's, not a cache limit's.
+func scratchFailure(_ error: DiskError) -> ArgumentError {
+  let advice = "the disk under --dir is full; free space, choose another --dir, or measure less (--ops, --value-size)"
+  switch error {
+  case .io(let path, let operation, let code, _) where code == ENOSPC:
+    return fail("\(path): \(operation) failed: \(advice)")
+  case .manifest(let path, _, let code) where code == 13:  // SQLITE_FULL
+    return fail("\(path): SQLite could not write: \(advice)")
+  default:
+    return fail(error)
+  }
+}
+
+/// A disk store mode: file, sqlite, mixed or plist.
 extension DiskBench.Mode: ListItem {
   static var option: String { "--mode" }
   init(item: String) throws(ArgumentError) {

@@ -56,8 +56,11 @@ public enum OutputFile {
     } catch let failure as Failure {
       throw failure
     } catch {
+      let full = (error as NSError).code == NSFileWriteOutOfSpaceError
       throw Failure(
-        description: "cannot write \(path): \(error.localizedDescription); check that the folder is writable")
+        description: full
+          ? "cannot write \(path): the disk is full; free space or write the results elsewhere"
+          : "cannot write \(path): \(error.localizedDescription); check that the folder is writable")
     }
   }
 

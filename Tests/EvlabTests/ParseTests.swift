@@ -1,9 +1,11 @@
 import ArgumentParser
 import EvictionCore
+import EvictionDisk
 import EvictionExperiments
 import EvictionSim
 import EvictionTestSupport
 import EvictionTraces
+import Foundation
 import Synchronization
 import Testing
 
@@ -137,4 +139,16 @@ import Testing
     walk(Evlab.self)
     #expect(visited >= 15, "the walk reached \(visited) commands")
   }
+}
+
+/// A full disk under `disk-bench --dir` is the folder's fault, not a cache
+/// limit's: the advice says so, for a file store and for SQLite.
+@Test func aFullScratchDiskIsTheFoldersFault() {
+  let file = scratchFailure(.io(path: "/d/x", operation: "write", errno: ENOSPC, reason: "No space left on device"))
+  let sqlite = scratchFailure(.manifest(path: "/d/manifest.sqlite", reason: "database or disk is full", code: 13))
+  for error in [file, sqlite] {
+    #expect(error.description.contains("the disk under --dir is full") && !error.description.contains("cache's limits"))
+  }
+  let other = scratchFailure(.io(path: "/d/x", operation: "write", errno: EIO, reason: "Input/output error"))
+  #expect(other.description.contains("Input/output error") && !other.description.contains("--dir is full"))
 }
