@@ -180,9 +180,7 @@ public enum DiskBench {
   struct PlistBenched: BenchedStore {
     let store: PropertyListStore
     init(directory: String) throws(DiskError) {
-      guard mkdir(directory, 0o755) == 0 else {
-        throw .io(path: directory, operation: "mkdir", errno: errno, reason: String(cString: strerror(errno)))
-      }
+      try makeFolder(directory)
       store = try PropertyListStore(path: directory + "/cache.plist", design: .serial)
     }
     func write(_ value: [UInt8], forKey key: String) throws(DiskError) {

@@ -164,9 +164,14 @@ extension DiskBench {
       try? FileManager.default.removeItem(atPath: path)
       ScratchPaths.shared.unregister(token)
     }
+    try makeFolder(path)
+    try body(path)
+  }
+
+  /// Makes the folder `path` (its parent must exist), or says why not.
+  static func makeFolder(_ path: String) throws(DiskError) {
     guard mkdir(path, 0o755) == 0 else {
       throw .io(path: path, operation: "mkdir", errno: errno, reason: String(cString: strerror(errno)))
     }
-    try body(path)
   }
 }
