@@ -372,6 +372,7 @@ public struct AdmittedPolicy<Policy: ReplacementPolicy & ~Copyable>: Replacement
   @inlinable public func key(at slot: Slot) -> Key { policy.key(at: slot) }
   public func checkInvariants() { policy.checkInvariants() }
   public func lists() -> [(name: String, keys: [Key])] { policy.lists() }
+  public func explain(_ key: Key) -> String? { policy.explain(key) }
 }
 
 /// Puts the admission policy `admission` in front of every policy the

@@ -33,6 +33,8 @@ public struct AnyCachePolicy<Key: Hashable> {
   public let name: String
   public let checkInvariants: () -> Void
   public let lists: () -> [(name: String, keys: [Key])]
+  /// ``ReplacementPolicy/explain(_:)``.
+  public let explain: (Key) -> String?
   /// ``ReplacementPolicy/flashWrites``.
   public let flashWrites: () -> TierWrites?
 
@@ -54,6 +56,7 @@ public struct AnyCachePolicy<Key: Hashable> {
     usedWeight = { holder.policy.usedWeight }
     checkInvariants = { holder.policy.checkInvariants() }
     lists = { holder.policy.lists() }
+    explain = { holder.policy.explain($0) }
     flashWrites = { holder.policy.flashWrites }
   }
 }
@@ -99,6 +102,7 @@ public struct BoxedPolicy<Key: Hashable>: ReplacementPolicy {
   @inlinable public func key(at slot: Slot) -> Key { box.keyAt(slot) }
   public func checkInvariants() { box.checkInvariants() }
   public func lists() -> [(name: String, keys: [Key])] { box.lists() }
+  public func explain(_ key: Key) -> String? { box.explain(key) }
 }
 
 /// Builds a catalog policy as an ``AnyCachePolicy``. An admission policy

@@ -92,6 +92,13 @@ public protocol ReplacementPolicy: ~Copyable {
   /// The policy's lists, named and in order, for tests and state reports.
   func lists() -> [(name: String, keys: [Key])]
 
+  /// What the policy holds of `key`, in its own terms: the list it sits in
+  /// and the figures it decides by (`small, freq 1`; `T2`; `B1 (ghost)`;
+  /// `frequency 3`), or nil when it holds nothing of the key. Miss
+  /// attribution and `evlab explain` show it; the default says `resident`
+  /// or nil, so a plug-in policy is explained without writing it.
+  func explain(_ key: Key) -> String?
+
   /// Memory that a request for `key` will read first (its index bucket), or
   /// nil: the replay loop prefetches it a few requests ahead.
   func indexAddress(of key: Key) -> UnsafeRawPointer?
@@ -133,6 +140,9 @@ extension ReplacementPolicy where Self: ~Copyable {
     guard Self.missedLookupChangesNothing || contains(request.key) else { return nil }
     return lookup(request, onEvict: onEvict)
   }
+
+  /// By default a policy says only whether `key` is resident.
+  public func explain(_ key: Key) -> String? { contains(key) ? "resident" : nil }
 
   /// By default a policy has one tier and writes nowhere else.
   @inlinable public var flashWrites: TierWrites? { nil }
@@ -275,6 +285,11 @@ extension SegmentedPolicy where Self: ~Copyable {
     store.checkTotals(segments)
   }
 
+  public func explain(_ key: Key) -> String? {
+    let slot = store.find(key)
+    return slot < 0 ? nil : "segment \(store.table[slot].list)"
+  }
+
   public func lists() -> [(name: String, keys: [Key])] {
     segments.enumerated().map { ("segment \($0.offset)", store.table.keys(of: $0.element)) }
   }
@@ -337,6 +352,17 @@ extension ProbationGhostPolicy where Self: ~Copyable {
     store.table.checkList(main, tag: Self.inMain, names.main)
     store.table.checkList(ghost, tag: Self.inGhost, names.ghost)
     store.checkTotals([probation, main])
+  }
+
+  public func explain(_ key: Key) -> String? {
+    let slot = store.find(key)
+    guard slot >= 0 else { return nil }
+    let names = Self.queueNames
+    switch store.table[slot].list {
+    case Self.inProbation: return names.probation
+    case Self.inMain: return names.main
+    default: return "\(names.ghost) (ghost)"
+    }
   }
 
   public func lists() -> [(name: String, keys: [Key])] {

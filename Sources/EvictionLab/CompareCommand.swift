@@ -81,6 +81,12 @@ struct Compare: ParsableCommand {
   )
   var interval: String?
 
+  @Flag(
+    help:
+      "Attribute every miss to its cause against Belady's optimum at the same size (compulsory, capacity, policy, admission; as attribution = true in a configuration): adds their columns and a chart of causes to the report."
+  )
+  var attribution = false
+
   @OptionGroup(title: "Figures (over the configuration's [figures], [labels] and [colors])") var figureOptions:
     FigureOptions
 
@@ -101,7 +107,12 @@ struct Compare: ParsableCommand {
     (choices.sizeMode, choices.policies, choices.sizes, choices.seeds) = (sizeMode, policies, sizes, seeds)
     (choices.admissions, choices.warmup, choices.interval) = (admissions, warmup, interval)
     choices.reading = traceOptions.reading
-    var config = try failing { () throws(ConfigError) in try choices.configuration(defaultPath: Self.defaultConfig) }
+    var config = try failing { () throws(ConfigError) in
+      var config = try choices.configuration(defaultPath: Self.defaultConfig)
+      config.attribution = config.attribution || attribution
+      try config.checkAttribution(file: "the command line")
+      return config
+    }
     config.figures = try figureOptions.apply(
       to: config.figures, policies: config.labels, traces: config.traces.map(\.name))
     let directory = output ?? "results/\(config.name)"

@@ -172,7 +172,8 @@ struct Evlab: ParsableCommand {
     abstract: "EvictionLab: replay cache traces through replacement policies and compare them.",
     version: EvlabVersion.description,
     subcommands: [
-      Compare.self, Merge.self, Disk.self, DiskBenchCommand.self, Replay.self, MRC.self, Stress.self, Generate.self,
+      Compare.self, Merge.self, Disk.self, DiskBenchCommand.self, Replay.self, Explain.self, MRC.self, Stress.self,
+      Generate.self,
       Convert.self, TraceInfoCommand.self, Catalog.self, Policies.self, CheckPolicy.self, Bench.self,
     ])
 }

@@ -64,6 +64,18 @@ struct Replay: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
   @Option(help: "With --interval: the CSV of miss ratios per interval (- for standard output).")
   var timeseries: String?
 
+  @Flag(
+    help:
+      "Attribute each counted miss to its cause against Belady's optimum at the same size: compulsory (first request), capacity (Belady misses it too), policy (Belady hits it) or admission (turned away by --admission at its last miss); adds compulsory_misses, capacity_misses, policy_misses, admission_misses and their bytes."
+  )
+  var attribution = false
+
+  @Option(
+    help:
+      "With --attribution: write each cell's costliest evictions and its misses by object size and reuse distance as JSON to PATH (- for standard output)."
+  )
+  var regret: String?
+
   @Option(
     name: .customLong("repeat"),
     help:
@@ -86,6 +98,17 @@ struct Replay: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
       try OutputCheck.file(timeseries, option: "--timeseries")
       try OutputCheck.distinct([("--csv", output.csv), ("--json", output.json), ("--timeseries", timeseries)])
     }
+    if regret != nil && !attribution { throw ArgumentError("--regret needs --attribution") }
+    if attribution && interval != nil {
+      throw ArgumentError("--attribution does not cut a replay into intervals yet; drop --interval or --attribution")
+    }
+    if let regret {
+      try OutputCheck.file(regret, option: "--regret")
+      try OutputCheck.distinct([
+        ("--csv", output.csv), ("--json", output.json), ("--timeseries", timeseries), ("--regret", regret),
+      ])
+    }
+    if tier != nil && attribution { throw ArgumentError("--tier memory+disk does not take --attribution") }
     if tier != nil && (warmup != nil || interval != nil) {
       throw ArgumentError("--tier memory+disk does not take --warmup or --interval yet")
     }
@@ -145,6 +168,7 @@ struct Replay: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
       ).map { cell in
         var cell = cell
         cell.window = window
+        cell.attribution = attribution
         return cell
       }
     }
@@ -172,6 +196,7 @@ struct Replay: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
       let rows = results.flatMap(\.timeseries)
       try write(ResultWriter.csv(rows, columns: TimeseriesRow.columns), to: timeseries)
     }
+    if let regret { try write(RegretTables.json(results), to: regret) }
     // Said after the run, so a failed run's error stays its one line.
     announceCSVMappings(sources)
     warnFaulty(results)

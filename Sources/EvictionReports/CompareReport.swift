@@ -10,9 +10,13 @@ import Foundation
 public enum CompareReport {
   // MARK: Tables
 
-  public static func csv(_ rows: [CompareRow]) -> String { ResultWriter.csv(rows, columns: CompareRow.columns) }
+  public static func csv(_ rows: [CompareRow]) -> String {
+    ResultWriter.csv(rows, columns: CompareRow.columns(CompareRow.columns, of: rows))
+  }
 
-  public static func json(_ rows: [CompareRow]) -> String { ResultWriter.json(rows, columns: CompareRow.columns) }
+  public static func json(_ rows: [CompareRow]) -> String {
+    ResultWriter.json(rows, columns: CompareRow.columns(CompareRow.columns, of: rows))
+  }
 
   public static func timingsCSV(_ timings: [CompareTiming]) -> String {
     ResultWriter.csv(timings, columns: CompareTiming.columns)
@@ -499,6 +503,7 @@ public enum CompareReport {
             "| \(ranking.cachesNothing ? "—" : String(i + 1)) | \(name) | \(ratio(r.missRatio)) | \(interval(r)) | \(ratio(r.byteMissRatio)) | \(vsLRU(r, ranking.lru)) |\n"
         }
         md += "\n" + verdict(ranking) + "\n"
+        md += causesMarkdown(ranking)
         if let note = modelsNote(ranking) { md += "\n" + note + "\n" }
         if let note = faultyNote(ranking) { md += "\n**\(note)**\n" }
         if let note = anomalyNote(ranking) { md += "\n**\(note)**\n" }
@@ -527,6 +532,56 @@ public enum CompareReport {
         md +=
           "\nBest inline threshold measured: \(DiskBench.describe(threshold: best.threshold)), at worst \(String(format: "%.0f%%", best.worst * 100)) of the better mode (\(best.phase) at \(best.size) bytes).\n"
       }
+    }
+    return md
+  }
+
+  // MARK: Miss causes
+
+  /// The parts of a miss ratio split by cause, in the order they stack:
+  /// what no policy of the size avoids first, then what this one gave away.
+  static func causeParts(_ rows: [CompareRow]) -> [SVGChart.Part] {
+    func share(_ field: KeyPath<MissAttribution, Int64>) -> [Double] {
+      rows.map { r in r.attribution.map { TraceReplay.ratio($0[keyPath: field], r.requests) } ?? 0 }
+    }
+    var parts = [
+      SVGChart.Part(name: "compulsory", color: "#9e9e9e", values: share(\.compulsoryMisses)),
+      SVGChart.Part(name: "capacity (Belady misses too)", color: "#56B4E9", values: share(\.capacityMisses)),
+      SVGChart.Part(name: "policy (Belady hits)", color: "#D55E00", values: share(\.policyMisses)),
+    ]
+    if rows.contains(where: { ($0.attribution?.admissionMisses ?? 0) > 0 }) {
+      parts.append(SVGChart.Part(name: "admission", color: "#E69F00", values: share(\.admissionMisses)))
+    }
+    return parts
+  }
+
+  /// The stacked bars of a ranking's miss causes, when its rows were attributed.
+  static func causesFigure(
+    _ ranking: Ranking, traceName: String, unit: String, styles: SVGChart.Styles, figures: Figures
+  ) -> String {
+    let rows = ranking.rows.filter { $0.attribution != nil }
+    guard !rows.isEmpty else { return "" }
+    return "<figure>"
+      + figures.add("causes-\(traceName)-\(ranking.sizeLabel)", perTrace: true) { layout in
+        SVGChart.stackedBars(
+          title: "Why each policy missed on \(traceName) at \(ranking.sizeLabel) (\(ranking.cacheSize) \(unit))",
+          xLabel: "miss ratio, by cause (against Belady at the same size)", labels: rows.map(\.label),
+          parts: causeParts(rows), format: { String(format: "%.3f", $0) }, styles: styles, layout: layout)
+      } + "</figure>\n"
+  }
+
+  /// A ranking's misses by cause as a Markdown table, when attributed.
+  static func causesMarkdown(_ ranking: Ranking) -> String {
+    let rows = ranking.rows.filter { $0.attribution != nil }
+    guard !rows.isEmpty else { return "" }
+    var md = "\nMisses by cause, as shares of the requests (against Belady at the same size):\n\n"
+    md += "| policy | compulsory | capacity | policy | admission | avoidable share of misses |\n"
+    md += "|---|---:|---:|---:|---:|---:|\n"
+    for r in rows {
+      let a = r.attribution!
+      let share = { (n: Int64) in ratio(TraceReplay.ratio(n, r.requests)) }
+      md +=
+        "| \(r.label) | \(share(a.compulsoryMisses)) | \(share(a.capacityMisses)) | \(share(a.policyMisses)) | \(share(a.admissionMisses)) | \(String(format: "%.1f%%", 100 * TraceReplay.ratio(a.policyMisses + a.admissionMisses, r.misses))) |\n"
     }
     return md
   }
@@ -621,6 +676,7 @@ public enum CompareReport {
               colors: [], format: { String(format: "%.3f", $0) }, styles: styles, layout: layout)
           }
           + "</figure>\n"
+        sections += causesFigure(ranking, traceName: traceName, unit: unit, styles: styles, figures: figures)
         sections +=
           "<div class=\"wide\"><table><thead><tr><th>rank</th><th>policy</th><th>miss ratio</th><th>95% CI</th><th>byte miss ratio</th><th>vs LRU</th></tr></thead><tbody>\n"
         for (i, r) in ranking.rows.enumerated() {

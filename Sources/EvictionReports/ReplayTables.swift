@@ -6,26 +6,29 @@ import EvictionSim
 public enum ReplayTables {
   /// RFC 4180 CSV with a header line.
   public static func csv(_ results: [ReplayResult]) -> String {
-    ResultWriter.csv(results, columns: ReplayResult.columns)
+    ResultWriter.csv(results, columns: ReplayResult.columns(ReplayResult.columns, of: results))
   }
 
   /// `{"results": [...]}`, one object per row, keys in column order.
   public static func json(_ results: [ReplayResult]) -> String {
-    ResultWriter.json(results, columns: ReplayResult.columns)
+    ResultWriter.json(results, columns: ReplayResult.columns(ReplayResult.columns, of: results))
   }
 
   /// A fixed-width table for people: grouped by trace, then by size (in
   /// the order given), a blank line between groups; the size as given
   /// (`sizeGiven`: `0.1% (3,153 objects)`); an admission column when a row
   /// has an admission policy, and the byte miss ratio only where objects
-  /// differ in size (else it repeats the miss ratio).
+  /// differ in size (else it repeats the miss ratio); with miss attribution,
+  /// the miss ratio's shares by cause (compulsory + capacity + policy, and
+  /// admission behind an admission policy), which add up to it.
   public static func table(_ results: [ReplayResult], sizeGiven: (ReplayResult) -> String? = { _ in nil }) -> String {
     let admitted = results.contains { $0.admission != "none" }
     // Where every object weighs the same, the byte miss ratio repeats the miss ratio.
     let sized = results.contains { fixed($0.byteMissRatio, 4) != fixed($0.missRatio, 4) }
     let header =
       ["trace", "size", "policy"] + (admitted ? ["admission"] : [])
-      + ["mode", "requests", "miss ratio"] + (sized ? ["byte miss ratio"] : []) + ["Mreq/s"]
+      + ["mode", "requests", "miss ratio"] + (sized ? ["byte miss ratio"] : []) + Self.causeHeader(results)
+      + ["Mreq/s"]
     // Stable: rows of one trace and size keep the order they came in.
     let traces = results.reduce(into: [String]()) { if !$0.contains($1.trace) { $0.append($1.trace) } }
     var sizeOrder: [String: [Int64]] = [:]
@@ -53,11 +56,26 @@ public enum ReplayTables {
       groups[groups.count - 1].append(
         [r.trace, size, r.policy] + (admitted ? [r.admission] : []) + [
           r.sizeMode.rawValue, String(r.requests), fixed(r.missRatio, 4),
-        ] + (sized ? [fixed(r.byteMissRatio, 4)] : []) + [fixed(r.requestsPerSecond / 1e6, 2)])
+        ] + (sized ? [fixed(r.byteMissRatio, 4)] : []) + Self.causes(r, admitted: admitted)
+          + [fixed(r.requestsPerSecond / 1e6, 2)])
     }
     // A blank line between groups only where a group holds several rows.
     let spaced = groups.contains { $0.count > 1 }
     return render(header: header, groups: groups, spaced: spaced, leftColumns: admitted ? 4 : 3)
+  }
+
+  /// The table's columns of miss causes, when the rows were attributed.
+  static func causeHeader(_ results: [ReplayResult]) -> [String] {
+    guard results.contains(where: { $0.attribution != nil }) else { return [] }
+    return ["compulsory", "capacity", "policy"] + (results.contains { $0.admission != "none" } ? ["admission"] : [])
+  }
+
+  /// Each cause's share of the requests: the miss ratio, split.
+  static func causes(_ r: ReplayResult, admitted: Bool) -> [String] {
+    guard let a = r.attribution else { return [] }
+    let share = { (n: Int64) in fixed(TraceReplay.ratio(n, r.requests), 4) }
+    return [share(a.compulsoryMisses), share(a.capacityMisses), share(a.policyMisses)]
+      + (admitted ? [share(a.admissionMisses)] : [])
   }
 
   /// `1234567` as `1,234,567`.

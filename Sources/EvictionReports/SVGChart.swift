@@ -383,6 +383,84 @@ public enum SVGChart {
     return svg + "</svg>"
   }
 
+  /// One part of every bar of ``stackedBars(title:xLabel:labels:parts:format:styles:layout:)``.
+  public struct Part {
+    public var name: String
+    public var color: String
+    /// The part's length in each bar, in the order of the labels.
+    public var values: [Double]
+    public init(name: String, color: String, values: [Double]) {
+      (self.name, self.color, self.values) = (name, color, values)
+    }
+  }
+
+  /// Horizontal bars, one per label, each cut into `parts` laid end to
+  /// end (a miss ratio split by cause), the total past the bar and a legend
+  /// of the parts below the axis. With `styles`, labels take their display
+  /// names and a bar its label's marker at its base.
+  public static func stackedBars(
+    title: String, xLabel: String, labels: [String], parts: [Part], format: (Double) -> String,
+    styles: Styles? = nil, layout: Layout = .screen
+  ) -> String {
+    let totals = labels.indices.map { i in parts.reduce(0) { $0 + max(0, $1.values[i]) } }
+    guard let maxValue = totals.max() else { return "" }
+    let xMax = niceCeiling(max(maxValue, 1e-9))
+    let rowH = layout.rowHeight
+    let top = layout.top(title)
+    let legendH = layout.legendStep + 8 * layout.scale
+    let bottom = layout.bottom + legendH
+    let h = top + Double(labels.count) * rowH + bottom
+    let shown = labels.map { styles?.name($0) ?? $0 }
+    let barLeft = min(layout.maxLabelWidth, max(150 * layout.scale, 16 * layout.scale + layout.textWidth(shown)))
+    let valueW = layout.textWidth([format(xMax)]) + 16 * layout.scale
+    let plotW = layout.width - barLeft - max(valueW, 40 * layout.scale)
+    func px(_ x: Double) -> Double { barLeft + x / xMax * plotW }
+    let axis = h - bottom
+    var svg = layout.open(title: title, height: h)
+    for i in 0...5 {
+      let x = xMax * Double(i) / 5
+      svg += line(px(x), top, px(x), axis, stroke: "#e3e3e3")
+      if layout.legendBelow && i % 2 == 1 { continue }
+      svg += layout.text(px(x), axis + 16 * layout.scale, format(x), anchor: "middle")
+    }
+    for (i, label) in labels.enumerated() {
+      let y = top + Double(i) * rowH
+      let gap = (styles == nil ? 8.0 : 16.0) * layout.scale
+      svg += layout.text(
+        barLeft - gap, y + rowH * 0.65, layout.fit(shown[i], barLeft - gap - 4 * layout.scale), anchor: "end")
+      if let styles {
+        let style = styles.style(label)
+        svg += markerShape(
+          style.marker, barLeft - 7 * layout.scale, y + rowH / 2, 3.5 * layout.scale, fill: style.color,
+          stroke: style.color)
+      }
+      var start = 0.0
+      for part in parts where part.values[i] > 0 {
+        let end = start + part.values[i]
+        svg +=
+          "<rect class=\"part\" data-series=\"\(escape(label))\" data-part=\"\(escape(part.name))\" x=\"\(f(px(start)))\" y=\"\(f(y + 3 * layout.scale))\" width=\"\(f(max(0.5, px(end) - px(start))))\" height=\"\(f(rowH - 6 * layout.scale))\" fill=\"\(part.color)\"><title>\(escape(shown[i])), \(escape(part.name)): \(format(part.values[i]))</title></rect>"
+        start = end
+      }
+      svg += layout.text(px(totals[i]) + 6 * layout.scale, y + rowH * 0.65, format(totals[i]), anchor: "start")
+    }
+    svg += line(barLeft, axis, barLeft + plotW, axis, stroke: "#444")
+    svg += layout.text(
+      barLeft + plotW / 2, axis + 36 * layout.scale, layout.fit(xLabel, layout.width - 8 * layout.scale),
+      anchor: "middle")
+    // The legend: a swatch and a name per part, in one row under the axis label.
+    let swatch = 12 * layout.scale
+    let widths = parts.map { swatch + 6 * layout.scale + layout.textWidth([$0.name]) + 18 * layout.scale }
+    var x = max(4 * layout.scale, (layout.width - widths.reduce(0, +)) / 2)
+    let legendY = h - legendH + 4 * layout.scale
+    for (part, width) in zip(parts, widths) {
+      svg +=
+        "<rect x=\"\(f(x))\" y=\"\(f(legendY))\" width=\"\(f(swatch))\" height=\"\(f(swatch))\" fill=\"\(part.color)\"/>"
+      svg += layout.text(x + swatch + 6 * layout.scale, legendY + swatch * 0.85, part.name, anchor: "start")
+      x += width
+    }
+    return svg + "</svg>"
+  }
+
   /// The colour of palette entry `i`.
   static func color(_ i: Int) -> String { palette[i % palette.count] }
 

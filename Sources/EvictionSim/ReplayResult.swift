@@ -84,18 +84,34 @@ public protocol FlatRow: Codable {
   var counts: HitCounts { get set }
   /// The row's own fields, beyond the key and the counts.
   var fields: Fields { get set }
+  /// Why the row's misses happened, when the run attributed them: its
+  /// columns (``MissAttribution/columns``) follow the row's own.
+  var attribution: MissAttribution? { get set }
   init(key: CellKey, counts: HitCounts, fields: Fields)
 }
 
 extension FlatRow {
+  /// A row type that never attributes misses has none.
+  public var attribution: MissAttribution? {
+    get { nil }
+    set {}
+  }
+
   public init(from decoder: any Decoder) throws {
     self.init(key: try CellKey(from: decoder), counts: try HitCounts(from: decoder), fields: try Fields(from: decoder))
+    attribution = try MissAttribution.decodeIfPresent(from: decoder)
   }
 
   public func encode(to encoder: any Encoder) throws {
     try key.encode(to: encoder)
     try counts.encode(to: encoder)
     try fields.encode(to: encoder)
+    try attribution?.encode(to: encoder)
+  }
+
+  /// The columns of `rows`: `columns`, then the attribution's when the rows carry one.
+  public static func columns(_ columns: [String], of rows: [Self]) -> [String] {
+    rows.contains { $0.attribution != nil } ? columns + MissAttribution.columns : columns
   }
 
   public subscript<T>(dynamicMember path: WritableKeyPath<CellKey, T>) -> T {
@@ -125,6 +141,10 @@ public struct ReplayResult: FlatRow, Sendable, Equatable {
   /// The counted requests per interval, when the replay had intervals
   /// (not a column: `timeseries.csv` holds them).
   public var intervals: [IntervalCounts] = []
+  public var attribution: MissAttribution? = nil
+  /// The evictions the optimum would not have made, when the run attributed
+  /// its misses (not a column: `regret.json` holds them).
+  public var regret: Regret? = nil
 
   public struct Fields: Sendable, Codable, Equatable {
     public var missRatio: Double

@@ -17,20 +17,36 @@ public enum TraceReplay {
   @usableFromInline static let prefetchFrom = 1 << 15
 
   /// Replays `trace` through a fresh `policy` of `cacheSize`, behind `admission`.
+  ///
+  /// With a `reference`, every counted miss is attributed to its cause
+  /// against it (``MissAttribution``) in a slower loop of its own; without
+  /// one, the replay is the fast loop, untouched.
   public static func run(
     _ trace: TraceSource, policy: PolicySpec, cacheSize: Int64, sizeMode: SizeMode,
-    admission: AdmissionSpec = .none, window: ReplayWindow = ReplayWindow(), progress: ReplayProgress? = nil
+    admission: AdmissionSpec = .none, window: ReplayWindow = ReplayWindow(), progress: ReplayProgress? = nil,
+    attributingAgainst reference: AttributionReference? = nil
   ) throws(TraceError) -> ReplayResult {
     try checkMinimumCapacity(policy, cacheSize)
     let clock = ContinuousClock()
     let start = clock.now
-    var visitor = AdmissionVisitor(
-      ReplayVisitor(
-        trace: trace, sizeMode: sizeMode, needsNextAccess: policy.descriptor.isOffline, window: window,
-        progress: progress),
-      admission: admission)
-    let counts = try policy.withPolicy(capacity: cacheSize, index: IntegerSlotIndex<UInt64>.self, visitor: &visitor)
-      .get()
+    let counts: ReplayCounts
+    var attributed: AttributedReplay? = nil
+    if let reference {
+      var box = policy.integerBox(capacity: cacheSize, admission: admission)
+      var run = AttributedReplay(reference: reference, admission: admission.kind != .none)
+      counts = try run.replay(
+        trace, through: &box, sizeMode: sizeMode, window: window, needsNextAccess: policy.descriptor.isOffline,
+        progress: progress)
+      attributed = run
+    } else {
+      var visitor = AdmissionVisitor(
+        ReplayVisitor(
+          trace: trace, sizeMode: sizeMode, needsNextAccess: policy.descriptor.isOffline, window: window,
+          progress: progress),
+        admission: admission)
+      counts = try policy.withPolicy(capacity: cacheSize, index: IntegerSlotIndex<UInt64>.self, visitor: &visitor)
+        .get()
+    }
     let elapsed = clock.now - start
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
     let hitCounts = counts.hitCounts
@@ -47,6 +63,8 @@ public enum TraceReplay {
         flashWrites: counts.flashWrites?.objects, flashWriteBytes: counts.flashWrites?.bytes))
     result.skipped = counts.skipped
     result.intervals = counts.intervals
+    result.attribution = attributed?.attribution
+    result.regret = attributed?.regret
     return result
   }
 
@@ -132,6 +150,7 @@ public enum TraceReplay {
     let results = Mutex<[ReplayResult?]>(Array(repeating: nil, count: cells.count))
     let failure = Mutex<TraceError?>(nil)
     let next = Atomic<Int>(0)
+    let references = AttributionReferences()
     let workers = max(1, min(parallelism, cells.count))
     // A cell whose worker has a core to spare reads its trace on that core
     // (a single replay: about 15% less wall time for LRU on cloudPhysicsIO).
@@ -144,9 +163,10 @@ public enum TraceReplay {
           var cell = cells[i]
           cell.trace.readAhead = readAhead
           do throws(TraceError) {
+            let reference = try cell.attribution ? references.reference(for: cell, progress: progress) : nil
             let result = try run(
               cell.trace, policy: cell.policy, cacheSize: cell.cacheSize, sizeMode: cell.sizeMode,
-              admission: cell.admission, window: cell.window, progress: progress)
+              admission: cell.admission, window: cell.window, progress: progress, attributingAgainst: reference)
             results.withLock { $0[i] = result }
             progress?.cellsDone.add(1, ordering: .relaxed)
           } catch {
@@ -175,6 +195,9 @@ public struct ReplayCell: Sendable, Hashable {
   /// The size as the user gave it (`0.1%` for 3,153 objects), when the
   /// cell came from a sweep's sizes (``grid(_:policies:sizes:sizeMode:admissions:)``).
   public var sizeGiven: CacheSize? = nil
+  /// Whether each counted miss is attributed to its cause against Belady's
+  /// optimum at the same size (``MissAttribution``).
+  public var attribution = false
 
   public init(
     trace: TraceSource, policy: PolicySpec, cacheSize: Int64, sizeMode: SizeMode, admission: AdmissionSpec = .none,

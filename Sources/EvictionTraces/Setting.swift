@@ -44,7 +44,7 @@ extension Setting {
     .format, .delimiter, .keyColumn, .sizeColumn, .timeColumn, .header, .keysOnly, .skipBadLines, .repeatTrace,
     .warmup, .interval, .method, .rate, .maxObjects, .requests, .objects, .mix, .config, .collection, .trace,
     .policy, .size, .sizeMode, .seeds, .runName, .baseline, .json, .wait, .quick, .convert, .repairStore, .shard,
-    .collectionRun, .writeCatalog, .replayCommand, .checkPolicy,
+    .collectionRun, .writeCatalog, .replayCommand, .checkPolicy, .attribution,
   ]
 
   public static let format = Setting("format")
@@ -94,6 +94,8 @@ extension Setting {
   public static let writeCatalog = Setting("", command: "catalog")
   /// Replaying a trace, one cell at a time.
   public static let replayCommand = Setting("", command: "replay")
+  /// Attributing each miss to its cause against the optimum.
+  public static let attribution = Setting("attribution")
   /// The conformance checks a policy of one's own is held to.
   public static let checkPolicy = Setting("", command: "check-policy")
 }

@@ -90,11 +90,22 @@ public struct CompareConfig: Sendable {
   /// The warm-up left out of every run's counts and the intervals of its
   /// time series (`warmup`, `interval`).
   public var window = ReplayWindow()
+  /// Whether every miss is attributed to its cause against Belady's optimum
+  /// (`attribution = true`; ``EvictionSim/MissAttribution``).
+  public var attribution = false
   /// How figures look, and what they call each policy and trace.
   public var figures = FigureSettings()
   /// The configuration as read (partial results carry it to `evlab merge`).
   public var source: String
   public var sourceFormat: String
+
+  /// Refuses attribution with intervals: its replay does not cut them yet.
+  public func checkAttribution(file: String) throws(ConfigError) {
+    guard attribution, window.interval != nil else { return }
+    throw ConfigError(
+      file: file,
+      "attribution does not cut a replay into intervals yet; drop \(Setting.interval) or \(Setting.attribution)")
+  }
 
   /// Every policy × admission as reports name them (``CompareRow/label``), in sweep order.
   public var labels: [String] {
@@ -107,6 +118,7 @@ public struct CompareConfig: Sendable {
   static let topKeys: Set<String> = [
     "name", "size_mode", "policies", "admissions", "sizes", "seeds", "traces", "chart_size", "stress", "disk", "jobs",
     "skip_bad_lines", "small_sizes", "warmup", "interval", "figures", "labels", "colors", "colours",
+    "attribution",
   ]
   static let readingKeys: Set<String> = [
     "format", "dataset", "key_column", "size_column", "time_column", "header", "delimiter", "renumber_ids",
@@ -478,6 +490,8 @@ public struct CompareConfig: Sendable {
         throw ConfigError(file: file, error.description)
       }
     }
+    config.attribution = try reader.bool("attribution") ?? false
+    try config.checkAttribution(file: file)
     return config
   }
 

@@ -151,6 +151,7 @@ public struct ComparePlan: Sendable {
                   sizeMode: config.sizeMode,
                   admission: admission.isRandomized ? admission.withSeed(config.seeds[s]) : admission,
                   window: config.window))
+              cells[cells.count - 1].attribution = config.attribution
               costs.append(infos[t].requests * (policy.descriptor.isOffline ? 2 : 1))
             }
           }
@@ -199,6 +200,8 @@ public struct CompareRow: FlatRow, Sendable, Equatable {
   public var key: CellKey
   public var counts: HitCounts
   public var fields: Fields
+  /// Why its misses happened (mean over the runs), when the sweep attributed them.
+  public var attribution: MissAttribution? = nil
 
   public struct Fields: Sendable, Codable, Equatable {
     /// The size as the configuration wrote it (`1%`, `5000`).
@@ -333,7 +336,10 @@ public enum CompareRun {
         exceedsCapacity: runs.contains(where: \.exceedsCapacity),
         model: PolicyCatalog.entry(named: policy.name)?.isModel ?? false, dataset: trace.dataset,
         warmupRequests: mean(runs.map(\.warmupRequests)))
-      rows.append(CompareRow(key: key, counts: counts, fields: fields))
+      var compared = CompareRow(key: key, counts: counts, fields: fields)
+      let attributed = runs.compactMap(\.attribution)
+      if attributed.count == runs.count { compared.attribution = MissAttribution.mean(attributed) }
+      rows.append(compared)
       for (r, run) in runs.enumerated() {
         for interval in run.intervals {
           timeseries.append(

@@ -315,6 +315,17 @@ public struct ARCPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
     }
   }
 
+  public func explain(_ key: Key) -> String? {
+    let slot = store.find(key)
+    guard slot >= 0 else { return nil }
+    switch store.table[slot].list {
+    case Self.inT1: return "T1"
+    case Self.inT2: return "T2"
+    case Self.inB1: return "B1 (ghost)"
+    default: return "B2 (ghost)"
+    }
+  }
+
   public func lists() -> [(name: String, keys: [Key])] {
     [
       ("T1", store.table.keys(of: t1)), ("T2", store.table.keys(of: t2)),

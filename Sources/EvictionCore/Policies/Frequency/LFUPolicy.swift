@@ -124,6 +124,11 @@ public struct LFUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
     store.checkTotals(members)
   }
 
+  public func explain(_ key: Key) -> String? {
+    let slot = store.find(key)
+    return slot < 0 ? nil : "frequency \(buckets[store.table[slot].payload].key)"
+  }
+
   public func lists() -> [(name: String, keys: [Key])] {
     var result: [(name: String, keys: [Key])] = []
     var bucket = order.front

@@ -54,6 +54,14 @@ public struct BeladyPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyabl
     precondition(store.used <= store.capacity, "used exceeds capacity")
   }
 
+  /// When the object is requested next: what the optimum decides by.
+  public func explain(_ key: Key) -> String? {
+    let slot = store.find(key)
+    guard slot >= 0 else { return nil }
+    let next = heap.priority(of: slot)
+    return next >= Double(Request<Key>.never) ? "never requested again" : "next request \(Int64(next))"
+  }
+
   public func lists() -> [(name: String, keys: [Key])] {
     [("by next access, farthest first", store.keysInEvictionOrder(heap))]
   }

@@ -172,6 +172,17 @@ public struct S3FIFOPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy, 
     }
   }
 
+  /// The queue, and the hits counted since it entered it (a ghost has none).
+  public func explain(_ key: Key) -> String? {
+    let slot = store.find(key)
+    guard slot >= 0 else { return nil }
+    switch store.table[slot].list {
+    case Self.inProbation: return "small, freq \(store.table[slot].payload)"
+    case Self.inMain: return "main, freq \(store.table[slot].payload)"
+    default: return "ghost"
+    }
+  }
+
   public func checkInvariants() {
     checkQueues()
     precondition(ghost.weight <= ghostCapacity, "ghost FIFO over its weight")

@@ -1,0 +1,90 @@
+import EvictionSim
+
+/// `evlab explain` for people: a key's life as a table, its policy beside
+/// Belady's optimum, and a policy's lists at one request.
+public enum ExplainText {
+  /// One row per request for the key and per change either policy made to
+  /// what it holds of the key, then the misses by cause. At most `limit`
+  /// rows (0: all).
+  /// `admitted`: whether an admission policy was in front (then a miss of
+  /// a key turned away at its previous request is the admission's).
+  public static func life(
+    _ mine: KeyHistory, beside optimum: KeyHistory, title: String, admitted: Bool = false, limit: Int = 0
+  ) -> String {
+    let theirs = Dictionary(optimum.events.map { ($0.position, $0) }, uniquingKeysWith: { a, _ in a })
+    let ours = Dictionary(mine.events.map { ($0.position, $0) }, uniquingKeysWith: { a, _ in a })
+    let positions = Set(ours.keys).union(theirs.keys).sorted()
+    var rows: [[String]] = []
+    var causes: [MissAttribution.Cause: Int] = [:]
+    var (requests, hits, warm) = (0, 0, 0)
+    var seen = false
+    var refused = false
+    for position in positions {
+      let event = ours[position]
+      let best = theirs[position]
+      let isRequest = event?.isRequest ?? best?.isRequest ?? false
+      let requested = event?.requested ?? best!.requested
+      var what = isRequest ? "request" : "request for \(requested)"
+      var cell = event.map(describe) ?? ""
+      if isRequest, let event, let hit = event.hit {
+        if event.warmup {
+          warm += 1
+          what += " (warm-up)"
+        } else {
+          requests += 1
+          if hit {
+            hits += 1
+          } else {
+            let cause: MissAttribution.Cause =
+              !seen ? .compulsory : best?.hit != true ? .capacity : refused ? .admission : .policy
+            causes[cause, default: 0] += 1
+            cell = cell.replacingOccurrences(of: "miss", with: "miss (\(cause.rawValue))", options: [.anchored])
+          }
+        }
+        seen = true
+        refused = admitted && !hit && event.after == nil
+      }
+      rows.append([String(position), what, cell, best.map(describe) ?? ""])
+    }
+    let shownRows = limit > 0 ? Array(rows.prefix(limit)) : rows
+    var out = "The life of \(title), Belady beside it\n\n"
+    out += ReplayTables.render(header: ["request", "", mine.policy, "belady"], rows: shownRows, leftColumns: 4)
+    if shownRows.count < rows.count {
+      out += "… \(rows.count - shownRows.count) more rows; --events 0 shows all\n"
+    }
+    let misses = requests - hits
+    let split = MissAttribution.Cause.allCases.compactMap { cause in
+      causes[cause].map { "\($0) \(cause.rawValue)" }
+    }
+    out += "\n\(requests) counted requests for the key: \(hits) hits, \(misses) misses"
+    out += split.isEmpty ? "" : " (\(split.joined(separator: ", ")))"
+    out += warm > 0 ? "; \(warm) in the warm-up" : ""
+    return out + "\n"
+  }
+
+  /// What an event did, in a policy's column.
+  static func describe(_ event: KeyHistory.Event) -> String {
+    let before = event.before ?? "—"
+    let after = event.after ?? "—"
+    if let hit = event.hit { return "\(hit ? "hit" : "miss"): \(before) → \(after)" }
+    if event.evicted { return "evicted from \(before)\(event.after.map { ", now \($0)" } ?? "")" }
+    if event.after == nil { return "forgotten: \(before) → —" }
+    return "moved: \(before) → \(after)"
+  }
+
+  /// The policy's lists at the start of request `around`: each list's
+  /// length and the keys at its two ends.
+  public static func lists(_ history: KeyHistory, around: Int64, title: String) -> String {
+    var out = "\(title), at the start of request \(around)"
+    if let key = history.requestedAround { out += " (a request for key \(key))" }
+    out += "\n\n"
+    let rows = (history.lists ?? []).map { list -> [String] in
+      let gap = list.count > list.front.count + list.back.count ? " …" : ""
+      let front = list.front.map(String.init).joined(separator: " ") + gap
+      return [list.name, String(list.count), front, list.back.map(String.init).joined(separator: " ")]
+    }
+    out += ReplayTables.render(header: ["list", "entries", "front", "back"], rows: rows, leftColumns: 1)
+    out += "\nNew entries enter at a list's front; most policies evict from its back (MRU from its front).\n"
+    return out
+  }
+}

@@ -1,0 +1,402 @@
+import EvictionCore
+import EvictionTraces
+import Synchronization
+
+/// Why a replay's counted misses happened, judged request by request
+/// against an optimum replayed on the same trace at the same size:
+///
+/// - *compulsory*: the object's first request in the trace; no cache avoids it.
+/// - *capacity*: the optimum misses it too; no policy of this size is
+///   expected to keep it.
+/// - *policy*: the optimum hits it; the policy's own eviction cost it.
+/// - *admission*: the optimum hits it, and the object is absent because it
+///   was not admitted at its previous request (only with an admission
+///   policy in front: the filter's decision, not the eviction's).
+///
+/// The four add up to the row's `misses`, and their bytes to `bytes_missed`.
+/// The optimum is `belady` in either size mode: with equal weights no
+/// policy misses less; with sizes it is the classic reference, not a bound
+/// (optimal eviction of objects of different sizes is NP-hard), so a
+/// size-aware policy may hit where it misses, and the split reads "missed
+/// where farthest-next-use would have kept it".
+public struct MissAttribution: Sendable, Codable, Equatable {
+  /// The policy whose hits mark a miss as avoidable.
+  public var reference: String
+  public var compulsoryMisses: Int64 = 0
+  public var capacityMisses: Int64 = 0
+  public var policyMisses: Int64 = 0
+  public var admissionMisses: Int64 = 0
+  public var compulsoryBytesMissed: Int64 = 0
+  public var capacityBytesMissed: Int64 = 0
+  public var policyBytesMissed: Int64 = 0
+  public var admissionBytesMissed: Int64 = 0
+
+  public init(reference: String) { self.reference = reference }
+
+  enum CodingKeys: String, CodingKey {
+    case reference = "attributionReference"
+    case compulsoryMisses, capacityMisses, policyMisses, admissionMisses
+    case compulsoryBytesMissed, capacityBytesMissed, policyBytesMissed, admissionBytesMissed
+  }
+
+  /// The columns an attributed row adds, in order (after the row's own).
+  public static let columns = [
+    "attribution_reference", "compulsory_misses", "capacity_misses", "policy_misses", "admission_misses",
+    "compulsory_bytes_missed", "capacity_bytes_missed", "policy_bytes_missed", "admission_bytes_missed",
+  ]
+
+  /// The attribution of a row read back, or nil for a row without one.
+  static func decodeIfPresent(from decoder: any Decoder) throws -> MissAttribution? {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    guard container.contains(.reference) else { return nil }
+    if try container.decodeNil(forKey: .reference) { return nil }
+    return try MissAttribution(from: decoder)
+  }
+
+  /// The sum of the four categories.
+  public var misses: Int64 { compulsoryMisses + capacityMisses + policyMisses + admissionMisses }
+  public var bytesMissed: Int64 {
+    compulsoryBytesMissed + capacityBytesMissed + policyBytesMissed + admissionBytesMissed
+  }
+
+  /// Why one miss happened.
+  public enum Cause: String, Sendable, CaseIterable, Codable {
+    case compulsory, capacity, policy, admission
+  }
+
+  @inline(__always)
+  mutating func count(_ cause: Cause, bytes: Int64) {
+    switch cause {
+    case .compulsory: (compulsoryMisses, compulsoryBytesMissed) = (compulsoryMisses + 1, compulsoryBytesMissed + bytes)
+    case .capacity: (capacityMisses, capacityBytesMissed) = (capacityMisses + 1, capacityBytesMissed + bytes)
+    case .policy: (policyMisses, policyBytesMissed) = (policyMisses + 1, policyBytesMissed + bytes)
+    case .admission: (admissionMisses, admissionBytesMissed) = (admissionMisses + 1, admissionBytesMissed + bytes)
+    }
+  }
+
+  /// The mean of several runs' attributions (a compare row of several
+  /// seeds), each count rounded as the row's other counts are.
+  public static func mean(_ runs: [MissAttribution]) -> MissAttribution? {
+    guard let first = runs.first else { return nil }
+    guard runs.count > 1 else { return first }
+    func mean(_ field: KeyPath<MissAttribution, Int64>) -> Int64 {
+      Int64((Double(runs.map { $0[keyPath: field] }.reduce(0, +)) / Double(runs.count)).rounded())
+    }
+    var out = MissAttribution(reference: first.reference)
+    out.compulsoryMisses = mean(\.compulsoryMisses)
+    out.capacityMisses = mean(\.capacityMisses)
+    out.policyMisses = mean(\.policyMisses)
+    out.admissionMisses = mean(\.admissionMisses)
+    out.compulsoryBytesMissed = mean(\.compulsoryBytesMissed)
+    out.capacityBytesMissed = mean(\.capacityBytesMissed)
+    out.policyBytesMissed = mean(\.policyBytesMissed)
+    out.admissionBytesMissed = mean(\.admissionBytesMissed)
+    return out
+  }
+}
+
+/// One bit per request, numbered from 1 as replay positions are.
+public struct RequestBits: Sendable {
+  var words: [UInt64] = []
+
+  public init() {}
+
+  @inline(__always)
+  mutating func set(_ position: Int64) {
+    let word = Int(position >> 6)
+    if word >= words.count {
+      words.append(contentsOf: repeatElement(0, count: max(word + 1 - words.count, words.count)))
+    }
+    words[word] |= 1 << UInt64(position & 63)
+  }
+
+  @inline(__always)
+  public subscript(position: Int64) -> Bool {
+    let word = Int(position >> 6)
+    return word < words.count && words[word] & (1 << UInt64(position & 63)) != 0
+  }
+}
+
+/// What the optimum did at one size on one trace: which requests it hit.
+/// Every policy attributed at that size is judged against the same bits.
+public struct AttributionReference: Sendable {
+  /// The optimum's name (`belady`).
+  public let policy: String
+  /// The requests it hit, by replay position (warm-up included).
+  public let hits: RequestBits
+  /// Its misses over the counted requests, for checks.
+  public let misses: Int64
+
+  /// Replays `trace` through the optimum at `cacheSize`.
+  public static func make(
+    _ trace: TraceSource, cacheSize: Int64, sizeMode: SizeMode, window: ReplayWindow, progress: ReplayProgress? = nil
+  ) throws(TraceError) -> AttributionReference {
+    let optimum = try! PolicySpec("belady")
+    var box = optimum.integerBox(capacity: cacheSize)
+    var run = AttributedReplay(reference: nil, admission: false, recordHits: true)
+    let counts = try run.replay(
+      trace, through: &box, sizeMode: sizeMode, window: window, needsNextAccess: true, progress: progress)
+    return AttributionReference(policy: optimum.description, hits: run.hits, misses: counts.misses)
+  }
+}
+
+/// The optimum's bits for each (trace, size, size mode) a sweep attributes,
+/// made once however many policies (and threads) ask for them.
+public final class AttributionReferences: Sendable {
+  struct Key: Hashable {
+    let trace: TraceSource
+    let cacheSize: Int64
+    let sizeMode: SizeMode
+    let warmup: ReplayWindow.Span?
+  }
+
+  /// One reference, made by the first thread that asks while the others wait.
+  final class Slot: Sendable {
+    let value = Mutex<Result<AttributionReference, TraceError>?>(nil)
+  }
+
+  private let slots = Mutex<[Key: Slot]>([:])
+
+  public init() {}
+
+  /// The reference for `cell`'s trace and size, made now or by an earlier call.
+  public func reference(for cell: ReplayCell, progress: ReplayProgress?) throws(TraceError) -> AttributionReference {
+    let key = Key(trace: cell.trace, cacheSize: cell.cacheSize, sizeMode: cell.sizeMode, warmup: cell.window.warmup)
+    let slot = slots.withLock { slots in
+      if let slot = slots[key] { return slot }
+      let slot = Slot()
+      slots[key] = slot
+      return slot
+    }
+    let result = slot.value.withLock { value in
+      if let value { return value }
+      var trace = cell.trace
+      trace.readAhead = false
+      let made: Result<AttributionReference, TraceError>
+      do throws(TraceError) {
+        made = .success(
+          try AttributionReference.make(
+            trace, cacheSize: cell.cacheSize, sizeMode: cell.sizeMode, window: ReplayWindow(warmup: cell.window.warmup),
+            progress: progress))
+      } catch {
+        made = .failure(error)
+      }
+      value = made
+      return made
+    }
+    return try result.get()
+  }
+}
+
+/// The evictions whose misses the optimum would have avoided: the costliest
+/// ones, and the policy's avoidable misses by the object's size and by its
+/// reuse distance (requests since its previous request).
+public struct Regret: Sendable, Codable, Equatable {
+  /// One eviction and what it cost: the misses of its object, the optimum
+  /// hitting each, until the policy held the object again.
+  public struct Eviction: Sendable, Codable, Equatable {
+    public var key: UInt64
+    /// The replay position of the request whose miss made room by evicting it.
+    public var evictedAt: Int64
+    /// The object whose miss evicted it.
+    public var evictedFor: UInt64
+    /// Its weight (1 in count mode, its size in bytes in byte mode).
+    public var weight: Int64
+    public var misses: Int64
+    public var bytesMissed: Int64
+    /// The object's size as the trace gives it.
+    public var size: Int64
+    /// What the policy held of it at the start of the evicting request
+    /// (``EvictionCore/ReplacementPolicy/explain(_:)``), when asked for.
+    public var state: String? = nil
+  }
+
+  /// Misses of one class of objects or reuse distances, by cause.
+  public struct Bucket: Sendable, Codable, Equatable {
+    /// The class's lower bound (a power of two; 0 for the class of 0).
+    public var from: Int64
+    public var requests: Int64 = 0
+    public var compulsory: Int64 = 0
+    public var capacity: Int64 = 0
+    public var policy: Int64 = 0
+    public var admission: Int64 = 0
+  }
+
+  /// The costliest evictions, most misses first (then most bytes, earliest).
+  public var costliest: [Eviction] = []
+  /// Counted requests by the requested object's size (bytes, as the trace gives them).
+  public var bySize: [Bucket] = []
+  /// Counted requests by reuse distance (a first request has none and is left out).
+  public var byReuseDistance: [Bucket] = []
+
+  /// How many evictions ``costliest`` keeps.
+  public static let kept = 20
+
+  static func bucketIndex(_ value: Int64) -> Int { value <= 0 ? 0 : 64 - value.leadingZeroBitCount }
+  static func bucketStart(_ index: Int) -> Int64 { index == 0 ? 0 : 1 << Int64(index - 1) }
+
+  static func ranks(_ a: Eviction, before b: Eviction) -> Bool {
+    (a.misses, a.bytesMissed, -a.evictedAt) > (b.misses, b.bytesMissed, -b.evictedAt)
+  }
+}
+
+/// What a replay knows of one object while attributing.
+struct ObjectLife {
+  var lastRequest: Int64
+  /// The position that last evicted it, and what that eviction has cost so far.
+  var evictedAt: Int64 = 0
+  var evictedFor: UInt64 = 0
+  var chargedMisses: Int64 = 0
+  var chargedBytes: Int64 = 0
+  var weight: Int64 = 0
+  var size: Int64 = 0
+  /// Whether it was turned away at its last miss.
+  var refused = false
+}
+
+/// The replay loop of an attributed run: the policy boxed (a slower loop
+/// than ``TraceReplay/replay(_:through:sizeMode:needsNextAccess:progress:observe:)``,
+/// whose speed the attribution must not touch), every eviction seen, each
+/// counted miss given its cause against `reference`.
+struct AttributedReplay {
+  let reference: AttributionReference?
+  /// Whether an admission policy is in front: then an object turned away is tracked.
+  let admission: Bool
+  /// Whether to keep the run's own hits (the reference's run does).
+  let recordHits: Bool
+  var hits = RequestBits()
+  var attribution = MissAttribution(reference: "")
+  var regret = Regret()
+  var lives: [UInt64: ObjectLife] = [:]
+  private var pending: [Regret.Eviction] = []
+
+  init(reference: AttributionReference?, admission: Bool, recordHits: Bool = false) {
+    self.reference = reference
+    self.admission = admission
+    self.recordHits = recordHits
+    attribution.reference = reference?.policy ?? ""
+  }
+
+  /// Closes the charge of `life`'s last eviction, keeping it if it cost anything.
+  private mutating func settle(_ key: UInt64, _ life: inout ObjectLife) {
+    guard life.chargedMisses > 0 else { return }
+    pending.append(
+      Regret.Eviction(
+        key: key, evictedAt: life.evictedAt, evictedFor: life.evictedFor, weight: life.weight,
+        misses: life.chargedMisses, bytesMissed: life.chargedBytes, size: life.size))
+    life.chargedMisses = 0
+    life.chargedBytes = 0
+    if pending.count >= 4096 { keepCostliest() }
+  }
+
+  private mutating func keepCostliest() {
+    pending.sort(by: Regret.ranks)
+    pending.removeLast(max(0, pending.count - Regret.kept))
+  }
+
+  private static func add(_ cause: MissAttribution.Cause?, at index: Int, to buckets: inout [Regret.Bucket]) {
+    while buckets.count <= index { buckets.append(Regret.Bucket(from: Regret.bucketStart(buckets.count))) }
+    buckets[index].requests += 1
+    switch cause {
+    case nil: break
+    case .compulsory?: buckets[index].compulsory += 1
+    case .capacity?: buckets[index].capacity += 1
+    case .policy?: buckets[index].policy += 1
+    case .admission?: buckets[index].admission += 1
+    }
+  }
+
+  mutating func replay(
+    _ trace: TraceSource, through box: inout AnyCachePolicy<UInt64>, sizeMode: SizeMode, window: ReplayWindow,
+    needsNextAccess: Bool, progress: ReplayProgress?
+  ) throws(TraceError) -> ReplayCounts {
+    guard window.interval == nil else {
+      throw .invalidOption(
+        "miss attribution does not cut a replay into intervals; drop \(Setting.interval) or \(Setting.attribution)")
+    }
+    var counts = ReplayCounts()
+    let countMode = sizeMode == .count
+    var position: Int64 = 0
+    var gate = WarmupGate(window.warmup)
+    var evicted: [UInt64] = []
+    counts.skipped = try trace.forEachBatch(withNextAccess: needsNextAccess, progress: progress) {
+      records, tile throws(TraceError) in
+      for record in records {
+        position &+= 1
+        let warming = gate.warms(record.time)
+        let request = record.request(in: tile, time: position, countMode: countMode)
+        let key = request.key
+        evicted.removeAll(keepingCapacity: true)
+        let hit = box.lookup(request) { _, victim in evicted.append(victim) } != nil
+        let refused = !hit && box.admit(request) { _, victim in evicted.append(victim) } == nil
+        if !hit { counts.maxOccupancy = max(counts.maxOccupancy, box.usedWeight()) }
+        if recordHits && hit { hits.set(position) }
+        // The victims: from now on their misses are charged to this request.
+        for victim in evicted where victim != key {
+          var life = lives[victim] ?? ObjectLife(lastRequest: 0)
+          settle(victim, &life)
+          life.evictedAt = position
+          life.evictedFor = key
+          lives[victim] = life
+        }
+        var life = lives[key]
+        let first = life == nil
+        let reuse = first ? 0 : position - life!.lastRequest
+        if life == nil { life = ObjectLife(lastRequest: position) }
+        defer {
+          life!.lastRequest = position
+          life!.weight = request.weight
+          life!.size = record.size
+          life!.refused = admission && refused
+          lives[key] = life!
+        }
+        if warming {
+          counts.warmupRequests &+= 1
+          continue
+        }
+        counts.requests &+= 1
+        counts.bytesRequested &+= record.size
+        var cause: MissAttribution.Cause? = nil
+        if hit {
+          counts.hits &+= 1
+        } else {
+          counts.bytesMissed &+= record.size
+          if first {
+            cause = .compulsory
+          } else if let reference, reference.hits[position] {
+            if life!.refused {
+              cause = .admission
+            } else {
+              cause = .policy
+              if life!.evictedAt > 0 {
+                life!.chargedMisses += 1
+                life!.chargedBytes += record.size
+              }
+            }
+          } else {
+            cause = .capacity
+          }
+          if reference != nil { attribution.count(cause!, bytes: record.size) }
+        }
+        if reference != nil {
+          Self.add(cause, at: Regret.bucketIndex(record.size), to: &regret.bySize)
+          if !first { Self.add(cause, at: Regret.bucketIndex(reuse), to: &regret.byReuseDistance) }
+        }
+      }
+      if counts.bytesRequested < 0 {
+        throw .invalidOption("\(trace.path): the bytes requested exceed 2^63; replay a shorter trace")
+      }
+    }
+    if position == 0 { throw .emptyTrace(path: trace.path) }
+    if counts.requests == 0 {
+      throw .invalidOption(
+        "\(trace.path): the warm-up (\(window.warmup!)) covers all \(position) requests; give a shorter \(Setting.warmup)"
+      )
+    }
+    for (key, var life) in lives where life.chargedMisses > 0 { settle(key, &life) }
+    keepCostliest()
+    regret.costliest = pending
+    counts.flashWrites = box.flashWrites()
+    return counts
+  }
+}
