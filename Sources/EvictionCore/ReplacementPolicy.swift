@@ -361,7 +361,7 @@ extension ProbationGhostPolicy where Self: ~Copyable {
     switch store.table[slot].list {
     case Self.inProbation: return names.probation
     case Self.inMain: return names.main
-    default: return "\(names.ghost) (ghost)"
+    default: return names.ghost.contains("ghost") ? names.ghost : "\(names.ghost) (ghost)"
     }
   }
 

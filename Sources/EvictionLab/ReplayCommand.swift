@@ -196,7 +196,19 @@ struct Replay: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
       let rows = results.flatMap(\.timeseries)
       try write(ResultWriter.csv(rows, columns: TimeseriesRow.columns), to: timeseries)
     }
-    if let regret { try write(RegretTables.json(results), to: regret) }
+    if let regret {
+      // What the policy held of each costly eviction's object: one more pass per cell, only for this file.
+      let described = try failing { () throws(TraceError) in
+        try zip(results, cells).map { result, cell throws(TraceError) in
+          var result = result
+          result.regret = try result.regret?.withStates(
+            cell.trace, policy: cell.policy, cacheSize: cell.cacheSize, sizeMode: cell.sizeMode,
+            admission: cell.admission)
+          return result
+        }
+      }
+      try write(RegretTables.json(described), to: regret)
+    }
     // Said after the run, so a failed run's error stays its one line.
     announceCSVMappings(sources)
     warnFaulty(results)

@@ -400,3 +400,28 @@ struct AttributedReplay {
     return counts
   }
 }
+
+extension Regret {
+  /// ``costliest`` with each eviction's ``Eviction/state``: what the policy
+  /// held of the object at the start of the request that evicted it, found
+  /// by replaying the cell once more up to the last of those requests.
+  public func withStates(
+    _ trace: TraceSource, policy: PolicySpec, cacheSize: Int64, sizeMode: SizeMode, admission: AdmissionSpec = .none
+  ) throws(TraceError) -> Regret {
+    guard let last = costliest.map(\.evictedAt).max() else { return self }
+    let box = policy.integerBox(capacity: cacheSize, admission: admission)
+    let wanted = Dictionary(grouping: costliest.indices, by: { costliest[$0].evictedAt })
+    var described = self
+    let countMode = sizeMode == .count
+    var position: Int64 = 0
+    try trace.forEachBatch(withNextAccess: policy.descriptor.isOffline, limit: last) {
+      records, tile throws(TraceError) in
+      for record in records {
+        position &+= 1
+        for i in wanted[position] ?? [] { described.costliest[i].state = box.explain(costliest[i].key) }
+        _ = box.access(record.request(in: tile, time: position, countMode: countMode))
+      }
+    }
+    return described
+  }
+}

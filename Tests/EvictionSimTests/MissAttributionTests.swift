@@ -50,6 +50,10 @@ import Testing
     #expect(regret.costliest.map(\.evictedFor) == [2, 3])
     #expect(regret.costliest.map(\.misses) == [1, 1])
     #expect(regret.costliest.map(\.bytesMissed) == [30, 10])
+    // What LRU held of each at the start of the evicting request: both resident.
+    let described = try regret.withStates(trace, policy: PolicySpec("lru"), cacheSize: 2, sizeMode: .count)
+    #expect(described.costliest.map(\.state) == ["resident", "resident"])
+    #expect(regret.costliest.allSatisfy { $0.state == nil })
     // Reuse distance 3 for each repeat: the class from 2 holds all three.
     let byReuse = regret.byReuseDistance.filter { $0.requests > 0 }
     #expect(byReuse.map(\.from) == [2])
