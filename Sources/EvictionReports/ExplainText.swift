@@ -24,7 +24,7 @@ public enum ExplainText {
       let best = theirs[position]
       let isRequest = event?.isRequest ?? best?.isRequest ?? false
       let requested = event?.requested ?? best!.requested
-      var what = isRequest ? "request" : "request for \(requested)"
+      var what = isRequest ? "its request" : "request for \(requested)"
       var cell = event.map(describe) ?? ""
       if isRequest, let event, let hit = event.hit {
         if event.warmup {
@@ -48,7 +48,7 @@ public enum ExplainText {
     }
     let shownRows = limit > 0 ? Array(rows.prefix(limit)) : rows
     var out = "The life of \(title), Belady beside it\n\n"
-    out += ReplayTables.render(header: ["request", "", mine.policy, "belady"], rows: shownRows, leftColumns: 4)
+    out += ReplayTables.render(header: ["request", "event", mine.policy, "belady"], rows: shownRows, leftColumns: 4)
     if shownRows.count < rows.count {
       out += "… \(rows.count - shownRows.count) more rows; --events 0 shows all\n"
     }
@@ -56,10 +56,20 @@ public enum ExplainText {
     let split = MissAttribution.Cause.allCases.compactMap { cause in
       causes[cause].map { "\($0) \(cause.rawValue)" }
     }
+    out = trimmed(out)
     out += "\n\(requests) counted requests for the key: \(hits) hits, \(misses) misses"
     out += split.isEmpty ? "" : " (\(split.joined(separator: ", ")))"
     out += warm > 0 ? "; \(warm) in the warm-up" : ""
     return out + "\n"
+  }
+
+  /// `text` without the spaces that pad each line's last column.
+  static func trimmed(_ text: String) -> String {
+    text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+      var line = Substring(line)
+      while line.last == " " { line = line.dropLast() }
+      return String(line)
+    }.joined(separator: "\n")
   }
 
   /// What an event did, in a policy's column.
@@ -67,7 +77,7 @@ public enum ExplainText {
     let before = event.before ?? "—"
     let after = event.after ?? "—"
     if let hit = event.hit { return "\(hit ? "hit" : "miss"): \(before) → \(after)" }
-    if event.evicted { return "evicted from \(before)\(event.after.map { ", now \($0)" } ?? "")" }
+    if event.evicted { return "evicted (was: \(before))\(event.after.map { ", now \($0)" } ?? "")" }
     if event.after == nil { return "forgotten: \(before) → —" }
     return "moved: \(before) → \(after)"
   }
@@ -85,6 +95,6 @@ public enum ExplainText {
     }
     out += ReplayTables.render(header: ["list", "entries", "front", "back"], rows: rows, leftColumns: 1)
     out += "\nNew entries enter at a list's front; most policies evict from its back (MRU from its front).\n"
-    return out
+    return trimmed(out)
   }
 }

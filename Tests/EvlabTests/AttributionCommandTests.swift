@@ -94,7 +94,7 @@ import Testing
     #expect(run.status == 0, "\(run.stderr)")
     #expect(run.stdout.contains("miss (compulsory)"))
     #expect(run.stdout.contains("miss (policy)"))
-    #expect(run.stdout.contains("evicted from"))
+    #expect(run.stdout.contains("evicted (was: resident)"))
     #expect(run.stdout.contains("next request 4"))
     #expect(run.stdout.contains("2 counted requests for the key: 0 hits, 2 misses (1 compulsory, 1 policy)"))
 
@@ -115,5 +115,27 @@ import Testing
     let run = try evlab(["explain", "six.txt", "--policy", "lru", "--size", "2"] + extra, in: dir)
     #expect(run.status != 0)
     #expect(run.stderr.contains(message), "\(run.stderr)")
+  }
+}
+
+/// The committed life of key 300 is what `explain` prints today, and the
+/// docs quote its beginning.
+@Suite struct AttributionResultsTests {
+  @Test(arguments: ["lru", "s3fifo"])
+  func theCommittedLifeIsCurrent(policy: String) throws {
+    let committed = try String(
+      contentsOf: repositoryRoot.appendingPathComponent("results/attribution/explain-\(policy).txt"), encoding: .utf8)
+    let run = try evlab(
+      [
+        "explain", "traces/zipf-0.9.oracleGeneral.zst", "--policy", policy, "--size", "500", "--key", "300",
+        "--events", "40",
+      ], in: repositoryRoot)
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(run.stdout == committed, "scripts/attribution.sh makes results/attribution/explain-\(policy).txt")
+    guard policy == "s3fifo" else { return }
+    let docs = try String(
+      contentsOf: repositoryRoot.appendingPathComponent("docs/miss-attribution.md"), encoding: .utf8)
+    let quoted = committed.split(separator: "\n", omittingEmptySubsequences: false).prefix(12).joined(separator: "\n")
+    #expect(docs.contains(quoted), "docs/miss-attribution.md quotes the first 12 lines of explain-s3fifo.txt")
   }
 }
