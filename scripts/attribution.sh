@@ -6,7 +6,7 @@
 #   - the life of key 300 of the zipf trace under LRU and S3-FIFO at 500 objects
 #     (explain-lru.txt, explain-s3fifo.txt) and the regret of both cells (regret-zipf-500.json);
 #   - cost.md: replay with and without --attribution, whole processes,
-#     interleaved, median of 5 each, on cloudPhysicsIO tiled 20 times at 5,000 objects.
+#     interleaved, median of 5 each, on cloudPhysicsIO tiled 100 times at 5,000 objects.
 # Run it on a quiet machine (the cost is a wall-clock figure).
 #
 #   scripts/attribution.sh [EVLAB]
@@ -26,7 +26,7 @@ for policy in lru s3fifo; do
 done
 "$evlab" replay "$zipf" --policy lru,s3fifo --size 500 --attribution --regret "$out/regret-zipf-500.json" >/dev/null
 
-seconds() { /usr/bin/time -f %e "$evlab" replay "$cloud" --policy "$1" --size 5000 --jobs 1 --repeat 20 "${@:2}" 2>&1 >/dev/null | tail -1; }
+seconds() { /usr/bin/time -f %e "$evlab" replay "$cloud" --policy "$1" --size 5000 --jobs 1 --repeat 100 "${@:2}" 2>&1 >/dev/null | tail -1; }
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 rows=""
 for policy in lru s3fifo arc; do
@@ -42,8 +42,8 @@ done
 cat > "$out/cost.md" <<MD
 # What miss attribution costs
 
-\`replay cloudPhysicsIO.oracleGeneral.bin --size 5000 --jobs 1 --repeat 20\`
-(the trace tiled 20 times: 2.28 million requests) with and without
+\`replay cloudPhysicsIO.oracleGeneral.bin --size 5000 --jobs 1 --repeat 100\`
+(the trace tiled 100 times: 11.4 million requests) with and without
 \`--attribution\`: whole processes, interleaved, median of 5 seconds
 each. With it, the run replays Belady at the same size first (its bits are
 shared by every policy of a sweep at that size), then the policy through the

@@ -43,6 +43,9 @@ public struct KeyHistory: Sendable {
     shown: Int = 5
   ) throws(TraceError) -> KeyHistory {
     try TraceReplay.checkMinimumCapacity(policy, cacheSize)
+    do throws(AdmissionError) { try admission.check(composesWith: policy.descriptor) } catch {
+      throw .invalidOption(error.description)
+    }
     let box = policy.integerBox(capacity: cacheSize, admission: admission)
     var history = KeyHistory(key: key, policy: policy.description)
     let countMode = sizeMode == .count

@@ -333,29 +333,38 @@ struct AttributedReplay {
   var table = LifeTable()
   private var pending: [Regret.Eviction] = []
 
-  init(reference: AttributionReference?, admission: Bool, recordHits: Bool = false) {
+  /// How many of the costliest evictions to keep (tests keep them all).
+  let kept: Int
+
+  init(reference: AttributionReference?, admission: Bool, recordHits: Bool = false, kept: Int = Regret.kept) {
     self.reference = reference
     self.admission = admission
     self.recordHits = recordHits
+    self.kept = kept
     attribution.reference = reference?.policy ?? ""
   }
 
   /// Closes the charge of `life`'s last eviction, keeping it in `pending`
   /// if it cost anything (and only the costliest once `pending` fills).
-  private static func settle(_ life: inout ObjectLife, into pending: inout [Regret.Eviction]) {
+  private static func settle(_ life: inout ObjectLife, into pending: inout [Regret.Eviction], kept: Int) {
     guard life.chargedMisses > 0 else { return }
-    pending.append(
-      Regret.Eviction(
-        key: life.key, evictedAt: life.evictedAt, evictedFor: life.evictedFor, weight: life.weight,
-        misses: life.chargedMisses, bytesMissed: life.chargedBytes, size: life.size))
+    let eviction = Regret.Eviction(
+      key: life.key, evictedAt: life.evictedAt, evictedFor: life.evictedFor, weight: life.weight,
+      misses: life.chargedMisses, bytesMissed: life.chargedBytes, size: life.size)
     life.chargedMisses = 0
     life.chargedBytes = 0
-    if pending.count >= 4096 { keepCostliest(&pending) }
+    // Once `kept` are known (sorted first), one that ranks below the last of them never enters.
+    if pending.count >= kept, !Regret.ranks(eviction, before: pending[kept - 1]) { return }
+    pending.append(eviction)
+    // The first `kept` sorted, so that the last of them is a threshold.
+    if pending.count == kept { pending.sort(by: Regret.ranks) }
+    if pending.count >= max(4096, 2 * kept) { keepCostliest(&pending, kept: kept) }
   }
 
-  private static func keepCostliest(_ pending: inout [Regret.Eviction]) {
+  /// Sorts `pending` and keeps its `kept` costliest.
+  private static func keepCostliest(_ pending: inout [Regret.Eviction], kept: Int) {
     pending.sort(by: Regret.ranks)
-    pending.removeLast(max(0, pending.count - Regret.kept))
+    pending.removeLast(max(0, pending.count - kept))
   }
 
   private static func add(_ cause: MissAttribution.Cause?, at index: Int, to buckets: inout [Regret.Bucket]) {
@@ -410,7 +419,7 @@ struct AttributedReplay {
         // The victims: from now on their misses are charged to this request.
         for victim in evicted where victim != key {
           let v = table.index(of: victim, at: position).index
-          Self.settle(&table.lives[v], into: &pending)
+          Self.settle(&table.lives[v], into: &pending, kept: kept)
           table.lives[v].evictedAt = position
           table.lives[v].evictedFor = key
         }
@@ -463,9 +472,9 @@ struct AttributedReplay {
       )
     }
     for i in table.lives.indices where table.lives[i].chargedMisses > 0 {
-      Self.settle(&table.lives[i], into: &pending)
+      Self.settle(&table.lives[i], into: &pending, kept: kept)
     }
-    Self.keepCostliest(&pending)
+    Self.keepCostliest(&pending, kept: kept)
     regret.costliest = pending
     counts.flashWrites = box.flashWrites()
     return counts

@@ -27,6 +27,9 @@ public enum TraceReplay {
     attributingAgainst reference: AttributionReference? = nil
   ) throws(TraceError) -> ReplayResult {
     try checkMinimumCapacity(policy, cacheSize)
+    do throws(AdmissionError) { try admission.check(composesWith: policy.descriptor) } catch {
+      throw .invalidOption(error.description)
+    }
     let clock = ContinuousClock()
     let start = clock.now
     let counts: ReplayCounts

@@ -87,19 +87,23 @@ import Testing
     path: SharedData.repository.appendingPathComponent("traces/zipf-0.9.oracleGeneral.zst").path,
     format: .oracleGeneral)
 
-  /// Every catalog policy that runs at 500 objects: the attributed replay
+  static let cloudPhysicsIO = TraceSource(
+    path: SharedData.path("traces/libcachesim/cloudPhysicsIO.oracleGeneral.bin"), format: .oracleGeneral)
+
+  /// Every catalog policy that runs at 500 objects, on the zipf trace and cloudPhysicsIO: the attributed replay
   /// counts exactly what the plain one does, its causes add up to its
   /// misses, compulsory misses are the distinct objects, and Belady's own
   /// misses are all compulsory or capacity.
-  @Test func causesAddUpForEveryPolicy() throws {
-    let reference = try AttributionReference.make(Self.zipf, cacheSize: 500, sizeMode: .count, window: ReplayWindow())
-    let distinct = Int64(try TraceInfo.footprint(Self.zipf).objects)
+  @Test(arguments: [zipf, cloudPhysicsIO])
+  func causesAddUpForEveryPolicy(trace: TraceSource) throws {
+    let reference = try AttributionReference.make(trace, cacheSize: 500, sizeMode: .count, window: ReplayWindow())
+    let distinct = Int64(try TraceInfo.footprint(trace).objects)
     for entry in PolicyCatalog.entries {
       let spec = try PolicySpec(entry.name)
       guard spec.minimumCapacity <= 500 else { continue }
-      let plain = try TraceReplay.run(Self.zipf, policy: spec, cacheSize: 500, sizeMode: .count)
+      let plain = try TraceReplay.run(trace, policy: spec, cacheSize: 500, sizeMode: .count)
       let attributed = try TraceReplay.run(
-        Self.zipf, policy: spec, cacheSize: 500, sizeMode: .count, attributingAgainst: reference)
+        trace, policy: spec, cacheSize: 500, sizeMode: .count, attributingAgainst: reference)
       let a = try #require(attributed.attribution)
       #expect(attributed.counts == plain.counts, "\(entry.name): the attributed replay counts differently")
       #expect(a.misses == plain.misses, "\(entry.name): causes add up to \(a.misses), not \(plain.misses)")
@@ -115,6 +119,57 @@ import Testing
         #expect(reference.misses == plain.misses)
       }
     }
+  }
+
+  /// Byte mode, behind admission policies: the same counts as the plain
+  /// replay, and causes that add up in misses and in bytes.
+  @Test(arguments: ["none", "size:max=64k", "bloom-filter", "tinylfu"])
+  func causesAddUpInByteModeBehindAdmission(admission: String) throws {
+    let size: Int64 = 4 << 20
+    let reference = try AttributionReference.make(
+      Self.cloudPhysicsIO, cacheSize: size, sizeMode: .bytes, window: ReplayWindow())
+    let gate = try AdmissionSpec(admission)
+    for name in ["lru", "s3fifo", "gdsf", "belady"] {
+      let spec = try PolicySpec(name)
+      // TinyLFU rates a miss against each victim: it cannot sit in front of
+      // a policy that does not name them, and replay says so.
+      guard admission != "tinylfu" || spec.descriptor.approvesVictims else {
+        #expect(throws: TraceError.self) {
+          try TraceReplay.run(Self.cloudPhysicsIO, policy: spec, cacheSize: size, sizeMode: .bytes, admission: gate)
+        }
+        continue
+      }
+      let plain = try TraceReplay.run(
+        Self.cloudPhysicsIO, policy: spec, cacheSize: size, sizeMode: .bytes, admission: gate)
+      let attributed = try TraceReplay.run(
+        Self.cloudPhysicsIO, policy: spec, cacheSize: size, sizeMode: .bytes, admission: gate,
+        attributingAgainst: reference)
+      let a = try #require(attributed.attribution)
+      #expect(attributed.counts == plain.counts, "\(name) behind \(admission)")
+      #expect(a.misses == plain.misses && a.bytesMissed == plain.bytesMissed, "\(name) behind \(admission)")
+      // Without a gate nothing is turned away; a Bloom filter turns away every first miss.
+      if admission == "none" { #expect(a.admissionMisses == 0, "\(name)") }
+      if admission == "bloom-filter" { #expect(a.admissionMisses > 0, "\(name)") }
+    }
+  }
+
+  /// The costliest evictions kept on the way are those of a run that keeps
+  /// every eviction and sorts them at the end (byte mode, where costs differ).
+  @Test func theCostliestEvictionsAreTheTopOfAllOfThem() throws {
+    let size: Int64 = 4 << 20
+    let reference = try AttributionReference.make(Self.zipf, cacheSize: size, sizeMode: .bytes, window: ReplayWindow())
+    func regret(kept: Int) throws -> [Regret.Eviction] {
+      var box = try PolicySpec("lru").integerBox(capacity: size)
+      var run = AttributedReplay(reference: reference, admission: false, kept: kept)
+      _ = try run.replay(
+        Self.zipf, through: &box, sizeMode: .bytes, window: ReplayWindow(), needsNextAccess: false, progress: nil)
+      return run.regret.costliest
+    }
+    let top = try regret(kept: Regret.kept)
+    let all = try regret(kept: Int.max / 4)
+    #expect(all.count > 10_000)
+    #expect(top == Array(all.prefix(Regret.kept)))
+    #expect(zip(all, all.dropFirst()).allSatisfy { !Regret.ranks($1, before: $0) })
   }
 
   @Test func attributionWithIntervalsIsRefused() throws {
