@@ -108,10 +108,8 @@ struct Compare: ParsableCommand {
     (choices.admissions, choices.warmup, choices.interval) = (admissions, warmup, interval)
     choices.reading = traceOptions.reading
     var config = try failing { () throws(ConfigError) in
-      var config = try choices.configuration(defaultPath: Self.defaultConfig)
-      config.attribution = config.attribution || attribution
-      try config.checkAttribution(file: "the command line")
-      return config
+      let config = try choices.configuration(defaultPath: Self.defaultConfig)
+      return attribution ? try config.attributing() : config
     }
     config.figures = try figureOptions.apply(
       to: config.figures, policies: config.labels, traces: config.traces.map(\.name))

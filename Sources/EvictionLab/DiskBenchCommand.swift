@@ -86,11 +86,6 @@ struct DiskBenchCommand: ParsableCommand {
     if let first = plistOptions.first, !mode.values().contains(DiskBench.Mode.plist) {
       throw ArgumentError("\(first) belongs to the plist experiment, which runs with plist in --mode: add it")
     }
-    let outputs: [String?] = [output.csv, output.json, plistCsv, plistJson]
-    let toStandardOutput = outputs.filter { $0 == "-" || $0 == "/dev/stdout" }
-    guard toStandardOutput.count <= 1 else {
-      throw ArgumentError("only one of --csv, --json, --plist-csv and --plist-json can go to standard output (-)")
-    }
   }
 
   func run() throws {

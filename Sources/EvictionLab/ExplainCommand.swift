@@ -27,8 +27,11 @@ struct Explain: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
   @OptionGroup var sizeModeOption: SizeModeOption
   @OptionGroup var admissions: AdmissionOptions
 
-  @Option(help: "The key (object id) whose life to show.")
-  var key: UInt64?
+  @Option(
+    help:
+      "The key whose life to show, as the trace writes it: a number is that object id, other text the id a text or CSV trace gives it (its FNV-1a hash)."
+  )
+  var key: String?
 
   @Option(help: "Show the policy's lists at the start of request N (1-based) instead of a key's life.")
   var around: Int64?
@@ -64,7 +67,7 @@ struct Explain: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
     let source = try traceSource(trace, traceOptions)
     let cacheSize = try resolveSizes(sizes.sizes, for: source, sizeMode: sizeMode)[0]
     let window = ReplayWindow(warmup: warmup?.value.span)
-    let unit = sizeMode == .count ? "objects" : "bytes"
+    let unit = sizeMode == .count ? (cacheSize == 1 ? "object" : "objects") : (cacheSize == 1 ? "byte" : "bytes")
     let place = "\(source.name) at \(ReplayTables.grouped(cacheSize)) \(unit)"
     if let around {
       let history = try failing { () throws(TraceError) in
@@ -75,18 +78,18 @@ struct Explain: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
       print(ExplainText.lists(history, around: around, title: "\(policy) on \(place)"))
       return
     }
+    let id = TextKey.id(key!)
     let (mine, optimum) = try failing { () throws(TraceError) in
       let mine = try KeyHistory.record(
         source, policy: policy, cacheSize: cacheSize, sizeMode: sizeMode, admission: admission, window: window,
-        key: key!)
+        key: id)
       let optimum = try KeyHistory.record(
-        source, policy: try! PolicySpec("belady"), cacheSize: cacheSize, sizeMode: sizeMode, window: window,
-        key: key!)
+        source, policy: try! PolicySpec("belady"), cacheSize: cacheSize, sizeMode: sizeMode, window: window, key: id)
       return (mine, optimum)
     }
     guard mine.events.contains(where: \.isRequest) else {
       throw fail(
-        "key \(key!) is never requested in \(source.name) (\(ReplayTables.grouped(mine.requests)) requests); evlab trace-info describes the trace"
+        "key \(key!) is never requested in \(source.name) (\(Wording.count(Int(mine.requests), "request"))); evlab trace-info describes the trace (with --renumber-ids, name a key by its new number)"
       )
     }
     let behind = admission.kind == .none ? "" : " behind \(admission)"

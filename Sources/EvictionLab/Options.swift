@@ -347,12 +347,13 @@ struct OutputOptions: ParsableArguments {
     try OutputCheck.distinct([("--csv", csv), ("--json", json)])
   }
 
-  /// Prints `table` for people unless a result goes to standard output, then writes the JSON and CSV asked for.
+  /// Prints `table` for people unless a result goes to standard output
+  /// (or `otherOutputs` names one that does), then writes the JSON and CSV asked for.
   func emit(
     table: @autoclosure () -> String, json jsonText: @autoclosure () -> String,
-    csv csvText: @autoclosure () -> String
+    csv csvText: @autoclosure () -> String, otherOutputs: [String?] = []
   ) throws {
-    if json != "-" && csv != "-" { print(table(), terminator: "") }
+    if json != "-" && csv != "-" && !otherOutputs.contains("-") { print(table(), terminator: "") }
     if json != nil { try write(jsonText(), to: json) }
     if csv != nil { try write(csvText(), to: csv) }
   }

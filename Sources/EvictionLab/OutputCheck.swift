@@ -82,13 +82,18 @@ enum OutputCheck {
   /// (`/dev/null`) may repeat: they are written into, not replaced.
   static func distinct(_ outputs: [(option: String, path: String?)]) throws {
     var seen: [String: String] = [:]
+    if outputs.filter({ $0.path == "-" || $0.path == "/dev/stdout" }).count > 1 {
+      let names = outputs.map(\.option)
+      let listed = names.dropLast().joined(separator: ", ") + " and " + names.last!
+      throw ArgumentError("only one of \(listed) can go to standard output (-)")
+    }
     for (option, path) in outputs {
       guard let path, path != "-" else { continue }
       var info = stat()
       if stat(path, &info) == 0 && (info.st_mode & S_IFMT) != S_IFREG && (info.st_mode & S_IFMT) != S_IFDIR {
         continue
       }
-      let canonical = URL(fileURLWithPath: path).standardizedFileURL.path
+      let canonical = resolved(path)
       for name in [canonical, canonical + ".provenance.json"] {
         if let other = seen[name] {
           throw ArgumentError("\(option) \(path) and \(other) would write the same file; give each its own path")
@@ -97,6 +102,20 @@ enum OutputCheck {
       seen[canonical] = option
       if option == "--csv" { seen[canonical + ".provenance.json"] = "\(option)'s provenance" }
     }
+  }
+
+  /// `path` with every link resolved (the file's, when it exists, else its
+  /// folder's), so two names of one file are seen as one.
+  static func resolved(_ path: String) -> String {
+    if let real = realpath(path, nil) {
+      defer { free(real) }
+      return String(cString: real)
+    }
+    let url = URL(fileURLWithPath: path).standardizedFileURL
+    let folder = url.deletingLastPathComponent().path
+    guard let real = realpath(folder, nil) else { return url.path }
+    defer { free(real) }
+    return (String(cString: real) as NSString).appendingPathComponent(url.lastPathComponent)
   }
 
   /// `folder` exists and is writable, or its nearest existing ancestor is a

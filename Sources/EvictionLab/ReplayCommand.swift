@@ -216,7 +216,9 @@ struct Replay: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
     var given: [String: String] = [:]
     for cell in cells { given["\(cell.trace.name)\u{0}\(cell.cacheSize)"] = cell.sizeGiven?.description }
     let table = ReplayTables.table(results) { given["\($0.trace)\u{0}\($0.cacheSize)"] }
-    try output.emit(table: table, json: ReplayTables.json(results), csv: ReplayTables.csv(results))
+    try output.emit(
+      table: table, json: ReplayTables.json(results), csv: ReplayTables.csv(results),
+      otherOutputs: [timeseries, regret])
   }
 }
 

@@ -676,7 +676,6 @@ public enum CompareReport {
               colors: [], format: { String(format: "%.3f", $0) }, styles: styles, layout: layout)
           }
           + "</figure>\n"
-        sections += causesFigure(ranking, traceName: traceName, unit: unit, styles: styles, figures: figures)
         sections +=
           "<div class=\"wide\"><table><thead><tr><th>rank</th><th>policy</th><th>miss ratio</th><th>95% CI</th><th>byte miss ratio</th><th>vs LRU</th></tr></thead><tbody>\n"
         for (i, r) in ranking.rows.enumerated() {
@@ -694,6 +693,10 @@ public enum CompareReport {
         if let note = anomalyNote(ranking, name: styles.name) {
           sections += "<p class=\"anomaly\" style=\"color:#b00020;font-weight:bold\">\(SVGChart.escape(note))</p>\n"
         }
+      }
+      // Why each policy missed, at every size (when the sweep attributed its misses).
+      for ranking in rankings(outcome.rows, trace: entry.name, config: config) {
+        sections += causesFigure(ranking, traceName: traceName, unit: unit, styles: styles, figures: figures)
       }
       sections += fold ? "</details>\n" : "</section>\n"
     }

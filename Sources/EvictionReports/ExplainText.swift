@@ -57,7 +57,8 @@ public enum ExplainText {
       causes[cause].map { "\($0) \(cause.rawValue)" }
     }
     out = trimmed(out)
-    out += "\n\(requests) counted requests for the key: \(hits) hits, \(misses) misses"
+    out += "\n\(Wording.count(requests, "counted request")) for the key: \(Wording.count(hits, "hit")), "
+    out += Wording.count(misses, "miss", plural: "misses")
     out += split.isEmpty ? "" : " (\(split.joined(separator: ", ")))"
     out += warm > 0 ? "; \(warm) in the warm-up" : ""
     return out + "\n"

@@ -54,6 +54,7 @@ public struct KeyHistory: Sendable {
     var state: String? = nil
     var evicted = false
     var stopped = false
+    var counted: Int64 = 0
     _ = try trace.forEachBatch(withNextAccess: policy.descriptor.isOffline, limit: around) {
       records, tile throws(TraceError) in
       guard !stopped else { return }
@@ -72,6 +73,7 @@ public struct KeyHistory: Sendable {
           return
         }
         let warming = gate.warms(record.time)
+        counted += warming ? 0 : 1
         evicted = false
         let hit = box.lookup(request) { _, victim in evicted = evicted || victim == key } != nil
         if !hit { _ = box.admit(request) { _, victim in evicted = evicted || victim == key } }
@@ -87,8 +89,16 @@ public struct KeyHistory: Sendable {
       }
     }
     history.requests = position
+    if position == 0 { throw .emptyTrace(path: trace.path) }
+    if around == nil, window.warmup != nil, counted == 0 {
+      throw .invalidOption(
+        "\(trace.path): the warm-up (\(window.warmup!)) covers all \(position) requests; give a shorter \(Setting.warmup)"
+      )
+    }
     if let around, around > position {
-      throw .invalidOption("the trace has \(position) requests; choose a request from 1 to \(position) to look around")
+      throw .invalidOption(
+        "the trace has \(position) request\(position == 1 ? "" : "s"); choose a request from 1 to \(position) to look around"
+      )
     }
     return history
   }

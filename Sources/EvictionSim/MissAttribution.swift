@@ -75,22 +75,39 @@ public struct MissAttribution: Sendable, Codable, Equatable {
   }
 
   /// The mean of several runs' attributions (a compare row of several
-  /// seeds), each count rounded as the row's other counts are.
-  public static func mean(_ runs: [MissAttribution]) -> MissAttribution? {
+  /// seeds), in whole misses and bytes that add up to the row's own
+  /// rounded means, `misses` and `bytesMissed`: each cause's mean rounded
+  /// down, and what is left given, one at a time, to the causes with the
+  /// largest fractions (each rounded on its own, the four could miss the
+  /// total by one).
+  public static func mean(_ runs: [MissAttribution], misses: Int64, bytesMissed: Int64) -> MissAttribution? {
     guard let first = runs.first else { return nil }
     guard runs.count > 1 else { return first }
-    func mean(_ field: KeyPath<MissAttribution, Int64>) -> Int64 {
-      Int64((Double(runs.map { $0[keyPath: field] }.reduce(0, +)) / Double(runs.count)).rounded())
+    func apportion(_ fields: [WritableKeyPath<MissAttribution, Int64>], to total: Int64, in out: inout MissAttribution)
+    {
+      let means = fields.map { field in Double(runs.map { $0[keyPath: field] }.reduce(0, +)) / Double(runs.count) }
+      var whole = means.map { Int64($0.rounded(.down)) }
+      var left = total - whole.reduce(0, +)
+      let largestFirst = means.indices.sorted { means[$0] - Double(whole[$0]) > means[$1] - Double(whole[$1]) }
+      while left > 0 {
+        for k in largestFirst where left > 0 {
+          whole[k] += 1
+          left -= 1
+        }
+      }
+      while left < 0, whole.contains(where: { $0 > 0 }) {
+        for k in largestFirst.reversed() where left < 0 && whole[k] > 0 {
+          whole[k] -= 1
+          left += 1
+        }
+      }
+      for (field, value) in zip(fields, whole) { out[keyPath: field] = value }
     }
     var out = MissAttribution(reference: first.reference)
-    out.compulsoryMisses = mean(\.compulsoryMisses)
-    out.capacityMisses = mean(\.capacityMisses)
-    out.policyMisses = mean(\.policyMisses)
-    out.admissionMisses = mean(\.admissionMisses)
-    out.compulsoryBytesMissed = mean(\.compulsoryBytesMissed)
-    out.capacityBytesMissed = mean(\.capacityBytesMissed)
-    out.policyBytesMissed = mean(\.policyBytesMissed)
-    out.admissionBytesMissed = mean(\.admissionBytesMissed)
+    apportion([\.compulsoryMisses, \.capacityMisses, \.policyMisses, \.admissionMisses], to: misses, in: &out)
+    apportion(
+      [\.compulsoryBytesMissed, \.capacityBytesMissed, \.policyBytesMissed, \.admissionBytesMissed], to: bytesMissed,
+      in: &out)
     return out
   }
 }

@@ -26,6 +26,10 @@ public struct ReplayWindow: Sendable, Hashable, Codable {
         self = .duration(n * unit.1)
       } else if let n = Int64(trimmed), n > 0 {
         self = .requests(n)
+      } else if let n = Int64(trimmed.filter { $0.isNumber || $0 == "-" }), n <= 0 {
+        throw .invalidOption(
+          "\(option.isEmpty ? "" : option + " ")'\(text)': a span is at least 1 request or 1 second; leave it out for none"
+        )
       } else {
         throw .invalidOption(
           "\(option.isEmpty ? "" : option + " ")'\(text)' is neither a number of requests (100000) nor a duration on the trace's clock (3600s, 90m, 6h, 2d)"

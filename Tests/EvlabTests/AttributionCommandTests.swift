@@ -65,7 +65,7 @@ import Testing
     let config = """
       name = "why"
       policies = ["lru", "s3fifo"]
-      sizes = [500]
+      sizes = [500, 1000]
       attribution = true
       [[traces]]
       path = "\(Self.zipf)"
@@ -84,8 +84,11 @@ import Testing
     #expect(report.contains("Misses by cause"))
     let html = try String(contentsOf: dir.appendingPathComponent("out/report.html"), encoding: .utf8)
     #expect(html.contains("data-part=\"policy (Belady hits)\""))
-    #expect(
-      FileManager.default.fileExists(atPath: dir.appendingPathComponent("out/figures/causes-zipf-0.9-500.svg").path))
+    // A stacked bar of causes at every size, not only the chart size.
+    for size in [500, 1000] {
+      let figure = dir.appendingPathComponent("out/figures/causes-zipf-0.9-\(size).svg").path
+      #expect(FileManager.default.fileExists(atPath: figure), "no \(figure)")
+    }
   }
 
   @Test func explainTellsTheLifeOfAKey() throws {
@@ -115,6 +118,98 @@ import Testing
     let run = try evlab(["explain", "six.txt", "--policy", "lru", "--size", "2"] + extra, in: dir)
     #expect(run.status != 0)
     #expect(run.stderr.contains(message), "\(run.stderr)")
+  }
+}
+
+/// What a hostile user tried, each now a clear answer.
+@Suite struct AttributionEdgeTests {
+  @Test func aRegretLinkedToTheCSVIsRefused() throws {
+    let dir = try AttributionCommandTests.handTrace()
+    try "old\n".write(to: dir.appendingPathComponent("rows.csv"), atomically: true, encoding: .utf8)
+    try FileManager.default.createSymbolicLink(
+      atPath: dir.appendingPathComponent("regret.json").path, withDestinationPath: "rows.csv")
+    let run = try evlab(
+      [
+        "replay", "six.txt", "--policy", "lru", "--size", "2", "--attribution", "--regret", "regret.json", "--csv",
+        "rows.csv",
+      ], in: dir)
+    #expect(run.status != 0)
+    #expect(run.stderr.contains("would write the same file"), "\(run.stderr)")
+    #expect(try String(contentsOf: dir.appendingPathComponent("rows.csv"), encoding: .utf8) == "old\n")
+  }
+
+  @Test func regretOnStandardOutputIsJSONAlone() throws {
+    let dir = try AttributionCommandTests.handTrace()
+    let run = try evlab(
+      ["replay", "six.txt", "--policy", "lru", "--size", "2", "--attribution", "--regret", "-"], in: dir)
+    #expect(run.status == 0, "\(run.stderr)")
+    let object = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]
+    #expect(object?["cells"] != nil, "\(run.stdout)")
+    let both = try evlab(
+      ["replay", "six.txt", "--policy", "lru", "--size", "2", "--attribution", "--regret", "-", "--csv", "-"], in: dir)
+    #expect(both.status != 0)
+    #expect(both.stderr.contains("can go to standard output"), "\(both.stderr)")
+  }
+
+  /// Seeds average each count: the causes still add up to the row's misses and bytes.
+  @Test func causesOfSeveralSeedsAddUp() throws {
+    let dir = try scratchDirectory()
+    let run = try evlab(
+      [
+        "compare", "--trace", AttributionCommandTests.zipf, "--policy", "random,randomtwo,lru-prob", "--size",
+        "100,500", "--seeds", "1,2,3", "--attribution", "-o", "out",
+      ], in: dir)
+    #expect(run.status == 0, "\(run.stderr)")
+    let csv = try String(contentsOf: dir.appendingPathComponent("out/results.csv"), encoding: .utf8)
+    let table = rows(csv)
+    #expect(table.count == 6)
+    for row in table {
+      let misses = ["compulsory_misses", "capacity_misses", "policy_misses", "admission_misses"]
+      let bytes = misses.map { $0.replacingOccurrences(of: "_misses", with: "_bytes_missed") }
+      #expect(misses.map { Int(row[$0] ?? "") ?? -1 }.reduce(0, +) == Int(row["misses"] ?? ""), "\(row)")
+      #expect(bytes.map { Int(row[$0] ?? "") ?? -1 }.reduce(0, +) == Int(row["bytes_missed"] ?? ""), "\(row)")
+    }
+  }
+
+  /// A shard run with --attribution and one without are not one sweep.
+  @Test func shardsThatDifferInAttributionDoNotMerge() throws {
+    let dir = try scratchDirectory()
+    let sweep = ["compare", "--trace", AttributionCommandTests.zipf, "--policy", "lru,arc", "--size", "500"]
+    let one = try evlab(sweep + ["--shard", "1/2", "--attribution", "-o", "s1"], in: dir)
+    let two = try evlab(sweep + ["--shard", "2/2", "-o", "s2"], in: dir)
+    #expect(one.status == 0 && two.status == 0, "\(one.stderr)\(two.stderr)")
+    let merge = try evlab(["merge", "s1", "s2", "-o", "merged"], in: dir)
+    #expect(merge.status == 1)
+    #expect(merge.stderr.contains("different sweeps"), "\(merge.stderr)")
+    // Both with it: they merge, and the rows keep their causes.
+    let two2 = try evlab(sweep + ["--shard", "2/2", "--attribution", "-o", "s2b"], in: dir)
+    #expect(two2.status == 0)
+    let merged = try evlab(["merge", "s1", "s2b", "-o", "merged2"], in: dir)
+    #expect(merged.status == 0, "\(merged.stderr)")
+    let csv = try String(contentsOf: dir.appendingPathComponent("merged2/results.csv"), encoding: .utf8)
+    #expect(rows(csv).allSatisfy { $0["attribution_reference"] == "belady" }, "\(csv)")
+  }
+
+  @Test func explainTakesAKeyAsTheTraceWritesIt() throws {
+    let dir = try scratchDirectory()
+    try "0,foo,1\n1,bar,1\n2,foo,1\n".write(
+      to: dir.appendingPathComponent("words.csv"), atomically: true, encoding: .utf8)
+    let run = try evlab(
+      ["explain", "words.csv", "--key-column", "2", "--policy", "lru", "--size", "1", "--key", "foo"], in: dir)
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(run.stdout.contains("key foo under lru"), "\(run.stdout)")
+    #expect(run.stdout.contains("2 counted requests for the key: 0 hits, 2 misses"), "\(run.stdout)")
+  }
+
+  @Test func explainRefusesAWarmupThatCoversEverything() throws {
+    let dir = try AttributionCommandTests.handTrace()
+    let run = try evlab(
+      ["explain", "six.txt", "--policy", "lru", "--size", "2", "--key", "1", "--warmup", "100"], in: dir)
+    #expect(run.status == 1)
+    #expect(run.stderr.contains("covers all 6 requests"), "\(run.stderr)")
+    let zero = try evlab(["replay", "six.txt", "--policy", "lru", "--size", "2", "--warmup", "0"], in: dir)
+    #expect(zero.status != 0)
+    #expect(zero.stderr.contains("at least 1 request"), "\(zero.stderr)")
   }
 }
 

@@ -99,6 +99,25 @@ public struct CompareConfig: Sendable {
   public var source: String
   public var sourceFormat: String
 
+  /// The sweep with every miss attributed (a front end's `--attribution`
+  /// over a configuration that did not ask): ``source`` says so too, so a
+  /// shard's partial result, the merge's check that shards are of one sweep
+  /// and the provenance all see it.
+  public func attributing() throws(ConfigError) -> CompareConfig {
+    guard !attribution else { return self }
+    var config = self
+    config.attribution = true
+    var table =
+      sourceFormat == "json"
+      ? try ConfigValue.fromJSON(Data(source.utf8), file: "the configuration")
+      : try TOMLParser.parse(source, file: "the configuration")
+    table["attribution"] = .bool(true)
+    config.source = ConfigValue.table(table).jsonText
+    config.sourceFormat = "json"
+    try config.checkAttribution(file: "the configuration")
+    return config
+  }
+
   /// Refuses attribution with intervals: its replay does not cut them yet.
   public func checkAttribution(file: String) throws(ConfigError) {
     guard attribution, window.interval != nil else { return }

@@ -338,7 +338,9 @@ public enum CompareRun {
         warmupRequests: mean(runs.map(\.warmupRequests)))
       var compared = CompareRow(key: key, counts: counts, fields: fields)
       let attributed = runs.compactMap(\.attribution)
-      if attributed.count == runs.count { compared.attribution = MissAttribution.mean(attributed) }
+      if attributed.count == runs.count {
+        compared.attribution = MissAttribution.mean(attributed, misses: counts.misses, bytesMissed: counts.bytesMissed)
+      }
       rows.append(compared)
       for (r, run) in runs.enumerated() {
         for interval in run.intervals {
