@@ -343,28 +343,16 @@ public enum SVGChart {
     let plotW = layout.width - barLeft - max(valueW, 40 * layout.scale)
     func px(_ x: Double) -> Double { barLeft + x / xMax * plotW }
     var svg = layout.open(title: title, height: h)
-    for i in 0...5 {
-      let x = xMax * Double(i) / 5
-      svg += line(px(x), top, px(x), h - bottom, stroke: "#e3e3e3")
-      if layout.legendBelow && i % 2 == 1 { continue }
-      svg += layout.text(px(x), h - bottom + 16 * layout.scale, format(x), anchor: "middle")
-    }
+    svg += barGrid(xMax: xMax, top: top, axis: h - bottom, px: px, format: format, layout: layout)
     for (i, label) in labels.enumerated() {
       let y = top + Double(i) * rowH
-      // With markers, the label stands clear of the marker before the bar.
-      let gap = (styles == nil ? 8.0 : 16.0) * layout.scale
-      svg += layout.text(
-        barLeft - gap, y + rowH * 0.65, layout.fit(shown[i], barLeft - gap - 4 * layout.scale), anchor: "end")
+      let name = barLabel(label, shown: shown[i], y: y, barLeft: barLeft, styles: styles, layout: layout)
       let colour = styles?.style(label).color ?? colorOf?(label) ?? color(i < colors.count ? colors[i] : i)
       let marker = styles?.style(label).marker ?? "none"
+      svg += name.text
       svg +=
         "<rect class=\"bar\" data-series=\"\(escape(label))\" data-color=\"\(colour)\" data-marker=\"\(marker)\" data-dash=\"\" x=\"\(f(barLeft))\" y=\"\(f(y + 3 * layout.scale))\" width=\"\(f(max(0.5, px(values[i]) - barLeft)))\" height=\"\(f(rowH - 6 * layout.scale))\" fill=\"\(colour)\"><title>\(escape(shown[i])): \(format(values[i]))</title></rect>"
-      if let styles {
-        let style = styles.style(label)
-        svg += markerShape(
-          style.marker, barLeft - 7 * layout.scale, y + rowH / 2, 3.5 * layout.scale, fill: style.color,
-          stroke: style.color)
-      }
+      svg += name.marker
       // The value sits past the bar and past its whisker, never under it.
       var labelX = px(values[i]) + 6 * layout.scale
       if i < intervals.count, let ci = intervals[i], ci.upperBound > ci.lowerBound {
@@ -381,6 +369,37 @@ public enum SVGChart {
     svg += layout.text(
       barLeft + plotW / 2, h - 14 * layout.scale, layout.fit(xLabel, layout.width - 8 * layout.scale), anchor: "middle")
     return svg + "</svg>"
+  }
+
+  /// A bar chart's vertical grid lines and their values under the axis (every other one where space is short).
+  static func barGrid(
+    xMax: Double, top: Double, axis: Double, px: (Double) -> Double, format: (Double) -> String, layout: Layout
+  ) -> String {
+    var svg = ""
+    for i in 0...5 {
+      let x = xMax * Double(i) / 5
+      svg += line(px(x), top, px(x), axis, stroke: "#e3e3e3")
+      if layout.legendBelow && i % 2 == 1 { continue }
+      svg += layout.text(px(x), axis + 16 * layout.scale, format(x), anchor: "middle")
+    }
+    return svg
+  }
+
+  /// A bar's name before it, and with `styles` its label's marker at its
+  /// base (the name standing clear of the marker; empty without styles).
+  static func barLabel(
+    _ label: String, shown: String, y: Double, barLeft: Double, styles: Styles?, layout: Layout
+  ) -> (text: String, marker: String) {
+    let rowH = layout.rowHeight
+    let gap = (styles == nil ? 8.0 : 16.0) * layout.scale
+    let text = layout.text(
+      barLeft - gap, y + rowH * 0.65, layout.fit(shown, barLeft - gap - 4 * layout.scale), anchor: "end")
+    guard let styles else { return (text, "") }
+    let style = styles.style(label)
+    let marker = markerShape(
+      style.marker, barLeft - 7 * layout.scale, y + rowH / 2, 3.5 * layout.scale, fill: style.color,
+      stroke: style.color)
+    return (text, marker)
   }
 
   /// One part of every bar of ``stackedBars(title:xLabel:labels:parts:format:styles:layout:)``.
@@ -417,23 +436,11 @@ public enum SVGChart {
     func px(_ x: Double) -> Double { barLeft + x / xMax * plotW }
     let axis = h - bottom
     var svg = layout.open(title: title, height: h)
-    for i in 0...5 {
-      let x = xMax * Double(i) / 5
-      svg += line(px(x), top, px(x), axis, stroke: "#e3e3e3")
-      if layout.legendBelow && i % 2 == 1 { continue }
-      svg += layout.text(px(x), axis + 16 * layout.scale, format(x), anchor: "middle")
-    }
+    svg += barGrid(xMax: xMax, top: top, axis: axis, px: px, format: format, layout: layout)
     for (i, label) in labels.enumerated() {
       let y = top + Double(i) * rowH
-      let gap = (styles == nil ? 8.0 : 16.0) * layout.scale
-      svg += layout.text(
-        barLeft - gap, y + rowH * 0.65, layout.fit(shown[i], barLeft - gap - 4 * layout.scale), anchor: "end")
-      if let styles {
-        let style = styles.style(label)
-        svg += markerShape(
-          style.marker, barLeft - 7 * layout.scale, y + rowH / 2, 3.5 * layout.scale, fill: style.color,
-          stroke: style.color)
-      }
+      let name = barLabel(label, shown: shown[i], y: y, barLeft: barLeft, styles: styles, layout: layout)
+      svg += name.text + name.marker
       var start = 0.0
       for part in parts where part.values[i] > 0 {
         let end = start + part.values[i]
