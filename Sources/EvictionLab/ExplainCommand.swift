@@ -96,6 +96,6 @@ struct Explain: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
     print(
       ExplainText.life(
         mine, beside: optimum, title: "key \(key!) under \(policy)\(behind) on \(place)",
-        admitted: admission.kind != .none, limit: events))
+        admitted: admission.kind != .none, limit: events, moreHint: "; --events 0 shows all"))
   }
 }

@@ -7,9 +7,11 @@ public enum ExplainText {
   /// what it holds of the key, then the misses by cause. At most `limit`
   /// rows (0: all).
   /// `admitted`: whether an admission policy was in front (then a miss of
-  /// a key turned away at its previous request is the admission's).
+  /// a key turned away at its previous request is the admission's);
+  /// `moreHint` follows the count of rows left out (how to see them).
   public static func life(
-    _ mine: KeyHistory, beside optimum: KeyHistory, title: String, admitted: Bool = false, limit: Int = 0
+    _ mine: KeyHistory, beside optimum: KeyHistory, title: String, admitted: Bool = false, limit: Int = 0,
+    moreHint: String = ""
   ) -> String {
     let theirs = Dictionary(optimum.events.map { ($0.position, $0) }, uniquingKeysWith: { a, _ in a })
     let ours = Dictionary(mine.events.map { ($0.position, $0) }, uniquingKeysWith: { a, _ in a })
@@ -50,7 +52,7 @@ public enum ExplainText {
     var out = "The life of \(title), Belady beside it\n\n"
     out += ReplayTables.render(header: ["request", "event", mine.policy, "belady"], rows: shownRows, leftColumns: 4)
     if shownRows.count < rows.count {
-      out += "… \(rows.count - shownRows.count) more rows; --events 0 shows all\n"
+      out += "… \(Wording.count(rows.count - shownRows.count, "more row"))\(moreHint)\n"
     }
     let misses = requests - hits
     let split = MissAttribution.Cause.allCases.compactMap { cause in
