@@ -13,11 +13,12 @@ import Foundation
 ///
 /// ```swift
 /// import EvictionLab
-/// EvictionLab.main(extraPolicies: [LRU2.self])
+/// EvictionLab.main(extraPolicies: [LRU2.self], extraFormats: [MyFormat.self])
 /// ```
 /// is the whole `evlab` tool (replay, compare with its reports, charts and
 /// confidence intervals, mrc, stress, …) with `LRU2` in its catalog beside
-/// the built-in policies.
+/// the built-in policies, and `MyFormat`'s traces read like the built-in
+/// formats' (``TraceFormatDefinition``).
 public enum EvictionLab {
   /// How the libraries' messages name a setting on the command line: its
   /// flag (`keyColumn` is `--key-column`), or the command that takes it
@@ -32,9 +33,12 @@ public enum EvictionLab {
   }
 
   /// Runs the command line on the process's arguments and exits.
-  public static func main(extraPolicies: [any PolicyDefinition.Type] = []) -> Never {
+  public static func main(
+    extraPolicies: [any PolicyDefinition.Type] = [], extraFormats: [any TraceFormatDefinition.Type] = []
+  ) -> Never {
     do {
       try PolicyCatalog.register(extraPolicies)
+      try TraceFormats.register(extraFormats)
     } catch {
       printError("evlab: error: \(error)")
       exit(1)
@@ -174,7 +178,7 @@ struct Evlab: ParsableCommand {
     subcommands: [
       Compare.self, Merge.self, Disk.self, DiskBenchCommand.self, Replay.self, Explain.self, MRC.self, Stress.self,
       Generate.self,
-      Convert.self, TraceInfoCommand.self, Catalog.self, Policies.self, CheckPolicy.self, Bench.self,
+      Convert.self, TraceInfoCommand.self, Catalog.self, Policies.self, Formats.self, CheckPolicy.self, Bench.self,
     ])
 }
 

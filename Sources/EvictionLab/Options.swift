@@ -363,7 +363,7 @@ struct OutputOptions: ParsableArguments {
 struct TraceOptions: ParsableArguments {
   @Option(
     help:
-      "Trace format: \(TraceFormat.allNames.joined(separator: ", ")), lrb (case-insensitive; default: from the file name)."
+      "Trace format: \(TraceFormat.allNames.joined(separator: ", ")) (case-insensitive; default: from the file name; evlab formats lists them)."
   )
   var format: String?
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import EvictionCore
 import EvictionReports
+import EvictionTraces
 
 struct Policies: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -13,5 +14,21 @@ struct Policies: ParsableCommand {
   func run() {
     let entries = PolicyCatalog.entries
     writeStandardOutput(markdown ? PolicyTable.markdown(entries) : PolicyTable.text(entries))
+  }
+}
+
+struct Formats: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "List the trace formats evlab reads, their other names and the file names that imply them.",
+    discussion:
+      "--markdown prints docs/traces.md's format table, from the same definitions. A file named after none of them needs --format."
+  )
+
+  @Flag(help: "Print the formats as docs/traces.md's Markdown table.")
+  var markdown = false
+
+  func run() {
+    let definitions = TraceFormats.definitions
+    writeStandardOutput(markdown ? FormatTable.markdown(definitions) : FormatTable.text(definitions))
   }
 }

@@ -1,66 +1,53 @@
-/// The trace formats EvictionLab reads, by libCacheSim's names (case-insensitive).
-public enum TraceFormat: String, Sendable, CaseIterable {
-  /// Plain text, one key per line; `#` and `*` lines are skipped.
-  case txt
-  /// Delimited text with a column mapping (``CSVOptions``).
-  case csv
-  /// libCacheSim's binary format: packed little-endian 24-byte records
-  /// (u32 time, u64 id, u32 size, i64 next access).
-  case oracleGeneral
-  /// VMware vscsi block traces (version 1: 32-byte records, version 2: 40).
-  case vscsi
-  /// The ARC paper's traces: `start count ignored request-number` per line,
-  /// expanding to `count` consecutive 512-byte blocks.
-  case arc
-  /// The LIRS paper's traces: one decimal block number per line, `*` lines skipped.
-  case lirs
-  /// cache2k's traces: one big-endian int32 key per access.
-  case cache2k
-  /// R3 Corda's traces: one big-endian int64 key per access.
-  case corda
-  /// Scarab Research's traces: one big-endian int64 key per access.
-  case scarab
-  /// CloudPhysics block traces as the LIRS2 repository ships them: one
-  /// little-endian uint32 block number per access.
-  case cloudPhysics = "cloud-physics"
-  /// Program address traces (UCSD CSE240A): `l|s 0xADDR n` per line.
-  case address
-  /// AdaptSize / LRB (webcachesim) request logs: `time id size` per line; the
-  /// key is the (id, size) pair, as Caffeine reads it.
-  case adaptSize = "adapt-size"
-  /// Twitter's cache traces: `timestamp,key,key_size,value_size,client,op,ttl`;
-  /// gets only, weighing key size + value size.
-  case twitter
-  /// MSR Cambridge block traces: `timestamp,host,disk,type,offset,size,latency`;
-  /// reads only, each expanding into the 4 KiB blocks it touches.
-  case msr
+import Synchronization
 
-  /// Every name `--format` accepts.
-  public static var allNames: [String] { allCases.map(\.rawValue) }
+/// A trace format, known by the name `--format` takes and rows carry
+/// (libCacheSim's names where it has one: `oracleGeneral`, `vscsi`, `txt`).
+///
+/// A format is defined once, in its own file, by a ``TraceFormatDefinition``
+/// (its names, its file suffixes and its reader), and enters the list in one
+/// line: ``TraceFormats/builtin`` for the formats that ship here,
+/// ``TraceFormats/register(_:)`` for one from another package. Nothing else
+/// names it: parsing, inference from file names, `evlab formats`, help texts
+/// and error messages all read the list.
+public struct TraceFormat: Hashable, Sendable, CustomStringConvertible {
+  /// The format's name as its definition spells it.
+  public let rawValue: String
 
-  /// The format called `name` (case-insensitive).
+  /// The format a definition describes.
+  public init(_ definition: any TraceFormatDefinition.Type) { rawValue = definition.name }
+
+  /// The format called `name` or one of its aliases (case-insensitive).
   public init(name: String) throws(TraceError) {
-    if name.lowercased() == "lrb" {
-      self = .adaptSize
-      return
-    }
-    guard let format = Self.allCases.first(where: { $0.rawValue.lowercased() == name.lowercased() }) else {
-      throw .unknownFormat(name)
-    }
-    self = format
+    guard let definition = TraceFormats.definition(named: name) else { throw .unknownFormat(name) }
+    self.init(definition)
   }
 
-  /// The format a file name implies, looking through a compression suffix:
-  /// `x.oracleGeneral.bin`, `x.oracleGeneral.zst`, `x.csv.gz`, `x.vscsi`, `x.txt`.
+  public var description: String { rawValue }
+
+  /// What defines this format.
+  public var definition: any TraceFormatDefinition.Type { TraceFormats.definition(named: rawValue)! }
+
+  /// Whether the format carries object sizes.
+  public var carriesSizes: Bool { definition.carriesSizes }
+
+  /// Every format, built-in then registered.
+  public static var all: [TraceFormat] { TraceFormats.definitions.map { TraceFormat($0) } }
+
+  /// Every name `--format` accepts (aliases left out).
+  public static var allNames: [String] { TraceFormats.definitions.map { $0.name } }
+
+  /// The format a file name implies, looking through a compression suffix
+  /// and `.bin`: `x.oracleGeneral.bin`, `x.oracleGeneral.zst`, `x.csv.gz`,
+  /// `x.vscsi`, `x.txt`, `P1.lis` (each definition's ``TraceFormatDefinition/fileSuffixes``).
   public static func infer(fromPath path: String) -> TraceFormat? {
     var name = Substring(path.split(separator: "/").last ?? Substring(path)).lowercased()
     for (suffix, _) in Compression.suffixes where name.hasSuffix(suffix) {
       name.removeLast(suffix.count)
     }
     if name.hasSuffix(".bin") { name.removeLast(4) }
-    if name.hasSuffix(".lis") { return .arc }  // the ARC traces' own suffix
-    for format in allCases where name.hasSuffix("." + format.rawValue.lowercased()) {
-      return format
+    for definition in TraceFormats.definitions
+    where definition.fileSuffixes.contains(where: { name.hasSuffix($0.lowercased()) }) {
+      return TraceFormat(definition)
     }
     return nil
   }
@@ -79,7 +66,7 @@ public enum TraceFormat: String, Sendable, CaseIterable {
     }
     dropFirst(of: Compression.suffixes.map(\.0))
     dropFirst(of: [".bin"])
-    dropFirst(of: [".lis", ".trace"] + allCases.map { "." + $0.rawValue })
+    dropFirst(of: [".trace"] + TraceFormats.definitions.flatMap { $0.fileSuffixes })
     return String(name)
   }
 
@@ -94,45 +81,131 @@ public enum TraceFormat: String, Sendable, CaseIterable {
     let folder = parts[parts.count - 2].replacingOccurrences(of: "_", with: "-")
     return try? TraceFormat(name: folder)
   }
-
-  /// Whether the format carries object sizes.
-  public var carriesSizes: Bool {
-    switch self {
-    case .txt, .lirs, .cache2k, .corda, .scarab, .cloudPhysics, .address: false
-    default: true
-    }
-  }
 }
 
-/// How to read a delimited text trace. Columns are 1-based.
-public struct CSVOptions: Sendable, Equatable {
-  public enum Header: String, Sendable { case auto, yes, no }
-  /// The field delimiter; nil reads it off the first lines.
-  public var delimiter: UInt8? = nil
-  public var header: Header = .auto
-  public var keyColumn: Int? = nil
-  public var sizeColumn: Int? = nil
-  public var timeColumn: Int? = nil
+/// How a trace format enters EvictionLab: its names, the file suffixes that
+/// imply it, and how to read a file of it. A format's file holds its
+/// definition beside its reader; ``TraceFormats/builtin`` lists it, or a
+/// depending package registers it (``TraceFormats/register(_:)``).
+///
+/// ```swift
+/// enum KeyPerLine: TraceFormatDefinition {
+///   static let name = "keys"
+///   static let summary = "one decimal key per line"
+///   static let carriesSizes = false
+///   static func reader(_ input: TraceInput) throws(TraceError) -> TraceReader {
+///     input.readingLines(with: KeyParser())
+///   }
+/// }
+/// ```
+/// docs/traces.md's "Adding a trace format" walks through one.
+public protocol TraceFormatDefinition {
+  /// The name `--format` takes, rows carry and `evlab formats` lists.
+  static var name: String { get }
+  /// Other names `--format` takes (case-insensitive). Default: none.
+  static var aliases: [String] { get }
+  /// File-name endings that imply the format, after a compression suffix
+  /// and `.bin` are removed (compared without case). Default: `.` + name.
+  static var fileSuffixes: [String] { get }
+  /// Whether records carry object sizes (otherwise every request weighs 1).
+  static var carriesSizes: Bool { get }
+  /// One line for the format list: what a record looks like.
+  static var summary: String { get }
+  /// A reader of `input`'s records.
+  static func reader(_ input: TraceInput) throws(TraceError) -> TraceReader
+}
 
-  public init(
-    delimiter: UInt8? = nil, header: Header = .auto,
-    keyColumn: Int? = nil, sizeColumn: Int? = nil, timeColumn: Int? = nil
-  ) {
-    self.delimiter = delimiter
-    self.header = header
-    self.keyColumn = keyColumn
-    self.sizeColumn = sizeColumn
-    self.timeColumn = timeColumn
+extension TraceFormatDefinition {
+  public static var aliases: [String] { [] }
+  public static var fileSuffixes: [String] { ["." + name] }
+}
+
+/// What a format's reader reads: the bytes (already decompressed), the
+/// file's name for messages, and the options of the open.
+public struct TraceInput {
+  /// The trace's bytes, decompressed.
+  public let source: ByteSource
+  /// The file the bytes come from, for messages.
+  public let path: String
+  /// The format being read (one definition may read several, as `txt` and `lirs`).
+  public let format: TraceFormat
+  /// How delimited text is read (`csv`'s options).
+  public let csv: CSVOptions
+  /// Whether a malformed line or record is counted and passed over
+  /// (``TraceReader/skipped``) instead of ending the read.
+  public let skipBadRecords: Bool
+}
+
+/// The formats EvictionLab reads: the built-in ones, then any a depending
+/// package registered.
+public enum TraceFormats {
+  /// The built-in formats, one line each, in the order lists show them.
+  /// (Immutable metatypes of caseless enums: safe to share, though Swift cannot prove it.)
+  nonisolated(unsafe) static let builtin: [any TraceFormatDefinition.Type] = [
+    PlainTextFormat.self,
+    CSVFormat.self,
+    OracleGeneralFormat.self,
+    VSCSIFormat.self,
+    ARCFormat.self,
+    LIRSFormat.self,
+    Cache2kFormat.self,
+    CordaFormat.self,
+    ScarabFormat.self,
+    CloudPhysicsFormat.self,
+    AddressFormat.self,
+    AdaptSizeFormat.self,
+    TwitterFormat.self,
+    MSRFormat.self,
+  ]
+
+  /// Definitions registered from outside the package, in registration order.
+  static let extra = Mutex<[any TraceFormatDefinition.Type]>([])
+
+  /// Every definition: the built-in ones, then the registered ones.
+  public static var definitions: [any TraceFormatDefinition.Type] { builtin + extra.withLock { $0 } }
+
+  /// Adds formats defined outside EvictionLab: from then on they parse,
+  /// are inferred from file names and read like the built-in ones. A name,
+  /// alias or file suffix that another format already claims is refused.
+  public static func register(_ additions: [any TraceFormatDefinition.Type]) throws(TraceError) {
+    try extra.withLock { (list: inout [any TraceFormatDefinition.Type]) throws(TraceError) in
+      for definition in additions {
+        let names = ([definition.name] + definition.aliases).map { $0.lowercased() }
+        guard let name = names.first, !name.isEmpty,
+          names.allSatisfy({ !$0.isEmpty && !$0.contains(where: { $0 == "," || $0 == "/" || $0.isWhitespace }) })
+        else {
+          throw .invalidOption(
+            "trace format '\(definition.name)': a name is one word without commas, slashes or blanks")
+        }
+        let others = builtin + list
+        if let taken = names.first(where: { name in others.contains { known($0).contains(name) } }) {
+          throw .invalidOption(
+            "a trace format named '\(taken)' is already known; register yours under another name")
+        }
+        let suffixes = definition.fileSuffixes.map { $0.lowercased() }
+        if let taken = suffixes.first(where: { s in
+          others.contains { $0.fileSuffixes.map { $0.lowercased() }.contains(s) }
+        }) {
+          throw .invalidOption(
+            "trace format '\(definition.name)': files ending '\(taken)' already imply another format; choose another suffix"
+          )
+        }
+        list.append(definition)
+      }
+    }
   }
 
-  /// Header names recognised when columns are not given.
-  /// (Compared without case, `_`, `-` or blanks: `Object_ID` is `objectid`.)
-  static let keyNames: Set<String> = [
-    "key", "id", "objid", "objectid", "obj", "object", "objectkey", "lbn", "lba", "block", "blockid", "page", "address",
-    "item",
-  ]
-  static let sizeNames: Set<String> = ["size", "objsize", "objectsize", "bytes", "len", "length", "valuesize"]
-  static let timeNames: Set<String> = ["time", "timestamp", "ts", "clocktime", "realtime"]
+  /// A definition's names, lower-cased.
+  static func known(_ definition: any TraceFormatDefinition.Type) -> [String] {
+    ([definition.name] + definition.aliases).map { $0.lowercased() }
+  }
+
+  /// The definition called `name` or one of its aliases (case-insensitive).
+  public static func definition(named name: String) -> (any TraceFormatDefinition.Type)? {
+    if let exact = builtin.first(where: { $0.name == name }) { return exact }
+    let lower = name.lowercased()
+    return definitions.first { known($0).contains(lower) }
+  }
 }
 
 /// Opens a trace for streaming. `format` nil infers it from the file name.
@@ -148,7 +221,8 @@ public func openTrace(
     _ = try FileSource(path: path)
     throw .cannotInferFormat(path: path)
   }
-  return try makeReader(openByteSource(path), path: path, format: format, csv: csv, skipBadRecords: skipBadRecords)
+  return try format.definition.reader(
+    TraceInput(source: openByteSource(path), path: path, format: format, csv: csv, skipBadRecords: skipBadRecords))
 }
 
 /// Reads a trace held in memory (compressed or not) as if it were the file
@@ -156,109 +230,8 @@ public func openTrace(
 public func openTrace(
   contents: [UInt8], name: String, format: TraceFormat, csv: CSVOptions = CSVOptions(), skipBadRecords: Bool = false
 ) throws(TraceError) -> TraceReader {
-  try makeReader(
-    decompressing(MemorySource(contents), path: name), path: name, format: format, csv: csv,
-    skipBadRecords: skipBadRecords)
-}
-
-func makeReader(
-  _ source: ByteSource, path: String, format: TraceFormat, csv: CSVOptions, skipBadRecords: Bool
-) throws(TraceError) -> TraceReader {
-  let skip = skipBadRecords
-  switch format {
-  case .txt, .lirs: return TextTraceReader(source, path: path, format: format, skipBad: skip)
-  case .cache2k: return FixedRecordReader(source, path: path, layout: .cache2k, skipBad: skip)
-  case .corda, .scarab:
-    return FixedRecordReader(source, path: path, layout: format == .corda ? .corda : .scarab, skipBad: skip)
-  case .cloudPhysics: return FixedRecordReader(source, path: path, layout: .cloudPhysics, skipBad: skip)
-  case .address, .adaptSize, .twitter, .msr: return LineFormatReader(source, path: path, format: format, skipBad: skip)
-  case .csv: return try CSVTraceReader(source, path: path, options: csv, skipBad: skip)
-  case .oracleGeneral: return FixedRecordReader(source, path: path, layout: .oracleGeneral, skipBad: skip)
-  case .vscsi: return try openVSCSI(source, path: path, skipBad: skip)
-  case .arc: return ARCTraceReader(source, path: path, skipBad: skip)
-  }
-}
-
-/// A streaming trace reader. Memory use is constant whatever the trace length.
-public protocol TraceReader: AnyObject {
-  var path: String { get }
-  var format: TraceFormat { get }
-  /// Fills `buffer` from the front with the next records; returns how many.
-  /// Returns 0 only at the end of the trace.
-  func read(into buffer: UnsafeMutableBufferPointer<TraceRecord>) throws(TraceError) -> Int
-  /// Records skipped because their size was 0 (as libCacheSim's readers do).
-  var skippedZeroSize: Int { get }
-  /// Malformed lines or records passed over (only when opened with
-  /// `skipBadRecords`; otherwise the first one is thrown).
-  var skipped: SkippedRecords { get }
-}
-
-extension TraceReader {
-  /// Reads every remaining record into memory (for offline pre-passes and
-  /// benchmarks; replay itself streams).
-  public func readAll() throws(TraceError) -> [TraceRecord] {
-    let buffer = UnsafeMutableBufferPointer<TraceRecord>.allocate(capacity: 1 << 12)
-    defer { buffer.deallocate() }
-    var records: [TraceRecord] = []
-    while true {
-      let n = try read(into: buffer)
-      if n == 0 { return records }
-      try records.appendChecked(buffer.prefix(n), reading: path)
-    }
-  }
-}
-
-/// Records already in memory, handed out like a trace file's.
-public final class MemoryTraceReader: TraceReader {
-  public let path: String
-  public let format: TraceFormat
-  public var skippedZeroSize: Int { 0 }
-  public var skipped: SkippedRecords { SkippedRecords() }
-  let records: [TraceRecord]
-  var position = 0
-
-  public init(_ records: [TraceRecord], path: String, format: TraceFormat) {
-    self.records = records
-    self.path = path
-    self.format = format
-  }
-
-  public func read(into buffer: UnsafeMutableBufferPointer<TraceRecord>) throws(TraceError) -> Int {
-    let n = min(buffer.count, records.count - position)
-    for i in 0..<n { buffer[i] = records[position + i] }
-    position += n
-    return n
-  }
-}
-
-/// Numbers a trace's ids 1, 2, 3, … in the order they are first seen, as
-/// libCacheSim does for ids it reads as strings (GLib's `g_quark_from_string`).
-/// Hit and miss counts of most policies do not depend on id values; those
-/// that hash ids (W-TinyLFU's frequency sketch) do, so matching libCacheSim
-/// figures measured that way needs the same numbering. Memory grows with the
-/// number of distinct objects.
-public final class RenumberingTraceReader: TraceReader {
-  let base: TraceReader
-  var ids: [UInt64: UInt64] = [:]
-  public var path: String { base.path }
-  public var format: TraceFormat { base.format }
-  public var skippedZeroSize: Int { base.skippedZeroSize }
-  public var skipped: SkippedRecords { base.skipped }
-
-  public init(_ base: TraceReader) { self.base = base }
-
-  public func read(into buffer: UnsafeMutableBufferPointer<TraceRecord>) throws(TraceError) -> Int {
-    let n = try base.read(into: buffer)
-    for i in 0..<n {
-      let key = buffer[i].key
-      if let id = ids[key] {
-        buffer[i].key = id
-      } else {
-        let id = UInt64(ids.count + 1)
-        ids[key] = id
-        buffer[i].key = id
-      }
-    }
-    return n
-  }
+  try format.definition.reader(
+    TraceInput(
+      source: decompressing(MemorySource(contents), path: name), path: name, format: format, csv: csv,
+      skipBadRecords: skipBadRecords))
 }

@@ -16,6 +16,18 @@ import Testing
     )
   }
 
+  @Test func theFormatTableIsWhatTheDefinitionsSay() throws {
+    let run = try evlab(["formats", "--markdown"])
+    #expect(run.status == 0)
+    #expect(run.stdout.contains("| `adapt-size` | `lrb` | `*.adapt-size` | yes |"))
+    let page = try String(contentsOf: repositoryRoot.appendingPathComponent("docs/traces.md"), encoding: .utf8)
+    #expect(
+      page.contains(run.stdout),
+      "docs/traces.md's format table differs from `evlab formats --markdown`: paste its output over the table")
+    let list = try evlab(["formats"])
+    #expect(list.stdout.contains("arc ") && list.stdout.contains("files .arc, .lis"))
+  }
+
   @Test func everyPolicyIsListedWithItsCitation() throws {
     let run = try evlab(["policies"])
     #expect(run.status == 0)

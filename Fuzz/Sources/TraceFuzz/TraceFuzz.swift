@@ -9,7 +9,7 @@ import EvictionTraces
 public func traceFuzz(_ start: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
   guard let start, count > 0 else { return 0 }
   let selector = start[0]
-  let formats = TraceFormat.allCases
+  let formats = TraceFormat.all
   let format = formats[Int(selector & 0x7F) % formats.count]
   let body = Array(UnsafeBufferPointer(start: start + 1, count: count - 1))
   let buffer = UnsafeMutableBufferPointer<TraceRecord>.allocate(capacity: 7)

@@ -1,136 +1,48 @@
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
+/// How to read a delimited text trace. Columns are 1-based.
+public struct CSVOptions: Sendable, Equatable {
+  public enum Header: String, Sendable { case auto, yes, no }
+  /// The field delimiter; nil reads it off the first lines.
+  public var delimiter: UInt8? = nil
+  public var header: Header = .auto
+  public var keyColumn: Int? = nil
+  public var sizeColumn: Int? = nil
+  public var timeColumn: Int? = nil
 
-/// Splits a byte stream into lines (LF or CRLF; the last line may lack its LF).
-final class LineSplitter {
-  let input: BufferedInput
-  let path: String
-  private(set) var lineNumber = 0
-  /// Whether a malformed line is counted in `skipped` and passed over
-  /// instead of ending the read.
-  let skipBad: Bool
-  private(set) var skipped = SkippedRecords()
-
-  init(_ source: ByteSource, path: String, skipBad: Bool = false) {
-    input = BufferedInput(source)
-    self.path = path
-    self.skipBad = skipBad
+  public init(
+    delimiter: UInt8? = nil, header: Header = .auto,
+    keyColumn: Int? = nil, sizeColumn: Int? = nil, timeColumn: Int? = nil
+  ) {
+    self.delimiter = delimiter
+    self.header = header
+    self.keyColumn = keyColumn
+    self.sizeColumn = sizeColumn
+    self.timeColumn = timeColumn
   }
 
-  /// Runs `body` on one line; under `skipBad` a malformed line is counted
-  /// and reading goes on.
-  @inline(__always)
-  private func handle(
-    _ line: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws(TraceError) -> Bool
-  ) throws(TraceError) -> Bool {
-    var line = line
-    // A UTF-8 byte-order mark is not part of the first key.
-    if lineNumber == 1 && line.count >= 3 && line[0] == 0xEF && line[1] == 0xBB && line[2] == 0xBF {
-      line = UnsafeRawBufferPointer(rebasing: line[3...])
-    }
-    do {
-      return try body(line)
-    } catch {
-      guard skipBad, SkippedRecords.isSkippable(error) else { throw error }
-      skipped.note(error)
-      return true
-    }
-  }
+  /// Header names recognised when columns are not given.
+  /// (Compared without case, `_`, `-` or blanks: `Object_ID` is `objectid`.)
+  static let keyNames: Set<String> = [
+    "key", "id", "objid", "objectid", "obj", "object", "objectkey", "lbn", "lba", "block", "blockid", "page", "address",
+    "item",
+  ]
+  static let sizeNames: Set<String> = ["size", "objsize", "objectsize", "bytes", "len", "length", "valuesize"]
+  static let timeNames: Set<String> = ["time", "timestamp", "ts", "clocktime", "realtime"]
+}
 
-  /// Calls `body` with each next line until `body` returns false or the
-  /// stream ends. Returns false at the end of the stream.
-  @inline(__always)
-  func forEachLine(_ body: (UnsafeRawBufferPointer) throws(TraceError) -> Bool) throws(TraceError) -> Bool {
-    while true {
-      let base = UnsafeRawPointer(input.storage.baseAddress!)
-      var scan = input.start
-      while scan < input.end {
-        guard let newline = memchr(base + scan, 10, input.end - scan) else { break }
-        let at = base.distance(to: UnsafeRawPointer(newline))
-        var lineEnd = at
-        if lineEnd > input.start && base.load(fromByteOffset: lineEnd - 1, as: UInt8.self) == 13 { lineEnd -= 1 }
-        lineNumber += 1
-        let line = UnsafeRawBufferPointer(start: base + input.start, count: lineEnd - input.start)
-        input.advance(at + 1 - input.start)
-        scan = input.start
-        if try !handle(line, body) { return true }
-      }
-      if input.start == 0 && input.end == input.storage.count {
-        throw .malformedLine(file: path, line: lineNumber + 1, reason: "line longer than \(input.storage.count) bytes")
-      }
-      let hadPartial = input.available > 0
-      if try !input.refill() {
-        if hadPartial || input.available > 0 {
-          // The last line has no newline.
-          lineNumber += 1
-          let line = UnsafeRawBufferPointer(
-            start: UnsafeRawPointer(input.storage.baseAddress!) + input.start, count: input.available)
-          input.advance(input.available)
-          _ = try handle(line, body)
-        }
-        return false
-      }
-    }
+/// Delimited text (`csv`): a header line or none, and a column mapping for
+/// the key, the size and the time (``CSVOptions``; what they leave open is
+/// read off the first lines).
+enum CSVFormat: TraceFormatDefinition {
+  static let name = "csv"
+  static let summary = "delimited text with a header or not; key, size and time columns by name or number"
+  static let carriesSizes = true
+  static func reader(_ input: TraceInput) throws(TraceError) -> TraceReader {
+    try CSVTraceReader(input.source, path: input.path, options: input.csv, skipBad: input.skipBadRecords)
   }
 }
 
-/// `body` over the bytes of `bytes`, keeping its typed error.
-func withBytes<T>(_ bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws(TraceError) -> T) throws(TraceError) -> T {
-  var result: Result<T, TraceError>? = nil
-  bytes.withUnsafeBytes { raw in
-    do throws(TraceError) { result = .success(try body(raw)) } catch { result = .failure(error) }
-  }
-  return try result!.get()
-}
-
-@inline(__always)
-func trimmed(_ line: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
-  var lo = 0
-  var hi = line.count
-  while lo < hi && (line[lo] == 32 || line[lo] == 9) { lo += 1 }
-  while hi > lo && (line[hi - 1] == 32 || line[hi - 1] == 9 || line[hi - 1] == 13) { hi -= 1 }
-  return UnsafeRawBufferPointer(rebasing: line[lo..<hi])
-}
-
-/// Plain text: one key per line (decimal integer or any string without
-/// blanks, see ``TextKey``); empty lines and lines starting `#` or `*` (LIRS
-/// checkpoint markers) are skipped. Every request has size 1.
-final class TextTraceReader: TraceReader {
-  let lines: LineSplitter
-  var path: String { lines.path }
-  /// `txt` or `lirs` (the same lines).
-  let format: TraceFormat
-  var skippedZeroSize: Int { 0 }
-  var skipped: SkippedRecords { lines.skipped }
-  var ended = false
-
-  init(_ source: ByteSource, path: String, format: TraceFormat = .txt, skipBad: Bool = false) {
-    lines = LineSplitter(source, path: path, skipBad: skipBad)
-    self.format = format
-  }
-
-  func read(into buffer: UnsafeMutableBufferPointer<TraceRecord>) throws(TraceError) -> Int {
-    if ended { return 0 }
-    var filled = 0
-    let lines = self.lines
-    let more = try lines.forEachLine { (raw) throws(TraceError) -> Bool in
-      let line = trimmed(raw)
-      if line.isEmpty || line[0] == UInt8(ascii: "#") || line[0] == UInt8(ascii: "*") { return true }
-      if line.contains(where: { $0 == 32 || $0 == 9 }) {
-        throw .malformedLine(
-          file: lines.path, line: lines.lineNumber,
-          reason: "expected one key per line, found several fields (for delimited traces use \(Setting.format) csv)")
-      }
-      buffer[filled] = TraceRecord(key: TextKey.id(line))
-      filled += 1
-      return filled < buffer.count
-    }
-    if !more { ended = true }
-    return filled
-  }
+extension TraceFormat {
+  public static let csv = TraceFormat(CSVFormat.self)
 }
 
 /// Delimited text with a header or not, and a column mapping for key, size
@@ -161,9 +73,8 @@ final class CSVTraceReader: TraceReader {
   var carried: TraceRecord? = nil
   var parts: [UnsafeRawBufferPointer] = []
 
-  /// Object sizes above this are refused (1 TiB): byte totals of billions of
-  /// requests must fit a 64-bit counter.
-  static let sizeLimit: UInt64 = 1 << 40
+  /// Object sizes above this are refused (``TraceLine/sizeLimit``).
+  static let sizeLimit = TraceLine.sizeLimit
   static let candidates: [UInt8] = [UInt8(ascii: ","), 9, UInt8(ascii: ";"), UInt8(ascii: "|")]
 
   var skipped: SkippedRecords {
@@ -364,71 +275,6 @@ final class CSVTraceReader: TraceReader {
       ended = true
     }
     return filled
-  }
-}
-
-/// The ARC paper's traces (Megiddo and Modha, FAST'03; "arc" in Caffeine's
-/// simulator): lines `start count ignored request-number`, each expanding to
-/// `count` requests for blocks start … start+count−1 of 512 bytes.
-final class ARCTraceReader: TraceReader {
-  static let blockSize: Int64 = 512
-  let lines: LineSplitter
-  var path: String { lines.path }
-  var format: TraceFormat { .arc }
-  var skippedZeroSize: Int { 0 }
-  var skipped: SkippedRecords { lines.skipped }
-  var ended = false
-  /// A line's blocks not yet handed out.
-  var nextBlock: UInt64 = 0
-  var remaining: UInt64 = 0
-  var fields: [UnsafeRawBufferPointer] = []
-
-  init(_ source: ByteSource, path: String, skipBad: Bool = false) {
-    lines = LineSplitter(source, path: path, skipBad: skipBad)
-  }
-
-  func read(into buffer: UnsafeMutableBufferPointer<TraceRecord>) throws(TraceError) -> Int {
-    var filled = 0
-    func drain() {
-      while remaining > 0 && filled < buffer.count {
-        buffer[filled] = TraceRecord(key: nextBlock, size: Self.blockSize)
-        filled += 1
-        nextBlock &+= 1
-        remaining -= 1
-      }
-    }
-    drain()
-    if ended || filled == buffer.count { return filled }
-    let lines = self.lines
-    let more = try lines.forEachLine { (raw) throws(TraceError) -> Bool in
-      let line = trimmed(raw)
-      if line.isEmpty || line[0] == UInt8(ascii: "#") { return true }
-      splitOnBlanks(line, into: &fields)
-      guard fields.count >= 2, let start = TextKey.decimal(fields[0]), let count = TextKey.decimal(fields[1]) else {
-        throw .malformedLine(
-          file: lines.path, line: lines.lineNumber,
-          reason: "expected 'start count ignored request-number' with decimal start and count")
-      }
-      nextBlock = start
-      remaining = count
-      drain()
-      return filled < buffer.count
-    }
-    if !more { ended = true }
-    return filled
-  }
-}
-
-/// Splits on runs of spaces and tabs.
-@inline(__always)
-func splitOnBlanks(_ line: UnsafeRawBufferPointer, into out: inout [UnsafeRawBufferPointer]) {
-  out.removeAll(keepingCapacity: true)
-  var i = 0
-  while i < line.count {
-    while i < line.count && (line[i] == 32 || line[i] == 9) { i += 1 }
-    let start = i
-    while i < line.count && line[i] != 32 && line[i] != 9 { i += 1 }
-    if i > start { out.append(UnsafeRawBufferPointer(rebasing: line[start..<i])) }
   }
 }
 

@@ -1,0 +1,264 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Splits a byte stream into lines (LF or CRLF; the last line may lack its LF).
+final class LineSplitter {
+  let input: BufferedInput
+  let path: String
+  private(set) var lineNumber = 0
+  /// Whether a malformed line is counted in `skipped` and passed over
+  /// instead of ending the read.
+  let skipBad: Bool
+  private(set) var skipped = SkippedRecords()
+
+  init(_ source: ByteSource, path: String, skipBad: Bool = false) {
+    input = BufferedInput(source)
+    self.path = path
+    self.skipBad = skipBad
+  }
+
+  /// Runs `body` on one line; under `skipBad` a malformed line is counted
+  /// and reading goes on.
+  @inline(__always)
+  private func handle(
+    _ line: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws(TraceError) -> Bool
+  ) throws(TraceError) -> Bool {
+    var line = line
+    // A UTF-8 byte-order mark is not part of the first key.
+    if lineNumber == 1 && line.count >= 3 && line[0] == 0xEF && line[1] == 0xBB && line[2] == 0xBF {
+      line = UnsafeRawBufferPointer(rebasing: line[3...])
+    }
+    do {
+      return try body(line)
+    } catch {
+      guard skipBad, SkippedRecords.isSkippable(error) else { throw error }
+      skipped.note(error)
+      return true
+    }
+  }
+
+  /// Calls `body` with each next line until `body` returns false or the
+  /// stream ends. Returns false at the end of the stream.
+  @inline(__always)
+  func forEachLine(_ body: (UnsafeRawBufferPointer) throws(TraceError) -> Bool) throws(TraceError) -> Bool {
+    while true {
+      let base = UnsafeRawPointer(input.storage.baseAddress!)
+      var scan = input.start
+      while scan < input.end {
+        guard let newline = memchr(base + scan, 10, input.end - scan) else { break }
+        let at = base.distance(to: UnsafeRawPointer(newline))
+        var lineEnd = at
+        if lineEnd > input.start && base.load(fromByteOffset: lineEnd - 1, as: UInt8.self) == 13 { lineEnd -= 1 }
+        lineNumber += 1
+        let line = UnsafeRawBufferPointer(start: base + input.start, count: lineEnd - input.start)
+        input.advance(at + 1 - input.start)
+        scan = input.start
+        if try !handle(line, body) { return true }
+      }
+      if input.start == 0 && input.end == input.storage.count {
+        throw .malformedLine(file: path, line: lineNumber + 1, reason: "line longer than \(input.storage.count) bytes")
+      }
+      let hadPartial = input.available > 0
+      if try !input.refill() {
+        if hadPartial || input.available > 0 {
+          // The last line has no newline.
+          lineNumber += 1
+          let line = UnsafeRawBufferPointer(
+            start: UnsafeRawPointer(input.storage.baseAddress!) + input.start, count: input.available)
+          input.advance(input.available)
+          _ = try handle(line, body)
+        }
+        return false
+      }
+    }
+  }
+}
+
+/// `body` over the bytes of `bytes`, keeping its typed error.
+func withBytes<T>(_ bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws(TraceError) -> T) throws(TraceError) -> T {
+  var result: Result<T, TraceError>? = nil
+  bytes.withUnsafeBytes { raw in
+    do throws(TraceError) { result = .success(try body(raw)) } catch { result = .failure(error) }
+  }
+  return try result!.get()
+}
+
+@inline(__always)
+func trimmed(_ line: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+  var lo = 0
+  var hi = line.count
+  while lo < hi && (line[lo] == 32 || line[lo] == 9) { lo += 1 }
+  while hi > lo && (line[hi - 1] == 32 || line[hi - 1] == 9 || line[hi - 1] == 13) { hi -= 1 }
+  return UnsafeRawBufferPointer(rebasing: line[lo..<hi])
+}
+
+/// What one line of a line-based format holds: nothing to replay (a
+/// comment, an operation the format skips), one request, or a run of
+/// consecutive blocks (a block-trace line that covers several).
+public enum ParsedLine {
+  case skip
+  /// One request; a size of 0 is skipped and counted, as libCacheSim does.
+  case record(TraceRecord)
+  /// `count` requests for keys `first`, `first + 1`, … each of `size` bytes at `time`.
+  case blocks(first: UInt64, count: UInt64, size: Int64, time: Int64)
+}
+
+/// One line of a trace, trimmed of blanks at both ends, never empty and
+/// never a `#` comment, with what a parser needs to say what is wrong with it.
+public struct TraceLine {
+  /// The line's bytes, valid only during the parse.
+  public let bytes: UnsafeRawBufferPointer
+  unowned(unsafe) let splitter: LineSplitter
+
+  /// The 1-based line number.
+  public var number: Int { splitter.lineNumber }
+
+  /// The error for this line: `file:line: reason; fix or remove that line`.
+  public func malformed(_ reason: String) -> TraceError {
+    .malformedLine(file: splitter.path, line: splitter.lineNumber, reason: reason)
+  }
+
+  /// The start of a field for a message (at most 64 bytes).
+  public static func text(_ field: UnsafeRawBufferPointer) -> String {
+    String(decoding: field.prefix(64), as: UTF8.self)
+  }
+
+  /// A timestamp: a decimal that fits the signed 64-bit clock of a record.
+  public func clock(_ field: UnsafeRawBufferPointer, _ name: String) throws(TraceError) -> Int64 {
+    guard let value = TextKey.decimal(field), let time = Int64(exactly: value) else {
+      throw malformed("\(name) '\(Self.text(field))' is not a number below 2⁶³")
+    }
+    return time
+  }
+
+  /// An object size, refused above the limit every reader keeps (1 TiB:
+  /// byte totals of billions of requests must fit a 64-bit counter).
+  public func objectSize(_ size: UInt64) throws(TraceError) -> Int64 {
+    guard size <= TraceLine.sizeLimit else {
+      throw malformed("size \(size) is above 1 TiB, the largest object size EvictionLab replays")
+    }
+    return Int64(size)
+  }
+
+  /// The largest object size a reader accepts.
+  public static let sizeLimit: UInt64 = 1 << 40
+}
+
+/// Parses the lines of one line-based format (``TraceInput/readingLines(with:)``).
+public protocol LineParser {
+  /// One line's requests. Empty lines and `#` comments never reach it.
+  mutating func parse(_ line: TraceLine) throws(TraceError) -> ParsedLine
+}
+
+extension TraceInput {
+  /// A reader of a line-based format (LF or CRLF, compressed or not), each
+  /// line handed to `parser`; under ``skipBadRecords`` a line it refuses
+  /// is counted and passed over.
+  public func readingLines<Parser: LineParser>(with parser: Parser) -> TraceReader {
+    LineRecordReader(self, parser: parser)
+  }
+}
+
+/// The line loop every line-based format shares. As ``FixedRecordReader``,
+/// it makes its parsing loop where the parser's type is known and keeps it
+/// as a closure: one indirect call per batch, not per line.
+final class LineRecordReader: TraceReader {
+  let lines: LineSplitter
+  let format: TraceFormat
+  var path: String { lines.path }
+  private(set) var skippedZeroSize = 0
+  private(set) var firstZeroSizeLine: Int? = nil
+  var ended = false
+  /// The blocks of a line not yet handed out.
+  var pending = (next: UInt64(0), remaining: UInt64(0), size: Int64(0), time: Int64(0))
+  private let parseBatch: (LineRecordReader, UnsafeMutableBufferPointer<TraceRecord>) throws(TraceError) -> Int
+
+  var skipped: SkippedRecords {
+    lines.skipped.addingZeroSize(skippedZeroSize, first: firstZeroSizeLine.map { "line \($0)" })
+  }
+
+  init<Parser: LineParser>(_ input: TraceInput, parser: Parser) {
+    lines = LineSplitter(input.source, path: input.path, skipBad: input.skipBadRecords)
+    format = input.format
+    // The parser is moved out of the closure's box for each batch and back
+    // after it: working on the box itself costs a dynamic exclusivity
+    // check per access (several per line).
+    var held: Parser? = parser
+    parseBatch = { (reader, buffer) throws(TraceError) in
+      var parser = held.take()!
+      defer { held = parser }
+      return try reader.fill(buffer, with: &parser)
+    }
+  }
+
+  func read(into buffer: UnsafeMutableBufferPointer<TraceRecord>) throws(TraceError) -> Int {
+    try parseBatch(self, buffer)
+  }
+
+  @inline(__always)
+  private func fill<Parser: LineParser>(
+    _ buffer: UnsafeMutableBufferPointer<TraceRecord>, with parser: inout Parser
+  ) throws(TraceError) -> Int {
+    var filled = 0
+    func drain() {
+      while pending.remaining > 0 && filled < buffer.count {
+        buffer[filled] = TraceRecord(key: pending.next, size: pending.size, time: pending.time)
+        filled += 1
+        pending.next &+= 1
+        pending.remaining -= 1
+      }
+    }
+    drain()
+    if ended || filled == buffer.count { return filled }
+    let lines = self.lines
+    let more = try lines.forEachLine { (raw) throws(TraceError) -> Bool in
+      let line = trimmed(raw)
+      if line.isEmpty || line[0] == UInt8(ascii: "#") { return true }
+      switch try parser.parse(TraceLine(bytes: line, splitter: lines)) {
+      case .skip: break
+      case .record(let record):
+        if record.size == 0 {
+          if firstZeroSizeLine == nil { firstZeroSizeLine = lines.lineNumber }
+          skippedZeroSize += 1
+        } else {
+          buffer[filled] = record
+          filled += 1
+        }
+      case .blocks(let first, let count, let size, let time):
+        pending = (first, count, size, time)
+        drain()
+      }
+      return filled < buffer.count
+    }
+    if !more { ended = true }
+    return filled
+  }
+}
+
+/// Splits on runs of spaces and tabs.
+@inline(__always)
+public func splitOnBlanks(_ line: UnsafeRawBufferPointer, into out: inout [UnsafeRawBufferPointer]) {
+  out.removeAll(keepingCapacity: true)
+  var i = 0
+  while i < line.count {
+    while i < line.count && (line[i] == 32 || line[i] == 9) { i += 1 }
+    let start = i
+    while i < line.count && line[i] != 32 && line[i] != 9 { i += 1 }
+    if i > start { out.append(UnsafeRawBufferPointer(rebasing: line[start..<i])) }
+  }
+}
+
+/// Splits on every `separator` (empty fields kept).
+@inline(__always)
+public func splitOn(_ separator: UInt8, _ line: UnsafeRawBufferPointer, into out: inout [UnsafeRawBufferPointer]) {
+  out.removeAll(keepingCapacity: true)
+  var start = 0
+  for i in 0..<line.count where line[i] == separator {
+    out.append(UnsafeRawBufferPointer(rebasing: line[start..<i]))
+    start = i + 1
+  }
+  out.append(UnsafeRawBufferPointer(rebasing: line[start..<line.count]))
+}
