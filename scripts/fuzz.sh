@@ -42,6 +42,12 @@ printf 'l 0x1fffff50 1\ns 0x1fffff58 3\n' | seed 10 address
 printf '1 7 100\n2 8 200\n' | seed 11 adapt-size
 printf '0,keyA,10,90,1,get,0\n1,keyA,10,90,1,set,0\n' | seed 12 twitter
 printf '128166372003061629,wdev,0,Read,8192,8192,100\n128166372013061629,wdev,0,Write,0,4096,100\n' | seed 13 msr
+magic='\xf0\xde\xbc\x9a\x78\x56\x34\x12'
+{ printf "$magic"'\x03\x00\x00\x00\x00\x00\x00\x00'; head -c 8168 /dev/zero; printf "$magic"
+  for id in 7 8; do  # version 3: time, id, size, op+tenant, ttl, next access
+    printf '\x01\x00\x00\x00\x0'$id'\x00\x00\x00\x00\x00\x00\x00\x40\x00\x00\x00\x00\x00\x00\x00'
+    printf '\x03\x00\x00\x00\x3c\x00\x00\x00\xff\xff\xff\xff\xff\xff\xff\xff'
+  done; } | seed 14 lcs
 rm -f "$run/body" "$run/records"
 
 echo "fuzzing the trace readers for $seconds s ($(ls "$run/corpus" | wc -l) seeds)"

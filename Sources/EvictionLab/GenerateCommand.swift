@@ -8,8 +8,8 @@ struct Generate: ParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Write a synthetic trace, reproducible from its seed.",
     discussion: """
-      The format follows the output name (.oracleGeneral[.zst], .csv[.zst], .txt[.zst]); \
-      oracleGeneral output carries next-access times, so Belady's optimum can run on it.
+      The format follows the output name (.oracleGeneral, .lcs, .csv or .txt, each optionally .zst); \
+      oracleGeneral and lcs output carry next-access times, so Belady's optimum can run on it, and lcs TTLs (--ttl).
         evlab generate zipf --objects 20000 --requests 300000 --alpha 0.9 --seed 1 -o zipf.oracleGeneral.zst
       """)
 
@@ -56,6 +56,12 @@ struct Generate: ParsableCommand {
     help: "Object sizes: fixed (--object-size), uniform:LOW-HIGH, lognormal:MU,SIGMA or pareto:ALPHA,MIN[,MAX].")
   var sizeDistribution: String = "fixed"
 
+  @Option(
+    help:
+      "Each object's time-to-live: none, fixed:SECONDS or uniform:LOW-HIGH (drawn once per object; needs .lcs output, the format that carries TTLs)."
+  )
+  var ttl: String = "none"
+
   @Option(name: .shortAndLong, help: "Output path.")
   var output: String
 
@@ -72,6 +78,7 @@ struct Generate: ParsableCommand {
     workload.shiftEvery = shiftEvery ?? workload.shiftEvery
     workload.components = try SyntheticWorkload.Component.parse(mixText)
     workload.sizes = try SyntheticWorkload.SizeDistribution(sizeDistribution)
+    workload.ttls = try SyntheticWorkload.TTLDistribution(ttl)
     return workload
   }
 
@@ -83,7 +90,16 @@ struct Generate: ParsableCommand {
     do throws(TraceError) { try workload.check() } catch { throw ArgumentError("--\(error.description)") }
     guard let format = TraceFormat.infer(fromPath: output) else {
       throw ArgumentError(
-        "cannot tell the format from '\(output)'; end it in .oracleGeneral, .csv or .txt (optionally .zst)")
+        "cannot tell the format from '\(output)'; end it in "
+          + TraceWriter.formats.map { "." + $0.rawValue }.joined(separator: ", ") + " (optionally .zst)")
+    }
+    guard TraceWriter.formats.contains(format) else {
+      throw ArgumentError(
+        "\(output) names \(format.rawValue), which evlab does not write; end it in "
+          + TraceWriter.formats.map { "." + $0.rawValue }.joined(separator: ", "))
+    }
+    if workload.ttls != .none && format != .lcs {
+      throw ArgumentError("--ttl \(ttl): \(output) is \(format.rawValue), which holds no TTLs; write .lcs")
     }
     // Every value given is used: an option of another kind is refused.
     let kinds = Set(kind == .mix ? workload.components.map(\.kind) : [kind])

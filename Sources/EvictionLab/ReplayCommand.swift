@@ -76,6 +76,12 @@ struct Replay: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
   )
   var regret: String?
 
+  @Flag(
+    help:
+      "Honour the trace's TTLs as libCacheSim's TTL build does: an object expires ttl seconds after the request that admitted it, and a later request finds it expired, a miss that admits it again (lcs traces from version 3 carry TTLs); adds use_ttl and expired_requests."
+  )
+  var useTtl = false
+
   @Option(
     name: .customLong("repeat"),
     help:
@@ -109,6 +115,10 @@ struct Replay: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
       ])
     }
     if tier != nil && attribution { throw ArgumentError("--tier memory+disk does not take --attribution") }
+    if useTtl && (attribution || warmup != nil || interval != nil || tier != nil) {
+      throw ArgumentError(
+        "--use-ttl is not yet replayed with --attribution, --warmup, --interval or --tier; drop one of them")
+    }
     if tier != nil && (warmup != nil || interval != nil) {
       throw ArgumentError("--tier memory+disk does not take --warmup or --interval yet")
     }
@@ -169,6 +179,7 @@ struct Replay: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
         var cell = cell
         cell.window = window
         cell.attribution = attribution
+        cell.ttl = useTtl ? TTLRule() : nil
         return cell
       }
     }

@@ -5,10 +5,10 @@ import EvictionSim
 import EvictionTraces
 import Foundation
 
-/// `evlab convert`: any readable trace into oracleGeneral, csv or txt.
+/// `evlab convert`: any readable trace into one of the formats evlab writes.
 struct Convert: ParsableCommand {
   static let configuration = CommandConfiguration(
-    abstract: "Write a trace in another format (oracleGeneral output gains next-access times).",
+    abstract: "Write a trace in another format (oracleGeneral and lcs output gain next-access times).",
     discussion: """
       The whole trace is read into memory (a backward pass fills in each request's next access). Examples:
         evlab convert ../shared/traces/libcachesim/cloudPhysicsIO.txt --to oracleGeneral -o cp.oracleGeneral.zst
@@ -20,7 +20,7 @@ struct Convert: ParsableCommand {
 
   @OptionGroup var traceOptions: TraceOptions
 
-  @Option(help: "The output format: oracleGeneral, csv or txt.")
+  @Option(help: "The output format: \(TraceWriter.formats.map(\.rawValue).joined(separator: ", ")).")
   var to: String
 
   @Option(name: .shortAndLong, help: "Output path (.zst compresses).")
@@ -30,8 +30,8 @@ struct Convert: ParsableCommand {
   var keysOnly = false
 
   func validate() throws {
-    guard let format = try? TraceFormat(name: to), [.oracleGeneral, .csv, .txt].contains(format) else {
-      throw ArgumentError("--to '\(to)': write oracleGeneral, csv or txt")
+    guard let format = try? TraceFormat(name: to), TraceWriter.formats.contains(format) else {
+      throw ArgumentError("--to '\(to)': write \(TraceWriter.formats.map(\.rawValue).joined(separator: ", "))")
     }
     if keysOnly && format != .txt { throw ArgumentError("--keys-only is for --to txt; \(to) keeps sizes and times") }
   }

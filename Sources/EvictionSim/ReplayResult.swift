@@ -142,6 +142,9 @@ public struct ReplayResult: FlatRow, Sendable, Equatable {
   /// (not a column: `timeseries.csv` holds them).
   public var intervals: [IntervalCounts] = []
   public var attribution: MissAttribution? = nil
+  /// How the replay honoured TTLs, when it did (`--use-ttl`): its columns
+  /// (``ExpiryCounts/columns``) follow the row's own.
+  public var expiry: ExpiryCounts? = nil
   /// The evictions the optimum would not have made, when the run attributed
   /// its misses (not a column: `regret.json` holds them).
   public var regret: Regret? = nil
@@ -177,6 +180,20 @@ public struct ReplayResult: FlatRow, Sendable, Equatable {
     self.fields = fields
   }
 
+  public init(from decoder: any Decoder) throws {
+    self.init(key: try CellKey(from: decoder), counts: try HitCounts(from: decoder), fields: try Fields(from: decoder))
+    expiry = try ExpiryCounts.decodeIfPresent(from: decoder)
+    attribution = try MissAttribution.decodeIfPresent(from: decoder)
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    try key.encode(to: encoder)
+    try counts.encode(to: encoder)
+    try fields.encode(to: encoder)
+    try expiry?.encode(to: encoder)
+    try attribution?.encode(to: encoder)
+  }
+
   /// `intervals` as rows of `--timeseries`' CSV (one run, the size as its label).
   public var timeseries: [TimeseriesRow] {
     intervals.map {
@@ -186,12 +203,39 @@ public struct ReplayResult: FlatRow, Sendable, Equatable {
     }
   }
 
+  /// The columns of `rows`: ``columns``, then the TTL's when a row
+  /// replayed with one, then the attribution's when a row carries one.
+  public static func columns(_ columns: [String], of rows: [ReplayResult]) -> [String] {
+    let ttl = rows.contains { $0.expiry != nil } ? ExpiryCounts.columns : []
+    return columns + ttl + (rows.contains { $0.attribution != nil } ? MissAttribution.columns : [])
+  }
+
   /// The column order of CSV output.
   public static let columns = [
     "trace", "format", "policy", "cache_size", "size_mode", "requests", "hits", "misses", "miss_ratio",
     "bytes_requested", "bytes_missed", "byte_miss_ratio", "seconds", "requests_per_second", "skipped_zero_size",
     "max_occupancy", "exceeds_capacity", "admission", "warmup_requests", "flash_writes", "flash_write_bytes",
   ]
+}
+
+/// What TTLs did to a replay (``TTLRule``): present only on rows replayed
+/// with them, so every other row keeps exactly its columns.
+public struct ExpiryCounts: Sendable, Codable, Equatable {
+  /// Always true: the column says the row honoured TTLs.
+  public var useTtl = true
+  /// Counted requests that found their object expired (each also a miss).
+  public var expiredRequests: Int64
+
+  public init(expiredRequests: Int64) { self.expiredRequests = expiredRequests }
+
+  public static let columns = ["use_ttl", "expired_requests"]
+
+  /// The counts of a row read back, or nil for a row without them.
+  static func decodeIfPresent(from decoder: any Decoder) throws -> ExpiryCounts? {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    guard container.contains(.expiredRequests), try !container.decodeNil(forKey: .expiredRequests) else { return nil }
+    return try ExpiryCounts(from: decoder)
+  }
 }
 
 /// Hit and byte counts of a replay.

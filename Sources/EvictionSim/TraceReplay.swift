@@ -24,16 +24,22 @@ public enum TraceReplay {
   public static func run(
     _ trace: TraceSource, policy: PolicySpec, cacheSize: Int64, sizeMode: SizeMode,
     admission: AdmissionSpec = .none, window: ReplayWindow = ReplayWindow(), progress: ReplayProgress? = nil,
-    attributingAgainst reference: AttributionReference? = nil
+    attributingAgainst reference: AttributionReference? = nil, ttl: TTLRule? = nil
   ) throws(TraceError) -> ReplayResult {
     try checkMinimumCapacity(policy, cacheSize)
+    if ttl != nil && (reference != nil || !window.isEmpty) {
+      throw .invalidOption(
+        "time-to-live (\(Setting.useTTL)) is not yet replayed with a warm-up, intervals or miss attribution; drop one of them"
+      )
+    }
     do throws(AdmissionError) { try admission.check(composesWith: policy.descriptor) } catch {
       throw .invalidOption(error.description)
     }
     let clock = ContinuousClock()
     let start = clock.now
-    let counts: ReplayCounts
+    var counts: ReplayCounts
     var attributed: AttributedReplay? = nil
+    var expired: Int64? = nil
     if let reference {
       var box = policy.integerBox(capacity: cacheSize, admission: admission)
       var run = AttributedReplay(reference: reference, admission: admission.kind != .none)
@@ -45,10 +51,11 @@ public enum TraceReplay {
       var visitor = AdmissionVisitor(
         ReplayVisitor(
           trace: trace, sizeMode: sizeMode, needsNextAccess: policy.descriptor.isOffline, window: window,
-          progress: progress),
+          progress: progress, ttl: ttl),
         admission: admission)
-      counts = try policy.withPolicy(capacity: cacheSize, index: IntegerSlotIndex<UInt64>.self, visitor: &visitor)
-        .get()
+      (counts, expired) = try policy.withPolicy(
+        capacity: cacheSize, index: IntegerSlotIndex<UInt64>.self, visitor: &visitor
+      ).get()
     }
     let elapsed = clock.now - start
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
@@ -67,6 +74,7 @@ public enum TraceReplay {
     result.skipped = counts.skipped
     result.intervals = counts.intervals
     result.attribution = attributed?.attribution
+    result.expiry = expired.map { ExpiryCounts(expiredRequests: $0) }
     result.regret = attributed?.regret
     return result
   }
@@ -169,7 +177,8 @@ public enum TraceReplay {
             let reference = try cell.attribution ? references.reference(for: cell, progress: progress) : nil
             let result = try run(
               cell.trace, policy: cell.policy, cacheSize: cell.cacheSize, sizeMode: cell.sizeMode,
-              admission: cell.admission, window: cell.window, progress: progress, attributingAgainst: reference)
+              admission: cell.admission, window: cell.window, progress: progress, attributingAgainst: reference,
+              ttl: cell.ttl)
             results.withLock { $0[i] = result }
             progress?.cellsDone.add(1, ordering: .relaxed)
           } catch {
@@ -201,6 +210,8 @@ public struct ReplayCell: Sendable, Hashable {
   /// Whether each counted miss is attributed to its cause against Belady's
   /// optimum at the same size (``MissAttribution``).
   public var attribution = false
+  /// How requests' TTLs expire objects, when they do (``TTLRule``).
+  public var ttl: TTLRule? = nil
 
   public init(
     trace: TraceSource, policy: PolicySpec, cacheSize: Int64, sizeMode: SizeMode, admission: AdmissionSpec = .none,
@@ -223,21 +234,32 @@ struct ReplayVisitor: PolicyVisitor {
   let needsNextAccess: Bool
   let window: ReplayWindow
   let progress: ReplayProgress?
+  let ttl: TTLRule?
 
   mutating func visit<Policy: ReplacementPolicy & ~Copyable>(_ policy: consuming Policy) -> Result<
-    ReplayCounts, TraceError
+    (ReplayCounts, Int64?), TraceError
   > where Policy.Key == UInt64 {
     var policy = policy
     do throws(TraceError) {
+      if let ttl {
+        let (counts, expired) = try TraceReplay.replayExpiring(
+          trace, through: &policy, sizeMode: sizeMode, rule: ttl, needsNextAccess: needsNextAccess,
+          progress: progress)
+        return .success((counts, expired))
+      }
       guard window.isEmpty else {
         return .success(
-          try TraceReplay.replay(
-            trace, through: &policy, sizeMode: sizeMode, window: window, needsNextAccess: needsNextAccess,
-            progress: progress))
+          (
+            try TraceReplay.replay(
+              trace, through: &policy, sizeMode: sizeMode, window: window, needsNextAccess: needsNextAccess,
+              progress: progress), nil
+          ))
       }
       return .success(
-        try TraceReplay.replay(
-          trace, through: &policy, sizeMode: sizeMode, needsNextAccess: needsNextAccess, progress: progress))
+        (
+          try TraceReplay.replay(
+            trace, through: &policy, sizeMode: sizeMode, needsNextAccess: needsNextAccess, progress: progress), nil
+        ))
     } catch {
       return .failure(error)
     }

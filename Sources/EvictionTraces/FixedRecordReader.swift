@@ -5,6 +5,13 @@ public protocol RecordLayout {
   static var recordSize: Int { get }
   /// Decodes the record at `p` (unaligned).
   static func decode(_ p: UnsafeRawPointer) -> TraceRecord
+  /// Whether decoded sizes can fall outside 0 … ``TraceLine/sizeLimit``
+  /// (a signed or 64-bit size field) and must be checked. Default: false.
+  static var sizesNeedChecking: Bool { get }
+}
+
+extension RecordLayout {
+  public static var sizesNeedChecking: Bool { false }
 }
 
 extension TraceInput {
@@ -33,6 +40,8 @@ final class FixedRecordReader: TraceReader {
     badRecords.addingZeroSize(skippedZeroSize, first: firstZeroSizeRecord.map { "record \($0)" })
   }
   /// The layout's loop.
+  /// The bytes before the first record (a header).
+  let origin: Int64
   private let decodeBatch: (FixedRecordReader, UnsafeMutableBufferPointer<TraceRecord>) throws(TraceError) -> Int
 
   init<Layout: RecordLayout>(_ buffered: BufferedInput, input: TraceInput, layout: Layout.Type) {
@@ -40,6 +49,7 @@ final class FixedRecordReader: TraceReader {
     format = input.format
     self.input = buffered
     skipBad = input.skipBadRecords
+    origin = buffered.consumed
     decodeBatch = { (reader, buffer) throws(TraceError) in try reader.read(Layout.self, into: buffer) }
   }
 
@@ -71,6 +81,13 @@ final class FixedRecordReader: TraceReader {
       var skipped = 0
       for i in 0..<whole {
         let record = L.decode(base + i * size)
+        if L.sizesNeedChecking && UInt64(bitPattern: record.size) > TraceLine.sizeLimit {
+          let error = TraceError.malformedRecord(
+            file: path, record: recordNumber(i, size), reason: "size \(record.size) is outside 0 … 1 TiB")
+          guard skipBad else { throw error }
+          badRecords.note(error)
+          continue
+        }
         buffer[filled] = record
         // Branch-free skip of zero-size records: the slot is overwritten next.
         let keep = record.size != 0 ? 1 : 0
@@ -81,10 +98,15 @@ final class FixedRecordReader: TraceReader {
       if skipped > 0 && firstZeroSizeRecord == nil,
         let i = (0..<whole).first(where: { L.decode(base + $0 * size).size == 0 })
       {
-        firstZeroSizeRecord = Int(input.consumed) / size + i + 1
+        firstZeroSizeRecord = Int(recordNumber(i, size))
       }
       input.advance(whole * size)
     }
     return filled
+  }
+
+  /// The 1-based number of the record `i` records into the buffered bytes.
+  private func recordNumber(_ i: Int, _ size: Int) -> Int64 {
+    (input.consumed - origin) / Int64(size) + Int64(i) + 1
   }
 }

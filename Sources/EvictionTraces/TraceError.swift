@@ -7,6 +7,8 @@ public enum TraceError: Error, Equatable, CustomStringConvertible {
   case cannotInferFormat(path: String)
   case malformedLine(file: String, line: Int, reason: String)
   case truncatedRecord(file: String, offset: Int64, recordSize: Int, remaining: Int)
+  /// A binary record (1-based) holds a value its format does not allow.
+  case malformedRecord(file: String, record: Int64, reason: String)
   case notOfFormat(file: String, format: String, reason: String)
   case corruptCompressedStream(file: String, codec: String, reason: String)
   case emptyTrace(path: String)
@@ -34,6 +36,8 @@ public enum TraceError: Error, Equatable, CustomStringConvertible {
     case .truncatedRecord(let file, let offset, let size, let remaining):
       return
         "\(file): truncated record at byte offset \(offset): records are \(size) bytes but only \(remaining) remain; the file is cut short or not in this format"
+    case .malformedRecord(let file, let record, let reason):
+      return "\(file): record \(record): \(reason); the file is damaged or not in this format"
     case .notOfFormat(let file, let format, let reason):
       return "\(file): not a \(format) trace (\(reason)); pass the right \(Setting.format)"
     case .corruptCompressedStream(let file, let codec, let reason):
@@ -95,7 +99,7 @@ public struct SkippedRecords: Sendable, Equatable {
   /// missing file or a wrong format cannot be skipped.
   static func isSkippable(_ error: TraceError) -> Bool {
     switch error {
-    case .malformedLine, .truncatedRecord: true
+    case .malformedLine, .truncatedRecord, .malformedRecord: true
     default: false
     }
   }

@@ -30,6 +30,9 @@ public struct TraceFormat: Hashable, Sendable, CustomStringConvertible {
   /// Whether the format carries object sizes.
   public var carriesSizes: Bool { definition.carriesSizes }
 
+  /// Whether records carry each request's next access.
+  public var carriesNextAccess: Bool { definition.carriesNextAccess }
+
   /// Every format, built-in then registered.
   public static var all: [TraceFormat] { TraceFormats.definitions.map { TraceFormat($0) } }
 
@@ -109,6 +112,9 @@ public protocol TraceFormatDefinition {
   static var fileSuffixes: [String] { get }
   /// Whether records carry object sizes (otherwise every request weighs 1).
   static var carriesSizes: Bool { get }
+  /// Whether records carry each request's next access (libCacheSim's
+  /// binary formats), so offline policies need no pre-pass. Default: false.
+  static var carriesNextAccess: Bool { get }
   /// One line for the format list: what a record looks like.
   static var summary: String { get }
   /// A reader of `input`'s records.
@@ -118,6 +124,7 @@ public protocol TraceFormatDefinition {
 extension TraceFormatDefinition {
   public static var aliases: [String] { [] }
   public static var fileSuffixes: [String] { ["." + name] }
+  public static var carriesNextAccess: Bool { false }
 }
 
 /// What a format's reader reads: the bytes (already decompressed), the
@@ -156,6 +163,7 @@ public enum TraceFormats {
     AdaptSizeFormat.self,
     TwitterFormat.self,
     MSRFormat.self,
+    LCSFormat.self,
   ]
 
   /// Definitions registered from outside the package, in registration order.

@@ -9,15 +9,71 @@ public struct TraceRecord: Equatable, Sendable {
   public var time: Int64
   /// The 1-based index of the key's next request, or `TraceRecord.never`.
   public var nextAccess: Int64
+  /// Seconds the object lives once written (0: no limit), where the format
+  /// carries time-to-live (`lcs` from version 3, `twitter`, `csv` with a
+  /// `ttl` column).
+  public var ttl: UInt32
+  /// What the request does; `get` where the format carries no operations.
+  public var op: Operation
 
   public static var never: Int64 { Int64.max }
 
   @inlinable
-  public init(key: UInt64, size: Int64 = 1, time: Int64 = 0, nextAccess: Int64 = Int64.max) {
+  public init(
+    key: UInt64, size: Int64 = 1, time: Int64 = 0, nextAccess: Int64 = Int64.max, ttl: UInt32 = 0,
+    op: Operation = .get
+  ) {
     self.key = key
     self.size = size
     self.time = time
     self.nextAccess = nextAccess
+    self.ttl = ttl
+    self.op = op
+  }
+
+  /// A request's operation. Traces name many (memcached's, libCacheSim's
+  /// `req_op_e`); each reads as one of three, by what it does to the cache:
+  ///
+  /// | trace operation | reads as |
+  /// | --- | --- |
+  /// | get, gets, read, nop | `get` |
+  /// | set, add, replace, cas, append, prepend, incr, decr, write, update | `set` |
+  /// | delete | `delete` |
+  ///
+  /// Under libCacheSim's semantics every record is a request whatever its
+  /// operation, as libCacheSim replays it.
+  @frozen
+  public enum Operation: UInt8, Sendable, CaseIterable, CustomStringConvertible {
+    case get, set, delete
+
+    /// The operation a trace's name for it reads as (case-insensitive); nil for an unknown name.
+    public init?(name: some StringProtocol) {
+      switch name.lowercased() {
+      case "get", "gets", "read", "nop": self = .get
+      case "set", "add", "replace", "cas", "append", "prepend", "incr", "decr", "write", "update": self = .set
+      case "delete": self = .delete
+      default: return nil
+      }
+    }
+
+    /// The operation of libCacheSim's code (`req_op_e`: 0 nop, 1 get, 2 gets,
+    /// 3 set, … 9 delete, … 14 update); nil for a code it does not define.
+    public init?(libCacheSimCode code: UInt8) {
+      switch code {
+      case 0, 1, 2, 12: self = .get
+      case 3, 4, 5, 6, 7, 8, 10, 11, 13, 14: self = .set
+      case 9: self = .delete
+      default: return nil
+      }
+    }
+
+    public var description: String {
+      switch self {
+      case .get: "get"
+      case .set: "set"
+      case .delete: "delete"
+      }
+    }
   }
 }
 

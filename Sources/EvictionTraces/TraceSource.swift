@@ -132,7 +132,7 @@ extension TraceSource {
   /// batches, with the copy's ``TraceTile``; counts requests into
   /// `progress`; stops after `limit` requests if given. With
   /// `withNextAccess`, a trace whose format carries no next-access times
-  /// (all but oracleGeneral) is read into memory once and given them by a
+  /// (all but oracleGeneral and lcs) is read into memory once and given them by a
   /// backward pass, so offline policies can run on it. The per-record loop
   /// stays in the caller, where it is optimised with the caller's state.
   ///
@@ -146,7 +146,7 @@ extension TraceSource {
     defer { buffer.deallocate() }
     var skipped = SkippedRecords()
     var preloaded: [TraceRecord]? = nil
-    if withNextAccess && format != .oracleGeneral {
+    if withNextAccess && !format.carriesNextAccess {
       let reader = try open()
       var records = try reader.readAll()
       try fillNextAccess(&records, of: path)

@@ -6,8 +6,9 @@ import CCompression
   import Darwin
 #endif
 
-/// Writes records as a trace file: oracleGeneral, csv (`time,key,size`) or txt
-/// (one key per line), zstd-compressed when the path ends in `.zst`. Data goes
+/// Writes records as a trace file: oracleGeneral, lcs (version 3, which
+/// carries operations and TTLs), csv (`time,key,size`) or txt (one key per
+/// line), zstd-compressed when the path ends in `.zst`. Data goes
 /// to a temporary file renamed into place by ``finish()``, so a reader never
 /// sees half a trace.
 public final class TraceWriter {
@@ -29,8 +30,9 @@ public final class TraceWriter {
   public var keysOnly = false
 
   public init(path: String, format: TraceFormat) throws(TraceError) {
-    guard [.oracleGeneral, .csv, .txt].contains(format) else {
-      throw .invalidOption("writing \(format.rawValue) is not supported; write oracleGeneral, csv or txt")
+    guard Self.formats.contains(format) else {
+      throw .invalidOption(
+        "writing \(format.rawValue) is not supported; write \(Self.formats.map(\.rawValue).joined(separator: ", "))")
     }
     self.path = path
     self.format = format
@@ -50,6 +52,20 @@ public final class TraceWriter {
       compressor = nil
     }
     if format == .csv { pending.append(contentsOf: Array("time,key,size\n".utf8)) }
+    if format == .lcs { writeLCSHeader() }
+  }
+
+  /// The formats a trace can be written in.
+  public static let formats: [TraceFormat] = [.oracleGeneral, .lcs, .csv, .txt]
+
+  /// lcs's 8 KiB header: magic, version 3, statistics left 0 (libCacheSim
+  /// counts the requests itself when the header does not say), magic.
+  private func writeLCSHeader() {
+    appendLittleEndian(LCSFormat.magic)
+    appendLittleEndian(UInt64(3))
+    appendLittleEndian(Int64(1))  // the statistics' version
+    pending.append(contentsOf: repeatElement(0, count: LCSFormat.headerSize - 32))
+    appendLittleEndian(LCSFormat.magic)
   }
 
   deinit {
@@ -63,12 +79,30 @@ public final class TraceWriter {
 
   /// Appends `records`. A value the format cannot hold (oracleGeneral's
   /// times and sizes are unsigned 32-bit; txt holds keys only, so a size
-  /// other than 1 or a time other than 0 unless ``keysOnly``) is an error
-  /// naming the request, and the file is not written.
+  /// other than 1 or a time other than 0 unless ``keysOnly``; only lcs holds
+  /// operations and TTLs) is an error naming the request, and the file is
+  /// not written.
   public func write(_ records: some Sequence<TraceRecord>) throws(TraceError) {
     for r in records {
       written += 1
+      if format != .lcs && (r.op != .get || r.ttl != 0) && !(format == .txt && keysOnly) {
+        throw .invalidOption(
+          "\(path): request \(written) is a \(r.op) with ttl \(r.ttl), which \(format.rawValue) cannot hold (only gets without ttl); nothing was written: write lcs, which holds both"
+        )
+      }
       switch format {
+      case .lcs:
+        for (field, value) in [("time", r.time)] where value < 0 || value > Int64(UInt32.max) {
+          throw .valueOutOfRange(
+            path: path, request: written, field: field, value: value, format: "lcs",
+            holds: "\(field)s of 0 to \(UInt32.max)")
+        }
+        appendLittleEndian(UInt32(truncatingIfNeeded: r.time))
+        appendLittleEndian(r.key)
+        appendLittleEndian(r.size)
+        appendLittleEndian(UInt32(Self.libCacheSimCode[Int(r.op.rawValue)]))  // op, tenant 0
+        appendLittleEndian(r.ttl)
+        appendLittleEndian(r.nextAccess == TraceRecord.never ? Int64(-1) : r.nextAccess)
       case .oracleGeneral:
         for (field, value) in [("time", r.time), ("size", r.size)] where value < 0 || value > Int64(UInt32.max) {
           throw .valueOutOfRange(
@@ -109,6 +143,9 @@ public final class TraceWriter {
       throw .unreadable(path: path, reason: "cannot rename into place: \(String(cString: strerror(errno)))")
     }
   }
+
+  /// libCacheSim's code for each operation (get 1, set 3, delete 9).
+  static let libCacheSimCode: [UInt8] = [1, 3, 9]
 
   private func appendLittleEndian<T: FixedWidthInteger>(_ value: T) {
     withUnsafeBytes(of: value.littleEndian) { pending.append(contentsOf: $0) }
@@ -182,8 +219,8 @@ extension TraceRecord {
   public static let checkedGrowth = 16 << 20
   /// What to do when a trace held whole does not fit in memory.
   public static let wholeTraceWayOut =
-    "offline policies (belady) and conversions hold every request in memory (32 bytes each): convert the trace "
-    + "to oracleGeneral once where more memory is free (belady streams that format), or use a shorter trace"
+    "offline policies (belady) and conversions hold every request in memory (\(MemoryLayout<TraceRecord>.stride) bytes each): convert the "
+    + "trace to oracleGeneral or lcs once where more memory is free (belady streams them), or use a shorter trace"
 }
 
 extension Array where Element == TraceRecord {
@@ -207,7 +244,7 @@ extension Array where Element == TraceRecord {
 
 extension TraceWriter {
   /// Writes every request of `source` to `path` in `format`, read into memory
-  /// first (oracleGeneral output gains next-access times by a backward
+  /// first (oracleGeneral and lcs output gain next-access times by a backward
   /// pass); returns the requests written and what the reader passed over.
   public static func convert(
     _ source: TraceSource, to path: String, format: TraceFormat, keysOnly: Bool = false
@@ -217,7 +254,7 @@ extension TraceWriter {
       try records.appendChecked(batch, reading: source.path)
     }
     if records.isEmpty { throw .emptyTrace(path: source.path) }
-    if format == .oracleGeneral { try fillNextAccess(&records, of: source.path) }
+    if format.carriesNextAccess { try fillNextAccess(&records, of: source.path) }
     let writer = try TraceWriter(path: path, format: format)
     writer.keysOnly = keysOnly
     try writer.write(records)

@@ -82,6 +82,44 @@ public struct SyntheticWorkload: Sendable {
     }
   }
 
+  /// Each object's time-to-live in seconds, drawn once per object from the
+  /// seed and the object (so adding TTLs leaves the keys and sizes as they
+  /// were): none, `fixed:SECONDS` or `uniform:LOW-HIGH`.
+  public enum TTLDistribution: Sendable, Equatable {
+    case none
+    case fixed(UInt32)
+    case uniform(low: UInt32, high: UInt32)
+
+    /// Parses `none`, `fixed:SECONDS` or `uniform:LOW-HIGH` (1 ≤ LOW ≤ HIGH < 2³²).
+    public init(_ text: String) throws(TraceError) {
+      let usage = "use none, fixed:SECONDS or uniform:LOW-HIGH (whole seconds, 1 ≤ LOW ≤ HIGH ≤ \(UInt32.max))"
+      let parts = text.lowercased().split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+      let bounds = parts.count == 2 ? parts[1].split(separator: "-", omittingEmptySubsequences: false) : []
+      let numbers = bounds.compactMap { UInt32($0) }
+      switch (parts[0], numbers.count == bounds.count ? numbers : []) {
+      case ("none", []) where parts.count == 1: self = .none
+      case ("fixed", let n) where n.count == 1 && n[0] >= 1: self = .fixed(n[0])
+      case ("uniform", let n) where n.count == 2 && n[0] >= 1 && n[1] >= n[0]: self = .uniform(low: n[0], high: n[1])
+      default: throw .invalidOption("ttl distribution '\(text)': \(usage)")
+      }
+    }
+
+    /// Object `key`'s TTL under `seed`: a hash of the two, so the draw
+    /// depends on neither the order of requests nor the other draws.
+    public func ttl(of key: UInt64, seed: UInt64) -> UInt32 {
+      switch self {
+      case .none: return 0
+      case .fixed(let seconds): return seconds
+      case .uniform(let low, let high):
+        var x = key &+ seed &* 0x9E37_79B9_7F4A_7C15 &+ 0x632B_E59B_D9B4_E019
+        x = (x ^ (x >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        x = (x ^ (x >> 27)) &* 0x94D0_49BB_1331_11EB
+        x ^= x >> 31
+        return low + UInt32(x % (UInt64(high - low) + 1))
+      }
+    }
+  }
+
   /// One component of a `mix`: a kind and its weight.
   public struct Component: Sendable, Equatable {
     public var kind: Kind
@@ -124,6 +162,8 @@ public struct SyntheticWorkload: Sendable {
   public var shiftEvery: Int = 100_000
   public var components: [Component] = []
   public var sizes: SizeDistribution = .fixed
+  /// Each object's TTL (carried by every request for it).
+  public var ttls: TTLDistribution = .none
 
   public init(kind: Kind, objects: Int, requests: Int) {
     self.kind = kind
@@ -191,7 +231,9 @@ public struct SyntheticWorkload: Sendable {
       return drawn
     }
     func append(_ key: UInt64) throws(TraceError) {
-      records.append(TraceRecord(key: key, size: try size(of: key), time: Int64(records.count / 1000)))
+      records.append(
+        TraceRecord(
+          key: key, size: try size(of: key), time: Int64(records.count / 1000), ttl: ttls.ttl(of: key, seed: seed)))
     }
     if kind == .mix {
       let parts =
@@ -217,14 +259,14 @@ public struct SyntheticWorkload: Sendable {
     return records
   }
 
-  /// What ``generate()`` surely needs, in bytes: its requests (32 bytes
+  /// What ``generate()`` surely needs, in bytes: its requests (40 bytes
   /// each, held at once) and each Zipf stream's table of object weights
   /// (about 40 bytes an object while it is built). Checked against
   /// ``MemoryBudget`` before anything is drawn.
   public var memoryNeeded: Int64 {
     let kinds = kind == .mix ? (components.isEmpty ? [.zipf, .scan] : components.map(\.kind)) : [kind]
     let zipfTables = kinds.filter { $0 == .zipf || $0 == .zipfScan }.count
-    let bytes = Double(requests) * 32 + Double(zipfTables) * Double(objects) * 40
+    let bytes = Double(requests) * Double(MemoryLayout<TraceRecord>.stride) + Double(zipfTables) * Double(objects) * 40
     return bytes >= 9e18 ? .max : Int64(bytes)
   }
 

@@ -15,6 +15,12 @@ import Testing
     let source = TraceSource(path: try folder.file("t.txt", "1\n2\n1\n3\n1\n"), format: .txt)
     let replay = try TraceReplay.run(source, policy: PolicySpec("lru"), cacheSize: 2, sizeMode: .count)
     #expect(ResultWriter.columns(of: replay).sorted() == ReplayResult.columns.sorted())
+    // A row replayed with TTLs adds exactly their columns, after the contract's.
+    var expiring = replay
+    expiring.expiry = ExpiryCounts(expiredRequests: 3)
+    #expect(ResultWriter.columns(of: expiring).sorted() == (ReplayResult.columns + ExpiryCounts.columns).sorted())
+    #expect(
+      ReplayResult.columns(ReplayResult.columns, of: [replay, expiring]) == ReplayResult.columns + ExpiryCounts.columns)
     let stress = try StressRun.Sweep(
       policies: [PolicySpec("lru")], locks: [.mutex], threads: [1], cacheSize: 2, sizeMode: .count, ops: 5
     ).run(StressRun.Workload(source))

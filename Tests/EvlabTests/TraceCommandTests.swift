@@ -34,7 +34,7 @@ import Testing
       #expect(misses == ["91527", "87770", "71311"].map { Substring($0) }, "\(path): \(misses)")
     }
     let bad = try evlab(["convert", Self.cloudPhysics + ".txt", "--to", "vscsi", "-o", out])
-    #expect(bad.status == 1 && bad.stderr.contains("oracleGeneral, csv or txt"))
+    #expect(bad.status == 1 && bad.stderr.contains("write oracleGeneral, lcs, csv, txt"))
   }
 
   @Test func traceInfoReportsTheContractKeys() throws {

@@ -5,6 +5,7 @@ enum OracleGeneralFormat: TraceFormatDefinition, RecordLayout {
   static let name = "oracleGeneral"
   static let summary = "libCacheSim's binary records: u32 time, u64 id, u32 size, i64 next access"
   static let carriesSizes = true
+  static let carriesNextAccess = true
 
   static func reader(_ input: TraceInput) -> TraceReader { input.readingRecords(of: Self.self) }
 

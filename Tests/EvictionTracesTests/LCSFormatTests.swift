@@ -1,0 +1,95 @@
+import EvictionTestSupport
+import EvictionTraces
+import Foundation
+import Testing
+
+/// libCacheSim's lcs format, every version it defines, and the operations and TTLs it carries.
+@Suite struct LCSFormatTests {
+  /// An lcs header of `version` (magic, version, statistics left 0, magic).
+  func header(version: UInt64, magic: UInt64 = 0x1234_5678_9abc_def0) -> Data {
+    var data = Data(count: 8192)
+    data.replaceSubrange(0..<8, with: withUnsafeBytes(of: magic.littleEndian) { Data($0) })
+    data.replaceSubrange(8..<16, with: withUnsafeBytes(of: version.littleEndian) { Data($0) })
+    data.replaceSubrange(8184..<8192, with: withUnsafeBytes(of: magic.littleEndian) { Data($0) })
+    return data
+  }
+
+  func bytes<T: FixedWidthInteger>(_ value: T) -> Data { withUnsafeBytes(of: value.littleEndian) { Data($0) } }
+
+  /// Version 3's fields (36 bytes), then `features` u32 features.
+  func version3(time: UInt32, id: UInt64, size: Int64, op: UInt8, ttl: UInt32, next: Int64, features: Int) -> Data {
+    bytes(time) + bytes(id) + bytes(size) + Data([op, 7, 0, 0]) + bytes(ttl) + bytes(next)
+      + Data(count: 4 * features)
+  }
+
+  @Test func writtenRecordsReadBackWithTheirOperationsAndTTLs() throws {
+    let scratch = try ScratchFolder()
+    let path = scratch.url.path + "/w.lcs.zst"
+    let records = [
+      TraceRecord(key: 1, size: 100, time: 3, nextAccess: 3, ttl: 60, op: .set),
+      TraceRecord(key: 1 << 60, size: 1 << 39, time: 4, op: .get),
+      TraceRecord(key: 1, size: 100, time: 5, op: .delete),
+    ]
+    let writer = try TraceWriter(path: path, format: .lcs)
+    try writer.write(records)
+    try writer.finish()
+    #expect(TraceFormat.infer(fromPath: path) == .lcs)
+    #expect(try readAll(path) == records)
+  }
+
+  @Test func everyVersionIsRead() throws {
+    let scratch = try ScratchFolder()
+    let v1 = bytes(UInt32(9)) + bytes(UInt64(42)) + bytes(UInt32(512)) + bytes(Int64(-1))
+    let v2 = bytes(UInt32(9)) + bytes(UInt64(42)) + bytes(UInt32(512)) + Data([9, 1, 0, 0]) + bytes(Int64(2))
+    #expect(
+      try readAll(scratch.file("a.lcs", header(version: 1) + v1))
+        == [TraceRecord(key: 42, size: 512, time: 9)])
+    #expect(
+      try readAll(scratch.file("b.lcs", header(version: 2) + v2))
+        == [TraceRecord(key: 42, size: 512, time: 9, nextAccess: 2, op: .delete)])
+    for (version, features) in [(3, 0), (4, 1), (5, 2), (6, 4), (7, 8), (8, 16)] {
+      let record = version3(time: 1, id: 5, size: 70, op: 3, ttl: 30, next: Int64.max, features: features)
+      let path = try scratch.file("v\(version).lcs", header(version: UInt64(version)) + record + record)
+      #expect(
+        try readAll(path) == Array(repeating: TraceRecord(key: 5, size: 70, time: 1, ttl: 30, op: .set), count: 2),
+        "version \(version)")
+    }
+  }
+
+  @Test func aBadHeaderOrRecordIsAClearError() throws {
+    let scratch = try ScratchFolder()
+    let short = try scratch.file("s.lcs", Data(count: 100))
+    #expect { _ = try readAll(short) } throws: { "\($0)".contains("shorter than the 8 KiB header") }
+    let magic = try scratch.file("m.lcs", header(version: 1, magic: 7))
+    #expect { _ = try readAll(magic) } throws: { "\($0)".contains("magic numbers are wrong") }
+    let version = try scratch.file("v.lcs", header(version: 9))
+    #expect { _ = try readAll(version) } throws: { "\($0)".contains("version 9; lcs defines versions 1 to 8") }
+    // A 64-bit size outside 0 … 1 TiB names the record; skipping passes over it.
+    let good = version3(time: 1, id: 5, size: 70, op: 1, ttl: 0, next: -1, features: 0)
+    let negative = version3(time: 1, id: 6, size: -3, op: 1, ttl: 0, next: -1, features: 0)
+    let path = try scratch.file("n.lcs", header(version: 3) + good + negative + good)
+    #expect { _ = try readAll(path) } throws: {
+      ($0 as? TraceError) == .malformedRecord(file: path, record: 2, reason: "size -3 is outside 0 … 1 TiB")
+    }
+    let reader = try openTrace(path, skipBadRecords: true)
+    #expect(try reader.readAll().map(\.key) == [5, 5])
+    #expect(reader.skipped.count == 1)
+    // A cut-off record after the header counts its offset from the file's start.
+    let cut = try scratch.file("c.lcs", header(version: 3) + good + good.prefix(10))
+    #expect { _ = try readAll(cut) } throws: {
+      ($0 as? TraceError) == .truncatedRecord(file: cut, offset: 8192 + 36, recordSize: 36, remaining: 10)
+    }
+  }
+
+  @Test func formatsWithoutOperationsOrTTLsRefuseThem() throws {
+    let scratch = try ScratchFolder()
+    for format in [TraceFormat.oracleGeneral, .csv, .txt] {
+      let writer = try TraceWriter(path: scratch.url.path + "/x.\(format.rawValue)", format: format)
+      #expect { try writer.write([TraceRecord(key: 1, ttl: 5)]) } throws: { "\($0)".contains("write lcs") }
+    }
+    #expect(TraceRecord.Operation(name: "CAS") == .set && TraceRecord.Operation(name: "gets") == .get)
+    #expect(TraceRecord.Operation(name: "flush") == nil)
+    #expect((0...14).compactMap { TraceRecord.Operation(libCacheSimCode: UInt8($0)) }.count == 15)
+    #expect(TraceRecord.Operation(libCacheSimCode: 9) == .delete && TraceRecord.Operation(libCacheSimCode: 15) == nil)
+  }
+}
