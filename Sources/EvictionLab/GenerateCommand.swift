@@ -62,6 +62,12 @@ struct Generate: ParsableCommand {
   )
   var ttl: String = "none"
 
+  @Option(
+    help:
+      "The operations' shares for a key-value trace: get:W,set:W,delete:W (drawn per request; needs .lcs output). Default: gets only."
+  )
+  var ops: String?
+
   @Option(name: .shortAndLong, help: "Output path.")
   var output: String
 
@@ -79,6 +85,7 @@ struct Generate: ParsableCommand {
     workload.components = try SyntheticWorkload.Component.parse(mixText)
     workload.sizes = try SyntheticWorkload.SizeDistribution(sizeDistribution)
     workload.ttls = try SyntheticWorkload.TTLDistribution(ttl)
+    if let ops { workload.operations = try SyntheticWorkload.OperationMix(ops) }
     return workload
   }
 
@@ -100,6 +107,9 @@ struct Generate: ParsableCommand {
     }
     if workload.ttls != .none && format != .lcs {
       throw ArgumentError("--ttl \(ttl): \(output) is \(format.rawValue), which holds no TTLs; write .lcs")
+    }
+    if ops != nil && format != .lcs {
+      throw ArgumentError("--ops: \(output) is \(format.rawValue), which holds no operations; write .lcs")
     }
     // Every value given is used: an option of another kind is refused.
     let kinds = Set(kind == .mix ? workload.components.map(\.kind) : [kind])

@@ -83,6 +83,15 @@ struct Replay: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
   var useTtl = false
 
   @Option(
+    help:
+      "How records are read: libcachesim (every record a request, as libCacheSim replays it) or kv (records are get, set and delete of a lookaside key-value cache: a get's miss fills only on the trace's next set or with --fill-on-miss, a set replaces the object, a delete removes it, TTLs always hold; adds gets, get_hits, sets, deletes)."
+  )
+  var semantics: Semantics = .libcachesim
+
+  @Flag(help: "With --semantics kv: a get's miss admits the object at once, as a cache that loads on a miss.")
+  var fillOnMiss = false
+
+  @Option(
     name: .customLong("repeat"),
     help:
       "Replay each trace this many times in a row, copy k with k·(largest id + 1) added to every id so copies share no object (a longer trace with the same structure)."
@@ -115,6 +124,11 @@ struct Replay: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
       ])
     }
     if tier != nil && attribution { throw ArgumentError("--tier memory+disk does not take --attribution") }
+    if fillOnMiss && semantics != .kv { throw ArgumentError("--fill-on-miss is for --semantics kv") }
+    if semantics == .kv && (attribution || warmup != nil || interval != nil || tier != nil) {
+      throw ArgumentError(
+        "--semantics kv is not yet replayed with --attribution, --warmup, --interval or --tier; drop one of them")
+    }
     if useTtl && (attribution || warmup != nil || interval != nil || tier != nil) {
       throw ArgumentError(
         "--use-ttl is not yet replayed with --attribution, --warmup, --interval or --tier; drop one of them")
@@ -180,6 +194,7 @@ struct Replay: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
         cell.window = window
         cell.attribution = attribution
         cell.ttl = useTtl ? TTLRule() : nil
+        cell.kv = semantics == .kv ? KVRule(fillOnMiss: fillOnMiss) : nil
         return cell
       }
     }
@@ -310,4 +325,9 @@ func defaultTraces() throws -> [String] {
     )
   }
   return traces
+}
+
+/// How `replay` reads records (``KVRule``).
+enum Semantics: String, ExpressibleByArgument, CaseIterable {
+  case libcachesim, kv
 }

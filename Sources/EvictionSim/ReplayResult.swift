@@ -142,9 +142,9 @@ public struct ReplayResult: FlatRow, Sendable, Equatable {
   /// (not a column: `timeseries.csv` holds them).
   public var intervals: [IntervalCounts] = []
   public var attribution: MissAttribution? = nil
-  /// How the replay honoured TTLs, when it did (`--use-ttl`): its columns
-  /// (``ExpiryCounts/columns``) follow the row's own.
-  public var expiry: ExpiryCounts? = nil
+  /// How the replay read its records, when it honoured TTLs or replayed
+  /// key-value operations: its columns (``SemanticsCounts/columns``) follow the row's own.
+  public var semantics: SemanticsCounts? = nil
   /// The evictions the optimum would not have made, when the run attributed
   /// its misses (not a column: `regret.json` holds them).
   public var regret: Regret? = nil
@@ -182,7 +182,7 @@ public struct ReplayResult: FlatRow, Sendable, Equatable {
 
   public init(from decoder: any Decoder) throws {
     self.init(key: try CellKey(from: decoder), counts: try HitCounts(from: decoder), fields: try Fields(from: decoder))
-    expiry = try ExpiryCounts.decodeIfPresent(from: decoder)
+    semantics = try SemanticsCounts.decodeIfPresent(from: decoder)
     attribution = try MissAttribution.decodeIfPresent(from: decoder)
   }
 
@@ -190,7 +190,7 @@ public struct ReplayResult: FlatRow, Sendable, Equatable {
     try key.encode(to: encoder)
     try counts.encode(to: encoder)
     try fields.encode(to: encoder)
-    try expiry?.encode(to: encoder)
+    try semantics?.encode(to: encoder)
     try attribution?.encode(to: encoder)
   }
 
@@ -206,7 +206,7 @@ public struct ReplayResult: FlatRow, Sendable, Equatable {
   /// The columns of `rows`: ``columns``, then the TTL's when a row
   /// replayed with one, then the attribution's when a row carries one.
   public static func columns(_ columns: [String], of rows: [ReplayResult]) -> [String] {
-    let ttl = rows.contains { $0.expiry != nil } ? ExpiryCounts.columns : []
+    let ttl = rows.contains { $0.semantics != nil } ? SemanticsCounts.columns : []
     return columns + ttl + (rows.contains { $0.attribution != nil } ? MissAttribution.columns : [])
   }
 
@@ -218,23 +218,41 @@ public struct ReplayResult: FlatRow, Sendable, Equatable {
   ]
 }
 
-/// What TTLs did to a replay (``TTLRule``): present only on rows replayed
-/// with them, so every other row keeps exactly its columns.
-public struct ExpiryCounts: Sendable, Codable, Equatable {
-  /// Always true: the column says the row honoured TTLs.
-  public var useTtl = true
-  /// Counted requests that found their object expired (each also a miss).
+/// How a replay read its records, when not as a plain stream of gets:
+/// with TTLs (`--use-ttl`) or as key-value operations (`--semantics kv`).
+/// Present only on such rows, so every other row keeps exactly its columns;
+/// a row without them was replayed with libCacheSim's semantics and no TTLs.
+public struct SemanticsCounts: Sendable, Codable, Equatable {
+  /// `libcachesim` or `kv` (``KVRule``).
+  public var semantics: String
+  /// Whether TTLs expired objects (always, under `kv`).
+  public var useTtl: Bool
+  /// Requests that found their object expired (under libCacheSim's
+  /// semantics each is also a miss; under `kv`, a get's miss or a set's
+  /// or delete's removal).
   public var expiredRequests: Int64
+  /// Under `kv`: the gets (the row's `requests`) and their hits, the sets
+  /// and the deletes; empty under libCacheSim's semantics.
+  public var gets: Int64? = nil
+  public var getHits: Int64? = nil
+  public var sets: Int64? = nil
+  public var deletes: Int64? = nil
 
-  public init(expiredRequests: Int64) { self.expiredRequests = expiredRequests }
+  public init(semantics: String, useTtl: Bool, expiredRequests: Int64) {
+    self.semantics = semantics
+    self.useTtl = useTtl
+    self.expiredRequests = expiredRequests
+  }
 
-  public static let columns = ["use_ttl", "expired_requests"]
+  public static let columns = [
+    "semantics", "use_ttl", "expired_requests", "gets", "get_hits", "sets", "deletes",
+  ]
 
   /// The counts of a row read back, or nil for a row without them.
-  static func decodeIfPresent(from decoder: any Decoder) throws -> ExpiryCounts? {
+  static func decodeIfPresent(from decoder: any Decoder) throws -> SemanticsCounts? {
     let container = try decoder.container(keyedBy: CodingKeys.self)
-    guard container.contains(.expiredRequests), try !container.decodeNil(forKey: .expiredRequests) else { return nil }
-    return try ExpiryCounts(from: decoder)
+    guard container.contains(.semantics), try !container.decodeNil(forKey: .semantics) else { return nil }
+    return try SemanticsCounts(from: decoder)
   }
 }
 

@@ -24,9 +24,14 @@ public enum TraceReplay {
   public static func run(
     _ trace: TraceSource, policy: PolicySpec, cacheSize: Int64, sizeMode: SizeMode,
     admission: AdmissionSpec = .none, window: ReplayWindow = ReplayWindow(), progress: ReplayProgress? = nil,
-    attributingAgainst reference: AttributionReference? = nil, ttl: TTLRule? = nil
+    attributingAgainst reference: AttributionReference? = nil, ttl: TTLRule? = nil, kv: KVRule? = nil
   ) throws(TraceError) -> ReplayResult {
     try checkMinimumCapacity(policy, cacheSize)
+    if kv != nil && (reference != nil || !window.isEmpty) {
+      throw .invalidOption(
+        "key-value semantics (\(Setting.semantics) kv) are not yet replayed with a warm-up, intervals or miss attribution; drop one of them"
+      )
+    }
     if ttl != nil && (reference != nil || !window.isEmpty) {
       throw .invalidOption(
         "time-to-live (\(Setting.useTTL)) is not yet replayed with a warm-up, intervals or miss attribution; drop one of them"
@@ -39,7 +44,7 @@ public enum TraceReplay {
     let start = clock.now
     var counts: ReplayCounts
     var attributed: AttributedReplay? = nil
-    var expired: Int64? = nil
+    var semantics: SemanticsCounts? = nil
     if let reference {
       var box = policy.integerBox(capacity: cacheSize, admission: admission)
       var run = AttributedReplay(reference: reference, admission: admission.kind != .none)
@@ -51,9 +56,9 @@ public enum TraceReplay {
       var visitor = AdmissionVisitor(
         ReplayVisitor(
           trace: trace, sizeMode: sizeMode, needsNextAccess: policy.descriptor.isOffline, window: window,
-          progress: progress, ttl: ttl),
+          progress: progress, ttl: ttl, kv: kv),
         admission: admission)
-      (counts, expired) = try policy.withPolicy(
+      (counts, semantics) = try policy.withPolicy(
         capacity: cacheSize, index: IntegerSlotIndex<UInt64>.self, visitor: &visitor
       ).get()
     }
@@ -74,7 +79,7 @@ public enum TraceReplay {
     result.skipped = counts.skipped
     result.intervals = counts.intervals
     result.attribution = attributed?.attribution
-    result.expiry = expired.map { ExpiryCounts(expiredRequests: $0) }
+    result.semantics = semantics
     result.regret = attributed?.regret
     return result
   }
@@ -178,7 +183,7 @@ public enum TraceReplay {
             let result = try run(
               cell.trace, policy: cell.policy, cacheSize: cell.cacheSize, sizeMode: cell.sizeMode,
               admission: cell.admission, window: cell.window, progress: progress, attributingAgainst: reference,
-              ttl: cell.ttl)
+              ttl: cell.ttl, kv: cell.kv)
             results.withLock { $0[i] = result }
             progress?.cellsDone.add(1, ordering: .relaxed)
           } catch {
@@ -212,6 +217,8 @@ public struct ReplayCell: Sendable, Hashable {
   public var attribution = false
   /// How requests' TTLs expire objects, when they do (``TTLRule``).
   public var ttl: TTLRule? = nil
+  /// Key-value semantics, when the records are read as operations (``KVRule``).
+  public var kv: KVRule? = nil
 
   public init(
     trace: TraceSource, policy: PolicySpec, cacheSize: Int64, sizeMode: SizeMode, admission: AdmissionSpec = .none,
@@ -235,17 +242,24 @@ struct ReplayVisitor: PolicyVisitor {
   let window: ReplayWindow
   let progress: ReplayProgress?
   let ttl: TTLRule?
+  let kv: KVRule?
 
   mutating func visit<Policy: ReplacementPolicy & ~Copyable>(_ policy: consuming Policy) -> Result<
-    (ReplayCounts, Int64?), TraceError
+    (ReplayCounts, SemanticsCounts?), TraceError
   > where Policy.Key == UInt64 {
     var policy = policy
     do throws(TraceError) {
+      if let kv {
+        let (counts, semantics) = try TraceReplay.replayKV(
+          trace, through: &policy, sizeMode: sizeMode, rule: kv, needsNextAccess: needsNextAccess,
+          progress: progress)
+        return .success((counts, semantics))
+      }
       if let ttl {
         let (counts, expired) = try TraceReplay.replayExpiring(
           trace, through: &policy, sizeMode: sizeMode, rule: ttl, needsNextAccess: needsNextAccess,
           progress: progress)
-        return .success((counts, expired))
+        return .success((counts, SemanticsCounts(semantics: "libcachesim", useTtl: true, expiredRequests: expired)))
       }
       guard window.isEmpty else {
         return .success(

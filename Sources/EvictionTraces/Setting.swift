@@ -44,11 +44,12 @@ extension Setting {
     .format, .delimiter, .keyColumn, .sizeColumn, .timeColumn, .header, .keysOnly, .skipBadLines, .repeatTrace,
     .warmup, .interval, .method, .rate, .maxObjects, .requests, .objects, .mix, .config, .collection, .trace,
     .policy, .size, .sizeMode, .seeds, .runName, .baseline, .json, .wait, .quick, .convert, .repairStore, .shard,
-    .collectionRun, .writeCatalog, .replayCommand, .checkPolicy, .attribution, .useTTL,
+    .collectionRun, .writeCatalog, .replayCommand, .checkPolicy, .attribution, .useTTL, .semantics,
   ]
 
   public static let format = Setting("format")
   public static let useTTL = Setting("useTtl")
+  public static let semantics = Setting("semantics")
   public static let delimiter = Setting("delimiter")
   public static let keyColumn = Setting("keyColumn")
   public static let sizeColumn = Setting("sizeColumn")

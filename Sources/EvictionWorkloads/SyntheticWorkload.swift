@@ -120,6 +120,51 @@ public struct SyntheticWorkload: Sendable {
     }
   }
 
+  /// The share of each operation among the requests (a key-value trace),
+  /// drawn per request from the seed and the request's place, so the keys,
+  /// sizes and TTLs stay as they were: `get:0.8,set:0.15,delete:0.05`.
+  public struct OperationMix: Sendable, Equatable {
+    /// Cumulative shares of get, set and delete (the last is 1).
+    public private(set) var cumulative: [Double] = [1, 1, 1]
+
+    public static let getsOnly = OperationMix()
+
+    init() {}
+
+    /// Parses `OP:WEIGHT,...` over get, set and delete (weights ≥ 0, summing above 0).
+    public init(_ text: String) throws(TraceError) {
+      let usage =
+        "use OP:WEIGHT,... with OP get, set or delete and weights of 0 or more, e.g. get:0.8,set:0.15,delete:0.05"
+      var weights = [0.0, 0.0, 0.0]
+      for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+        let pair = part.split(separator: ":", omittingEmptySubsequences: false)
+        guard pair.count == 2, let weight = Double(pair[1]), weight >= 0, weight.isFinite else {
+          throw .invalidOption("operation mix '\(text)': \(usage)")
+        }
+        switch pair[0].lowercased() {
+        case "get": weights[0] += weight
+        case "set": weights[1] += weight
+        case "delete": weights[2] += weight
+        default: throw .invalidOption("operation mix '\(text)': '\(pair[0])' is not get, set or delete; \(usage)")
+        }
+      }
+      let total = weights.reduce(0, +)
+      guard total > 0 else { throw .invalidOption("operation mix '\(text)': the weights sum to 0; \(usage)") }
+      cumulative = [weights[0] / total, (weights[0] + weights[1]) / total, 1]
+    }
+
+    /// The operation of request `index` under `seed`.
+    public func operation(of index: Int, seed: UInt64) -> TraceRecord.Operation {
+      guard cumulative[0] < 1 else { return .get }
+      var x = UInt64(index) &+ (seed ^ 0x5851_F42D_4C95_7F2D) &* 0x9E37_79B9_7F4A_7C15
+      x = (x ^ (x >> 30)) &* 0xBF58_476D_1CE4_E5B9
+      x = (x ^ (x >> 27)) &* 0x94D0_49BB_1331_11EB
+      x ^= x >> 31
+      let u = Double(x >> 11) / Double(1 << 53)
+      return u < cumulative[0] ? .get : u < cumulative[1] ? .set : .delete
+    }
+  }
+
   /// One component of a `mix`: a kind and its weight.
   public struct Component: Sendable, Equatable {
     public var kind: Kind
@@ -164,6 +209,8 @@ public struct SyntheticWorkload: Sendable {
   public var sizes: SizeDistribution = .fixed
   /// Each object's TTL (carried by every request for it).
   public var ttls: TTLDistribution = .none
+  /// The operations of the requests (all gets by default).
+  public var operations: OperationMix = .getsOnly
 
   public init(kind: Kind, objects: Int, requests: Int) {
     self.kind = kind
@@ -233,7 +280,8 @@ public struct SyntheticWorkload: Sendable {
     func append(_ key: UInt64) throws(TraceError) {
       records.append(
         TraceRecord(
-          key: key, size: try size(of: key), time: Int64(records.count / 1000), ttl: ttls.ttl(of: key, seed: seed)))
+          key: key, size: try size(of: key), time: Int64(records.count / 1000), ttl: ttls.ttl(of: key, seed: seed),
+          op: operations.operation(of: records.count, seed: seed)))
     }
     if kind == .mix {
       let parts =

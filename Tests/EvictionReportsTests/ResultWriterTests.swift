@@ -17,10 +17,10 @@ import Testing
     #expect(ResultWriter.columns(of: replay).sorted() == ReplayResult.columns.sorted())
     // A row replayed with TTLs adds exactly their columns, after the contract's.
     var expiring = replay
-    expiring.expiry = ExpiryCounts(expiredRequests: 3)
-    #expect(ResultWriter.columns(of: expiring).sorted() == (ReplayResult.columns + ExpiryCounts.columns).sorted())
+    expiring.semantics = SemanticsCounts(semantics: "libcachesim", useTtl: true, expiredRequests: 3)
+    #expect(ResultWriter.columns(of: expiring).sorted() == (ReplayResult.columns + SemanticsCounts.columns).sorted())
     #expect(
-      ReplayResult.columns(ReplayResult.columns, of: [replay, expiring]) == ReplayResult.columns + ExpiryCounts.columns)
+      ReplayResult.columns(ReplayResult.columns, of: [replay, expiring]) == ReplayResult.columns + SemanticsCounts.columns)
     let stress = try StressRun.Sweep(
       policies: [PolicySpec("lru")], locks: [.mutex], threads: [1], cacheSize: 2, sizeMode: .count, ops: 5
     ).run(StressRun.Workload(source))

@@ -31,7 +31,7 @@ import Testing
     ]
     let result = try replay(records)
     #expect(result.hits == 2 && result.misses == 2)
-    #expect(result.expiry == ExpiryCounts(expiredRequests: 1))
+    #expect(result.semantics == SemanticsCounts(semantics: "libcachesim", useTtl: true, expiredRequests: 1))
     // The row round-trips through JSON with its two columns.
     var row = result
     row.skipped = SkippedRecords()
@@ -43,7 +43,7 @@ import Testing
     decoder.keyDecodingStrategy = .convertFromSnakeCase
     #expect(try decoder.decode(ReplayResult.self, from: data) == row)
     let without = try replay(records, ttl: nil)
-    #expect(without.hits == 3 && without.expiry == nil)
+    #expect(without.hits == 3 && without.semantics == nil)
   }
 
   @Test func aHitDoesNotExtendTheTTLAndADefaultApplies() throws {
@@ -55,7 +55,7 @@ import Testing
     ]
     let result = try replay(records, ttl: TTLRule(defaultTTL: 5))
     // Misses: 1@0, 1@11 (expired), 2@11, 2@20 (expired), 1@112 (expired).
-    #expect(result.misses == 5 && result.expiry?.expiredRequests == 3)
+    #expect(result.misses == 5 && result.semantics?.expiredRequests == 3)
   }
 
   @Test func anEvictedObjectIsNotCountedExpired() throws {
@@ -65,7 +65,7 @@ import Testing
       TraceRecord(key: 1, time: 54),
     ]
     let result = try replay(records, size: 1)
-    #expect(result.misses == 3 && result.hits == 1 && result.expiry?.expiredRequests == 0)
+    #expect(result.misses == 3 && result.hits == 1 && result.semantics?.expiredRequests == 0)
   }
 
   @Test func ttlsAreRefusedWithAWindowOrAttribution() throws {
@@ -111,7 +111,7 @@ import Testing
       if mode == .bytes {
         #expect(result.bytesRequested == Int64(f[5])! && result.bytesMissed == Int64(f[6])!, "\(line)")
       }
-      expired += result.expiry?.expiredRequests ?? 0
+      expired += result.semantics?.expiredRequests ?? 0
     }
     // The trace exercises expiry: thousands of requests found their object expired.
     #expect(expired > 10_000)

@@ -1,0 +1,162 @@
+import EvictionCore
+import EvictionTraces
+
+/// Time-to-live as libCacheSim's TTL build (`-DSUPPORT_TTL=ON`) honours it,
+/// the `libcachesim` semantics of `--use-ttl`: every record is a request,
+/// whatever its operation; an object admitted by a request with a TTL
+/// expires `ttl` seconds after that request's timestamp (a request without
+/// one gives it ``defaultTTL``, 0 for never); a hit does not extend it; a
+/// request at a time past the expiry (strictly: at the expiry itself the
+/// object still serves) finds the object expired, removes it and is a miss
+/// that admits it again. Expired objects are otherwise left where they are
+/// (lazily), holding their room until evicted or requested.
+///
+/// libCacheSim 0.3.5 checks expiry in `cache_find_base`, which most of its
+/// policies call (LRU, FIFO, CLOCK, SIEVE, LFU, ARC, CAR, Belady, …); a few
+/// find objects in their own way and never expire them (S3-FIFO, SLRU,
+/// 2Q, W-TinyLFU, LIRS, …). Here every policy expires alike.
+public struct TTLRule: Sendable, Hashable {
+  /// The TTL of an object admitted by a request without one (0: never expires).
+  public var defaultTTL: Int64
+
+  public init(defaultTTL: Int64 = 0) { self.defaultTTL = defaultTTL }
+}
+
+extension TraceReplay {
+  /// ``replay(_:through:sizeMode:needsNextAccess:progress:observe:)`` with
+  /// objects expiring by `rule`. The expiry of each resident object with one
+  /// is kept beside the policy (an eviction drops it), so memory follows
+  /// the residents, not the trace. Returns the counts and the requests that
+  /// found their object expired.
+  @inlinable
+  public static func replayExpiring<Policy: ReplacementPolicy & ~Copyable>(
+    _ trace: TraceSource, through policy: inout Policy, sizeMode: SizeMode, rule: TTLRule,
+    needsNextAccess: Bool = false, progress: ReplayProgress? = nil
+  ) throws(TraceError) -> (counts: ReplayCounts, expired: Int64) where Policy.Key == UInt64 {
+    var counts = ReplayCounts()
+    var expired: Int64 = 0
+    let countMode = sizeMode == .count
+    var expiries: [UInt64: Int64] = [:]
+    counts.skipped = try trace.forEachBatch(withNextAccess: needsNextAccess, progress: progress) {
+      records, tile throws(TraceError) in
+      var time = counts.requests
+      for i in records.indices {
+        let record = records.base[i]
+        time &+= 1
+        let request = record.request(in: tile, time: time, countMode: countMode)
+        if let expiry = expiries[request.key], expiry < record.time {
+          expiries[request.key] = nil
+          _ = policy.remove(request.key)
+          expired &+= 1
+        }
+        let hit = policy.lookup(request, onEvict: { _, key in expiries[key] = nil }) != nil
+        if hit {
+          counts.hits &+= 1
+        } else {
+          counts.bytesMissed &+= record.size
+          if policy.admit(request, onEvict: { _, key in expiries[key] = nil }) != nil {
+            let ttl = record.ttl != 0 ? Int64(record.ttl) : rule.defaultTTL
+            if ttl != 0 { expiries[request.key] = record.time &+ ttl }
+          }
+          counts.maxOccupancy = max(counts.maxOccupancy, policy.usedWeight)
+        }
+        counts.bytesRequested &+= record.size
+      }
+      counts.requests &+= Int64(records.count)
+      if counts.bytesRequested < 0 {
+        throw .invalidOption("\(trace.path): the bytes requested exceed 2^63; replay a shorter trace")
+      }
+    }
+    if counts.requests == 0 { throw .emptyTrace(path: trace.path) }
+    counts.flashWrites = policy.flashWrites
+    return (counts, expired)
+  }
+}
+
+/// Key-value semantics (`--semantics kv`): records are operations of a
+/// lookaside cache, as CacheBench and memcached's clients issue them.
+///
+/// - A get that hits is a hit. A get that misses is a miss, and the object
+///   enters the cache only when the trace sets it (the client's fill), or at
+///   once with ``fillOnMiss``.
+/// - A set (and what reads as one: add, replace, cas, append, …) replaces
+///   the object: a resident one is removed and the object admitted anew at
+///   the set's size, as memcached and CacheLib replace an item; its TTL is
+///   the set's (none when 0).
+/// - A delete removes the object.
+/// - TTLs always hold: an object past its expiry is removed by the next
+///   request for it (a get's miss); otherwise it keeps its room until
+///   evicted.
+///
+/// The row's requests, hits and bytes are the gets'; ``SemanticsCounts``
+/// adds the sets and deletes.
+public struct KVRule: Sendable, Hashable {
+  /// Whether a get's miss admits the object at once (else only a set does).
+  public var fillOnMiss: Bool
+
+  public init(fillOnMiss: Bool = false) { self.fillOnMiss = fillOnMiss }
+}
+
+extension TraceReplay {
+  /// Replays `trace` as key-value operations (``KVRule``).
+  @inlinable
+  public static func replayKV<Policy: ReplacementPolicy & ~Copyable>(
+    _ trace: TraceSource, through policy: inout Policy, sizeMode: SizeMode, rule: KVRule,
+    needsNextAccess: Bool = false, progress: ReplayProgress? = nil
+  ) throws(TraceError) -> (counts: ReplayCounts, semantics: SemanticsCounts) where Policy.Key == UInt64 {
+    var counts = ReplayCounts()
+    var semantics = SemanticsCounts(semantics: "kv", useTtl: true, expiredRequests: 0)
+    var (sets, deletes): (Int64, Int64) = (0, 0)
+    let countMode = sizeMode == .count
+    var expiries: [UInt64: Int64] = [:]
+    var time: Int64 = 0
+    counts.skipped = try trace.forEachBatch(withNextAccess: needsNextAccess, progress: progress) {
+      records, tile throws(TraceError) in
+      for i in records.indices {
+        let record = records.base[i]
+        time &+= 1
+        let request = record.request(in: tile, time: time, countMode: countMode)
+        let key = request.key
+        if let expiry = expiries[key], expiry < record.time {
+          expiries[key] = nil
+          _ = policy.remove(key)
+          semantics.expiredRequests &+= 1
+        }
+        /// Admits the object with `record`'s TTL.
+        func admit() {
+          if policy.admit(request, onEvict: { _, evicted in expiries[evicted] = nil }) != nil, record.ttl != 0 {
+            expiries[key] = record.time &+ Int64(record.ttl)
+          }
+          counts.maxOccupancy = max(counts.maxOccupancy, policy.usedWeight)
+        }
+        switch record.op {
+        case .get:
+          counts.requests &+= 1
+          counts.bytesRequested &+= record.size
+          if policy.lookup(request, onEvict: { _, evicted in expiries[evicted] = nil }) != nil {
+            counts.hits &+= 1
+          } else {
+            counts.bytesMissed &+= record.size
+            if rule.fillOnMiss { admit() }
+          }
+        case .set:
+          sets &+= 1
+          if policy.remove(key) != nil { expiries[key] = nil }
+          admit()
+        case .delete:
+          deletes &+= 1
+          if policy.remove(key) != nil { expiries[key] = nil }
+        }
+      }
+      if counts.bytesRequested < 0 {
+        throw .invalidOption("\(trace.path): the bytes requested exceed 2^63; replay a shorter trace")
+      }
+    }
+    if time == 0 { throw .emptyTrace(path: trace.path) }
+    (semantics.gets, semantics.getHits, semantics.sets, semantics.deletes) = (
+      counts.requests, counts.hits, sets, deletes
+    )
+    counts.flashWrites = policy.flashWrites
+    return (counts, semantics)
+  }
+}

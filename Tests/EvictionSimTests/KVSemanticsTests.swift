@@ -1,0 +1,93 @@
+import EvictionCore
+import EvictionSim
+import EvictionTestSupport
+import EvictionTraces
+import EvictionWorkloads
+import Foundation
+import Testing
+
+/// Key-value semantics (``KVRule``): gets, sets and deletes of a lookaside cache.
+@Suite struct KVSemanticsTests {
+  func replay(
+    _ records: [TraceRecord], _ policy: String = "lru", size: Int64 = 10, sizeMode: SizeMode = .count,
+    kv: KVRule? = KVRule(), ttl: TTLRule? = nil
+  ) throws -> ReplayResult {
+    let scratch = try ScratchFolder()
+    let path = scratch.url.path + "/t.lcs"
+    let writer = try TraceWriter(path: path, format: .lcs)
+    try writer.write(records)
+    try writer.finish()
+    return try TraceReplay.run(
+      TraceSource(path: path, format: .lcs), policy: PolicySpec(policy), cacheSize: size, sizeMode: sizeMode,
+      ttl: ttl, kv: kv)
+  }
+
+  func get(_ key: UInt64, _ time: Int64 = 0, size: Int64 = 1) -> TraceRecord {
+    TraceRecord(key: key, size: size, time: time)
+  }
+  func set(_ key: UInt64, _ time: Int64 = 0, size: Int64 = 1, ttl: UInt32 = 0) -> TraceRecord {
+    TraceRecord(key: key, size: size, time: time, ttl: ttl, op: .set)
+  }
+  func delete(_ key: UInt64, _ time: Int64 = 0) -> TraceRecord { TraceRecord(key: key, time: time, op: .delete) }
+
+  @Test func aGetAfterADeleteMissesAndOnlyASetFills() throws {
+    let result = try replay([set(1), get(1), delete(1), get(1), get(1), set(1), get(1)])
+    // Gets: hit, miss (deleted), miss (no fill without a set), hit.
+    #expect(result.requests == 4 && result.hits == 2)
+    let counts = try #require(result.semantics)
+    #expect(counts.semantics == "kv" && counts.gets == 4 && counts.getHits == 2)
+    #expect(counts.sets == 2 && counts.deletes == 1)
+    #expect(counts.gets! + counts.sets! + counts.deletes! == 7)
+    // With --fill-on-miss the first miss admits it: the next get hits.
+    let filled = try replay([set(1), get(1), delete(1), get(1), get(1)], kv: KVRule(fillOnMiss: true))
+    #expect(filled.hits == 2 && filled.misses == 1)
+  }
+
+  @Test func aSetReplacesTheObjectAtItsNewSize() throws {
+    // 350 bytes: 1 (100) and 2 (200) fit; 1 set again at 300 leaves no room for 2.
+    let records = [set(1, size: 100), set(2, size: 200), set(1, size: 300), get(2, size: 200), get(1, size: 300)]
+    let result = try replay(records, size: 350, sizeMode: .bytes)
+    #expect(result.hits == 1 && result.misses == 1 && result.bytesMissed == 200)
+    #expect(result.fields.maxOccupancy == 300)
+  }
+
+  @Test func anExpiredObjectIsRemovedAndMisses() throws {
+    let records = [set(1, 0, ttl: 5), get(1, 5), get(1, 6), get(1, 7), set(1, 8), get(1, 100)]
+    let result = try replay(records)
+    // Gets: hit (at its expiry), miss (expired, removed), miss (no fill), hit (no TTL after the set).
+    #expect(result.hits == 2 && result.misses == 2 && result.semantics?.expiredRequests == 1)
+  }
+
+  /// On a trace of gets alone, kv with fills on misses is libCacheSim's
+  /// semantics with TTLs: the two loops agree request for request.
+  @Test func getsWithFillsAreLibCacheSimsSemantics() throws {
+    var workload = SyntheticWorkload(kind: .zipf, objects: 1000, requests: 30_000)
+    workload.seed = 11
+    workload.ttls = .uniform(low: 2, high: 20)
+    workload.sizes = .uniform(low: 10, high: 1000)
+    let records = try workload.generate()
+    for policy in ["lru", "sieve", "s3fifo", "arc", "wtinylfu"] {
+      for (size, mode) in [(Int64(200), SizeMode.count), (50_000, .bytes)] {
+        let kv = try replay(records, policy, size: size, sizeMode: mode, kv: KVRule(fillOnMiss: true))
+        let lcs = try replay(records, policy, size: size, sizeMode: mode, kv: nil, ttl: TTLRule())
+        #expect(kv.counts == lcs.counts, "\(policy) \(size)")
+        #expect(kv.semantics?.expiredRequests == lcs.semantics?.expiredRequests && lcs.semantics!.expiredRequests > 0)
+      }
+    }
+  }
+
+  @Test func generatedOperationsFollowTheirMix() throws {
+    var workload = SyntheticWorkload(kind: .zipf, objects: 100, requests: 20_000)
+    workload.operations = try SyntheticWorkload.OperationMix("get:0.7,set:0.2,delete:0.1")
+    let ops = try workload.generate().map(\.op)
+    let sets = ops.filter { $0 == .set }.count
+    let deletes = ops.filter { $0 == .delete }.count
+    #expect(abs(sets - 4000) < 300 && abs(deletes - 2000) < 250)
+    // The keys are those of the same workload without operations.
+    var plain = workload
+    plain.operations = .getsOnly
+    #expect(try plain.generate().map(\.key) == workload.generate().map(\.key))
+    #expect(throws: TraceError.self) { try SyntheticWorkload.OperationMix("get:1,put:1") }
+    #expect(throws: TraceError.self) { try SyntheticWorkload.OperationMix("get:0") }
+  }
+}
