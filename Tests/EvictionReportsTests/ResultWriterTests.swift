@@ -18,9 +18,9 @@ import Testing
     // A row replayed with TTLs adds exactly their columns, after the contract's.
     var expiring = replay
     expiring.semantics = SemanticsCounts(semantics: "libcachesim", useTtl: true, expiredRequests: 3)
-    #expect(ResultWriter.columns(of: expiring).sorted() == (ReplayResult.columns + SemanticsCounts.columns).sorted())
-    #expect(
-      ReplayResult.columns(ReplayResult.columns, of: [replay, expiring]) == ReplayResult.columns + SemanticsCounts.columns)
+    let extended = ReplayResult.columns + SemanticsCounts.columns
+    #expect(ResultWriter.columns(of: expiring).sorted() == extended.sorted())
+    #expect(ReplayResult.columns(ReplayResult.columns, of: [replay, expiring]) == extended)
     let stress = try StressRun.Sweep(
       policies: [PolicySpec("lru")], locks: [.mutex], threads: [1], cacheSize: 2, sizeMode: .count, ops: 5
     ).run(StressRun.Workload(source))
