@@ -125,6 +125,11 @@ struct Replay: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
     }
     if tier != nil && attribution { throw ArgumentError("--tier memory+disk does not take --attribution") }
     if fillOnMiss && semantics != .kv { throw ArgumentError("--fill-on-miss is for --semantics kv") }
+    if useTtl || semantics == .kv, let offline = try policies.specs().first(where: { $0.descriptor.isOffline }) {
+      throw ArgumentError(
+        "\(offline.name) is no bound once objects expire or are set and deleted (it ignores TTLs and operations); "
+          + "leave it out with \(useTtl ? "--use-ttl" : "--semantics kv")")
+    }
     if semantics == .kv && (attribution || warmup != nil || interval != nil || tier != nil) {
       throw ArgumentError(
         "--semantics kv is not yet replayed with --attribution, --warmup, --interval or --tier; drop one of them")
@@ -211,7 +216,14 @@ struct Replay: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
     display.end()
     // Every cell of a trace reads the same lines: report them once per trace.
     for source in sources {
-      if let first = results.first(where: { $0.trace == source.name }) { warnSkipped(first.skipped, path: source.path) }
+      if let first = results.first(where: { $0.trace == source.name }) {
+        warnSkipped(first.skipped, path: source.path)
+        if first.semantics?.sets == 0 && !fillOnMiss {
+          printError(
+            "note: \(source.path) has no sets: under --semantics kv nothing fills the cache, so every get misses; "
+              + "add --fill-on-miss for a cache that loads on a miss")
+        }
+      }
     }
     var output = self.output
     if isDefaultJob {

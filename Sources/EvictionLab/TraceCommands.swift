@@ -33,6 +33,7 @@ struct Convert: ParsableCommand {
     guard let format = try? TraceFormat(name: to), TraceWriter.formats.contains(format) else {
       throw ArgumentError("--to '\(to)': write \(TraceWriter.formats.map(\.rawValue).joined(separator: ", "))")
     }
+    do throws(TraceError) { try TraceWriter.checkName(output) } catch { throw ArgumentError(error.description) }
     if keysOnly && format != .txt { throw ArgumentError("--keys-only is for --to txt; \(to) keeps sizes and times") }
   }
 

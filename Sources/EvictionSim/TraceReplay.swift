@@ -27,6 +27,11 @@ public enum TraceReplay {
     attributingAgainst reference: AttributionReference? = nil, ttl: TTLRule? = nil, kv: KVRule? = nil
   ) throws(TraceError) -> ReplayResult {
     try checkMinimumCapacity(policy, cacheSize)
+    if (ttl != nil || kv != nil) && policy.descriptor.isOffline {
+      throw .invalidOption(
+        "\(policy.name) is no bound once objects expire or are set and deleted: it ranks by the next request and "
+          + "ignores TTLs and operations; leave it out of runs with TTLs (\(Setting.useTTL)) or key-value semantics")
+    }
     if kv != nil && (reference != nil || !window.isEmpty) {
       throw .invalidOption(
         "key-value semantics (\(Setting.semantics) kv) are not yet replayed with a warm-up, intervals or miss attribution; drop one of them"

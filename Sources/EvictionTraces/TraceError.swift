@@ -3,6 +3,8 @@
 public enum TraceError: Error, Equatable, CustomStringConvertible {
   case fileNotFound(path: String)
   case unreadable(path: String, reason: String)
+  /// A trace being written cannot be (a missing folder, a full disk, a folder in the way).
+  case unwritable(path: String, reason: String)
   case unknownFormat(String)
   case cannotInferFormat(path: String)
   case malformedLine(file: String, line: Int, reason: String)
@@ -26,6 +28,12 @@ public enum TraceError: Error, Equatable, CustomStringConvertible {
       return "\(path): no such file; check the path (traces are looked up relative to the current directory)"
     case .unreadable(let path, let reason):
       return "\(path): cannot read (\(reason)); check the file's permissions"
+    case .unwritable(let path, let reason):
+      let wayOut =
+        reason.contains("No space")
+        ? "free some space or write elsewhere"
+        : "check that its folder exists and is writable and that no folder has its name"
+      return "\(path): cannot write the trace (\(reason)); \(wayOut)"
     case .unknownFormat(let name):
       return "unknown trace format '\(name)'; known formats: \(TraceFormat.allNames.joined(separator: ", "))"
     case .cannotInferFormat(let path):

@@ -34,6 +34,7 @@ public final class TraceWriter {
       throw .invalidOption(
         "writing \(format.rawValue) is not supported; write \(Self.formats.map(\.rawValue).joined(separator: ", "))")
     }
+    try Self.checkName(path)
     self.path = path
     self.format = format
     // A device or a pipe (/dev/null, a FIFO) is written into directly: the
@@ -42,7 +43,7 @@ public final class TraceWriter {
     let isSpecial = stat(path, &info) == 0 && (info.st_mode & S_IFMT) != S_IFREG && (info.st_mode & S_IFMT) != S_IFDIR
     temporaryPath = isSpecial ? path : path + ".partial"
     fd = open(temporaryPath, O_WRONLY | O_CREAT | (isSpecial ? 0 : O_TRUNC) | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { throw .unreadable(path: path, reason: "cannot create: \(String(cString: strerror(errno)))") }
+    guard fd >= 0 else { throw .unwritable(path: path, reason: "cannot create: \(String(cString: strerror(errno)))") }
     writesInPlace = isSpecial
     scratchToken = isSpecial ? nil : ScratchPaths.shared.register(temporaryPath)
     if path.lowercased().hasSuffix(".zst") {
@@ -53,6 +54,15 @@ public final class TraceWriter {
     }
     if format == .csv { pending.append(contentsOf: Array("time,key,size\n".utf8)) }
     if format == .lcs { writeLCSHeader() }
+  }
+
+  /// Refuses an output name that promises a compression evlab does not
+  /// write (`.gz`, `.xz`: the file would be plain under a compressed name).
+  public static func checkName(_ path: String) throws(TraceError) {
+    if let (suffix, _) = Compression.suffixes.first(where: { path.lowercased().hasSuffix($0.0) }), suffix != ".zst" {
+      throw .invalidOption(
+        "\(path): evlab compresses what it writes with zstd only; name the output .zst, or leave \(suffix) off")
+    }
   }
 
   /// The formats a trace can be written in.
@@ -135,12 +145,12 @@ public final class TraceWriter {
     try flush(end: true)
     // A device or pipe has nothing to sync (fsync fails with EINVAL there).
     guard writesInPlace || fsync(fd) == 0, close(fd) == 0 else {
-      throw .unreadable(path: path, reason: "cannot finish writing: \(String(cString: strerror(errno)))")
+      throw .unwritable(path: path, reason: "cannot finish writing: \(String(cString: strerror(errno)))")
     }
     finished = true
     if writesInPlace { return }
     guard rename(temporaryPath, path) == 0 else {
-      throw .unreadable(path: path, reason: "cannot rename into place: \(String(cString: strerror(errno)))")
+      throw .unwritable(path: path, reason: "cannot rename into place: \(String(cString: strerror(errno)))")
     }
   }
 
@@ -188,7 +198,7 @@ public final class TraceWriter {
       let n = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
       if n < 0 {
         if errno == EINTR { continue }
-        throw .unreadable(path: path, reason: "cannot write: \(String(cString: strerror(errno)))")
+        throw .unwritable(path: path, reason: "cannot write: \(String(cString: strerror(errno)))")
       }
       offset += n
     }

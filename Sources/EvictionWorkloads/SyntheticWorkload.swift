@@ -148,8 +148,11 @@ public struct SyntheticWorkload: Sendable {
         default: throw .invalidOption("operation mix '\(text)': '\(pair[0])' is not get, set or delete; \(usage)")
         }
       }
+      // Shares of the largest, so weights near Double's limit do not sum to infinity.
+      let largest = weights.max()!
+      guard largest > 0 else { throw .invalidOption("operation mix '\(text)': the weights sum to 0; \(usage)") }
+      weights = weights.map { $0 / largest }
       let total = weights.reduce(0, +)
-      guard total > 0 else { throw .invalidOption("operation mix '\(text)': the weights sum to 0; \(usage)") }
       cumulative = [weights[0] / total, (weights[0] + weights[1]) / total, 1]
     }
 

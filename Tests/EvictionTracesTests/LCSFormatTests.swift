@@ -81,6 +81,23 @@ import Testing
     }
   }
 
+  @Test func csvReadsOperationAndTTLColumnsItsHeaderNames() throws {
+    let scratch = try ScratchFolder()
+    let path = try scratch.file("kv.csv", "time,key,size,Operation,TTL\n1,a,10,GET,0\n2,a,10,add,30\n3,a,10,delete,0\n")
+    let records = try readAll(path)
+    #expect(records.map(\.op) == [.get, .set, .delete] && records.map(\.ttl) == [0, 30, 0])
+    let mapping = try #require(try TraceSource(path: path, format: .csv).csvMapping())
+    #expect(mapping.opColumn == 4 && mapping.ttlColumn == 5 && mapping.description.contains("op column 4 (Operation)"))
+    let bad = try scratch.file("bad.csv", "key,op\na,get\nb,flush\n")
+    #expect { _ = try readAll(bad) } throws: { "\($0)".contains("bad.csv:3: operation 'flush' in column 2") }
+    // A column named op whose first value is no operation is not one (a block trace's SCSI opcodes).
+    let block = try scratch.file("block.csv", "time,op,size,lbn\n1,2a,512,7\n")
+    #expect(try readAll(block).map(\.op) == [.get])
+    // Without such columns every record is a get without TTL, as before.
+    let plain = try scratch.file("plain.csv", "time,key,size\n1,a,10\n")
+    #expect(try readAll(plain) == [TraceRecord(key: TextKey.id("a"), size: 10, time: 1)])
+  }
+
   @Test func formatsWithoutOperationsOrTTLsRefuseThem() throws {
     let scratch = try ScratchFolder()
     for format in [TraceFormat.oracleGeneral, .csv, .txt] {

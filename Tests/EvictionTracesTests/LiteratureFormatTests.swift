@@ -72,13 +72,17 @@ import Testing
     }
   }
 
-  @Test func twitterKeepsGetsWeighingKeyPlusValue() throws {
+  @Test func twitterKeepsEveryOperationAndTTLWeighingKeyPlusValue() throws {
     let scratch = try ScratchFolder()
     let trace = try scratch.file(
       "cluster.csv",
-      "0,keyA,10,90,1,get,0\n1,keyA,10,90,1,set,0\n2,keyB,5,20,2,gets,0\n3,keyA,10,90,1,delete,0\n")
+      "0,keyA,10,90,1,get,0\n1,keyA,10,90,1,set,3600\n2,keyB,5,20,2,gets,0\n3,keyA,10,90,1,delete,0\n"
+        + "4,keyB,5,20,2,cas,60\n")
     let records = try readAll(trace, format: .twitter)
-    #expect(records.count == 2 && records.map(\.size) == [100, 25] && records.map(\.time) == [0, 2])
+    #expect(records.map(\.size) == [100, 100, 25, 100, 25] && records.map(\.time) == [0, 1, 2, 3, 4])
+    #expect(records.map(\.op) == [.get, .set, .get, .delete, .set] && records.map(\.ttl) == [0, 3600, 0, 0, 60])
+    let badTTL = try scratch.file("ttl.csv", "0,k,1,1,1,set,4294967296\n")
+    #expect { _ = try readAll(badTTL, format: .twitter) } throws: { "\($0)".contains("ttl '4294967296'") }
     let unknown = try scratch.file("bad.csv", "0,k,1,1,1,fetch,0\n")
     #expect { _ = try readAll(unknown, format: .twitter) } throws: {
       "\($0)".contains("bad.csv:1:") && "\($0)".contains("unknown operation 'fetch'")

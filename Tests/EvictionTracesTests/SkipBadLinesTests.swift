@@ -45,7 +45,7 @@ import Testing
     #expect(skipped.count == c.bad, "\(c.format)")
     #expect(skipped.first == strictError, "the first skipped line is the one a strict read names")
     if c.format == .twitter {
-      #expect(records.count == 1 && records[0].size == 2)  // gets only; key hashed from the string
+      #expect(records.count == 1 && records[0].size == 2)  // key hashed from the string
     } else {
       #expect(records.map(\.key) == c.keys, "\(c.format)")
     }

@@ -27,6 +27,12 @@ public struct CSVOptions: Sendable, Equatable {
   ]
   static let sizeNames: Set<String> = ["size", "objsize", "objectsize", "bytes", "len", "length", "valuesize"]
   static let timeNames: Set<String> = ["time", "timestamp", "ts", "clocktime", "realtime"]
+  /// A header column of operations (get, set, delete and the names that
+  /// read as them, ``TraceRecord/Operation/init(name:)``) and one of TTLs
+  /// in seconds: read when a header names them (operations only when the
+  /// first line's value is one).
+  static let opNames: Set<String> = ["op", "operation", "opcode", "optype", "command"]
+  static let ttlNames: Set<String> = ["ttl", "timetolive", "ttlseconds"]
 }
 
 /// Delimited text (`csv`): a header line or none, and a column mapping for
@@ -63,6 +69,8 @@ final class CSVTraceReader: TraceReader {
   var keyColumn = 0
   var sizeColumn: Int? = nil
   var timeColumn: Int? = nil
+  var opColumn: Int? = nil
+  var ttlColumn: Int? = nil
   /// The first content line, held until the second tells what it is.
   var heldLine: (bytes: [UInt8], number: Int)? = nil
   var resolved = false
@@ -165,6 +173,12 @@ final class CSVTraceReader: TraceReader {
     keyColumn = options.keyColumn.map { $0 - 1 } ?? named(CSVOptions.keyNames) ?? 0
     sizeColumn = options.sizeColumn.map { $0 - 1 } ?? named(CSVOptions.sizeNames)
     timeColumn = options.timeColumn.map { $0 - 1 } ?? named(CSVOptions.timeNames)
+    // A column named like operations holds them only if its first value is
+    // one (block traces name SCSI opcodes `op`: cloudPhysicsIO's `2a`).
+    opColumn = named(CSVOptions.opNames).flatMap { c in
+      c < next.count && TraceRecord.Operation(name: String(decoding: next[c], as: UTF8.self)) != nil ? c : nil
+    }
+    ttlColumn = named(CSVOptions.ttlNames)
     resolved = true
     return isHeader
   }
@@ -172,7 +186,7 @@ final class CSVTraceReader: TraceReader {
   /// The record of one content line, or nil for a zero-size request (counted).
   func record(_ line: UnsafeRawBufferPointer, number: Int) throws(TraceError) -> TraceRecord? {
     Self.fields(line, delimiter, into: &parts)
-    let needed = max(keyColumn, sizeColumn ?? 0, timeColumn ?? 0) + 1
+    let needed = max(keyColumn, sizeColumn ?? 0, timeColumn ?? 0, opColumn ?? 0, ttlColumn ?? 0) + 1
     guard parts.count >= needed else {
       var fix = "check \(Setting.keyColumn), \(Setting.sizeColumn) and \(Setting.timeColumn)"
       if let other = Self.candidates.first(where: { $0 != delimiter && Self.count($0, in: line) + 1 >= needed }) {
@@ -216,6 +230,26 @@ final class CSVTraceReader: TraceReader {
         throw .malformedLine(file: lines.path, line: number, reason: reason)
       }
       record.time = time
+    }
+    if let c = opColumn {
+      guard let op = TraceRecord.Operation(name: String(decoding: parts[c], as: UTF8.self)) else {
+        throw .malformedLine(
+          file: lines.path, line: number,
+          reason:
+            "operation '\(String(decoding: parts[c].prefix(64), as: UTF8.self))' in column \(c + 1) is not one EvictionLab reads (get, set, delete and their kin: docs/traces.md)"
+        )
+      }
+      record.op = op
+    }
+    if let c = ttlColumn {
+      guard let ttl = TextKey.decimal(parts[c]).flatMap(UInt32.init(exactly:)) else {
+        throw .malformedLine(
+          file: lines.path, line: number,
+          reason:
+            "ttl '\(String(decoding: parts[c].prefix(64), as: UTF8.self))' in column \(c + 1) is not a whole number of seconds below 2³²"
+        )
+      }
+      record.ttl = ttl
     }
     if record.size == 0 {
       if firstZeroSizeLine == nil { firstZeroSizeLine = number }
@@ -289,13 +323,16 @@ public struct CSVMapping: Sendable, Equatable, CustomStringConvertible {
   public var keyColumn: Int
   public var sizeColumn: Int?
   public var timeColumn: Int?
+  /// Columns of operations and TTLs, read when the header names them.
+  public var opColumn: Int? = nil
+  public var ttlColumn: Int? = nil
   /// Which of the columns the options gave (the rest were read off the header or defaulted).
   public var given: (key: Bool, size: Bool, time: Bool)
 
   public static func == (a: CSVMapping, b: CSVMapping) -> Bool {
     (a.delimiter, a.header, a.keyColumn, a.sizeColumn, a.timeColumn) == (
       b.delimiter, b.header, b.keyColumn, b.sizeColumn, b.timeColumn
-    ) && a.given == b.given
+    ) && (a.opColumn, a.ttlColumn) == (b.opColumn, b.ttlColumn) && a.given == b.given
   }
 
   /// `key column 2 (obj_id), size column 3 (size), no time column; header line, ',' between fields`.
@@ -306,8 +343,9 @@ public struct CSVMapping: Sendable, Equatable, CustomStringConvertible {
       return "\(what) column \(c)\(name)"
     }
     let between = delimiter == "\t" ? "tabs" : "'\(delimiter)'"
-    return [column("key", keyColumn), column("size", sizeColumn), column("time", timeColumn)].joined(separator: ", ")
-      + "; \(header == nil ? "no header line" : "a header line"), \(between) between fields"
+    let extra = [("op", opColumn), ("ttl", ttlColumn)].compactMap { $0.1 == nil ? nil : column($0.0, $0.1) }
+    return ([column("key", keyColumn), column("size", sizeColumn), column("time", timeColumn)] + extra).joined(
+      separator: ", ") + "; \(header == nil ? "no header line" : "a header line"), \(between) between fields"
   }
 }
 
@@ -325,7 +363,8 @@ extension TraceSource {
     return CSVMapping(
       delimiter: Character(UnicodeScalar(reader.delimiter)), header: reader.headerNames,
       keyColumn: reader.keyColumn + 1, sizeColumn: reader.sizeColumn.map { $0 + 1 },
-      timeColumn: reader.timeColumn.map { $0 + 1 },
+      timeColumn: reader.timeColumn.map { $0 + 1 }, opColumn: reader.opColumn.map { $0 + 1 },
+      ttlColumn: reader.ttlColumn.map { $0 + 1 },
       given: (csv.keyColumn != nil, csv.sizeColumn != nil, csv.timeColumn != nil))
   }
 }
