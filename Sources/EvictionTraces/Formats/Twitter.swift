@@ -14,6 +14,24 @@ enum TwitterFormat: TraceFormatDefinition {
   static let operations: Set<String> = [
     "get", "gets", "set", "add", "replace", "cas", "append", "prepend", "delete", "incr", "decr",
   ]
+  /// The operations' names as bytes, with what each reads as.
+  static let operationBytes: [([UInt8], TraceRecord.Operation)] = operations.map {
+    (Array($0.utf8), TraceRecord.Operation(name: $0)!)
+  }
+
+  /// The operation `field` names (ASCII case ignored), without making a string.
+  @inline(__always)
+  static func operation(_ field: UnsafeRawBufferPointer) -> TraceRecord.Operation? {
+    for (name, op) in operationBytes where name.count == field.count {
+      var same = true
+      for i in 0..<name.count where field[i] | 0x20 != name[i] {
+        same = false
+        break
+      }
+      if same { return op }
+    }
+    return nil
+  }
 
   struct Parser: LineParser {
     var fields: [UnsafeRawBufferPointer] = []
@@ -24,8 +42,8 @@ enum TwitterFormat: TraceFormatDefinition {
         throw line.malformed(
           "expected 7 comma-separated fields 'timestamp,key,key_size,value_size,client,op,ttl', found \(fields.count)")
       }
-      let name = TraceLine.text(fields[5]).lowercased()
-      guard TwitterFormat.operations.contains(name), let op = TraceRecord.Operation(name: name) else {
+      guard let op = TwitterFormat.operation(fields[5]) else {
+        let name = TraceLine.text(fields[5]).lowercased()
         throw line.malformed(
           "unknown operation '\(name)': expected one of \(TwitterFormat.operations.sorted().joined(separator: ", "))")
       }
