@@ -92,6 +92,12 @@ struct Replay: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
   var fillOnMiss = false
 
   @Option(
+    help:
+      "With --use-ttl or --semantics kv: when expired objects leave. lazy (the default, as libCacheSim): when next requested or evicted; scan[:interval=S]: also every S seconds of trace time (default 1, 0 before every request), as Segcache removes expired segments. Adds expiration, expired_objects (objects that expired while cached) and mean_expired_bytes (bytes held by expired objects, averaged over the trace's time)."
+  )
+  var expiration: String?
+
+  @Option(
     name: .customLong("repeat"),
     help:
       "Replay each trace this many times in a row, copy k with k·(largest id + 1) added to every id so copies share no object (a longer trace with the same structure)."
@@ -125,6 +131,10 @@ struct Replay: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
     }
     if tier != nil && attribution { throw ArgumentError("--tier memory+disk does not take --attribution") }
     if fillOnMiss && semantics != .kv { throw ArgumentError("--fill-on-miss is for --semantics kv") }
+    if let expiration {
+      if !useTtl && semantics != .kv { throw ArgumentError("--expiration is for --use-ttl or --semantics kv") }
+      do { _ = try Expiration(parsing: expiration) } catch { throw ArgumentError("--expiration: \(error)") }
+    }
     if useTtl || semantics == .kv, let offline = try policies.specs().first(where: { $0.descriptor.isOffline }) {
       throw ArgumentError(
         "\(offline.name) is no bound once objects expire or are set and deleted (it ignores TTLs and operations); "
@@ -190,6 +200,7 @@ struct Replay: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
     let sources = try paths.map { try traceSource($0, traceOptions, copies: copies) }
     let admissionSpecs = try admissions.specs(sizeMode: sizeMode, policies: specs)
     let window = ReplayWindow(warmup: warmup?.value.span, interval: interval?.value.span)
+    let expiry = try failing { () throws(TraceError) in try expiration.map(Expiration.init(parsing:)) ?? .lazy }
     let cells = try failing { () throws(TraceError) in
       try ReplayCell.grid(
         sources, policies: specs, sizes: sizes.isEmpty ? DefaultJob.sizes : sizes.sizes, sizeMode: sizeMode,
@@ -198,8 +209,8 @@ struct Replay: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
         var cell = cell
         cell.window = window
         cell.attribution = attribution
-        cell.ttl = useTtl ? TTLRule() : nil
-        cell.kv = semantics == .kv ? KVRule(fillOnMiss: fillOnMiss) : nil
+        cell.ttl = useTtl ? TTLRule(expiration: expiry) : nil
+        cell.kv = semantics == .kv ? KVRule(fillOnMiss: fillOnMiss, expiration: expiry) : nil
         return cell
       }
     }

@@ -237,6 +237,15 @@ public struct SemanticsCounts: Sendable, Codable, Equatable {
   public var getHits: Int64? = nil
   public var sets: Int64? = nil
   public var deletes: Int64? = nil
+  /// When expired objects left (``Expiration``: `lazy` or `scan:interval=S`).
+  public var expiration: String? = nil
+  /// Objects whose expiry passed while they were resident, however they
+  /// left (found expired, scanned, evicted, removed, replaced) or if they
+  /// stayed to the trace's end.
+  public var expiredObjects: Int64? = nil
+  /// Bytes that expired objects held, averaged over the trace's duration
+  /// (bytes in either size mode): memory wasted on expired data.
+  public var meanExpiredBytes: Double? = nil
 
   public init(semantics: String, useTtl: Bool, expiredRequests: Int64) {
     self.semantics = semantics
@@ -245,7 +254,8 @@ public struct SemanticsCounts: Sendable, Codable, Equatable {
   }
 
   public static let columns = [
-    "semantics", "use_ttl", "expired_requests", "gets", "get_hits", "sets", "deletes",
+    "semantics", "use_ttl", "expired_requests", "gets", "get_hits", "sets", "deletes", "expiration",
+    "expired_objects", "mean_expired_bytes",
   ]
 
   /// The counts of a row read back, or nil for a row without them.

@@ -18,45 +18,55 @@ import EvictionTraces
 public struct TTLRule: Sendable, Hashable {
   /// The TTL of an object admitted by a request without one (0: never expires).
   public var defaultTTL: Int64
+  /// When expired objects leave (lazily, as libCacheSim's, by default).
+  public var expiration: Expiration
 
-  public init(defaultTTL: Int64 = 0) { self.defaultTTL = defaultTTL }
+  public init(defaultTTL: Int64 = 0, expiration: Expiration = .lazy) {
+    self.defaultTTL = defaultTTL
+    self.expiration = expiration
+  }
 }
 
 extension TraceReplay {
   /// ``replay(_:through:sizeMode:needsNextAccess:progress:observe:)`` with
   /// objects expiring by `rule`. The expiry of each resident object with one
   /// is kept beside the policy (an eviction drops it), so memory follows
-  /// the residents, not the trace. Returns the counts and the requests that
-  /// found their object expired.
+  /// the residents, not the trace. Returns the counts, and the requests
+  /// that found their object expired with the objects that expired while
+  /// resident (``ExpiryTable``).
   @inlinable
   public static func replayExpiring<Policy: ReplacementPolicy & ~Copyable>(
     _ trace: TraceSource, through policy: inout Policy, sizeMode: SizeMode, rule: TTLRule,
     needsNextAccess: Bool = false, progress: ReplayProgress? = nil
-  ) throws(TraceError) -> (counts: ReplayCounts, expired: Int64) where Policy.Key == UInt64 {
+  ) throws(TraceError) -> (counts: ReplayCounts, semantics: SemanticsCounts) where Policy.Key == UInt64 {
     var counts = ReplayCounts()
-    var expired: Int64 = 0
+    var semantics = SemanticsCounts(semantics: "libcachesim", useTtl: true, expiredRequests: 0)
     let countMode = sizeMode == .count
-    var expiries: [UInt64: Int64] = [:]
+    var table = ExpiryTable(rule.expiration)
     counts.skipped = try trace.forEachBatch(withNextAccess: needsNextAccess, progress: progress) {
       records, tile throws(TraceError) in
       var time = counts.requests
       for i in records.indices {
         let record = records.base[i]
         time &+= 1
-        let request = record.request(in: tile, time: time, countMode: countMode)
-        if let expiry = expiries[request.key], expiry < record.time {
-          expiries[request.key] = nil
-          _ = policy.remove(request.key)
-          expired &+= 1
+        let now = record.time
+        table.advance(to: now)
+        if table.scanDue(at: now) {
+          for key in table.sweep(at: now) { _ = policy.remove(key) }
         }
-        let hit = policy.lookup(request, onEvict: { _, key in expiries[key] = nil }) != nil
+        let request = record.request(in: tile, time: time, countMode: countMode)
+        if table.takeIfExpired(request.key, at: now) {
+          _ = policy.remove(request.key)
+          semantics.expiredRequests &+= 1
+        }
+        let hit = policy.lookup(request, onEvict: { _, key in table.leave(key, at: now) }) != nil
         if hit {
           counts.hits &+= 1
         } else {
           counts.bytesMissed &+= record.size
-          if policy.admit(request, onEvict: { _, key in expiries[key] = nil }) != nil {
+          if policy.admit(request, onEvict: { _, key in table.leave(key, at: now) }) != nil {
             let ttl = record.ttl != 0 ? Int64(record.ttl) : rule.defaultTTL
-            if ttl != 0 { expiries[request.key] = record.time &+ ttl }
+            if ttl != 0 { table.insert(request.key, expiry: now &+ ttl, size: record.size) }
           }
           counts.maxOccupancy = max(counts.maxOccupancy, policy.usedWeight)
         }
@@ -68,8 +78,10 @@ extension TraceReplay {
       }
     }
     if counts.requests == 0 { throw .emptyTrace(path: trace.path) }
+    table.finish()
+    table.report(into: &semantics, expiration: rule.expiration)
     counts.flashWrites = policy.flashWrites
-    return (counts, expired)
+    return (counts, semantics)
   }
 }
 
@@ -82,19 +94,27 @@ extension TraceReplay {
 /// - A set (and what reads as one: add, replace, cas, append, …) replaces
 ///   the object: a resident one is removed and the object admitted anew at
 ///   the set's size, as memcached and CacheLib replace an item; its TTL is
-///   the set's (none when 0).
+///   the set's (none when 0). The admission follows a lookup, as every
+///   admission does, except for a set that fills the get that just missed
+///   the key (nothing in between changed the policy): that get's lookup
+///   stands, as a memory cache's `get` then `set` would have it.
 /// - A delete removes the object.
 /// - TTLs always hold: an object past its expiry is removed by the next
-///   request for it (a get's miss); otherwise it keeps its room until
-///   evicted.
+///   operation on it (before the operation, so a get misses), or by a scan
+///   (``Expiration``); otherwise it keeps its room until evicted.
 ///
 /// The row's requests, hits and bytes are the gets'; ``SemanticsCounts``
 /// adds the sets and deletes.
 public struct KVRule: Sendable, Hashable {
   /// Whether a get's miss admits the object at once (else only a set does).
   public var fillOnMiss: Bool
+  /// When expired objects leave.
+  public var expiration: Expiration
 
-  public init(fillOnMiss: Bool = false) { self.fillOnMiss = fillOnMiss }
+  public init(fillOnMiss: Bool = false, expiration: Expiration = .lazy) {
+    self.fillOnMiss = fillOnMiss
+    self.expiration = expiration
+  }
 }
 
 extension TraceReplay {
@@ -108,24 +128,34 @@ extension TraceReplay {
     var semantics = SemanticsCounts(semantics: "kv", useTtl: true, expiredRequests: 0)
     var (sets, deletes): (Int64, Int64) = (0, 0)
     let countMode = sizeMode == .count
-    var expiries: [UInt64: Int64] = [:]
+    var table = ExpiryTable(rule.expiration)
     var time: Int64 = 0
+    /// The key of the last get that missed and filled nothing, while
+    /// nothing since has changed the policy: a set of it admits at once.
+    var pendingMiss: UInt64? = nil
     counts.skipped = try trace.forEachBatch(withNextAccess: needsNextAccess, progress: progress) {
       records, tile throws(TraceError) in
       for i in records.indices {
         let record = records.base[i]
         time &+= 1
+        let now = record.time
+        table.advance(to: now)
+        if table.scanDue(at: now) {
+          let expired = table.sweep(at: now)
+          if !expired.isEmpty { pendingMiss = nil }
+          for key in expired { _ = policy.remove(key) }
+        }
         let request = record.request(in: tile, time: time, countMode: countMode)
         let key = request.key
-        if let expiry = expiries[key], expiry < record.time {
-          expiries[key] = nil
+        if table.takeIfExpired(key, at: now) {
           _ = policy.remove(key)
+          pendingMiss = nil
           semantics.expiredRequests &+= 1
         }
         /// Admits the object with `record`'s TTL.
         func admit() {
-          if policy.admit(request, onEvict: { _, evicted in expiries[evicted] = nil }) != nil, record.ttl != 0 {
-            expiries[key] = record.time &+ Int64(record.ttl)
+          if policy.admit(request, onEvict: { _, evicted in table.leave(evicted, at: now) }) != nil, record.ttl != 0 {
+            table.insert(key, expiry: now &+ Int64(record.ttl), size: record.size)
           }
           counts.maxOccupancy = max(counts.maxOccupancy, policy.usedWeight)
         }
@@ -133,19 +163,27 @@ extension TraceReplay {
         case .get:
           counts.requests &+= 1
           counts.bytesRequested &+= record.size
-          if policy.lookup(request, onEvict: { _, evicted in expiries[evicted] = nil }) != nil {
+          pendingMiss = nil
+          if policy.lookup(request, onEvict: { _, evicted in table.leave(evicted, at: now) }) != nil {
             counts.hits &+= 1
           } else {
             counts.bytesMissed &+= record.size
-            if rule.fillOnMiss { admit() }
+            if rule.fillOnMiss { admit() } else { pendingMiss = key }
           }
         case .set:
           sets &+= 1
-          if policy.remove(key) != nil { expiries[key] = nil }
-          admit()
+          let fills = pendingMiss == key
+          pendingMiss = nil
+          if policy.remove(key) != nil { table.leave(key, at: now) }
+          if fills || policy.lookup(request, onEvict: { _, evicted in table.leave(evicted, at: now) }) == nil {
+            admit()
+          }
         case .delete:
           deletes &+= 1
-          if policy.remove(key) != nil { expiries[key] = nil }
+          if policy.remove(key) != nil {
+            table.leave(key, at: now)
+            pendingMiss = nil
+          }
         }
       }
       if counts.bytesRequested < 0 {
@@ -156,6 +194,8 @@ extension TraceReplay {
     (semantics.gets, semantics.getHits, semantics.sets, semantics.deletes) = (
       counts.requests, counts.hits, sets, deletes
     )
+    table.finish()
+    table.report(into: &semantics, expiration: rule.expiration)
     counts.flashWrites = policy.flashWrites
     return (counts, semantics)
   }

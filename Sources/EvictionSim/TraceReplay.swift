@@ -261,10 +261,10 @@ struct ReplayVisitor: PolicyVisitor {
         return .success((counts, semantics))
       }
       if let ttl {
-        let (counts, expired) = try TraceReplay.replayExpiring(
+        let (counts, semantics) = try TraceReplay.replayExpiring(
           trace, through: &policy, sizeMode: sizeMode, rule: ttl, needsNextAccess: needsNextAccess,
           progress: progress)
-        return .success((counts, SemanticsCounts(semantics: "libcachesim", useTtl: true, expiredRequests: expired)))
+        return .success((counts, semantics))
       }
       guard window.isEmpty else {
         return .success(

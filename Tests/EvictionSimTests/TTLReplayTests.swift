@@ -31,7 +31,10 @@ import Testing
     ]
     let result = try replay(records)
     #expect(result.hits == 2 && result.misses == 2)
-    #expect(result.semantics == SemanticsCounts(semantics: "libcachesim", useTtl: true, expiredRequests: 1))
+    var expected = SemanticsCounts(semantics: "libcachesim", useTtl: true, expiredRequests: 1)
+    // Expired after 6, found at 7: one object, one byte for one second of 999.
+    (expected.expiration, expected.expiredObjects, expected.meanExpiredBytes) = ("lazy", 1, 1.0 / 999)
+    #expect(result.semantics == expected)
     // The row round-trips through JSON with its two columns.
     var row = result
     row.skipped = SkippedRecords()
@@ -66,6 +69,63 @@ import Testing
     ]
     let result = try replay(records, size: 1)
     #expect(result.misses == 3 && result.hits == 1 && result.semantics?.expiredRequests == 0)
+  }
+
+  @Test func aScanFreesTheRoomThatExpiredObjectsHold() throws {
+    let records = [
+      TraceRecord(key: 1, size: 100, time: 0),  // no TTL
+      TraceRecord(key: 2, size: 300, time: 0, ttl: 1),  // expires at 1: expired at any later time
+      TraceRecord(key: 3, size: 100, time: 10),  // lazily, FIFO evicts 1; a scan at 10 removes 2 first
+      TraceRecord(key: 1, size: 100, time: 11),  // lazily a miss that evicts 2, expired for 10 s; scanned, a hit
+    ]
+    let lazy = try replay(records, "fifo", size: 2)
+    #expect(lazy.hits == 0 && lazy.semantics?.expiredRequests == 0)
+    #expect(lazy.semantics?.expiration == "lazy" && lazy.semantics?.expiredObjects == 1)
+    #expect(lazy.semantics?.meanExpiredBytes == 300.0 * 10 / 11)
+    let scan = try replay(records, "fifo", size: 2, ttl: TTLRule(expiration: .scan(interval: 5)))
+    #expect(scan.hits == 1 && scan.semantics?.expiredObjects == 1)
+    #expect(scan.semantics?.expiration == "scan:interval=5" && scan.semantics?.meanExpiredBytes == 300.0 * 9 / 11)
+    // Scanning before every request removes it at the first request after its expiry.
+    let eager = try replay(records, "fifo", size: 2, ttl: TTLRule(expiration: .scan(interval: 0)))
+    #expect(eager.hits == 1 && eager.semantics?.meanExpiredBytes == 300.0 * 9 / 11)
+    // An object still resident and expired at the end counts to the end.
+    let resting = try replay(records + [TraceRecord(key: 9, time: 20)], "fifo", size: 3)
+    #expect(resting.semantics?.expiredObjects == 1 && resting.semantics?.meanExpiredBytes == 300.0 * 19 / 20)
+  }
+
+  @Test func expirationReadsWhatItWrites() throws {
+    for text in ["lazy", "scan:interval=1", "scan:interval=0", "scan:interval=3600"] {
+      #expect(try Expiration(parsing: text).description == text)
+    }
+    #expect(try Expiration(parsing: "scan") == .scan(interval: Expiration.defaultScanInterval))
+    for bad in ["", "eager", "scan:", "scan:interval=", "scan:interval=-1", "scan:interval=1.5", "scan:5"] {
+      #expect(throws: TraceError.self) { try Expiration(parsing: bad) }
+    }
+  }
+
+  /// On the reference trace, LRU loses no hit when expired objects leave
+  /// early (they would miss anyway), and wastes less memory on them; a scan
+  /// every second of a trace timed in seconds leaves no request to find
+  /// its object expired.
+  @Test func scanningNeverCostsLRUAHit() throws {
+    var workload = SyntheticWorkload(kind: .zipf, objects: 2000, requests: 100_000)
+    (workload.alpha, workload.seed) = (0.9, 7)
+    workload.ttls = .uniform(low: 5, high: 60)
+    workload.sizes = .uniform(low: 100, high: 10_000)
+    let records = try workload.generate()
+    for (size, mode) in [(Int64(1500), SizeMode.count), (5_000_000, .bytes)] {
+      let lazy = try replay(records, size: size, sizeMode: mode)
+      #expect(lazy.semantics!.expiredObjects! > 500 && lazy.semantics!.expiredRequests > 500)
+      var previous = lazy
+      for interval: Int64 in [60, 10, 1, 0] {
+        let scan = try replay(records, size: size, sizeMode: mode, ttl: TTLRule(expiration: .scan(interval: interval)))
+        #expect(scan.hits >= previous.hits, "\(mode) scan:interval=\(interval)")
+        #expect(scan.semantics!.meanExpiredBytes! <= previous.semantics!.meanExpiredBytes!)
+        if interval <= 1 { #expect(scan.semantics!.expiredRequests == 0) }
+        previous = scan
+      }
+      #expect(previous.hits > lazy.hits)
+    }
   }
 
   @Test func ttlsAreRefusedWithAWindowOrAttribution() throws {

@@ -1,0 +1,220 @@
+import EvictionTraces
+
+/// When expired objects leave a cache: the `--expiration` dimension of
+/// replays with TTLs.
+public enum Expiration: Sendable, Hashable, CustomStringConvertible {
+  /// An expired object stays, holding its room, until a request finds it
+  /// expired or the policy evicts it (libCacheSim's TTL build; memcached's
+  /// lazy path).
+  case lazy
+  /// As `lazy`, and every `interval` seconds of trace time every object
+  /// expired by then is removed, whatever its place in the policy's order
+  /// (Segcache's proactive removal of expired segments, memcached's LRU
+  /// crawler). An interval of 0 scans before every request.
+  case scan(interval: Int64)
+
+  /// The interval of a `scan` given without one: one second, the finest
+  /// timestamps of the literature's key-value traces.
+  public static let defaultScanInterval: Int64 = 1
+
+  /// Reads `lazy`, `scan` or `scan:interval=SECONDS`.
+  public init(parsing text: String) throws(TraceError) {
+    let usage = "use lazy, scan or scan:interval=SECONDS (trace time, 0 to scan before every request)"
+    if text == "lazy" {
+      self = .lazy
+      return
+    }
+    if text == "scan" {
+      self = .scan(interval: Self.defaultScanInterval)
+      return
+    }
+    let prefix = "scan:interval="
+    guard text.hasPrefix(prefix) else { throw .invalidOption("unknown expiration '\(text)': \(usage)") }
+    guard let interval = Int64(text.dropFirst(prefix.count)), interval >= 0, interval <= Int64(UInt32.max) else {
+      throw .invalidOption("expiration '\(text)': the interval is whole seconds from 0 to \(UInt32.max); \(usage)")
+    }
+    self = .scan(interval: interval)
+  }
+
+  /// `lazy` or `scan:interval=S`, as rows report it and ``init(parsing:)`` reads it.
+  public var description: String {
+    switch self {
+    case .lazy: "lazy"
+    case .scan(let interval): "scan:interval=\(interval)"
+    }
+  }
+}
+
+/// The expiries of the resident objects that have one, kept beside a
+/// policy by the replays with TTLs: which object has expired, which are due
+/// for a scan, and what expired objects cost while they stayed.
+///
+/// An object *expires while resident* when its expiry passes before it
+/// leaves the cache (found expired, scanned, evicted, removed or replaced),
+/// or before the trace ends. Each such object is counted once, and holds
+/// its bytes expired from its expiry until it leaves: their integral over
+/// the trace's time, divided by the trace's duration, is the mean memory
+/// that expired data wasted (the figure of Segcache's paper, Yang et al.,
+/// NSDI'21, §2).
+@usableFromInline
+struct ExpiryTable {
+  @usableFromInline
+  struct Entry {
+    @usableFromInline var expiry: Int64
+    /// The object's size in bytes (in count mode too: memory wasted is bytes).
+    @usableFromInline var size: Int64
+    @inlinable init(expiry: Int64, size: Int64) {
+      self.expiry = expiry
+      self.size = size
+    }
+  }
+
+  @usableFromInline var entries: [UInt64: Entry] = [:]
+  /// With scans: a min-heap of expiries. An element whose key has since left
+  /// or expires at another time is stale, and dropped when it surfaces.
+  @usableFromInline var heap: [(expiry: Int64, key: UInt64)] = []
+  /// Seconds between scans; nil without them.
+  @usableFromInline let scanInterval: Int64?
+  @usableFromInline var nextScan: Int64 = .min
+  @usableFromInline var expiredObjects: Int64 = 0
+  /// Bytes × seconds that expired objects stayed resident.
+  @usableFromInline var expiredByteSeconds: Double = 0
+  /// The first and last timestamps seen.
+  @usableFromInline var start: Int64? = nil
+  @usableFromInline var end: Int64 = 0
+
+  @inlinable
+  init(_ expiration: Expiration) {
+    switch expiration {
+    case .lazy: scanInterval = nil
+    case .scan(let interval): scanInterval = interval
+    }
+  }
+
+  /// Notes the time of the next request.
+  @inlinable @inline(__always)
+  mutating func advance(to now: Int64) {
+    if start == nil { start = now }
+    end = now
+  }
+
+  /// Records that `key`'s object, of `size` bytes, expires at `expiry`.
+  @inlinable
+  mutating func insert(_ key: UInt64, expiry: Int64, size: Int64) {
+    entries[key] = Entry(expiry: expiry, size: size)
+    guard scanInterval != nil else { return }
+    push((expiry, key))
+    if heap.count > 2 * entries.count + 64 { rebuildHeap() }
+  }
+
+  /// Whether `key`'s object had expired at `now`; if so it is dropped from
+  /// the table and counted (the caller removes it from the policy).
+  @inlinable @inline(__always)
+  mutating func takeIfExpired(_ key: UInt64, at now: Int64) -> Bool {
+    guard let entry = entries[key], entry.expiry < now else { return false }
+    entries[key] = nil
+    count(entry, leavingAt: now)
+    return true
+  }
+
+  /// `key`'s object left the cache at `now` (evicted, removed or replaced).
+  @inlinable
+  mutating func leave(_ key: UInt64, at now: Int64) {
+    guard let entry = entries.removeValue(forKey: key) else { return }
+    if entry.expiry < now { count(entry, leavingAt: now) }
+  }
+
+  @inlinable
+  mutating func count(_ entry: Entry, leavingAt now: Int64) {
+    expiredObjects &+= 1
+    expiredByteSeconds += Double(entry.size) * Double(now - entry.expiry)
+  }
+
+  /// Whether a scan is due before the request at `now`.
+  @inlinable @inline(__always)
+  func scanDue(at now: Int64) -> Bool { scanInterval != nil && now >= nextScan }
+
+  /// Drops and counts every object expired before `now`, returning their
+  /// keys for the caller to remove from the policy, and schedules the next scan.
+  @inlinable
+  mutating func sweep(at now: Int64) -> [UInt64] {
+    nextScan = now &+ (scanInterval ?? 0)
+    var expired: [UInt64] = []
+    while let top = heap.first, top.expiry < now {
+      popMin()
+      if let entry = entries[top.key], entry.expiry == top.expiry {
+        entries[top.key] = nil
+        count(entry, leavingAt: now)
+        expired.append(top.key)
+      }
+    }
+    return expired
+  }
+
+  /// Counts the objects still resident and expired when the trace ends.
+  @inlinable
+  mutating func finish() {
+    for entry in entries.values where entry.expiry < end { count(entry, leavingAt: end) }
+    entries = [:]
+    heap = []
+  }
+
+  /// Bytes held by expired objects, averaged over the trace's duration (0
+  /// for a trace whose requests share one timestamp).
+  @inlinable
+  var meanExpiredBytes: Double {
+    guard let start, end > start else { return 0 }
+    return expiredByteSeconds / Double(end - start)
+  }
+
+  /// The counts a row reports.
+  @inlinable
+  func report(into semantics: inout SemanticsCounts, expiration: Expiration) {
+    semantics.expiration = expiration.description
+    semantics.expiredObjects = expiredObjects
+    semantics.meanExpiredBytes = meanExpiredBytes
+  }
+
+  // MARK: The heap
+
+  @inlinable
+  mutating func push(_ element: (expiry: Int64, key: UInt64)) {
+    heap.append(element)
+    var i = heap.count - 1
+    while i > 0 {
+      let parent = (i - 1) / 2
+      guard heap[i].expiry < heap[parent].expiry else { break }
+      heap.swapAt(i, parent)
+      i = parent
+    }
+  }
+
+  @inlinable
+  mutating func popMin() {
+    let last = heap.removeLast()
+    guard !heap.isEmpty else { return }
+    heap[0] = last
+    siftDown(0)
+  }
+
+  @inlinable
+  mutating func siftDown(_ start: Int) {
+    var i = start
+    while true {
+      let (left, right) = (2 * i + 1, 2 * i + 2)
+      var smallest = i
+      if left < heap.count && heap[left].expiry < heap[smallest].expiry { smallest = left }
+      if right < heap.count && heap[right].expiry < heap[smallest].expiry { smallest = right }
+      if smallest == i { return }
+      heap.swapAt(i, smallest)
+      i = smallest
+    }
+  }
+
+  /// Keeps only the live elements (stale ones pile up as objects leave and return).
+  @inlinable
+  mutating func rebuildHeap() {
+    heap = entries.map { (expiry: $0.value.expiry, key: $0.key) }
+    for i in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(i) }
+  }
+}
