@@ -60,7 +60,9 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
     /// When the entry was last written, or last read under the policy lock:
     /// an entry that looks older than the age limit here is judged there.
     @usableFromInline var stamp: UInt64
-    /// The entry's cost: a write in place must keep it.
+    /// The entry's cost: a write in place must keep it. Its sign bit
+    /// (``expiresFlag``) marks an entry with a time-to-live, which readers
+    /// leave to the policy lock: only it knows the expiry.
     @usableFromInline var cost: Int64
     @inlinable init(key: Key, word: UInt64, stamp: UInt64, cost: Int64) {
       self.key = key
@@ -80,6 +82,9 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
   /// hit-ratio drift of `evlab stress` at 8 threads stayed within its noise
   /// (+0.062, +0.065 and +0.045 points for 256, 512 and 1024 keys).
   @usableFromInline static var ringCapacity: Int { 512 }
+
+  /// Set in an entry's cost when it has a time-to-live (costs are never negative).
+  @usableFromInline static var expiresFlag: Int64 { .min }
 
   // The table: open addressing, linear probing, backward-shift deletion, at
   // most half full. `tags[i]` is 0 for an empty bucket, else the key's hash
@@ -243,7 +248,9 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
     }
     let value = Self.decode(buckets[i].word.load(ordering: .acquiring))
     let stamp = buckets[i].stamp
+    let expires = buckets[i].cost < 0
     leave(stripe)
+    if expires { return nil }
     // While the cache keeps no ages, a hit needs no time of its own: the
     // drain gives it the drain's (the clock is a large share of a hit).
     var now = Self.untimed
@@ -360,10 +367,13 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
   }
 
   /// Stores `value` for `key` at `cost` (new or replacing); returns the
-  /// value replaced if there was one and `returnsOld`.
+  /// value replaced if there was one and `returnsOld`. An entry that
+  /// `expires` is read under the policy lock only.
   @inlinable @discardableResult
-  func store(_ key: Key, _ value: Value, stamp: UInt64, cost: Int64, returnsOld: Bool) -> Value? {
+  func store(_ key: Key, _ value: Value, stamp: UInt64, cost: Int64, expires: Bool = false, returnsOld: Bool) -> Value?
+  {
     beginWrite()
+    let cost = expires ? cost | Self.expiresFlag : cost
     let tag = Self.tag(key)
     let found = bucket(of: key, tag: tag)
     if found >= 0 {
@@ -495,7 +505,8 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
       let key = buckets[i].key
       precondition(costs[key] != nil, "read index holds \(key), which the policy does not")
       precondition(
-        costs[key] == buckets[i].cost, "read index has \(key) at cost \(buckets[i].cost), the cache at \(costs[key]!)")
+        costs[key] == buckets[i].cost & .max,
+        "read index has \(key) at cost \(buckets[i].cost & .max), the cache at \(costs[key]!)")
       precondition(bucket(of: key, tag: tags[i]) == i, "read index cannot find \(key)")
     }
     precondition(

@@ -16,6 +16,9 @@ public enum EvictionReason: String, Sendable, CaseIterable, Codable {
   case replaced
   /// Never stored: heavier than the cache (or than the policy's admission share).
   case rejected
+  /// Its time-to-live ran out (``MemoryCache/setValue(_:forKey:cost:ttl:)``):
+  /// found expired by a read, write or removal, or by `trimExpired()`.
+  case expired
 }
 
 extension EvictionReason {
@@ -29,6 +32,7 @@ extension EvictionReason {
     case .removed: 4
     case .replaced: 5
     case .rejected: 6
+    case .expired: 7
     }
   }
 }
@@ -115,6 +119,10 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
   @usableFromInline @exclusivity(unchecked) var costLimit: Int64
   /// `.max` when there is none; any other value implies `ages != nil`.
   @usableFromInline @exclusivity(unchecked) var ageLimit: UInt64
+  /// When each entry stored with a time-to-live expires (the cache's clock,
+  /// nanoseconds): it is expired at any later instant. Empty while no entry
+  /// has one, and then never read.
+  @usableFromInline @exclusivity(unchecked) var expiries: [Key: UInt64] = [:]
   @usableFromInline @exclusivity(unchecked) var tick: Int64 = 0
   /// The key of a `get` that just missed: a `set` of it that follows at once
   /// admits without a second lookup, as the replay does (a miss's lookup may
@@ -198,6 +206,7 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
 
   @inlinable
   func value(forKey key: Key, now: UInt64) -> Value? {
+    expireIfDue(key, now: now)
     tick &+= 1
     let request = Request(
       key: key, weight: 1, time: tick, timestamp: Int64(now / 1_000_000_000), carriesWeight: false)
@@ -224,7 +233,8 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
   }
 
   @inlinable
-  func setValue(_ value: Value, forKey key: Key, cost: Int64, now: UInt64) {
+  func setValue(_ value: Value, forKey key: Key, cost: Int64, ttl: UInt64 = 0, now: UInt64) {
+    expireIfDue(key, now: now)
     tick &+= 1
     statistics.sets &+= 1
     // A new cost is the shard's to handle (below), not the lookup's.
@@ -242,9 +252,10 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
         departures[EvictionReason.replaced.ordinal] &+= 1
         setCost(cost, at: i)
         if ages != nil { touch(slot, now) }
+        setExpiry(of: key, ttl: ttl, now: now)
         if let reads {
           let old = reads.store(
-            key, value, stamp: ages?[i].stamp ?? now, cost: cost, returnsOld: collectsDepartures)
+            key, value, stamp: ages?[i].stamp ?? now, cost: cost, expires: ttl != 0, returnsOld: collectsDepartures)
           if let old { departed.append((key, old, .replaced)) }
         } else {
           if collectsDepartures { departed.append((key, values[i], .replaced)) }
@@ -272,14 +283,55 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
       ages[i].stamp = now
       linkNewest(slot)
     }
-    reads?.store(key, value, stamp: ages?[i].stamp ?? now, cost: cost, returnsOld: false)
+    setExpiry(of: key, ttl: ttl, now: now)
+    reads?.store(key, value, stamp: ages?[i].stamp ?? now, cost: cost, expires: ttl != 0, returnsOld: false)
     enforceLimits()
   }
 
-  @inlinable
-  func removeValue(forKey key: Key) -> Bool {
+  /// Removes `key` if its time-to-live ran out before `now`. A removal
+  /// changes the policy, so a pending miss no longer stands.
+  @inlinable @inline(__always)
+  func expireIfDue(_ key: Key, now: UInt64) {
+    guard !expiries.isEmpty, let expiry = expiries[key], expiry < now else { return }
     pendingMiss = nil
+    if let slot = policy.remove(key) { depart(slot, key, .expired) }
+  }
+
+  /// Gives `key`, just stored, its expiry: `ttl` nanoseconds from `now`, or none for 0.
+  @inlinable
+  func setExpiry(of key: Key, ttl: UInt64, now: UInt64) {
+    if ttl != 0 {
+      expiries[key] = now &+ min(ttl, .max &- now)
+    } else if !expiries.isEmpty {
+      expiries[key] = nil
+    }
+  }
+
+  /// Removes every entry whose time-to-live ran out before `now`.
+  func trimExpired(now: UInt64) {
+    let due = expiries.compactMap { $0.value < now ? $0.key : nil }
+    if !due.isEmpty { pendingMiss = nil }
+    for key in due {
+      if let slot = policy.remove(key) { depart(slot, key, .expired) }
+    }
+  }
+
+  /// Whether `key` is cached and not expired at `now` (not an access).
+  @inlinable
+  func contains(_ key: Key, now: UInt64) -> Bool {
+    guard policy.contains(key) else { return false }
+    guard !expiries.isEmpty, let expiry = expiries[key] else { return true }
+    return expiry >= now
+  }
+
+  /// Removes `key`; an expired entry leaves as `expired`, and counts as
+  /// not cached. A removal that finds nothing leaves the policy as it was,
+  /// so a pending miss still stands (a `set` after it admits at once).
+  @inlinable
+  func removeValue(forKey key: Key, now: UInt64) -> Bool {
+    expireIfDue(key, now: now)
     guard let slot = policy.remove(key) else { return false }
+    pendingMiss = nil
     depart(slot, key, .removed)
     return true
   }
@@ -289,8 +341,6 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
     while policy.evictOne({ self.depart($0, $1, .removed) }) {}
   }
 
-  @inlinable
-  func contains(_ key: Key) -> Bool { policy.contains(key) }
 
   @usableFromInline func trim(toCount limit: Int) {
     while policy.count() > limit, policy.evictOne({ self.depart($0, $1, .count) }) {}
@@ -406,6 +456,7 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
   func depart(_ slot: Slot, _ key: Key, _ reason: EvictionReason) {
     let i = Int(slot)
     if ages != nil { unlink(slot) }
+    if !expiries.isEmpty { expiries[key] = nil }
     if let costs {
       cost &-= costs[i]
       costs[i] = 0
@@ -515,6 +566,7 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
     } else {
       precondition(newest < 0 && oldest < 0 && ageLimit == .max, "an age list or limit without tracking")
     }
+    for key in expiries.keys { precondition(policy.contains(key), "an expiry for \(key), which is not cached") }
     if let reads {
       var costOf: [Key: Int64] = [:]
       forEachOccupied { i in

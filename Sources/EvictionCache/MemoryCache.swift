@@ -319,14 +319,26 @@ public final class MemoryCache<Key: Hashable, Value> {
   /// Without a cost, the entry weighs what the cache's `cost` closure says;
   /// without that closure, 1 while the cache has a cost limit, else 0.
   ///
+  /// With a `ttl`, the entry expires that long after this call, on the
+  /// cache's clock: from any later instant it is a miss (at the expiry
+  /// itself it still serves), and the next read, write or removal of its
+  /// key, or `trimExpired()`, removes it with reason `expired`; until then
+  /// it keeps its room, as libCacheSim's and memcached's lazy expiry do. A
+  /// hit does not extend it; a set replaces it (a set without `ttl` stores
+  /// an entry that never expires). The replay's `--use-ttl` and
+  /// `--semantics kv` expire objects by the same rule, request for request.
+  ///
   /// Under the `barrier` strategy the write is a barrier block on the
   /// cache's queue and this returns before it runs (GCD's
   /// `dispatch_barrier_async`): every later read, on any thread, sees it.
+  /// Under `buffered`, an entry with a TTL is read under the policy lock.
   @inlinable
-  public func setValue(_ value: Value, forKey key: Key, cost: Int? = nil) {
+  public func setValue(_ value: Value, forKey key: Key, cost: Int? = nil, ttl: Duration? = nil) {
     let cost = Int64(cost ?? costOf?(value) ?? unitCost.load(ordering: .relaxed))
     precondition(cost >= 0, "MemoryCache: cost \(cost) is negative: costs are sizes or weights, 0 or more")
-    if let bufferedReads,
+    precondition(ttl.map { $0 > .zero } ?? true, "MemoryCache: ttl \(ttl!) is not positive: pass nil for none")
+    let ttl = ttl.map(saturatingNanoseconds) ?? 0
+    if ttl == 0, let bufferedReads,
       let (old, fullStripe) = bufferedReads._withUnsafeGuaranteedRef({
         $0.update(key, value, cost: cost, returnsOld: onEvict != nil)
       })
@@ -339,7 +351,7 @@ public final class MemoryCache<Key: Hashable, Value> {
     let now = clock()
     if let queue = shard.lock.barrierQueue {
       shard.lock.barrierWrite(queue) {
-        shard.setValue(value, forKey: key, cost: cost, now: now)
+        shard.setValue(value, forKey: key, cost: cost, ttl: ttl, now: now)
         let departed = shard.takeDeparted()
         if !departed.isEmpty, let deliveries = self.deliveries {
           // Built outside the @Sendable block (see `scheduleTrim`); the
@@ -351,7 +363,7 @@ public final class MemoryCache<Key: Hashable, Value> {
       return
     }
     let departed = shard.exclusive(ownRing: true) {
-      shard.setValue(value, forKey: key, cost: cost, now: now)
+      shard.setValue(value, forKey: key, cost: cost, ttl: ttl, now: now)
       return shard.takeDeparted()
     }
     if !departed.isEmpty { deliver(departed) }
@@ -361,7 +373,10 @@ public final class MemoryCache<Key: Hashable, Value> {
   @discardableResult
   public func removeValue(forKey key: Key) -> Bool {
     let shard = shard(for: key)
-    let (removed, departed) = shard.exclusive(ownRing: true) { (shard.removeValue(forKey: key), shard.takeDeparted()) }
+    let now = clock()
+    let (removed, departed) = shard.exclusive(ownRing: true) {
+      (shard.removeValue(forKey: key, now: now), shard.takeDeparted())
+    }
     deliver(departed)
     return removed
   }
@@ -377,10 +392,12 @@ public final class MemoryCache<Key: Hashable, Value> {
     }
   }
 
-  /// Whether `key` is cached (not an access: the policy's order is unchanged).
+  /// Whether `key` is cached and not expired (not an access: the policy's
+  /// order is unchanged).
   public func contains(_ key: Key) -> Bool {
     let shard = shard(for: key)
-    return shard.lock.shared { shard.contains(key) }
+    let now = clock()
+    return shard.lock.shared { shard.contains(key, now: now) }
   }
 
   /// Reads like `value(forKey:)`; assigning nil removes, assigning a value
@@ -509,12 +526,28 @@ public final class MemoryCache<Key: Hashable, Value> {
     }
   }
 
-  /// Trims to every limit now (what the automatic trimming does).
+  /// Removes every entry whose time-to-live has run out (reason `expired`):
+  /// the proactive removal that the automatic trimming also does, as
+  /// Segcache and memcached's LRU crawler remove expired items.
+  public func trimExpired() {
+    let now = clock()
+    for shard in shards {
+      deliver(
+        shard.exclusive {
+          shard.trimExpired(now: now)
+          return shard.takeDeparted()
+        })
+    }
+  }
+
+  /// Trims to every limit now, and removes expired entries (what the
+  /// automatic trimming does).
   public func trimToLimits() {
     let now = clock()
     for shard in shards {
       deliver(
         shard.exclusive {
+          shard.trimExpired(now: now)
           shard.enforceLimits()
           if shard.ageLimit != .max { shard.trim(toAge: shard.ageLimit, now: now) }
           return shard.takeDeparted()
@@ -579,6 +612,13 @@ public final class MemoryCache<Key: Hashable, Value> {
 }
 
 /// A non-negative duration in nanoseconds.
+/// A positive duration in nanoseconds, at most `UInt64.max`.
+@usableFromInline func saturatingNanoseconds(_ d: Duration) -> UInt64 {
+  let (seconds, attoseconds) = d.components
+  if seconds >= Int64(UInt64.max / 1_000_000_000) { return .max }
+  return max(1, UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000))
+}
+
 @usableFromInline func nanoseconds(_ d: Duration) -> UInt64 {
   let (seconds, attoseconds) = d.components
   return UInt64(max(0, seconds)) &* 1_000_000_000 &+ UInt64(max(0, attoseconds) / 1_000_000_000)

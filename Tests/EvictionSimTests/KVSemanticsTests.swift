@@ -1,10 +1,19 @@
+import EvictionCache
 import EvictionCore
 import EvictionSim
 import EvictionTestSupport
 import EvictionTraces
 import EvictionWorkloads
 import Foundation
+import Synchronization
 import Testing
+
+/// The trace's time as a cache's clock.
+final class TraceClock: Sendable {
+  let nanos = Atomic<UInt64>(0)
+  func set(seconds: Int64) { nanos.store(UInt64(seconds) * 1_000_000_000, ordering: .relaxed) }
+  func now() -> UInt64 { nanos.load(ordering: .relaxed) }
+}
 
 /// Key-value semantics (``KVRule``): gets, sets and deletes of a lookaside cache.
 @Suite struct KVSemanticsTests {
@@ -74,6 +83,71 @@ import Testing
         #expect(kv.semantics?.expiredRequests == lcs.semantics?.expiredRequests && lcs.semantics!.expiredRequests > 0)
       }
     }
+  }
+
+  /// A KV trace with TTLs and deletes through the simulator and through a
+  /// real `MemoryCache` on the trace's clock (a get is `value(forKey:)`,
+  /// filled by `setValue` when asked; a set is `removeValue` then
+  /// `setValue`, a replacement as the kv rule has it; a delete is
+  /// `removeValue`): the same hits, get for get, and the same expirations;
+  /// a scan every second of trace time is `trimExpired()` at each new second.
+  @Test(arguments: ["lru", "fifo", "clock", "sieve", "s3fifo", "arc", "wtinylfu", "lfu", "2q", "lirs"])
+  func aMemoryCacheHitsWhereTheSimulatorDoes(policy: String) throws {
+    var workload = SyntheticWorkload(kind: .zipf, objects: 1000, requests: 40_000)
+    workload.seed = 5
+    workload.ttls = .uniform(low: 1, high: 6)
+    workload.sizes = .uniform(low: 10, high: 1000)
+    workload.operations = try SyntheticWorkload.OperationMix("get:0.75,set:0.2,delete:0.05")
+    let records = try workload.generate()
+    let spec = try PolicySpec(policy)
+    let locks: [LockStrategy] = spec.descriptor.evictsOnHit ? [.mutex] : [.mutex, .buffered]
+    var expired: Int64 = 0
+    for (fill, scans) in [(false, false), (true, false), (true, true)] {
+      for (size, mode) in [(Int64(250), SizeMode.count), (120_000, .bytes)] {
+        let rule = KVRule(fillOnMiss: fill, expiration: scans ? .scan(interval: 1) : .lazy)
+        let simulated = try replay(records, policy, size: size, sizeMode: mode, kv: rule)
+        let counts = try #require(simulated.semantics)
+        #expect(counts.deletes! > 1000)
+        expired += counts.expiredRequests
+        for lock in locks {
+          let time = TraceClock()
+          let cache = try MemoryCache<UInt64, Int64>(
+            policy: CachePolicy(policy), countLimit: mode == .count ? Int(size) : nil,
+            costLimit: mode == .bytes ? Int(size) : nil, lock: lock, clock: { time.now() })
+          var hits: Int64 = 0
+          var second: Int64 = -1
+          for record in records {
+            time.set(seconds: record.time)
+            if scans && record.time != second {
+              cache.trimExpired()
+              second = record.time
+            }
+            let ttl: Duration? = record.ttl == 0 ? nil : .seconds(record.ttl)
+            let cost = mode == .bytes ? Int(record.size) : nil
+            switch record.op {
+            case .get:
+              if cache.value(forKey: record.key) != nil {
+                hits += 1
+              } else if fill {
+                cache.setValue(record.size, forKey: record.key, cost: cost, ttl: ttl)
+              }
+            case .set:
+              cache.removeValue(forKey: record.key)
+              cache.setValue(record.size, forKey: record.key, cost: cost, ttl: ttl)
+            case .delete:
+              cache.removeValue(forKey: record.key)
+            }
+          }
+          let label = "\(policy), \(mode), fill \(fill), \(rule.expiration), \(lock)"
+          #expect(hits == simulated.hits, "\(label)")
+          if !scans {
+            #expect(Int64(cache.statistics.evictions[.expired] ?? 0) == counts.expiredRequests, "\(label)")
+          }
+          cache.checkInvariants()
+        }
+      }
+    }
+    #expect(expired > 100, "the trace exercises expiry")
   }
 
   @Test func generatedOperationsFollowTheirMix() throws {

@@ -1,0 +1,76 @@
+import EvictionCache
+import EvictionCore
+import Testing
+
+/// Per-entry time-to-live (``MemoryCache/setValue(_:forKey:cost:ttl:)``):
+/// lazy expiry on the cache's clock, as the replay's `--use-ttl` has it.
+@Suite struct MemoryCacheTTLTests {
+  @Test(arguments: lockNames)
+  func anEntryExpiresAfterItsTTLAndNotBefore(lock: String) throws {
+    let clock = ManualClock()
+    let log = DepartureLog()
+    let cache = try MemoryCache<Int, Int>(
+      policy: "lru", countLimit: 100, lock: LockStrategy(lock), clock: { clock.now() },
+      onEvict: { log.record($0, $1, $2) })
+    cache.setValue(1, forKey: 1, ttl: .seconds(5))
+    cache.setValue(2, forKey: 2)  // never expires
+    cache.setValue(3, forKey: 3, ttl: .seconds(5))
+    clock.advance(seconds: 5)
+    #expect(cache.value(forKey: 1) == 1, "at its expiry an entry still serves")
+    #expect(cache.contains(3))
+    clock.advance(seconds: 0.001)
+    #expect(!cache.contains(3), "expired, though not yet removed")
+    #expect(cache.count == 3, "lazy: an expired entry keeps its room until touched")
+    #expect(cache.value(forKey: 1) == nil, "a hit did not extend it")
+    #expect(log.entries.map(\.reason) == [.expired] && log.entries[0].key == 1)
+    #expect(cache.value(forKey: 2) == 2)
+    cache.trimExpired()
+    #expect(log.count(.expired) == 2 && cache.count == 1)
+    #expect(cache.statistics.evictions[.expired] == 2 && cache.statistics.misses == 1)
+    cache.checkInvariants()
+  }
+
+  @Test(arguments: ["mutex", "buffered", "striped:4"])
+  func aSetReplacesTheTTLAndARemovalFindsNothingExpired(lock: String) throws {
+    let clock = ManualClock()
+    let log = DepartureLog()
+    let cache = try MemoryCache<Int, Int>(
+      policy: "s3fifo", countLimit: 100, lock: LockStrategy(lock), clock: { clock.now() },
+      onEvict: { log.record($0, $1, $2) })
+    cache.setValue(1, forKey: 1, ttl: .seconds(1))
+    cache.setValue(10, forKey: 1)  // no TTL now: a set replaces the expiry too
+    cache.setValue(2, forKey: 2)
+    cache.setValue(20, forKey: 2, ttl: .seconds(1))  // and gives one
+    cache.setValue(3, forKey: 3, ttl: .seconds(1))
+    clock.advance(seconds: 2)
+    #expect(cache.value(forKey: 1) == 10 && cache.value(forKey: 2) == nil)
+    #expect(!cache.removeValue(forKey: 3), "an expired entry is not cached: its removal finds nothing")
+    #expect(log.entries.filter { $0.reason == .expired }.map(\.key) == [2, 3])
+    // A set of an expired entry stores afresh.
+    cache.setValue(1, forKey: 4, ttl: .seconds(1))
+    clock.advance(seconds: 2)
+    cache.setValue(40, forKey: 4, ttl: .seconds(1))
+    #expect(cache.value(forKey: 4) == 40 && log.entries.last!.reason == .expired)
+    // The automatic trim's pass removes what has expired.
+    clock.advance(seconds: 2)
+    cache.trimToLimits()
+    #expect(cache.count == 1 && cache.value(forKey: 1) == 10)
+    cache.checkInvariants()
+  }
+
+  @Test func aVeryLongTTLNeverWraps() throws {
+    let clock = ManualClock()
+    let cache = try MemoryCache<Int, Int>(policy: "lru", countLimit: 10, clock: { clock.now() })
+    cache.setValue(1, forKey: 1, ttl: .seconds(Int64.max))
+    cache.setValue(2, forKey: 2, ttl: .nanoseconds(1))
+    clock.advance(seconds: 1e9)
+    #expect(cache.value(forKey: 1) == 1 && cache.value(forKey: 2) == nil)
+  }
+
+  @Test func aTTLThatIsNotPositiveStopsTheProgram() async {
+    await #expect(processExitsWith: .failure) {
+      let cache = try MemoryCache<Int, Int>(policy: "lru", countLimit: 10)
+      cache.setValue(1, forKey: 1, ttl: .zero)
+    }
+  }
+}
