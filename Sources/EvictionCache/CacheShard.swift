@@ -341,7 +341,6 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
     while policy.evictOne({ self.depart($0, $1, .removed) }) {}
   }
 
-
   @usableFromInline func trim(toCount limit: Int) {
     while policy.count() > limit, policy.evictOne({ self.depart($0, $1, .count) }) {}
   }
