@@ -48,6 +48,7 @@ magic='\xf0\xde\xbc\x9a\x78\x56\x34\x12'
     printf '\x01\x00\x00\x00\x0'$id'\x00\x00\x00\x00\x00\x00\x00\x40\x00\x00\x00\x00\x00\x00\x00'
     printf '\x03\x00\x00\x00\x3c\x00\x00\x00\xff\xff\xff\xff\xff\xff\xff\xff'
   done; } | seed 14 lcs
+printf 'op_time,key,op,size,op_count,key_size,ttl\n1000,k1,GET,100,2,10,60\n2000,k1,SET,100,1,10,5\n' | seed 15 cachelib
 rm -f "$run/body" "$run/records"
 
 echo "fuzzing the trace readers for $seconds s ($(ls "$run/corpus" | wc -l) seeds)"

@@ -9,7 +9,10 @@ public enum FormatTable {
     return definitions.map { definition in
       let name = definition.name + String(repeating: " ", count: width - definition.name.count)
       let also = definition.aliases.isEmpty ? "" : " (also \(definition.aliases.joined(separator: ", ")))"
-      return name + definition.summary + also + "; files " + definition.fileSuffixes.joined(separator: ", ") + "\n"
+      let files =
+        definition.fileSuffixes.isEmpty
+        ? "; --format only" : "; files " + definition.fileSuffixes.joined(separator: ", ")
+      return name + definition.summary + also + files + "\n"
     }.joined()
   }
 
@@ -18,7 +21,9 @@ public enum FormatTable {
     var text = "| format | also | file names | sizes | a record |\n| --- | --- | --- | --- | --- |\n"
     for definition in definitions {
       let also = definition.aliases.map { "`\($0)`" }.joined(separator: ", ")
-      let suffixes = definition.fileSuffixes.map { "`*\($0)`" }.joined(separator: ", ")
+      let suffixes =
+        definition.fileSuffixes.isEmpty
+        ? "`--format` only" : definition.fileSuffixes.map { "`*\($0)`" }.joined(separator: ", ")
       text += "| `\(definition.name)` | \(also) | \(suffixes) | \(definition.carriesSizes ? "yes" : "no (1)") |"
       text +=
         " \(definition.summary.split(separator: "|", omittingEmptySubsequences: false).joined(separator: "\\|")) |\n"

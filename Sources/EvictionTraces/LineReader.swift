@@ -104,6 +104,8 @@ public enum ParsedLine {
   case record(TraceRecord)
   /// `count` requests for keys `first`, `first + 1`, … each of `size` bytes at `time`.
   case blocks(first: UInt64, count: UInt64, size: Int64, time: Int64)
+  /// The same request `count` times in a row (CacheBench's `op_count`).
+  case repeated(TraceRecord, count: UInt64)
 }
 
 /// One line of a trace, trimmed of blanks at both ends, never empty and
@@ -172,8 +174,9 @@ final class LineRecordReader: TraceReader {
   private(set) var skippedZeroSize = 0
   private(set) var firstZeroSizeLine: Int? = nil
   var ended = false
-  /// The blocks of a line not yet handed out.
-  var pending = (next: UInt64(0), remaining: UInt64(0), size: Int64(0), time: Int64(0))
+  /// The requests of a line not yet handed out: `next`, then `next` with
+  /// its key moved by `step` (1 for blocks, 0 for a repeated request), …
+  var pending = (next: TraceRecord(key: 0), remaining: UInt64(0), step: UInt64(0))
   private let parseBatch: (LineRecordReader, UnsafeMutableBufferPointer<TraceRecord>) throws(TraceError) -> Int
 
   var skipped: SkippedRecords {
@@ -205,9 +208,9 @@ final class LineRecordReader: TraceReader {
     var filled = 0
     func drain() {
       while pending.remaining > 0 && filled < buffer.count {
-        buffer[filled] = TraceRecord(key: pending.next, size: pending.size, time: pending.time)
+        buffer[filled] = pending.next
         filled += 1
-        pending.next &+= 1
+        pending.next.key &+= pending.step
         pending.remaining -= 1
       }
     }
@@ -228,8 +231,16 @@ final class LineRecordReader: TraceReader {
           filled += 1
         }
       case .blocks(let first, let count, let size, let time):
-        pending = (first, count, size, time)
+        pending = (TraceRecord(key: first, size: size, time: time), count, 1)
         drain()
+      case .repeated(let record, let count):
+        if record.size == 0 {
+          if firstZeroSizeLine == nil { firstZeroSizeLine = lines.lineNumber }
+          skippedZeroSize += Int(clamping: count)
+        } else {
+          pending = (record, count, 0)
+          drain()
+        }
       }
       return filled < buffer.count
     }

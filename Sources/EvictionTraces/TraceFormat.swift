@@ -164,6 +164,7 @@ public enum TraceFormats {
     TwitterFormat.self,
     MSRFormat.self,
     LCSFormat.self,
+    CacheLibFormat.self,
   ]
 
   /// Definitions registered from outside the package, in registration order.

@@ -34,6 +34,34 @@ import Testing
     #expect(empty.status == 0 && empty.stderr.contains("has no sets") && empty.stderr.contains("--fill-on-miss"))
   }
 
+  /// A CacheBench replay trace, replayed as operations with a scan.
+  @Test func aCacheLibTraceReplaysWithItsOperationsAndAScan() throws {
+    let scratch = try ScratchFolder()
+    let trace = try scratch.file(
+      "cl.csv",
+      "op_time,key,op,size,op_count,key_size,ttl\n1000,a,SET,100,1,5,2\n1500,a,GET,100,3,5,0\n"
+        + "5000,a,GET,100,1,5,0\n6000,b,GET,10,1,1,0\n")
+    func row(_ flags: [String]) throws -> [String: String] {
+      let run = try evlab(
+        ["replay", trace, "--format", "cachelib", "--policy", "lru", "--size", "10", "--csv", "-"] + flags)
+      #expect(run.status == 0, "\(run.stderr)")
+      let lines = run.stdout.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false) }
+      return Dictionary(uniqueKeysWithValues: zip(lines[0].map(String.init), lines[1].map(String.init)))
+    }
+    // The set at 1 s expires after 3 s; three gets at 1.5 s hit; the get at 5 s finds it expired.
+    let lazy = try row(["--semantics", "kv"])
+    #expect(lazy["gets"] == "5" && lazy["get_hits"] == "3" && lazy["sets"] == "1" && lazy["expired_requests"] == "1")
+    // 105 bytes expired for 2 of the trace's 5 seconds.
+    #expect(lazy["expiration"] == "lazy" && lazy["expired_objects"] == "1" && lazy["mean_expired_bytes"] == "42.0")
+    let scan = try row(["--semantics", "kv", "--expiration", "scan:interval=0"])
+    #expect(scan["expired_requests"] == "0" && scan["expired_objects"] == "1" && scan["mean_expired_bytes"] == "42.0")
+    #expect(scan["expiration"] == "scan:interval=0")
+    let bad = try evlab(["replay", trace, "--format", "cachelib", "--semantics", "kv", "--expiration", "eager"])
+    #expect(bad.status != 0 && bad.stderr.contains("unknown expiration 'eager'"))
+    let alone = try evlab(["replay", trace, "--format", "cachelib", "--expiration", "lazy"])
+    #expect(alone.status != 0 && alone.stderr.contains("--expiration is for --use-ttl or --semantics kv"))
+  }
+
   @Test func whatCannotHoldIsRefusedUpFront() throws {
     let scratch = try ScratchFolder()
     let trace = scratch.url.path + "/t.lcs"
