@@ -101,7 +101,8 @@ enum CacheLibFormat: TraceFormatDefinition {
       guard !key.isEmpty else { throw line.malformed("the key is empty") }
       guard let op = CacheLibFormat.operation(fields[columns.op]) else {
         throw line.malformed(
-          "unknown operation '\(TraceLine.text(fields[columns.op]))': expected GET, GET_LEASE, SET, SET_LEASE or DELETE")
+          "unknown operation '\(TraceLine.text(fields[columns.op]))': expected GET, GET_LEASE, SET, SET_LEASE or DELETE"
+        )
       }
       guard let valueSize = try number(columns.size, "size", in: line) else {
         throw line.malformed("the size is empty")
