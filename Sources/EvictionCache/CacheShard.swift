@@ -120,9 +120,12 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
   /// `.max` when there is none; any other value implies `ages != nil`.
   @usableFromInline @exclusivity(unchecked) var ageLimit: UInt64
   /// When each entry stored with a time-to-live expires (the cache's clock,
-  /// nanoseconds): it is expired at any later instant. Empty while no entry
-  /// has one, and then never read.
-  @usableFromInline @exclusivity(unchecked) var expiries: [Key: UInt64] = [:]
+  /// nanoseconds): it is expired at any later instant; and its place in
+  /// the order of the stores, so `trimExpired` removes in an order of its
+  /// own (a policy that draws at random sees the same removals in every
+  /// run). Empty while no entry has one, and then never read.
+  @usableFromInline @exclusivity(unchecked) var expiries: [Key: (at: UInt64, serial: UInt64)] = [:]
+  @usableFromInline @exclusivity(unchecked) var expirySerial: UInt64 = 0
   @usableFromInline @exclusivity(unchecked) var tick: Int64 = 0
   /// The key of a `get` that just missed: a `set` of it that follows at once
   /// admits without a second lookup, as the replay does (a miss's lookup may
@@ -292,7 +295,7 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
   /// changes the policy, so a pending miss no longer stands.
   @inlinable @inline(__always)
   func expireIfDue(_ key: Key, now: UInt64) {
-    guard !expiries.isEmpty, let expiry = expiries[key], expiry < now else { return }
+    guard !expiries.isEmpty, let expiry = expiries[key], expiry.at < now else { return }
     pendingMiss = nil
     if let slot = policy.remove(key) { depart(slot, key, .expired) }
   }
@@ -301,7 +304,8 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
   @inlinable
   func setExpiry(of key: Key, ttl: UInt64, now: UInt64) {
     if ttl != 0 {
-      expiries[key] = now &+ min(ttl, .max &- now)
+      expirySerial &+= 1
+      expiries[key] = (now &+ min(ttl, .max &- now), expirySerial)
     } else if !expiries.isEmpty {
       expiries[key] = nil
     }
@@ -309,9 +313,11 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
 
   /// Removes every entry whose time-to-live ran out before `now`.
   func trimExpired(now: UInt64) {
-    let due = expiries.compactMap { $0.value < now ? $0.key : nil }
+    let due = expiries.filter { $0.value.at < now }.sorted {
+      ($0.value.at, $0.value.serial) < ($1.value.at, $1.value.serial)
+    }
     if !due.isEmpty { pendingMiss = nil }
-    for key in due {
+    for (key, _) in due {
       if let slot = policy.remove(key) { depart(slot, key, .expired) }
     }
   }
@@ -321,7 +327,7 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
   func contains(_ key: Key, now: UInt64) -> Bool {
     guard policy.contains(key) else { return false }
     guard !expiries.isEmpty, let expiry = expiries[key] else { return true }
-    return expiry >= now
+    return expiry.at >= now
   }
 
   /// Removes `key`; an expired entry leaves as `expired`, and counts as

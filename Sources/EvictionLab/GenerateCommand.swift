@@ -58,7 +58,7 @@ struct Generate: ParsableCommand {
 
   @Option(
     help:
-      "Each object's time-to-live: none, fixed:SECONDS or uniform:LOW-HIGH (drawn once per object; needs .lcs output, the format that carries TTLs)."
+      "Each object's time-to-live: none, fixed:SECONDS or uniform:LOW-HIGH (drawn once per object; needs .lcs output, the format that carries TTLs). Requests are timed 1000 to a second, so a trace of N requests spans N/1000 s."
   )
   var ttl: String = "none"
 

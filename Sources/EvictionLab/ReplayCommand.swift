@@ -135,7 +135,14 @@ struct Replay: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
       if !useTtl && semantics != .kv { throw ArgumentError("--expiration is for --use-ttl or --semantics kv") }
       do { _ = try Expiration(parsing: expiration) } catch { throw ArgumentError("--expiration: \(error)") }
     }
-    if useTtl || semantics == .kv, let offline = try policies.specs().first(where: { $0.descriptor.isOffline }) {
+    if (useTtl || semantics == .kv) && copies > 1 {
+      throw ArgumentError(
+        "--repeat \(copies) restarts the trace's clock in each copy, so objects would expire backwards; "
+          + "drop --repeat with \(useTtl ? "--use-ttl" : "--semantics kv")")
+    }
+    if useTtl || semantics == .kv, !policies.namesAll,
+      let offline = try policies.specs().first(where: { $0.descriptor.isOffline })
+    {
       throw ArgumentError(
         "\(offline.name) is no bound once objects expire or are set and deleted (it ignores TTLs and operations); "
           + "leave it out with \(useTtl ? "--use-ttl" : "--semantics kv")")
@@ -196,7 +203,9 @@ struct Replay: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
     if tier != nil { return try runTiered() }
     let isDefaultJob = traces.isEmpty
     let paths = isDefaultJob ? try defaultTraces() : traces
-    let specs = policies.isEmpty ? DefaultJob.policies : try policies.specs()
+    var specs = policies.isEmpty ? DefaultJob.policies : try policies.specs()
+    // `all` is every policy this replay can run: not the offline ones under TTLs or kv.
+    if useTtl || semantics == .kv { specs.removeAll { $0.descriptor.isOffline } }
     let sources = try paths.map { try traceSource($0, traceOptions, copies: copies) }
     let admissionSpecs = try admissions.specs(sizeMode: sizeMode, policies: specs)
     let window = ReplayWindow(warmup: warmup?.value.span, interval: interval?.value.span)

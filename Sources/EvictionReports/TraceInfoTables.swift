@@ -24,23 +24,35 @@ public enum TraceInfoTables {
       "size_percentiles": {\(percentiles.joined(separator: ", "))}, \
       "first_time": \(info.firstTime), "last_time": \(info.lastTime), "time_span": \(info.timeSpan), \
       "suggested_sizes": \(list(info.suggestedSizes)), "suggested_byte_sizes": \(list(info.suggestedByteSizes)), \
-      "skipped_bad_lines": \(info.skipped.count)}
+      "skipped_bad_lines": \(info.skipped.count), "gets": \(info.gets), "sets": \(info.sets), \
+      "deletes": \(info.deletes), "requests_with_ttl": \(info.requestsWithTtl), "ttl_min": \(info.ttlMin), \
+      "ttl_mean": \(exact(info.ttlMean)), "ttl_max": \(info.ttlMax), "digest": \(text(info.digest))}
       """
   }
 
   public static func text(_ infos: [TraceInfo]) -> String {
     func rounded(_ x: Double, _ digits: Double) -> String { String((x * digits).rounded() / digits) }
     return infos.map { info in
-      """
-      \(info.trace) (\(info.format))
-        requests \(info.requests), unique objects \(info.uniqueObjects), one-hit wonders \(rounded(info.oneHitWonderShare * 100, 10))%
-        bytes requested \(info.bytesRequested), footprint \(info.footprintBytes) bytes
-        Zipf alpha \(rounded(info.zipfAlpha, 100)) (R² \(rounded(info.zipfR2, 100))), time span \(info.timeSpan) s
-        object sizes p50 \(info.sizePercentiles[2]), p90 \(info.sizePercentiles[4]), max \(info.sizePercentiles[6])
-        sizes to sweep: \(info.suggestedSizes.map(String.init).joined(separator: ",")) (count); \
-      \(info.suggestedByteSizes.map(String.init).joined(separator: ",")) (bytes)
-
-      """
+      var operations = ""
+      if info.sets + info.deletes > 0 || info.requestsWithTtl > 0 {
+        operations = "  gets \(info.gets), sets \(info.sets), deletes \(info.deletes)"
+        if info.requestsWithTtl > 0 {
+          operations +=
+            "; TTLs on \(info.requestsWithTtl) requests: min \(info.ttlMin) s, mean \(rounded(info.ttlMean, 10)) s, "
+            + "max \(info.ttlMax) s"
+        }
+        operations += "\n"
+      }
+      return """
+        \(info.trace) (\(info.format))
+          requests \(info.requests), unique objects \(info.uniqueObjects), one-hit wonders \(rounded(info.oneHitWonderShare * 100, 10))%
+          bytes requested \(info.bytesRequested), footprint \(info.footprintBytes) bytes
+          Zipf alpha \(rounded(info.zipfAlpha, 100)) (R² \(rounded(info.zipfR2, 100))), time span \(info.timeSpan) s
+          object sizes p50 \(info.sizePercentiles[2]), p90 \(info.sizePercentiles[4]), max \(info.sizePercentiles[6])
+          sizes to sweep: \(info.suggestedSizes.map(String.init).joined(separator: ",")) (count); \
+        \(info.suggestedByteSizes.map(String.init).joined(separator: ",")) (bytes)
+        \(operations)
+        """
     }.joined()
   }
 }

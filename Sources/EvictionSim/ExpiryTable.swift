@@ -7,10 +7,13 @@ public enum Expiration: Sendable, Hashable, CustomStringConvertible {
   /// expired or the policy evicts it (libCacheSim's TTL build; memcached's
   /// lazy path).
   case lazy
-  /// As `lazy`, and every `interval` seconds of trace time every object
-  /// expired by then is removed, whatever its place in the policy's order
-  /// (Segcache's proactive removal of expired segments, memcached's LRU
-  /// crawler). An interval of 0 scans before every request.
+  /// As `lazy`, and every `interval` seconds of trace time, counted from
+  /// the first request, every object expired by then is removed, whatever
+  /// its place in the policy's order (Segcache's proactive removal of
+  /// expired segments, memcached's LRU crawler). The removals take effect
+  /// before the first request at or after the scan's time, and an object
+  /// counts as gone from the scan's time on. An interval of 0 scans before
+  /// every request.
   case scan(interval: Int64)
 
   /// The interval of a `scan` given without one: one second, the finest
@@ -53,9 +56,13 @@ public enum Expiration: Sendable, Hashable, CustomStringConvertible {
 /// leaves the cache (found expired, scanned, evicted, removed or replaced),
 /// or before the trace ends. Each such object is counted once, and holds
 /// its bytes expired from its expiry until it leaves: their integral over
-/// the trace's time, divided by the trace's duration, is the mean memory
+/// the trace's time, divided by the time the trace spans (its latest
+/// timestamp less its earliest: a clock may go back), is the mean memory
 /// that expired data wasted (the figure of Segcache's paper, Yang et al.,
 /// NSDI'21, §2).
+///
+/// Scans remove objects in order of expiry, then key, so a policy that
+/// draws at random sees the same removals in every run.
 @usableFromInline
 struct ExpiryTable {
   @usableFromInline
@@ -75,13 +82,16 @@ struct ExpiryTable {
   @usableFromInline var heap: [(expiry: Int64, key: UInt64)] = []
   /// Seconds between scans; nil without them.
   @usableFromInline let scanInterval: Int64?
+  /// The time of the next scan (scans fall on the first request's time
+  /// plus multiples of the interval).
   @usableFromInline var nextScan: Int64 = .min
   @usableFromInline var expiredObjects: Int64 = 0
   /// Bytes × seconds that expired objects stayed resident.
   @usableFromInline var expiredByteSeconds: Double = 0
-  /// The first and last timestamps seen.
-  @usableFromInline var start: Int64? = nil
-  @usableFromInline var end: Int64 = 0
+  /// The first, earliest and latest timestamps seen.
+  @usableFromInline var first: Int64? = nil
+  @usableFromInline var earliest: Int64 = .max
+  @usableFromInline var latest: Int64 = .min
 
   @inlinable
   init(_ expiration: Expiration) {
@@ -94,8 +104,11 @@ struct ExpiryTable {
   /// Notes the time of the next request.
   @inlinable @inline(__always)
   mutating func advance(to now: Int64) {
-    if start == nil { start = now }
-    end = now
+    if first == nil {
+      first = now
+      nextScan = now
+    }
+    (earliest, latest) = (min(earliest, now), max(latest, now))
   }
 
   /// Records that `key`'s object, of `size` bytes, expires at `expiry`.
@@ -134,27 +147,43 @@ struct ExpiryTable {
   @inlinable @inline(__always)
   func scanDue(at now: Int64) -> Bool { scanInterval != nil && now >= nextScan }
 
-  /// Drops and counts every object expired before `now`, returning their
-  /// keys for the caller to remove from the policy, and schedules the next scan.
+  /// Runs the scans due by `now`: drops and counts every object expired
+  /// before the last of them, each as leaving at the first scan after its
+  /// expiry, and returns their keys for the caller to remove from the
+  /// policy (in order of expiry, then key). Schedules the next scan.
   @inlinable
   mutating func sweep(at now: Int64) -> [UInt64] {
-    nextScan = now &+ (scanInterval ?? 0)
+    let interval = scanInterval ?? 0
+    // The last scan due: `nextScan` plus whole intervals up to `now`.
+    let last = interval == 0 ? now : nextScan &+ (now &- nextScan) / interval &* interval
+    let firstDue = nextScan
+    nextScan = interval == 0 ? now : (last > .max - interval ? .max : last + interval)
     var expired: [UInt64] = []
-    while let top = heap.first, top.expiry < now {
+    while let top = heap.first, top.expiry < last {
       popMin()
-      if let entry = entries[top.key], entry.expiry == top.expiry {
-        entries[top.key] = nil
-        count(entry, leavingAt: now)
-        expired.append(top.key)
+      guard let entry = entries[top.key], entry.expiry == top.expiry else { continue }
+      entries[top.key] = nil
+      // The first scan after the expiry (scans fall on `firstDue` plus whole intervals).
+      var scan = last
+      if interval > 0 && entry.expiry >= firstDue {
+        scan = firstDue &+ ((entry.expiry &- firstDue) / interval &+ 1) &* interval
+      } else if interval > 0 {
+        scan = firstDue
       }
+      count(entry, leavingAt: scan)
+      expired.append(top.key)
     }
     return expired
   }
 
-  /// Counts the objects still resident and expired when the trace ends.
+  /// Counts the objects still resident and expired when the trace ends (at
+  /// its latest timestamp).
   @inlinable
   mutating func finish() {
-    for entry in entries.values where entry.expiry < end { count(entry, leavingAt: end) }
+    // In key order: the sum of doubles must not depend on the table's order.
+    for (_, entry) in entries.sorted(by: { $0.key < $1.key }) where entry.expiry < latest {
+      count(entry, leavingAt: latest)
+    }
     entries = [:]
     heap = []
   }
@@ -163,8 +192,9 @@ struct ExpiryTable {
   /// for a trace whose requests share one timestamp).
   @inlinable
   var meanExpiredBytes: Double {
-    guard let start, end > start else { return 0 }
-    return expiredByteSeconds / Double(end - start)
+    guard first != nil, latest > earliest else { return 0 }
+    let (span, overflow) = latest.subtractingReportingOverflow(earliest)
+    return expiredByteSeconds / (overflow ? Double(latest) - Double(earliest) : Double(span))
   }
 
   /// The counts a row reports.
@@ -183,7 +213,7 @@ struct ExpiryTable {
     var i = heap.count - 1
     while i > 0 {
       let parent = (i - 1) / 2
-      guard heap[i].expiry < heap[parent].expiry else { break }
+      guard Self.precedes(heap[i], heap[parent]) else { break }
       heap.swapAt(i, parent)
       i = parent
     }
@@ -203,18 +233,24 @@ struct ExpiryTable {
     while true {
       let (left, right) = (2 * i + 1, 2 * i + 2)
       var smallest = i
-      if left < heap.count && heap[left].expiry < heap[smallest].expiry { smallest = left }
-      if right < heap.count && heap[right].expiry < heap[smallest].expiry { smallest = right }
+      if left < heap.count && Self.precedes(heap[left], heap[smallest]) { smallest = left }
+      if right < heap.count && Self.precedes(heap[right], heap[smallest]) { smallest = right }
       if smallest == i { return }
       heap.swapAt(i, smallest)
       i = smallest
     }
   }
 
-  /// Keeps only the live elements (stale ones pile up as objects leave and return).
+  /// The heap's order: by expiry, then key.
+  @inlinable @inline(__always)
+  static func precedes(_ a: (expiry: Int64, key: UInt64), _ b: (expiry: Int64, key: UInt64)) -> Bool {
+    a.expiry < b.expiry || (a.expiry == b.expiry && a.key < b.key)
+  }
+
+  /// Keeps only the live elements (stale ones pile up as objects leave and
+  /// return). Sorted, so the heap's shape does not depend on the table's order.
   @inlinable
   mutating func rebuildHeap() {
-    heap = entries.map { (expiry: $0.value.expiry, key: $0.key) }
-    for i in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(i) }
+    heap = entries.map { (expiry: $0.value.expiry, key: $0.key) }.sorted(by: Self.precedes)
   }
 }

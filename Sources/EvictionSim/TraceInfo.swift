@@ -38,6 +38,17 @@ public struct TraceInfo: Sendable, Codable, Equatable {
   /// (count mode) and of the footprint (byte mode), log-spaced.
   public var suggestedSizes: [Int64] = []
   public var suggestedByteSizes: [Int64] = []
+  /// Requests by operation (``TraceRecord/Operation``): every request is a
+  /// get in a format without operations.
+  public var gets: Int64 = 0
+  public var sets: Int64 = 0
+  public var deletes: Int64 = 0
+  /// Requests that carry a time-to-live, and the TTLs' least, mean and
+  /// greatest (seconds; 0 without any).
+  public var requestsWithTtl: Int64 = 0
+  public var ttlMin: Int64 = 0
+  public var ttlMean: Double = 0
+  public var ttlMax: Int64 = 0
   /// Malformed lines passed over under `--skip-bad-lines`.
   public var skipped = SkippedRecords()
   /// The request stream's fingerprint (``StreamDigest``: every key, size and
@@ -52,6 +63,7 @@ public struct TraceInfo: Sendable, Codable, Equatable {
     case reuseDistanceBuckets = "reuseDistanceLog2Buckets"
     case stackDistanceBuckets = "stackDistanceLog2Buckets"
     case firstRequests, sizePercentiles, firstTime, lastTime, timeSpan, suggestedSizes, suggestedByteSizes, digest
+    case gets, sets, deletes, requestsWithTtl, ttlMin, ttlMean, ttlMax
   }
 
   public static let percentileLevels: [Double] = [0, 25, 50, 75, 90, 99, 100]
@@ -82,6 +94,7 @@ public struct TraceInfo: Sendable, Codable, Equatable {
     var first = true
     var digest = StreamDigest()
     var (earliest, latest) = (Int64.max, Int64.min)
+    var (ttlMin, ttlMax, ttlSum) = (UInt32.max, UInt32(0), 0.0)
     info.skipped = try source.forEachBatch(progress: progress) { records, tile in
       let offset = tile.idOffset
       for record in records {
@@ -89,6 +102,16 @@ public struct TraceInfo: Sendable, Codable, Equatable {
         digest.add(key: key, size: record.size, time: record.time)
         info.requests += 1
         info.bytesRequested += record.size
+        switch record.op {
+        case .get: info.gets += 1
+        case .set: info.sets += 1
+        case .delete: info.deletes += 1
+        }
+        if record.ttl != 0 {
+          info.requestsWithTtl += 1
+          (ttlMin, ttlMax) = (min(ttlMin, record.ttl), max(ttlMax, record.ttl))
+          ttlSum += Double(record.ttl)
+        }
         if first {
           info.firstTime = record.time
           first = false
@@ -112,6 +135,10 @@ public struct TraceInfo: Sendable, Codable, Equatable {
     }
     if info.requests == 0 { throw .emptyTrace(path: source.path) }
     info.digest = digest.description
+    if info.requestsWithTtl > 0 {
+      (info.ttlMin, info.ttlMax) = (Int64(ttlMin), Int64(ttlMax))
+      info.ttlMean = ttlSum / Double(info.requestsWithTtl)
+    }
     let (span, overflow) = latest.subtractingReportingOverflow(earliest)
     info.timeSpan = overflow ? .max : span
     info.uniqueObjects = counts.count

@@ -32,6 +32,11 @@ public enum TraceReplay {
         "\(policy.name) is no bound once objects expire or are set and deleted: it ranks by the next request and "
           + "ignores TTLs and operations; leave it out of runs with TTLs (\(Setting.useTTL)) or key-value semantics")
     }
+    if (ttl != nil || kv != nil) && trace.copies > 1 {
+      throw .invalidOption(
+        "copies of a trace (\(Setting.repeatTrace)) restart its clock, so objects would expire backwards; "
+          + "replay one copy with TTLs or key-value semantics")
+    }
     if kv != nil && (reference != nil || !window.isEmpty) {
       throw .invalidOption(
         "key-value semantics (\(Setting.semantics) kv) are not yet replayed with a warm-up, intervals or miss attribution; drop one of them"

@@ -49,8 +49,9 @@ public struct TraceRecord: Equatable, Sendable {
     /// The operation a trace's name for it reads as (case-insensitive); nil for an unknown name.
     public init?(name: some StringProtocol) {
       switch name.lowercased() {
-      case "get", "gets", "read", "nop": self = .get
-      case "set", "add", "replace", "cas", "append", "prepend", "incr", "decr", "write", "update": self = .set
+      case "get", "gets", "read", "nop", "get_lease": self = .get
+      case "set", "add", "replace", "cas", "append", "prepend", "incr", "decr", "write", "update", "set_lease":
+        self = .set
       case "delete": self = .delete
       default: return nil
       }

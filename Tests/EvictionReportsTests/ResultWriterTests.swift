@@ -115,5 +115,22 @@ import Testing
     let traces = try #require(object?["traces"] as? [[String: Any]])
     #expect(traces[0]["trace"] as? String == "odd \"name\".txt")
     #expect(traces[0]["requests"] as? Int == 3 && traces[0]["unique_objects"] as? Int == 2)
+    #expect(traces[0]["gets"] as? Int == 3 && traces[0]["requests_with_ttl"] as? Int == 0)
+    #expect(!TraceInfoTables.text([info]).contains("deletes"), "a trace of gets says nothing of operations")
+  }
+
+  @Test func traceInfoCountsOperationsAndTTLs() throws {
+    let path = try ScratchFolder().file(
+      "kv.csv", "key,op,size,ttl\na,GET,10,0\na,SET,10,30\nb,SET,20,10\na,DELETE,10,0\nb,GET,20,0\n")
+    let info = try TraceInfo.measure(TraceSource(path: path, format: .cachelib))
+    #expect((info.gets, info.sets, info.deletes) == (2, 2, 1))
+    #expect(info.requestsWithTtl == 2 && info.ttlMin == 10 && info.ttlMax == 30 && info.ttlMean == 20)
+    #expect(
+      TraceInfoTables.text([info]).contains(
+        "gets 2, sets 2, deletes 1; TTLs on 2 requests: min 10 s, mean 20.0 s, max 30 s"))
+    let object = try JSONSerialization.jsonObject(with: Data(TraceInfoTables.json([info]).utf8)) as? [String: Any]
+    let trace = try #require((object?["traces"] as? [[String: Any]])?.first)
+    #expect(trace["deletes"] as? Int == 1 && trace["ttl_mean"] as? Double == 20 && trace["ttl_max"] as? Int == 30)
+    #expect(trace["digest"] as? String == info.digest && !info.digest.isEmpty)
   }
 }

@@ -84,13 +84,52 @@ import Testing
     #expect(lazy.semantics?.meanExpiredBytes == 300.0 * 10 / 11)
     let scan = try replay(records, "fifo", size: 2, ttl: TTLRule(expiration: .scan(interval: 5)))
     #expect(scan.hits == 1 && scan.semantics?.expiredObjects == 1)
-    #expect(scan.semantics?.expiration == "scan:interval=5" && scan.semantics?.meanExpiredBytes == 300.0 * 9 / 11)
+    // Scans at 0, 5, 10: the one at 5 removes it (the next request, at 10, sees it gone).
+    #expect(scan.semantics?.expiration == "scan:interval=5" && scan.semantics?.meanExpiredBytes == 300.0 * 4 / 11)
     // Scanning before every request removes it at the first request after its expiry.
     let eager = try replay(records, "fifo", size: 2, ttl: TTLRule(expiration: .scan(interval: 0)))
     #expect(eager.hits == 1 && eager.semantics?.meanExpiredBytes == 300.0 * 9 / 11)
     // An object still resident and expired at the end counts to the end.
     let resting = try replay(records + [TraceRecord(key: 9, time: 20)], "fifo", size: 3)
     #expect(resting.semantics?.expiredObjects == 1 && resting.semantics?.meanExpiredBytes == 300.0 * 19 / 20)
+  }
+
+  /// A scan removes an object at the first scan after its expiry, whenever
+  /// the next request comes; the span is the clock's, even if it goes back.
+  @Test func scansFallOnTheirOwnTimes() throws {
+    let records = [
+      TraceRecord(key: 1, size: 100, time: 0, ttl: 5),  // expires at 5
+      TraceRecord(key: 2, size: 1, time: 10), TraceRecord(key: 3, size: 1, time: 20),
+    ]
+    func mean(_ expiration: Expiration) throws -> Double? {
+      try replay(records, size: 1000, sizeMode: .bytes, ttl: TTLRule(expiration: expiration)).semantics?
+        .meanExpiredBytes
+    }
+    // Scans at 0, 1, …, 6: gone at 6, 1 s expired of 20. At 0, 7, 14: 2 s. At 0, 10: 5 s. Lazily: to the end, 15 s.
+    #expect(try mean(.scan(interval: 1)) == 5 && mean(.scan(interval: 7)) == 10)
+    #expect(try mean(.scan(interval: 10)) == 25 && mean(.lazy) == 75)
+    #expect(try mean(.scan(interval: 0)) == 25, "before every request: at 10")
+    // A clock that goes back: the span is 120 s, and the object expired at 101 stays to 120.
+    let back = [
+      TraceRecord(key: 1, size: 60, time: 100, ttl: 1), TraceRecord(key: 2, size: 1, time: 120),
+      TraceRecord(key: 3, size: 1, time: 0),
+    ]
+    let result = try replay(back, size: 1000, sizeMode: .bytes)
+    #expect(result.semantics?.expiredObjects == 1 && result.semantics?.meanExpiredBytes == 60.0 * 19 / 120)
+  }
+
+  /// Scans remove in an order of their own, so a policy that evicts at
+  /// random makes the same choices in every run.
+  @Test func aRandomPolicyScannedIsReproducible() throws {
+    var workload = SyntheticWorkload(kind: .zipf, objects: 2000, requests: 30_000)
+    workload.seed = 3
+    workload.ttls = .uniform(low: 1, high: 4)
+    let records = try workload.generate()
+    let runs = try (0..<3).map { _ in
+      try replay(records, "random:seed=42", size: 300, ttl: TTLRule(expiration: .scan(interval: 2)))
+    }
+    #expect(runs.allSatisfy { $0.counts == runs[0].counts && $0.semantics == runs[0].semantics })
+    #expect(runs[0].semantics!.expiredObjects! > 100)
   }
 
   @Test func expirationReadsWhatItWrites() throws {

@@ -27,6 +27,18 @@ import Testing
       #expect(row["semantics"] == "kv" && row["requests"] == row["gets"] && row["hits"] == row["get_hits"])
       #expect(Int(row["gets"]!)! + Int(row["sets"]!)! + Int(row["deletes"]!)! == 20_000)
     }
+    // In separate processes, a random policy scanned gives the same counts.
+    let random = [
+      "replay", trace, "--policy", "random:seed=3", "--size", "100", "--semantics", "kv", "--expiration", "scan",
+      "--csv", "-",
+    ]
+    func counts(_ run: Run) -> [String] {
+      // Every column but the timings (seconds, requests_per_second).
+      let fields = run.stdout.split(separator: "\n")[1].split(separator: ",", omittingEmptySubsequences: false)
+      return fields.enumerated().filter { ![12, 13].contains($0.offset) }.map { String($0.element) }
+    }
+    let (first, second) = (try evlab(random), try evlab(random))
+    #expect(first.status == 0 && counts(first) == counts(second))
     // A trace without sets: a note says nothing fills the cache.
     let gets = scratch.url.path + "/gets.lcs"
     _ = try evlab(["generate", "zipf", "--objects", "50", "--requests", "500", "-o", gets])
@@ -58,6 +70,11 @@ import Testing
     #expect(scan["expiration"] == "scan:interval=0")
     let bad = try evlab(["replay", trace, "--format", "cachelib", "--semantics", "kv", "--expiration", "eager"])
     #expect(bad.status != 0 && bad.stderr.contains("unknown expiration 'eager'"))
+    let repeated = try evlab(["replay", trace, "--format", "cachelib", "--use-ttl", "--repeat", "2"])
+    #expect(repeated.status != 0 && repeated.stderr.contains("expire backwards"))
+    // `all` is every policy a replay with TTLs can run: Belady's are left out.
+    let all = try evlab(["replay", trace, "--format", "cachelib", "--use-ttl", "--policy", "all", "--size", "100"])
+    #expect(all.status == 0 && !all.stdout.contains("belady") && all.stdout.contains("s3fifo"), "\(all.stderr)")
     let alone = try evlab(["replay", trace, "--format", "cachelib", "--expiration", "lazy"])
     #expect(alone.status != 0 && alone.stderr.contains("--expiration is for --use-ttl or --semantics kv"))
   }

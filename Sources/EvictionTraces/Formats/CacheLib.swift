@@ -27,13 +27,20 @@ enum CacheLibFormat: TraceFormatDefinition {
     var required: Int { max(key, op, size) + 1 }
 
     /// The columns a header row names, or nil if `fields` is not a header
-    /// (it names no `key` column or no `op` column).
+    /// (it names none of `key`, `op` and `size`).
     init?(header fields: [UnsafeRawBufferPointer], line: TraceLine) throws(TraceError) {
       let names = fields.map { TraceLine.text($0).lowercased() }
-      guard let key = names.firstIndex(of: "key"), let op = names.firstIndex(of: "op") else { return nil }
-      guard let size = names.firstIndex(of: "size") else {
-        throw line.malformed("the header names no 'size' column (CacheBench needs key, op and size)")
+      guard names.contains(where: ["key", "op", "size"].contains) else { return nil }
+      for name in Set(names) where names.filter({ $0 == name }).count > 1 {
+        throw line.malformed("the header names '\(name)' twice")
       }
+      func column(_ name: String) throws(TraceError) -> Int {
+        guard let index = names.firstIndex(of: name) else {
+          throw line.malformed("the header names no '\(name)' column (CacheBench needs key, op and size)")
+        }
+        return index
+      }
+      let (key, op, size) = (try column("key"), try column("op"), try column("size"))
       (self.key, self.op, self.size) = (key, op, size)
       opCount = names.firstIndex(of: "op_count")
       keySize = names.firstIndex(of: "key_size")
@@ -109,7 +116,11 @@ enum CacheLibFormat: TraceFormatDefinition {
       }
       let keySize = try number(columns.keySize, "key_size", in: line) ?? UInt64(key.count)
       let (total, overflow) = valueSize.addingReportingOverflow(keySize)
-      let size = try line.objectSize(overflow ? .max : total)
+      guard !overflow && total <= TraceLine.sizeLimit else {
+        throw line.malformed(
+          "size \(valueSize) + key size \(keySize) is above 1 TiB, the largest object size EvictionLab replays")
+      }
+      let size = Int64(total)
       let repeats = try number(columns.opCount, "op_count", in: line) ?? 1
       guard repeats >= 1 && repeats <= UInt64(UInt32.max) else {
         throw line.malformed("op_count \(repeats) is not from 1 to \(UInt32.max) (CacheBench refuses 0)")
