@@ -207,12 +207,17 @@ final class LineRecordReader: TraceReader {
   ) throws(TraceError) -> Int {
     var filled = 0
     func drain() {
-      while pending.remaining > 0 && filled < buffer.count {
-        buffer[filled] = pending.next
-        filled += 1
-        pending.next.key &+= pending.step
-        pending.remaining -= 1
+      guard pending.remaining > 0 else { return }
+      // Locals, and the reader's field read and written once per batch.
+      var (record, remaining, step) = pending
+      let count = Int(min(remaining, UInt64(buffer.count - filled)))
+      for i in filled..<filled + count {
+        buffer[i] = record
+        record.key &+= step
       }
+      filled += count
+      remaining -= UInt64(count)
+      pending = (record, remaining, step)
     }
     drain()
     if ended || filled == buffer.count { return filled }
