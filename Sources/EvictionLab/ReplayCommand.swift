@@ -208,20 +208,15 @@ struct Replay: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
     if useTtl || semantics == .kv { specs.removeAll { $0.descriptor.isOffline } }
     let sources = try paths.map { try traceSource($0, traceOptions, copies: copies) }
     let admissionSpecs = try admissions.specs(sizeMode: sizeMode, policies: specs)
-    let window = ReplayWindow(warmup: warmup?.value.span, interval: interval?.value.span)
     let expiry = try failing { () throws(TraceError) in try expiration.map(Expiration.init(parsing:)) ?? .lazy }
+    let settings = ReplaySettings(
+      window: ReplayWindow(warmup: warmup?.value.span, interval: interval?.value.span), attribution: attribution,
+      ttl: useTtl ? TTLRule(expiration: expiry) : nil,
+      kv: semantics == .kv ? KVRule(fillOnMiss: fillOnMiss, expiration: expiry) : nil)
     let cells = try failing { () throws(TraceError) in
       try ReplayCell.grid(
         sources, policies: specs, sizes: sizes.isEmpty ? DefaultJob.sizes : sizes.sizes, sizeMode: sizeMode,
-        admissions: admissionSpecs
-      ).map { cell in
-        var cell = cell
-        cell.window = window
-        cell.attribution = attribution
-        cell.ttl = useTtl ? TTLRule(expiration: expiry) : nil
-        cell.kv = semantics == .kv ? KVRule(fillOnMiss: fillOnMiss, expiration: expiry) : nil
-        return cell
-      }
+        admissions: admissionSpecs, settings: settings)
     }
     let progress = try failing { () throws(TraceError) in
       try ReplayCell.expectedWork(cells, interactive: isatty(2) == 1)

@@ -2,12 +2,31 @@ import EvictionCore
 import EvictionTraces
 import Foundation
 
+/// How every cell of a sweep replays, beside its trace, policy and size:
+/// the window, miss attribution, and how records are read (TTLs, key-value
+/// operations).
+public struct ReplaySettings: Sendable, Hashable {
+  public var window: ReplayWindow
+  public var attribution: Bool
+  public var ttl: TTLRule?
+  public var kv: KVRule?
+
+  public init(window: ReplayWindow = ReplayWindow(), attribution: Bool = false, ttl: TTLRule? = nil, kv: KVRule? = nil)
+  {
+    self.window = window
+    self.attribution = attribution
+    self.ttl = ttl
+    self.kv = kv
+  }
+}
+
 extension ReplayCell {
-  /// Every trace × policy × admission × size, in that order; shares of the
-  /// footprint resolved against each trace (each size once per trace).
+  /// Every trace × policy × admission × size, in that order, each replayed
+  /// by `settings`; shares of the footprint resolved against each trace
+  /// (each size once per trace).
   public static func grid(
     _ traces: [TraceSource], policies: [PolicySpec], sizes: [CacheSize], sizeMode: SizeMode,
-    admissions: [AdmissionSpec] = [.none]
+    admissions: [AdmissionSpec] = [.none], settings: ReplaySettings = ReplaySettings()
   ) throws(TraceError) -> [ReplayCell] {
     var cells: [ReplayCell] = []
     for trace in traces {
@@ -16,8 +35,10 @@ extension ReplayCell {
         for admission in admissions {
           for (size, given) in zip(resolved, sizes) {
             var cell = ReplayCell(
-              trace: trace, policy: policy, cacheSize: size, sizeMode: sizeMode, admission: admission)
+              trace: trace, policy: policy, cacheSize: size, sizeMode: sizeMode, admission: admission,
+              window: settings.window)
             cell.sizeGiven = given
+            (cell.attribution, cell.ttl, cell.kv) = (settings.attribution, settings.ttl, settings.kv)
             cells.append(cell)
           }
         }
