@@ -38,7 +38,7 @@ public enum TraceInfoTables {
         operations = "  gets \(info.gets), sets \(info.sets), deletes \(info.deletes)"
         if info.requestsWithTtl > 0 {
           operations +=
-            "; TTLs on \(info.requestsWithTtl) requests: min \(info.ttlMin) s, mean \(rounded(info.ttlMean, 10)) s, "
+            "; TTLs on \(info.requestsWithTtl) request\(info.requestsWithTtl == 1 ? "" : "s"): min \(info.ttlMin) s, mean \(rounded(info.ttlMean, 10)) s, "
             + "max \(info.ttlMax) s"
         }
         operations += "\n"

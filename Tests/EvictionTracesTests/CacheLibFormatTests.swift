@@ -47,6 +47,8 @@ import Testing
       ("key,op,size,ttl\na,GET,1,99999999999\n", "ttl 99999999999 is not a whole number of seconds below 2³²"),
       ("key,op,size\n,GET,1\n", "the key is empty"),
       ("key,size\na,1\n", "kv.csv:1: the header names no 'op' column"),
+      ("op_time,op_count,ttl\n1,1,1\n", "kv.csv:1: the header names no 'key' column"),
+      ("key ,op,size, key\na,GET,1,b\n", "the header names 'key' twice"),
       ("key,op,size,size\na,GET,1,1\n", "the header names 'size' twice"),
       ("key,op,size,key_size\na,GET,1099511627776,1\n", "size 1099511627776 + key size 1 is above 1 TiB"),
     ]

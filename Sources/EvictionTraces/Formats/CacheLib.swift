@@ -26,11 +26,15 @@ enum CacheLibFormat: TraceFormatDefinition {
     /// The fields a line must have: the required ones.
     var required: Int { max(key, op, size) + 1 }
 
+    /// The column names CacheBench knows.
+    static let known: Set<String> = ["key", "op", "size", "op_count", "key_size", "ttl", "op_time", "cache_hits"]
+
     /// The columns a header row names, or nil if `fields` is not a header
-    /// (it names none of `key`, `op` and `size`).
+    /// (it names none of CacheBench's columns). Names are compared without
+    /// case or surrounding blanks.
     init?(header fields: [UnsafeRawBufferPointer], line: TraceLine) throws(TraceError) {
-      let names = fields.map { TraceLine.text($0).lowercased() }
-      guard names.contains(where: ["key", "op", "size"].contains) else { return nil }
+      let names = fields.map { TraceLine.text(trimmed($0)).lowercased() }
+      guard names.contains(where: Self.known.contains) else { return nil }
       for name in Set(names) where names.filter({ $0 == name }).count > 1 {
         throw line.malformed("the header names '\(name)' twice")
       }
