@@ -2,7 +2,7 @@ import Synchronization
 
 extension MemoryCache where Key: Sendable, Value: Sendable {
   /// The value for `key`, loaded by `load` on a miss and stored (at `cost`,
-  /// or as ``setValue(_:forKey:cost:)`` weighs it without one).
+  /// or as ``setValue(_:forKey:cost:ttl:)`` weighs it without one).
   ///
   /// However many tasks ask for one missing key at once, `load` runs once
   /// and every one of them receives its value, as Caffeine's

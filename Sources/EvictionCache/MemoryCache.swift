@@ -67,7 +67,7 @@ public final class MemoryCache<Key: Hashable, Value> {
   /// whichever thread made it leave: `@Sendable`, because that is any
   /// thread (a handler that mutates a captured `var` does not compile).
   public typealias EvictionHandler = @Sendable (Key, Value, EvictionReason) -> Void
-  /// What an entry stored without an explicit cost weighs (see ``setValue(_:forKey:cost:)``).
+  /// What an entry stored without an explicit cost weighs (see ``setValue(_:forKey:cost:ttl:)``).
   public typealias CostFunction = @Sendable (Value) -> Int
 
   @usableFromInline let shards: [CacheShard<Key, Value>]
@@ -401,7 +401,7 @@ public final class MemoryCache<Key: Hashable, Value> {
   }
 
   /// Reads like `value(forKey:)`; assigning nil removes, assigning a value
-  /// stores it as ``setValue(_:forKey:cost:)`` without a cost does.
+  /// stores it as ``setValue(_:forKey:cost:ttl:)`` without a cost does.
   public subscript(key: Key) -> Value? {
     get { value(forKey: key) }
     set {

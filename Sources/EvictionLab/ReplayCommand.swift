@@ -231,7 +231,13 @@ struct Replay: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
     display.end()
     // Every cell of a trace reads the same lines: report them once per trace.
     for source in sources {
-      if let first = results.first(where: { $0.trace == source.name }) {
+      let rows = results.filter { $0.trace == source.name }
+      if useTtl, !rows.isEmpty, rows.allSatisfy({ ($0.semantics?.expiredObjects ?? 0) == 0 }) {
+        printError(
+          "note: no object expired in \(source.path): its requests may carry no TTLs (lcs from version 3, twitter, "
+            + "cachelib and csv with a ttl column do), or the trace may span less time than they last")
+      }
+      if let first = rows.first {
         warnSkipped(first.skipped, path: source.path)
         if first.semantics?.sets == 0 && !fillOnMiss {
           printError(

@@ -75,6 +75,11 @@ import Testing
     // `all` is every policy a replay with TTLs can run: Belady's are left out.
     let all = try evlab(["replay", trace, "--format", "cachelib", "--use-ttl", "--policy", "all", "--size", "100"])
     #expect(all.status == 0 && !all.stdout.contains("belady") && all.stdout.contains("s3fifo"), "\(all.stderr)")
+    // A trace whose requests carry no TTL: a note says nothing expired, and why that may be.
+    let plain = try scratch.file("plain.txt", "1\n2\n1\n")
+    let untimed = try evlab(["replay", plain, "--policy", "lru", "--size", "1", "--use-ttl"])
+    #expect(untimed.status == 0 && untimed.stderr.contains("note: no object expired"))
+    #expect(!(try evlab(["replay", trace, "--format", "cachelib", "--use-ttl"])).stderr.contains("no object expired"))
     let alone = try evlab(["replay", trace, "--format", "cachelib", "--expiration", "lazy"])
     #expect(alone.status != 0 && alone.stderr.contains("--expiration is for --use-ttl or --semantics kv"))
   }
