@@ -376,6 +376,15 @@ struct TraceOptions: ParsableArguments {
   @Option(help: "CSV: 1-based column of the timestamp (default: a header named time/timestamp).")
   var timeColumn: Int?
 
+  @Option(
+    help:
+      "CSV: 1-based column of the operations, get, set, delete and their kin (default: a header named op/operation whose first value is one)."
+  )
+  var opColumn: Int?
+
+  @Option(help: "CSV: 1-based column of the TTLs in seconds, 0 for none (default: a header named ttl).")
+  var ttlColumn: Int?
+
   @Option(help: "CSV: whether the first line is a header: auto, yes or no.")
   var header: CSVOptions.Header = .auto
 
@@ -416,7 +425,7 @@ struct TraceOptions: ParsableArguments {
   var csv: CSVOptions {
     CSVOptions(
       delimiter: delimiter?.utf8.first, header: header, keyColumn: keyColumn, sizeColumn: sizeColumn,
-      timeColumn: timeColumn)
+      timeColumn: timeColumn, opColumn: opColumn, ttlColumn: ttlColumn)
   }
 
   /// The source for `path`, with the format given or inferred.

@@ -94,6 +94,8 @@ extension CSVOptions: Hashable {
     hasher.combine(keyColumn)
     hasher.combine(sizeColumn)
     hasher.combine(timeColumn)
+    hasher.combine(opColumn)
+    hasher.combine(ttlColumn)
   }
 }
 

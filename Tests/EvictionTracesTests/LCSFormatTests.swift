@@ -93,8 +93,21 @@ import Testing
     // A column named op whose first value is no operation is not one (a block trace's SCSI opcodes).
     let block = try scratch.file("block.csv", "time,op,size,lbn\n1,2a,512,7\n")
     #expect(try readAll(block).map(\.op) == [.get])
-    // Without such columns every record is a get without TTL, as before.
     let plain = try scratch.file("plain.csv", "time,key,size\n1,a,10\n")
+    // Columns given by number: read whatever the header says, or without one.
+    let numbered = try scratch.file("n.csv", "1,a,10,GET,0\n2,a,10,set,30\n3,a,10,Delete,0\n")
+    let options = CSVOptions(header: .no, keyColumn: 2, sizeColumn: 3, timeColumn: 1, opColumn: 4, ttlColumn: 5)
+    let read = try readAll(numbered, format: .csv, csv: options)
+    #expect(read.map(\.op) == [.get, .set, .delete] && read.map(\.ttl) == [0, 30, 0])
+    #expect(read.map(\.time) == [1, 2, 3])
+    // A column given as operations must hold them, even the first value.
+    #expect { _ = try readAll(block, format: .csv, csv: CSVOptions(opColumn: 2)) } throws: {
+      "\($0)".contains("operation '2a' in column 2")
+    }
+    #expect { _ = try readAll(plain, format: .csv, csv: CSVOptions(ttlColumn: 0)) } throws: {
+      "\($0)".contains("columns are numbered from 1")
+    }
+    // Without such columns every record is a get without TTL, as before.
     #expect(try readAll(plain) == [TraceRecord(key: TextKey.id("a"), size: 10, time: 1)])
   }
 

@@ -7,16 +7,24 @@ public struct CSVOptions: Sendable, Equatable {
   public var keyColumn: Int? = nil
   public var sizeColumn: Int? = nil
   public var timeColumn: Int? = nil
+  /// The column of operations and of TTLs (seconds), when no header names
+  /// them: given, they are read on every line, and a value that is no
+  /// operation is an error.
+  public var opColumn: Int? = nil
+  public var ttlColumn: Int? = nil
 
   public init(
     delimiter: UInt8? = nil, header: Header = .auto,
-    keyColumn: Int? = nil, sizeColumn: Int? = nil, timeColumn: Int? = nil
+    keyColumn: Int? = nil, sizeColumn: Int? = nil, timeColumn: Int? = nil, opColumn: Int? = nil,
+    ttlColumn: Int? = nil
   ) {
     self.delimiter = delimiter
     self.header = header
     self.keyColumn = keyColumn
     self.sizeColumn = sizeColumn
     self.timeColumn = timeColumn
+    self.opColumn = opColumn
+    self.ttlColumn = ttlColumn
   }
 
   /// Header names recognised when columns are not given.
@@ -92,7 +100,11 @@ final class CSVTraceReader: TraceReader {
   init(_ source: ByteSource, path: String, options: CSVOptions, skipBad: Bool = false) throws(TraceError) {
     lines = LineSplitter(source, path: path, skipBad: skipBad)
     self.options = options
-    for (name, column) in [("key", options.keyColumn), ("size", options.sizeColumn), ("time", options.timeColumn)] {
+    let columns = [
+      ("key", options.keyColumn), ("size", options.sizeColumn), ("time", options.timeColumn),
+      ("op", options.opColumn), ("ttl", options.ttlColumn),
+    ]
+    for (name, column) in columns {
       if let c = column, c < 1 {
         throw .invalidOption("--\(name)-column \(c): columns are numbered from 1")
       }
@@ -175,10 +187,12 @@ final class CSVTraceReader: TraceReader {
     timeColumn = options.timeColumn.map { $0 - 1 } ?? named(CSVOptions.timeNames)
     // A column named like operations holds them only if its first value is
     // one (block traces name SCSI opcodes `op`: cloudPhysicsIO's `2a`).
-    opColumn = named(CSVOptions.opNames).flatMap { c in
-      c < next.count && TraceRecord.Operation(name: String(decoding: next[c], as: UTF8.self)) != nil ? c : nil
-    }
-    ttlColumn = named(CSVOptions.ttlNames)
+    opColumn =
+      options.opColumn.map { $0 - 1 }
+      ?? named(CSVOptions.opNames).flatMap { c in
+        c < next.count && TraceRecord.Operation(name: String(decoding: next[c], as: UTF8.self)) != nil ? c : nil
+      }
+    ttlColumn = options.ttlColumn.map { $0 - 1 } ?? named(CSVOptions.ttlNames)
     resolved = true
     return isHeader
   }
