@@ -224,245 +224,6 @@ extension StoredPolicy where Self: ~Copyable {
   }
 }
 
-/// A policy whose resident entries are all on one list, ``queue`` (LRU,
-/// FIFO, CLOCK, SIEVE, …): removal, the list report and the structural
-/// check come from the extension below.
-public protocol SingleListPolicy: StoredPolicy, ~Copyable {
-  /// The resident entries, tagged 0.
-  var queue: EntryList { get set }
-}
-
-extension SingleListPolicy where Self: ~Copyable {
-  @inlinable
-  public mutating func remove(_ key: Key) -> Slot? {
-    // Through the protocol, `store` and `queue` are both accesses to self:
-    // take the list out, so the two never overlap.
-    var list = queue
-    let slot = store.remove(key, from: &list)
-    queue = list
-    return slot
-  }
-
-  public func checkInvariants() {
-    store.table.checkList(queue, tag: 0, "queue")
-    store.checkTotals([queue])
-  }
-
-  public func lists() -> [(name: String, keys: [Key])] {
-    [("queue", store.table.keys(of: queue))]
-  }
-}
-
-/// A policy whose resident entries sit in equal segments, tagged by their
-/// segment, the bottom one (0) allowed over its share (SLRU, SFIFO,
-/// LP-SFIFO): removal, the list report and the structural check come from
-/// the extension below.
-public protocol SegmentedPolicy: StoredPolicy, ~Copyable {
-  /// Segment 0 is the bottom; an entry's tag is its segment.
-  var segments: [EntryList] { get set }
-  /// The weight each segment above the bottom keeps within.
-  var segmentLimit: Int64 { get }
-}
-
-extension SegmentedPolicy where Self: ~Copyable {
-  @inlinable
-  public mutating func remove(_ key: Key) -> Slot? {
-    let slot = store.find(key)
-    guard slot >= 0 else { return nil }
-    let segment = Int(store.table[slot].list)
-    var list = segments[segment]
-    store.table.unlink(slot, &list)
-    segments[segment] = list
-    store.delete(slot, resident: true)
-    return slot
-  }
-
-  public func checkInvariants() {
-    for (i, segment) in segments.enumerated() {
-      store.table.checkList(segment, tag: UInt8(i), "segment \(i)")
-      precondition(i == 0 || segment.weight <= segmentLimit, "segment \(i) over its share")
-    }
-    store.checkTotals(segments)
-  }
-
-  public func explain(_ key: Key) -> String? {
-    let slot = store.find(key)
-    return slot < 0 ? nil : "segment \(store.table[slot].list)"
-  }
-
-  public func lists() -> [(name: String, keys: [Key])] {
-    segments.enumerated().map { ("segment \($0.offset)", store.table.keys(of: $0.element)) }
-  }
-}
-
-/// A policy with a probationary queue for new objects (tag 1), a main queue
-/// for proven ones (tag 2) and a ghost queue remembering keys evicted from
-/// probation (tag 3): 2Q, S3-FIFO, QD-LP. Removal, residency (a ghost is
-/// indexed but not resident), the report and the lists' structural check
-/// come from the extension below; a policy adds its own bounds.
-public protocol ProbationGhostPolicy: StoredPolicy, ~Copyable {
-  var probation: EntryList { get set }
-  var main: EntryList { get set }
-  var ghost: EntryList { get set }
-  /// The three queues' names in the policy's own terms, in that order.
-  static var queueNames: (probation: String, main: String, ghost: String) { get }
-}
-
-extension ProbationGhostPolicy where Self: ~Copyable {
-  @inlinable @inline(__always) static var inProbation: UInt8 { 1 }
-  @inlinable @inline(__always) static var inMain: UInt8 { 2 }
-  @inlinable @inline(__always) static var inGhost: UInt8 { 3 }
-
-  @inlinable
-  public mutating func remove(_ key: Key) -> Slot? {
-    let slot = store.find(key)
-    guard slot >= 0 else { return nil }
-    // Through the protocol, `store` and the queues are all accesses to self:
-    // take the queue out, so the two never overlap.
-    switch store.table[slot].list {
-    case Self.inProbation:
-      var list = probation
-      store.table.unlink(slot, &list)
-      probation = list
-    case Self.inMain:
-      var list = main
-      store.table.unlink(slot, &list)
-      main = list
-    default:
-      var list = ghost
-      store.table.unlink(slot, &list)
-      ghost = list
-      store.delete(slot, resident: false)
-      return nil
-    }
-    store.delete(slot, resident: true)
-    return slot
-  }
-
-  @inlinable public func contains(_ key: Key) -> Bool {
-    let slot = store.find(key)
-    return slot >= 0 && store.table[slot].list != Self.inGhost
-  }
-
-  /// The queues' links, tags and totals; a policy's `checkInvariants()`
-  /// calls this and adds its own bounds.
-  public func checkQueues() {
-    let names = Self.queueNames
-    store.table.checkList(probation, tag: Self.inProbation, names.probation)
-    store.table.checkList(main, tag: Self.inMain, names.main)
-    store.table.checkList(ghost, tag: Self.inGhost, names.ghost)
-    store.checkTotals([probation, main])
-  }
-
-  public func explain(_ key: Key) -> String? {
-    let slot = store.find(key)
-    guard slot >= 0 else { return nil }
-    let names = Self.queueNames
-    switch store.table[slot].list {
-    case Self.inProbation: return names.probation
-    case Self.inMain: return names.main
-    default: return names.ghost.contains("ghost") ? names.ghost : "\(names.ghost) (ghost)"
-    }
-  }
-
-  public func lists() -> [(name: String, keys: [Key])] {
-    let names = Self.queueNames
-    return [
-      (names.probation, store.table.keys(of: probation)), (names.main, store.table.keys(of: main)),
-      (names.ghost, store.table.keys(of: ghost)),
-    ]
-  }
-}
-
-/// The payload of a ``SampledPolicy``'s entry: at least its place in
-/// `members`.
-public protocol MemberPlace {
-  /// The entry's index in `members` (a policy may mark entries kept
-  /// elsewhere, such as Belady-Size's dead ones, with -1).
-  var position: Int32 { get set }
-}
-
-/// The payload of a sampled policy that keeps nothing else per entry.
-@frozen public struct Membership: MemberPlace {
-  public var position: Int32
-  @inlinable public init(position: Int32) { self.position = position }
-}
-
-/// A policy that draws victims from a random sample of its resident entries
-/// (Random, RandomTwo, Hyperbolic, LHD, Belady-Size): the members sit in an
-/// array, each entry's payload holding its place there, so a draw is O(1)
-/// and removal swaps the last member into the gap. Admission, eviction,
-/// removal and the structural check of the members come from the extension
-/// below; ``willLeave(_:)`` lets a policy drop its own references first.
-public protocol SampledPolicy: StoredPolicy, ~Copyable where Payload: MemberPlace {
-  /// The entries victims are drawn from, in no particular order.
-  var members: OwnedArray<Slot> { get set }
-  /// Called before member `slot` leaves the cache (evicted or removed).
-  mutating func willLeave(_ slot: Slot)
-}
-
-extension SampledPolicy where Self: ~Copyable {
-  @inlinable @inline(__always) public mutating func willLeave(_ slot: Slot) {}
-
-  /// Inserts `request`'s object with `payload` as the last member.
-  @inlinable @inline(__always)
-  public mutating func insertMember(_ request: Request<Key>, payload: Payload) -> Slot {
-    var payload = payload
-    payload.position = Int32(members.count)
-    let slot = store.insert(request.key, weight: request.weight, payload: payload)
-    members.append(slot)
-    return slot
-  }
-
-  /// Takes `slot` out of `members`; the last member moves into its place.
-  @inlinable @inline(__always)
-  public mutating func detachMember(_ slot: Slot) {
-    let position = Int(store.table[slot].payload.position)
-    let last = members.removeLast()
-    if last != slot {
-      members[position] = last
-      store.table[last].payload.position = Int32(position)
-    }
-  }
-
-  /// Evicts member `slot`, telling `onEvict`.
-  @inlinable @inline(__always)
-  public mutating func evictMember(_ slot: Slot, onEvict: (Slot, Key) -> Void) {
-    willLeave(slot)
-    detachMember(slot)
-    onEvict(slot, store.table[slot].key)
-    store.delete(slot, resident: true)
-  }
-
-  @inlinable
-  public mutating func remove(_ key: Key) -> Slot? {
-    let slot = store.find(key)
-    guard slot >= 0 else { return nil }
-    willLeave(slot)
-    detachMember(slot)
-    store.delete(slot, resident: true)
-    return slot
-  }
-
-  /// Checks that every member is indexed and knows its place, hands each
-  /// member's payload to `check`, and returns the members' total weight.
-  public func checkMembers(_ check: (Payload) -> Void = { _ in }) -> Int64 {
-    var weight: Int64 = 0
-    for (position, slot) in members.elements.enumerated() {
-      precondition(store.table[slot].payload.position == Int32(position), "member position out of date")
-      precondition(store.find(store.table[slot].key) == slot, "member not indexed")
-      check(store.table[slot].payload)
-      weight += store.table[slot].weight
-    }
-    precondition(store.used <= store.capacity, "used exceeds capacity")
-    return weight
-  }
-
-  public func lists() -> [(name: String, keys: [Key])] {
-    [("members", members.elements.map { store.table[$0].key })]
-  }
-}
-
 /// What every policy stores: the index, the entry slab, and the resident
 /// weight and count. Policies add their lists and parameters around it.
 public struct PolicyStorage<Index: SlotIndex & ~Copyable, Payload>: ~Copyable {
@@ -537,6 +298,23 @@ public struct PolicyStorage<Index: SlotIndex & ~Copyable, Payload>: ~Copyable {
     table[victim].payload = payload
     index.insert(key, slot: victim)
     table.moveToFront(victim, &list)
+  }
+
+  /// Inserts `request`'s object at the front (the newest end) of `list`.
+  @inlinable @inline(__always)
+  public mutating func insert(
+    _ request: Request<Key>, payload: Payload, atFrontOf list: inout EntryList, tag: UInt8
+  ) -> Slot {
+    let slot = insert(request.key, weight: request.weight, payload: payload)
+    table.pushFront(slot, &list, tag: tag)
+    return slot
+  }
+
+  /// Forgets ghost `slot`, kept on `list`: a lookup found it there.
+  @inlinable @inline(__always)
+  public mutating func forget(_ slot: Slot, from list: inout EntryList) {
+    table.unlink(slot, &list)
+    delete(slot, resident: false)
   }
 
   /// Deletes the entry at the back of `list`, a list of non-resident

@@ -28,14 +28,14 @@
 /// sets a reference bit; REPLACE takes T2's CLOCK victim), each ghost list
 /// keeps at most c of weight on its own, and case IV drops B2's LRU end until
 /// the four lists weigh less than 2c.
-public struct ARCPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
+public struct ARCPolicy<Index: SlotIndex & ~Copyable>: ARCDirectoryPolicy, ~Copyable {
   public typealias Key = Index.Key
   /// Entries carry a reference bit, used in T2 under lazy promotion.
   public var store: PolicyStorage<Index, UInt8>
-  @usableFromInline var t1 = EntryList()
-  @usableFromInline var t2 = EntryList()
-  @usableFromInline var b1 = EntryList()
-  @usableFromInline var b2 = EntryList()
+  public var t1 = EntryList()
+  public var t2 = EntryList()
+  public var b1 = EntryList()
+  public var b2 = EntryList()
   /// The target weight of T1.
   @usableFromInline var p: Double = 0
   /// Requests seen by `lookup`, and the one whose key hit a ghost (libCacheSim's
@@ -55,10 +55,6 @@ public struct ARCPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
   @usableFromInline static var ghostCap: Int64 { 64 }
   /// The most ghost weight kept: ``ghostCap`` times the capacity, saturated.
   @usableFromInline let ghostLimit: Int64
-  @usableFromInline static var inT1: UInt8 { 1 }
-  @usableFromInline static var inT2: UInt8 { 2 }
-  @usableFromInline static var inB1: UInt8 { 3 }
-  @usableFromInline static var inB2: UInt8 { 4 }
 
   @inlinable
   public init(capacity: Int64, lazyPromotion: Bool = false, overfill: Bool = false) {
@@ -95,16 +91,14 @@ public struct ARCPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
       ghostHitClock = clock
       ghostHitInB1 = true
       p = min(p + max(Double(b2.weight) / Double(b1.weight), 1), Double(store.capacity))
-      store.table.unlink(slot, &b1)
-      store.delete(slot, resident: false)
+      store.forget(slot, from: &b1)
       return nil
     default:
       // Case III: the object would have stayed had T2 been larger.
       ghostHitClock = clock
       ghostHitInB2 = true
       p = max(p - max(Double(b1.weight) / Double(b2.weight), 1), 0)
-      store.table.unlink(slot, &b2)
-      store.delete(slot, resident: false)
+      store.forget(slot, from: &b2)
       return nil
     }
   }
@@ -272,65 +266,22 @@ public struct ARCPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
   }
 
   @inlinable
-  public mutating func remove(_ key: Key) -> Slot? {
-    let slot = store.find(key)
-    guard slot >= 0 else { return nil }
-    switch store.table[slot].list {
-    case Self.inT1: store.table.unlink(slot, &t1)
-    case Self.inT2: store.table.unlink(slot, &t2)
-    case Self.inB1:
-      store.table.unlink(slot, &b1)
-      store.delete(slot, resident: false)
-      return nil
-    default:
-      store.table.unlink(slot, &b2)
-      store.delete(slot, resident: false)
-      return nil
-    }
-    store.delete(slot, resident: true)
-    return slot
-  }
-
-  @inlinable public func contains(_ key: Key) -> Bool {
-    let slot = store.find(key)
-    return slot >= 0 && store.table[slot].list <= Self.inT2
-  }
+  public mutating func remove(_ key: Key) -> Slot? { removeFromDirectory(key) }
 
   public func checkInvariants() {
-    store.table.checkList(t1, tag: Self.inT1, "T1")
-    store.table.checkList(t2, tag: Self.inT2, "T2")
-    store.table.checkList(b1, tag: Self.inB1, "B1")
-    store.table.checkList(b2, tag: Self.inB2, "B2")
+    checkDirectory()
     // LP-ARC with `overfill`: a hit that re-weighs an entry may leave the cache above c.
     store.checkTotals([t1, t2], capped: !overfill)
     precondition(p >= 0 && p <= Double(store.capacity), "p = \(p) outside [0, c]")
     let c = store.capacity
     precondition(b1.weight + b2.weight <= ghostLimit, "ghost history exceeds \(Self.ghostCap)c")
-    if !trimmed && [t1, t2, b1, b2].allSatisfy({ $0.weight == Int64($0.count) }) {
+    if !trimmed && directoryIsUnweighted {
       // Equal weights, demand paging only: the paper's bounds hold exactly.
       // (Trims by a cache's secondary limits demote to the ghost lists
       // outside REPLACE's accounting; the 64c ghost cap still holds.)
       precondition(t1.weight + b1.weight <= c, "|T1| + |B1| exceeds c")
       precondition(t1.weight + t2.weight + b1.weight + b2.weight <= 2 * c, "|T1|+|T2|+|B1|+|B2| exceeds 2c")
     }
-  }
-
-  public func explain(_ key: Key) -> String? {
-    let slot = store.find(key)
-    guard slot >= 0 else { return nil }
-    switch store.table[slot].list {
-    case Self.inT1: return "T1"
-    case Self.inT2: return "T2"
-    case Self.inB1: return "B1 (ghost)"
-    default: return "B2 (ghost)"
-    }
-  }
-
-  public func lists() -> [(name: String, keys: [Key])] {
-    [
-      ("T1", store.table.keys(of: t1)), ("T2", store.table.keys(of: t2)),
-      ("B1", store.table.keys(of: b1)), ("B2", store.table.keys(of: b2)),
-    ]
   }
 }
 

@@ -66,16 +66,16 @@
 /// ratio is as good as ARC's and above CLOCK's: on the ARC paper's OLTP
 /// trace at its five sizes CAR lies within 0.6 points of ARC and above CLOCK
 /// and LRU (`ReferenceTests`).
-public struct CARPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
+public struct CARPolicy<Index: SlotIndex & ~Copyable>: ARCDirectoryPolicy, ~Copyable {
   public typealias Key = Index.Key
   /// Entries carry the reference bit.
   public var store: PolicyStorage<Index, UInt8>
   /// The two clocks: the hand (oldest entry) at the back, the tail at the front.
-  @usableFromInline var t1 = EntryList()
-  @usableFromInline var t2 = EntryList()
+  public var t1 = EntryList()
+  public var t2 = EntryList()
   /// Ghosts, most recently demoted first.
-  @usableFromInline var b1 = EntryList()
-  @usableFromInline var b2 = EntryList()
+  public var b1 = EntryList()
+  public var b2 = EntryList()
   /// The target weight of T1.
   @usableFromInline var p: Double = 0
   /// Whether an entry ever left other than to make room for a new one (a
@@ -90,10 +90,6 @@ public struct CARPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
 
   /// Ghost weight is kept within this many times the capacity (not with `libCacheSim`).
   @usableFromInline static var ghostCap: Int64 { 8 }
-  @usableFromInline static var inT1: UInt8 { 1 }
-  @usableFromInline static var inT2: UInt8 { 2 }
-  @usableFromInline static var inB1: UInt8 { 3 }
-  @usableFromInline static var inB2: UInt8 { 4 }
 
   @inlinable
   public init(capacity: Int64, libCacheSim: Bool = false) {
@@ -106,11 +102,6 @@ public struct CARPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
   public var name: String { libCacheSim ? "CAR(libcachesim)" : "CAR" }
   /// The current target weight of T1.
   public var target: Double { p }
-
-  @inlinable public func contains(_ key: Key) -> Bool {
-    let slot = store.find(key)
-    return slot >= 0 && store.table[slot].list <= Self.inT2
-  }
 
   @inlinable @inline(__always)
   public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
@@ -270,35 +261,18 @@ public struct CARPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
 
   @inlinable
   public mutating func remove(_ key: Key) -> Slot? {
-    let slot = store.find(key)
-    guard slot >= 0 else { return nil }
-    switch store.table[slot].list {
-    case Self.inT1: store.table.unlink(slot, &t1)
-    case Self.inT2: store.table.unlink(slot, &t2)
-    case Self.inB1:
-      store.table.unlink(slot, &b1)
-      store.delete(slot, resident: false)
-      return nil
-    default:
-      store.table.unlink(slot, &b2)
-      store.delete(slot, resident: false)
-      return nil
-    }
-    trimmed = true
-    store.delete(slot, resident: true)
+    let slot = removeFromDirectory(key)
+    if slot != nil { trimmed = true }
     return slot
   }
 
   public func checkInvariants() {
-    store.table.checkList(t1, tag: Self.inT1, "T1")
-    store.table.checkList(t2, tag: Self.inT2, "T2")
-    store.table.checkList(b1, tag: Self.inB1, "B1")
-    store.table.checkList(b2, tag: Self.inB2, "B2")
+    checkDirectory()
     store.checkTotals([t1, t2])
     let c = store.capacity
     precondition(p >= 0 && p <= Double(c), "p = \(p) outside [0, c]")
     precondition(libCacheSim || b1.weight + b2.weight <= Self.ghostCap * c, "ghost history exceeds \(Self.ghostCap)c")
-    if !trimmed && [t1, t2, b1, b2].allSatisfy({ $0.weight == Int64($0.count) }) {
+    if !trimmed && directoryIsUnweighted {
       // Demand paging on equal weights: the paper's bounds (libCacheSim
       // keeps all but the directory's).
       precondition(t1.weight + b1.weight <= c, "|T1| + |B1| exceeds c")
@@ -309,13 +283,6 @@ public struct CARPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
         precondition(b1.isEmpty && b2.isEmpty, "ghosts while the cache has room")
       }
     }
-  }
-
-  public func lists() -> [(name: String, keys: [Key])] {
-    [
-      ("T1", store.table.keys(of: t1)), ("T2", store.table.keys(of: t2)),
-      ("B1", store.table.keys(of: b1)), ("B2", store.table.keys(of: b2)),
-    ]
   }
 }
 

@@ -106,10 +106,8 @@ public struct CacheusPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyab
   @usableFromInline var recent = EntryList()
   @usableFromInline var scanResistant = EntryList()
   @usableFromInline var history = EntryList()
-  /// CR-LFU's order: one node per resident entry (its key is the entry's
-  /// slot) in frequency buckets, oldest arrival first.
-  @usableFromInline var frequencyNodes: EntryTable<Slot, Void>
-  @usableFromInline var buckets = SortedBuckets()
+  /// CR-LFU's order.
+  @usableFromInline var byFrequency = FrequencyExpert()
   /// The experts' ghost lists, most recent first (a key may sit in H and in
   /// one of them at once, each trimmed on its own).
   @usableFromInline var ghosts: PolicyStorage<Index, UInt8>
@@ -153,7 +151,6 @@ public struct CacheusPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyab
     recentLimit = capacity / 2
     self.v0 = v0
     ghosts = PolicyStorage(capacity: max(1, capacity / 2))
-    frequencyNodes = EntryTable(minimumCapacity: 1024)
     generator = PolicyDraws(draws, seed: seed)
     rate = 0
     self.seed = seed
@@ -226,8 +223,7 @@ public struct CacheusPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyab
     if known >= 0 {
       let frequency = store.table[known].payload.frequency &+ 1
       let wasNew = store.table[known].payload.marks & Self.isNew != 0
-      store.table.unlink(known, &history)
-      store.delete(known, resident: false)
+      store.forget(known, from: &history)
       demote(above: request.weight)
       if wasNew && !v0 { growScanResistant(occupied: store.used &+ request.weight) }
       guard trimScanResistant(making: 0, onEvict, approve) else { return nil }
@@ -290,10 +286,10 @@ public struct CacheusPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyab
   @inlinable @inline(__always)
   mutating func chooseVictim() -> (Slot, UInt8) {
     let byRecency = scanResistant.isEmpty ? recent.back : scanResistant.back
-    let byFrequency = frequencyNodes[buckets[buckets.first].back].key
+    let leastFrequent = byFrequency.leastFrequentNewest
     let lruChooses = Double(generator.below(100)) / 100 < lruWeight
-    if byRecency == byFrequency { return (byRecency, 0) }
-    return lruChooses ? (byRecency, Self.chosenByLRU) : (byFrequency, Self.chosenByLFU)
+    if byRecency == leastFrequent { return (byRecency, 0) }
+    return lruChooses ? (byRecency, Self.chosenByLRU) : (leastFrequent, Self.chosenByLFU)
   }
 
   @inlinable @inline(__always)
@@ -317,8 +313,7 @@ public struct CacheusPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyab
     case Self.inR: store.table.unlink(slot, &recent)
     case Self.inSR: store.table.unlink(slot, &scanResistant)
     default:
-      store.table.unlink(slot, &history)
-      store.delete(slot, resident: false)
+      store.forget(slot, from: &history)
       return nil
     }
     if store.table[slot].payload.marks & Self.isDemoted != 0 { demotedCount &-= 1 }
@@ -388,7 +383,7 @@ public struct CacheusPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyab
     } else {
       store.table.unlink(slot, &recent)
     }
-    let frequency = buckets.key(of: store.table[slot].payload.bucket)
+    let frequency = byFrequency.frequency(of: store.table[slot].payload.bucket)
     detach(slot)
     store.table[slot].payload.frequency = frequency
     // H keeps the entry's new mark; a demoted one no longer counts.
@@ -407,32 +402,20 @@ public struct CacheusPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyab
   @inlinable @inline(__always)
   mutating func countAccess(_ slot: Slot) {
     hitsSinceRevision &+= 1
-    let bucket = store.table[slot].payload.bucket
-    let node = store.table[slot].payload.frequencyNode
-    let target = buckets.bucket(for: buckets.key(of: bucket) &+ 1, searchingAfter: bucket)
-    frequencyNodes.unlink(node, &buckets[bucket])
-    frequencyNodes.pushBack(node, &buckets[target], tag: 0)
-    store.table[slot].payload.bucket = target
-    buckets.dropIfEmpty(bucket)
+    let entry = store.table[slot].payload
+    store.table[slot].payload.bucket = byFrequency.countUse(bucket: entry.bucket, node: entry.frequencyNode)
   }
 
   @inlinable @inline(__always)
   mutating func attach(_ slot: Slot, frequency: Int64) {
-    let bucket = buckets.bucket(for: frequency)
-    let node = frequencyNodes.allocate(key: slot, weight: 0, payload: ())
-    frequencyNodes.pushBack(node, &buckets[bucket], tag: 0)
-    store.table[slot].payload.bucket = bucket
-    store.table[slot].payload.frequencyNode = node
+    (store.table[slot].payload.bucket, store.table[slot].payload.frequencyNode) = byFrequency.attach(
+      slot, frequency: frequency)
     store.table[slot].payload.frequency = 0
   }
 
   @inlinable @inline(__always)
   mutating func detach(_ slot: Slot) {
-    let bucket = store.table[slot].payload.bucket
-    let node = store.table[slot].payload.frequencyNode
-    frequencyNodes.unlink(node, &buckets[bucket])
-    frequencyNodes.release(node)
-    buckets.dropIfEmpty(bucket)
+    byFrequency.detach(bucket: store.table[slot].payload.bucket, node: store.table[slot].payload.frequencyNode)
   }
 
   /// Demotes R's oldest entries to the front of SR, marked and counted,
@@ -456,17 +439,11 @@ public struct CacheusPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyab
     precondition(unmoved || (!v0 && scanResistantLimit + recentLimit == store.capacity), "SR's and R's shares")
     precondition(history.weight < store.capacity, "H not below the capacity")
     store.checkTotals([recent, scanResistant])
-    var counted = 0
-    for members in buckets.check(frequencyNodes) {
-      var node = members.front
-      while node >= 0 {
-        let slot = frequencyNodes[node].key
-        let list = store.table[slot].list
-        precondition(list == Self.inR || list == Self.inSR, "a non-resident entry in CR-LFU's order")
-        precondition(store.table[slot].payload.frequencyNode == node, "an entry points to the wrong node")
-        counted += 1
-        node = frequencyNodes[node].next
-      }
+    let counted = byFrequency.check { slot, bucket, node in
+      let list = store.table[slot].list
+      precondition(list == Self.inR || list == Self.inSR, "a non-resident entry in CR-LFU's order")
+      precondition(store.table[slot].payload.bucket == bucket, "an entry points to the wrong bucket")
+      precondition(store.table[slot].payload.frequencyNode == node, "an entry points to the wrong node")
     }
     precondition(counted == store.count, "the experts order \(store.count) and \(counted) entries")
     ghosts.table.checkList(lruGhosts, tag: Self.chosenByLRU, "LRU ghosts")

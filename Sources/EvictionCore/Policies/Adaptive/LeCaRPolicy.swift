@@ -60,11 +60,8 @@ public struct LeCaRPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable
   public var store: PolicyStorage<Index, Node>
   /// Resident entries, most recently used first (the LRU expert's order).
   @usableFromInline var recency = EntryList()
-  /// The LFU expert's order: one node per resident entry (its key is the
-  /// entry's slot) in frequency buckets, as ``LFUPolicy`` keeps them.
-  @usableFromInline var frequencyNodes: EntryTable<Slot, Void>
-  @usableFromInline var buckets: EntryTable<Int64, EntryList>
-  @usableFromInline var order = EntryList()
+  /// The LFU expert's order.
+  @usableFromInline var byFrequency = FrequencyExpert(mapsFrequencies: false)
   /// Ghosts of the entries each expert chose, newest first.
   @usableFromInline var lruHistory = EntryList()
   @usableFromInline var lfuHistory = EntryList()
@@ -82,8 +79,6 @@ public struct LeCaRPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable
     capacity: Int64, learningRate: Double = 0.45, seed: UInt64 = 1, draws: PolicyDraws.Kind = .seeded
   ) {
     store = PolicyStorage(capacity: capacity)
-    frequencyNodes = EntryTable(minimumCapacity: 1024)
-    buckets = EntryTable(minimumCapacity: 64)
     historyCapacity = capacity / 2
     discount = pow(0.005, 1 / Double(capacity))
     self.learningRate = learningRate
@@ -137,16 +132,10 @@ public struct LeCaRPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable
       guard approve(store.table[victim].key) else { return nil }
       evict(victim, into: history, onEvict)
     }
-    var first = order.front
-    if first < 0 || buckets[first].key != 1 {
-      first = buckets.allocate(key: 1, weight: 0, payload: EntryList())
-      buckets.pushFront(first, &order, tag: 0)
-    }
-    let slot = store.insert(request.key, weight: request.weight, payload: Node(bucket: first, frequencyNode: -1))
-    store.table.pushFront(slot, &recency, tag: Self.resident)
-    let node = frequencyNodes.allocate(key: slot, weight: 0, payload: ())
-    frequencyNodes.pushBack(node, &buckets[first].payload, tag: 0)
-    store.table[slot].payload.frequencyNode = node
+    let slot = store.insert(
+      request, payload: Node(bucket: -1, frequencyNode: -1), atFrontOf: &recency, tag: Self.resident)
+    (store.table[slot].payload.bucket, store.table[slot].payload.frequencyNode) = byFrequency.attach(
+      slot, frequency: 1)
     return slot
   }
 
@@ -163,10 +152,10 @@ public struct LeCaRPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable
   @inlinable @inline(__always)
   mutating func chooseVictim() -> (Slot, UInt8) {
     let byRecency = recency.back
-    let byFrequency = frequencyNodes[buckets[order.front].payload.front].key
-    if byRecency == byFrequency { return (byRecency, Self.resident) }
+    let leastFrequent = byFrequency.leastFrequentOldest
+    if byRecency == leastFrequent { return (byRecency, Self.resident) }
     if Double(generator.below(100)) / 100 < lruWeight { return (byRecency, Self.inLRUHistory) }
-    return (byFrequency, Self.inLFUHistory)
+    return (leastFrequent, Self.inLFUHistory)
   }
 
   @inlinable @inline(__always)
@@ -193,37 +182,15 @@ public struct LeCaRPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable
   /// of that bucket.
   @inlinable @inline(__always)
   mutating func promote(_ slot: Slot) {
-    let bucket = store.table[slot].payload.bucket
-    let node = store.table[slot].payload.frequencyNode
-    let frequency = buckets[bucket].key &+ 1
-    var target = buckets[bucket].next
-    if target < 0 || buckets[target].key != frequency {
-      target = buckets.allocate(key: frequency, weight: 0, payload: EntryList())
-      buckets.insert(target, after: bucket, &order, tag: 0)
-    }
-    frequencyNodes.unlink(node, &buckets[bucket].payload)
-    frequencyNodes.pushBack(node, &buckets[target].payload, tag: 0)
-    store.table[slot].payload.bucket = target
-    dropIfEmpty(bucket)
+    let entry = store.table[slot].payload
+    store.table[slot].payload.bucket = byFrequency.countUse(bucket: entry.bucket, node: entry.frequencyNode)
   }
 
   /// Takes a resident entry off both experts' orders.
   @inlinable @inline(__always)
   mutating func detach(_ slot: Slot) {
     store.table.unlink(slot, &recency)
-    let bucket = store.table[slot].payload.bucket
-    let node = store.table[slot].payload.frequencyNode
-    frequencyNodes.unlink(node, &buckets[bucket].payload)
-    frequencyNodes.release(node)
-    dropIfEmpty(bucket)
-  }
-
-  @inlinable @inline(__always)
-  mutating func dropIfEmpty(_ bucket: Slot) {
-    if buckets[bucket].payload.isEmpty {
-      buckets.unlink(bucket, &order)
-      buckets.release(bucket)
-    }
+    byFrequency.detach(bucket: store.table[slot].payload.bucket, node: store.table[slot].payload.frequencyNode)
   }
 
   /// Files an evicted entry at the front of the history `tag` names, then
@@ -253,24 +220,10 @@ public struct LeCaRPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable
     store.table.checkList(lruHistory, tag: Self.inLRUHistory, "LRU history")
     store.table.checkList(lfuHistory, tag: Self.inLFUHistory, "LFU history")
     precondition(lruHistory.weight <= historyCapacity && lfuHistory.weight <= historyCapacity, "a history over N/2")
-    buckets.checkList(order, tag: 0, "frequency order")
-    var counted = 0
-    var last: Int64 = 0
-    var bucket = order.front
-    while bucket >= 0 {
-      precondition(buckets[bucket].key > last && !buckets[bucket].payload.isEmpty, "frequency buckets out of order")
-      frequencyNodes.checkList(buckets[bucket].payload, tag: 0, "bucket \(buckets[bucket].key)")
-      var node = buckets[bucket].payload.front
-      while node >= 0 {
-        let slot = frequencyNodes[node].key
-        precondition(store.table[slot].list == Self.resident, "a ghost in a frequency bucket")
-        precondition(store.table[slot].payload.bucket == bucket, "an entry points to the wrong bucket")
-        precondition(store.table[slot].payload.frequencyNode == node, "an entry points to the wrong node")
-        counted += 1
-        node = frequencyNodes[node].next
-      }
-      last = buckets[bucket].key
-      bucket = buckets[bucket].next
+    let counted = byFrequency.check { slot, bucket, node in
+      precondition(store.table[slot].list == Self.resident, "a ghost in a frequency bucket")
+      precondition(store.table[slot].payload.bucket == bucket, "an entry points to the wrong bucket")
+      precondition(store.table[slot].payload.frequencyNode == node, "an entry points to the wrong node")
     }
     precondition(counted == recency.count, "the experts hold \(recency.count) and \(counted) entries")
     precondition(abs(lruWeight + lfuWeight - 1) < 1e-6, "weights do not sum to 1")

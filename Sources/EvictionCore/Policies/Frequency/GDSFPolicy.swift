@@ -23,7 +23,7 @@
 /// A weight of 0 counts as 1 in the priority.
 ///
 /// - Complexity: O(log n) per request (a heap of n resident objects).
-public struct GDSFPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
+public struct GDSFPolicy<Index: SlotIndex & ~Copyable>: HeapPolicy, ~Copyable {
   public typealias Key = Index.Key
 
   /// Eviction order: a key ranks higher (leaves sooner) when its priority
@@ -46,7 +46,8 @@ public struct GDSFPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable 
 
   /// Entries carry their hit count.
   public var store: PolicyStorage<Index, Int64>
-  @usableFromInline var heap = SlotHeap<Rank>()
+  public var heap = SlotHeap<Rank>()
+  public static var heapOrder: String { "by priority, next victim first" }
   /// L: the priority of the last victim.
   @usableFromInline var inflation: Double = 0
   @usableFromInline var clock: Int64 = 0
@@ -112,24 +113,14 @@ public struct GDSFPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable 
   public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
     guard heap.count > 0 else { return false }
     inflation = heap.priority(of: heap.top).priority
-    store.evictTop(of: &heap, onEvict: onEvict)
+    let victim = heap.pop()
+    onEvict(victim, store.table[victim].key)
+    store.delete(victim, resident: true)
     return true
   }
 
   @inlinable @inline(__always)
   public func nextVictim() -> Slot? { heap.count > 0 ? heap.top : nil }
-
-  @inlinable
-  public mutating func remove(_ key: Key) -> Slot? { store.remove(key, from: &heap) }
-
-  public func checkInvariants() {
-    store.checkHeap(heap)
-    precondition(store.used <= store.capacity, "used exceeds capacity")
-  }
-
-  public func lists() -> [(name: String, keys: [Key])] {
-    [("by priority, next victim first", store.keysInEvictionOrder(heap))]
-  }
 }
 
 /// GDSF in the catalog.

@@ -19,11 +19,12 @@
 /// now 49,848.
 ///
 /// - Complexity: O(log n) per request (a heap of n resident objects).
-public struct SizePolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
+public struct SizePolicy<Index: SlotIndex & ~Copyable>: HeapPolicy, ~Copyable {
   public typealias Key = Index.Key
   public var store: PolicyStorage<Index, Void>
   /// Resident entries by size; the largest leaves first.
-  @usableFromInline var heap = SlotHeap<Int64>()
+  public var heap = SlotHeap<Int64>()
+  public static var heapOrder: String { "by size, next victim first" }
 
   @inlinable
   public init(capacity: Int64) {
@@ -51,26 +52,8 @@ public struct SizePolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable 
   }
 
   @inlinable @inline(__always)
-  public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
-    guard heap.count > 0 else { return false }
-    store.evictTop(of: &heap, onEvict: onEvict)
-    return true
-  }
-
-  @inlinable @inline(__always)
   public func nextVictim() -> Slot? { heap.count > 0 ? heap.top : nil }
 
-  @inlinable
-  public mutating func remove(_ key: Key) -> Slot? { store.remove(key, from: &heap) }
-
-  public func checkInvariants() {
-    store.checkHeap(heap)
-    precondition(store.used <= store.capacity, "used exceeds capacity")
-  }
-
-  public func lists() -> [(name: String, keys: [Key])] {
-    [("by size, next victim first", store.keysInEvictionOrder(heap))]
-  }
 }
 
 /// Size in the catalog.

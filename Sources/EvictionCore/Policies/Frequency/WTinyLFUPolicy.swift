@@ -168,8 +168,7 @@ public struct WTinyLFUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
     while store.used &+ request.weight > store.capacity {
       guard evictStep(onEvict, approve) else { return nil }
     }
-    let slot = store.insert(request.key, weight: request.weight, payload: ())
-    store.table.pushFront(slot, &window, tag: Self.inWindow)
+    let slot = store.insert(request, payload: (), atFrontOf: &window, tag: Self.inWindow)
     sketch.add(bits(request.key))
     return slot
   }

@@ -54,8 +54,7 @@ public struct PurgingLRUModel<Index: SlotIndex & ~Copyable>: SingleListPolicy, ~
 
   @inlinable
   public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
-    let slot = store.insert(request.key, weight: request.weight, payload: ())
-    store.table.pushFront(slot, &queue, tag: 0)
+    let slot = store.insert(request, payload: (), atFrontOf: &queue, tag: 0)
     var admitted = true
     func evictTail() {
       let victim = queue.back

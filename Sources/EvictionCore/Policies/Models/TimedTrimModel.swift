@@ -27,7 +27,7 @@
 ///
 /// - Complexity: O(log n) per request (a heap of n resident objects), and
 ///   O(k log n) for a clean-up that deletes k.
-public struct TimedTrimModel<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
+public struct TimedTrimModel<Index: SlotIndex & ~Copyable>: HeapPolicy, ~Copyable {
   public typealias Key = Index.Key
 
   /// Which library's clean-up applies.
@@ -39,8 +39,7 @@ public struct TimedTrimModel<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
   }
 
   /// Oldest first: by stamp (seconds), then by the order of the last write.
-  @usableFromInline
-  struct Age: Comparable, BitwiseCopyable {
+  @frozen public struct Age: Comparable, BitwiseCopyable {
     @usableFromInline var stamp: Int64
     @usableFromInline var row: Int64
     @inlinable init(stamp: Int64, row: Int64) {
@@ -48,11 +47,14 @@ public struct TimedTrimModel<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
       self.row = row
     }
     /// Reversed, so the max-heap's top is the oldest entry.
-    @inlinable static func < (a: Age, b: Age) -> Bool { (a.stamp, a.row) > (b.stamp, b.row) }
+    @inlinable public static func < (a: Age, b: Age) -> Bool { (a.stamp, a.row) > (b.stamp, b.row) }
   }
 
   public var store: PolicyStorage<Index, Void>
-  @usableFromInline var heap = SlotHeap<Age>()
+  public var heap = SlotHeap<Age>()
+  public static var heapOrder: String { "oldest first" }
+  /// The libraries trim after a write, so a write may leave more than the limits between trims.
+  public static var staysWithinCapacity: Bool { false }
   @usableFromInline var rows: Int64 = 0
   @usableFromInline var nextCleanUp: Int64 = .min
   public let flavor: Flavor
@@ -129,23 +131,6 @@ public struct TimedTrimModel<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
     return slot
   }
 
-  @inlinable
-  public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
-    guard heap.count > 0 else { return false }
-    store.evictTop(of: &heap, onEvict: onEvict)
-    return true
-  }
-
-  @inlinable
-  public mutating func remove(_ key: Key) -> Slot? { store.remove(key, from: &heap) }
-
-  public func checkInvariants() {
-    store.checkHeap(heap)
-  }
-
-  public func lists() -> [(name: String, keys: [Key])] {
-    [("oldest first", store.keysInEvictionOrder(heap))]
-  }
 }
 
 /// The YYDiskCache model in the catalog.

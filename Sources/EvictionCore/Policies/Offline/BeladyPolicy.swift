@@ -11,10 +11,11 @@
 /// requested again break as they do there.
 ///
 /// - Complexity: O(log n) per request (a heap of n resident objects).
-public struct BeladyPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
+public struct BeladyPolicy<Index: SlotIndex & ~Copyable>: HeapPolicy, ~Copyable {
   public typealias Key = Index.Key
   public var store: PolicyStorage<Index, Void>
-  @usableFromInline var heap = SlotHeap<Double>()
+  public var heap = SlotHeap<Double>()
+  public static var heapOrder: String { "by next access, farthest first" }
 
   @inlinable
   public init(capacity: Int64) {
@@ -39,31 +40,12 @@ public struct BeladyPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyabl
     return slot
   }
 
-  @inlinable @inline(__always)
-  public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
-    guard heap.count > 0 else { return false }
-    store.evictTop(of: &heap, onEvict: onEvict)
-    return true
-  }
-
-  @inlinable
-  public mutating func remove(_ key: Key) -> Slot? { store.remove(key, from: &heap) }
-
-  public func checkInvariants() {
-    store.checkHeap(heap)
-    precondition(store.used <= store.capacity, "used exceeds capacity")
-  }
-
   /// When the object is requested next: what the optimum decides by.
   public func explain(_ key: Key) -> String? {
     let slot = store.find(key)
     guard slot >= 0 else { return nil }
     let next = heap.priority(of: slot)
     return next >= Double(Request<Key>.never) ? "never requested again" : "next request \(Int64(next))"
-  }
-
-  public func lists() -> [(name: String, keys: [Key])] {
-    [("by next access, farthest first", store.keysInEvictionOrder(heap))]
   }
 }
 

@@ -39,8 +39,7 @@ public struct ClockPolicy<Index: SlotIndex & ~Copyable>: SingleListPolicy, ~Copy
   @inlinable @inline(__always)
   public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
     guard makeRoom(for: request.weight, onEvict: onEvict) else { return nil }
-    let slot = store.insert(request.key, weight: request.weight, payload: initial)
-    store.table.pushFront(slot, &queue, tag: 0)
+    let slot = store.insert(request, payload: initial, atFrontOf: &queue, tag: 0)
     return slot
   }
 

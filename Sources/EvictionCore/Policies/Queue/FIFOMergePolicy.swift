@@ -92,8 +92,7 @@ public struct FIFOMergePolicy<Index: SlotIndex & ~Copyable>: SingleListPolicy, ~
   @inlinable @inline(__always)
   public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
     guard makeRoom(for: request.weight, onEvict: onEvict) else { return nil }
-    let slot = store.insert(request.key, weight: request.weight, payload: 0)
-    store.table.pushFront(slot, &queue, tag: 0)
+    let slot = store.insert(request, payload: 0, atFrontOf: &queue, tag: 0)
     return slot
   }
 

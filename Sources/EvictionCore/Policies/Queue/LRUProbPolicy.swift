@@ -71,8 +71,7 @@ public struct LRUProbPolicy<Index: SlotIndex & ~Copyable>: SingleListPolicy, ~Co
   @inlinable @inline(__always)
   public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
     guard makeRoom(for: request.weight, onEvict: onEvict) else { return nil }
-    let slot = store.insert(request.key, weight: request.weight, payload: ())
-    store.table.pushFront(slot, &queue, tag: 0)
+    let slot = store.insert(request, payload: (), atFrontOf: &queue, tag: 0)
     return slot
   }
 

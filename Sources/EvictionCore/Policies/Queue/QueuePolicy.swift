@@ -47,8 +47,7 @@ public struct QueuePolicy<Index: SlotIndex & ~Copyable, Discipline: QueueDiscipl
       return victim
     }
     guard makeRoom(for: request.weight, onEvict: onEvict) else { return nil }
-    let slot = store.insert(request.key, weight: request.weight, payload: ())
-    store.table.pushFront(slot, &queue, tag: 0)
+    let slot = store.insert(request, payload: (), atFrontOf: &queue, tag: 0)
     return slot
   }
 

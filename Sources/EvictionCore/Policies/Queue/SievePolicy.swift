@@ -33,8 +33,7 @@ public struct SievePolicy<Index: SlotIndex & ~Copyable>: SingleListPolicy, ~Copy
   @inlinable @inline(__always)
   public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
     guard makeRoom(for: request.weight, onEvict: onEvict) else { return nil }
-    let slot = store.insert(request.key, weight: request.weight, payload: false)
-    store.table.pushFront(slot, &queue, tag: 0)
+    let slot = store.insert(request, payload: false, atFrontOf: &queue, tag: 0)
     return slot
   }
 

@@ -71,13 +71,6 @@ public struct HyperbolicPolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Co
     return insertMember(request, payload: Stamp(position: 0, uses: 1, admittedAt: clock))
   }
 
-  @inlinable @inline(__always)
-  public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
-    guard let victim = nextVictim() else { return false }
-    evictMember(victim, onEvict: onEvict)
-    return true
-  }
-
   /// Of `samples` draws, the lowest priority (hits per request cached);
   /// drawn once until evicted or the next request.
   @inlinable @inline(__always)
@@ -109,10 +102,9 @@ public struct HyperbolicPolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Co
   }
 
   public func checkInvariants() {
-    let weight = checkMembers { stamp in
+    checkAllMembers { stamp in
       precondition(stamp.admittedAt <= clock && stamp.uses >= 1, "an entry admitted in the future or never used")
     }
-    precondition(members.count == store.count && weight == store.used, "member totals differ")
   }
 }
 

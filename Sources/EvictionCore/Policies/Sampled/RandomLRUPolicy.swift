@@ -71,13 +71,6 @@ public struct RandomLRUPolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Cop
     return insertMember(request, payload: Stamp(position: 0, lastUse: clock))
   }
 
-  @inlinable @inline(__always)
-  public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
-    guard let victim = nextVictim() else { return false }
-    evictMember(victim, onEvict: onEvict)
-    return true
-  }
-
   /// Of `samples` draws, the one used least recently; drawn once until
   /// evicted or the next request.
   @inlinable @inline(__always)
@@ -105,8 +98,7 @@ public struct RandomLRUPolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Cop
   }
 
   public func checkInvariants() {
-    let weight = checkMembers { precondition($0.lastUse <= clock, "an entry used in the future") }
-    precondition(members.count == store.count && weight == store.used, "member totals differ")
+    checkAllMembers { precondition($0.lastUse <= clock, "an entry used in the future") }
   }
 }
 

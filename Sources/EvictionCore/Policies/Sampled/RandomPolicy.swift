@@ -35,13 +35,6 @@ public struct RandomPolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Copyab
     return insertMember(request, payload: Membership(position: 0))
   }
 
-  @inlinable @inline(__always)
-  public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
-    guard let victim = nextVictim() else { return false }
-    evictMember(victim, onEvict: onEvict)
-    return true
-  }
-
   /// Draws the victim once; it stays the next until evicted or removed.
   @inlinable @inline(__always)
   public mutating func nextVictim() -> Slot? {
@@ -59,7 +52,7 @@ public struct RandomPolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Copyab
   }
 
   public func checkInvariants() {
-    precondition(members.count == store.count && checkMembers() == store.used, "member totals differ")
+    checkAllMembers()
     precondition(store.index.count == store.count, "index and members differ")
     precondition(
       drawn < 0 || members[Int(store.table[drawn].payload.position)] == drawn, "the drawn victim is not a member")

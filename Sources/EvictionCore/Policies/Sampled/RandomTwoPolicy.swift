@@ -73,13 +73,6 @@ public struct RandomTwoPolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Cop
     members[Int(truncatingIfNeeded: draw.multipliedFullWidth(by: UInt64(members.count)).high)]
   }
 
-  @inlinable @inline(__always)
-  public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
-    guard let victim = nextVictim() else { return false }
-    evictMember(victim, onEvict: onEvict)
-    return true
-  }
-
   /// Of two draws, the one used less recently; drawn once until evicted or
   /// the next request.
   @inlinable @inline(__always)
@@ -101,8 +94,7 @@ public struct RandomTwoPolicy<Index: SlotIndex & ~Copyable>: SampledPolicy, ~Cop
   }
 
   public func checkInvariants() {
-    let weight = checkMembers { precondition($0.lastUse <= clock, "an entry used in the future") }
-    precondition(members.count == store.count && weight == store.used, "member totals differ")
+    checkAllMembers { precondition($0.lastUse <= clock, "an entry used in the future") }
   }
 }
 

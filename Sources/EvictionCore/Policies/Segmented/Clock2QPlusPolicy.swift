@@ -69,7 +69,7 @@ public struct Clock2QPlusPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPol
   /// Whether anything has been evicted yet (until then a full FIFO sends new objects to main).
   @usableFromInline var hasEvicted = false
   /// Whether the last lookup found its key in the ghost.
-  @usableFromInline var hitOnGhost = false
+  public var hitOnGhost = false
   @usableFromInline let shares: (fifo: Double, ghost: Double, window: Double)
 
   public static var queueNames: (probation: String, main: String, ghost: String) { ("FIFO", "main", "ghost") }
@@ -107,8 +107,7 @@ public struct Clock2QPlusPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPol
       if store.table[slot].payload.hits < .max { store.table[slot].payload.hits &+= 1 }
       return slot
     default:
-      store.table.unlink(slot, &ghost)
-      store.delete(slot, resident: false)
+      store.forget(slot, from: &ghost)
       hitOnGhost = true
       return nil
     }
@@ -124,8 +123,7 @@ public struct Clock2QPlusPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPol
     _ request: Request<Key>, onEvict: (Slot, Key) -> Void, approve: (Key) -> Bool
   ) -> Slot? {
     let weight = request.weight
-    let ghostHit = hitOnGhost
-    hitOnGhost = false
+    let ghostHit = takeGhostHit()
     guard weight <= fifoCapacity else { return nil }
     while store.used &+ weight > store.capacity {
       guard evictStep(onEvict, approve) else { return nil }

@@ -71,8 +71,7 @@ public struct FlashProbPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copy
   @inlinable @inline(__always)
   public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
     guard makeRoom(for: request.weight, onEvict: onEvict) else { return nil }
-    let slot = store.insert(request.key, weight: request.weight, payload: ())
-    store.table.pushFront(slot, &dram, tag: Self.inDRAM)
+    let slot = store.insert(request, payload: (), atFrontOf: &dram, tag: Self.inDRAM)
     return slot
   }
 

@@ -98,8 +98,7 @@ public struct MQPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
     let tag = store.table[slot].list
     if tag == Self.inQout {
       recalled = store.table[slot].payload.frequency
-      store.table.unlink(slot, &qout)
-      store.delete(slot, resident: false)
+      store.forget(slot, from: &qout)
       return nil
     }
     store.table.unlink(slot, &queues[Int(tag)])
@@ -168,8 +167,7 @@ public struct MQPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
     guard slot >= 0 else { return nil }
     let tag = store.table[slot].list
     if tag == Self.inQout {
-      store.table.unlink(slot, &qout)
-      store.delete(slot, resident: false)
+      store.forget(slot, from: &qout)
       return nil
     }
     store.table.unlink(slot, &queues[Int(tag)])

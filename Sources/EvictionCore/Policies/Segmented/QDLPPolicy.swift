@@ -26,7 +26,7 @@ public struct QDLPPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy, ~C
   @usableFromInline let ghostCapacity: Int64
   @usableFromInline let shares: (fifo: Double, ghost: Double)
   /// Whether the last lookup found its key in the ghost.
-  @usableFromInline var hitOnGhost = false
+  public var hitOnGhost = false
 
   public static var queueNames: (probation: String, main: String, ghost: String) { ("FIFO", "main", "ghost") }
   /// The main cache's CLOCK counter saturates here (2 bits).
@@ -56,8 +56,7 @@ public struct QDLPPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy, ~C
       if store.table[slot].payload < Self.counterMaximum { store.table[slot].payload &+= 1 }
       return slot
     default:
-      store.table.unlink(slot, &ghost)
-      store.delete(slot, resident: false)
+      store.forget(slot, from: &ghost)
       hitOnGhost = true
       return nil
     }
@@ -73,8 +72,7 @@ public struct QDLPPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy, ~C
     _ request: Request<Key>, onEvict: (Slot, Key) -> Void, approve: (Key) -> Bool
   ) -> Slot? {
     let weight = request.weight
-    let ghostHit = hitOnGhost
-    hitOnGhost = false
+    let ghostHit = takeGhostHit()
     guard weight <= fifoCapacity, weight <= store.capacity else { return nil }
     while store.used &+ weight > store.capacity {
       guard evictStep(onEvict, approve) else { return nil }
@@ -85,14 +83,10 @@ public struct QDLPPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy, ~C
       while main.weight &+ weight > mainCapacity {
         guard evictMain(onEvict, approve) else { return nil }
       }
-      let slot = store.insert(request.key, weight: weight, payload: 0)
-      store.table.pushFront(slot, &main, tag: Self.inMain)
-      return slot
+      return store.insert(request, payload: 0, atFrontOf: &main, tag: Self.inMain)
     }
     guard weight < fifoCapacity else { return nil }
-    let slot = store.insert(request.key, weight: weight, payload: 0)
-    store.table.pushFront(slot, &probation, tag: Self.inProbation)
-    return slot
+    return store.insert(request, payload: 0, atFrontOf: &probation, tag: Self.inProbation)
   }
 
   @inlinable @inline(__always)

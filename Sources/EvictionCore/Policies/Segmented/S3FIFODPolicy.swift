@@ -48,7 +48,7 @@ public struct S3FIFODPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy,
   @usableFromInline var mainEvictionHits = 0
   @usableFromInline let fifoShare: Double
   /// Whether the last lookup found its key in the ghost.
-  @usableFromInline var hitOnGhost = false
+  public var hitOnGhost = false
 
   public static var queueNames: (probation: String, main: String, ghost: String) { ("FIFO", "main", "ghost") }
   @usableFromInline static var counterMaximum: UInt8 { 3 }
@@ -85,8 +85,7 @@ public struct S3FIFODPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy,
         if store.table[slot].payload < Self.counterMaximum { store.table[slot].payload &+= 1 }
         return slot
       default:
-        store.table.unlink(slot, &ghost)
-        store.delete(slot, resident: false)
+        store.forget(slot, from: &ghost)
         hitOnGhost = true
       }
     }
@@ -148,8 +147,7 @@ public struct S3FIFODPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy,
     _ request: Request<Key>, onEvict: (Slot, Key) -> Void, approve: (Key) -> Bool
   ) -> Slot? {
     let weight = request.weight
-    let ghostHit = hitOnGhost
-    hitOnGhost = false
+    let ghostHit = takeGhostHit()
     guard weight <= fifoCapacity, weight <= store.capacity else { return nil }
     while store.used &+ weight > store.capacity {
       guard evictStep(onEvict, approve) else { return nil }
@@ -162,13 +160,9 @@ public struct S3FIFODPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy,
         guard approve(store.table[victim].key) else { return nil }
         store.evict(victim, from: &main, onEvict: onEvict)
       }
-      let slot = store.insert(request.key, weight: weight, payload: 0)
-      store.table.pushFront(slot, &main, tag: Self.inMain)
-      return slot
+      return store.insert(request, payload: 0, atFrontOf: &main, tag: Self.inMain)
     }
-    let slot = store.insert(request.key, weight: weight, payload: 0)
-    store.table.pushFront(slot, &probation, tag: Self.inProbation)
-    return slot
+    return store.insert(request, payload: 0, atFrontOf: &probation, tag: Self.inProbation)
   }
 
   @inlinable @inline(__always)

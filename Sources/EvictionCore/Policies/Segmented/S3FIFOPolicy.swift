@@ -54,7 +54,7 @@ public struct S3FIFOPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy, 
   @usableFromInline let ghostCapacity: Int64
   @usableFromInline let threshold: UInt8
   /// Whether the last lookup found its key in the ghost FIFO.
-  @usableFromInline var hitOnGhost = false
+  public var hitOnGhost = false
   /// Small's entry ``nextVictim()`` named after promoting the entries before
   /// it, or -1: eviction chose small before those promotions (which may have
   /// put main over its share), so the choice is kept, not made again.
@@ -95,8 +95,7 @@ public struct S3FIFOPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy, 
     let slot = store.find(request.key)
     guard slot >= 0 else { return nil }
     if store.table[slot].list == Self.inGhost {
-      store.table.unlink(slot, &ghost)
-      store.delete(slot, resident: false)
+      store.forget(slot, from: &ghost)
       hitOnGhost = true
       return nil
     }
@@ -108,16 +107,11 @@ public struct S3FIFOPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy, 
   public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
     let weight = request.weight
     guard weight <= smallCapacity, makeRoom(for: weight, onEvict: onEvict) else { return nil }
-    let toMain = hitOnGhost || (fillsMainBeforeFirstEviction && !hasEvicted && small.weight >= smallCapacity)
-    hitOnGhost = false
+    let toMain = takeGhostHit() || (fillsMainBeforeFirstEviction && !hasEvicted && small.weight >= smallCapacity)
     namedInSmall = -1
-    let slot = store.insert(request.key, weight: weight, payload: 0)
-    if toMain {
-      store.table.pushFront(slot, &main, tag: Self.inMain)
-    } else {
-      store.table.pushFront(slot, &small, tag: Self.inProbation)
-    }
-    return slot
+    return toMain
+      ? store.insert(request, payload: 0, atFrontOf: &main, tag: Self.inMain)
+      : store.insert(request, payload: 0, atFrontOf: &small, tag: Self.inProbation)
   }
 
   @inlinable @inline(__always)

@@ -128,8 +128,7 @@ public struct SRLRUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable
     if known >= 0 {
       guard request.weight <= recentLimit else { return nil }
       let returnsNew = store.table[known].payload
-      store.table.unlink(known, &history)
-      store.delete(known, resident: false)
+      store.forget(known, from: &history)
       demote(above: request.weight)
       if returnsNew && movesBoundary { growScanResistant(admitting: request.weight) }
       guard trimScanResistant(making: 0, onEvict, approve) else { return nil }
@@ -187,8 +186,7 @@ public struct SRLRUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable
       store.table.unlink(slot, &scanResistant)
       if !store.table[slot].payload { demotions &-= 1 }
     default:
-      store.table.unlink(slot, &history)
-      store.delete(slot, resident: false)
+      store.forget(slot, from: &history)
       return nil
     }
     store.delete(slot, resident: true)

@@ -24,7 +24,7 @@ public struct TwoQueuePolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy
   @usableFromInline let amCapacity: Int64
   @usableFromInline let aoutCapacity: Int64
   /// Whether the last lookup found its key in A1out.
-  @usableFromInline var hitOnGhost = false
+  public var hitOnGhost = false
   @usableFromInline let shares: (in: Double, out: Double)
   @usableFromInline let lazyPromotion: Bool
 
@@ -66,8 +66,7 @@ public struct TwoQueuePolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy
       if lazyPromotion { store.table[slot].payload = 1 } else { store.table.moveToFront(slot, &am) }
       return slot
     default:
-      store.table.unlink(slot, &aout)
-      store.delete(slot, resident: false)
+      store.forget(slot, from: &aout)
       hitOnGhost = true
       return nil
     }
@@ -90,21 +89,16 @@ public struct TwoQueuePolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy
       guard let victim = nextVictim(), approve(store.table[victim].key) else { return nil }
       _ = evictOne(onEvict: onEvict)
     }
-    if hitOnGhost {
-      hitOnGhost = false
+    if takeGhostHit() {
       guard weight <= amCapacity else { return nil }
       while am.weight &+ weight > amCapacity {
         let victim = amVictim()
         guard approve(store.table[victim].key) else { return nil }
         store.evict(victim, from: &am, onEvict: onEvict)
       }
-      let slot = store.insert(request.key, weight: weight, payload: 0)
-      store.table.pushFront(slot, &am, tag: Self.inMain)
-      return slot
+      return store.insert(request, payload: 0, atFrontOf: &am, tag: Self.inMain)
     }
-    let slot = store.insert(request.key, weight: weight, payload: 0)
-    store.table.pushFront(slot, &ain, tag: Self.inProbation)
-    return slot
+    return store.insert(request, payload: 0, atFrontOf: &ain, tag: Self.inProbation)
   }
 
   @inlinable @inline(__always)
