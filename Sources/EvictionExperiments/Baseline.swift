@@ -63,12 +63,13 @@ public struct Baseline: Codable, Sendable, Equatable {
     return cells
   }
 
-  /// Replays `cells` and returns them as baseline cells (trace paths made
-  /// relative to `root`).
+  /// Replays `cells` as a ``Sweep`` and returns them as baseline cells
+  /// (trace paths made relative to `root`).
   public static func measure(
-    _ cells: [ReplayCell], root: String, parallelism: Int, progress: ReplayProgress? = nil
+    _ cells: [ReplayCell], root: String, jobs: Int? = nil, interactive: Bool = false,
+    display: (ReplayProgress, Int) -> (any ProgressDisplay)? = { _, _ in nil }
   ) throws(TraceError) -> [Cell] {
-    let results = try TraceReplay.runAll(cells, parallelism: parallelism, progress: progress)
+    let results = try Sweep.replay(cells, jobs: jobs, interactive: interactive, display: display)
     return zip(cells, results).map { cell, result in
       var trace = cell.trace.path
       if trace.hasPrefix(root + "/") { trace.removeFirst(root.count + 1) }

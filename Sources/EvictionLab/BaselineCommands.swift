@@ -25,13 +25,10 @@ struct BaselineOptions: ParsableArguments {
     let root = URL(fileURLWithPath: root).standardizedFileURL.path
     let cells = Baseline.plannedCells(root: root)
     try failing { () throws(BaselineError) in try Baseline.checkTracesExist(cells) }
-    let progress = ReplayProgress()
-    let display = ProgressLine(progress, total: cells.count, label: "baseline")
-    display.begin()
-    defer { display.end() }
     return try failing { () throws(TraceError) in
-      try Baseline.measure(
-        cells, root: root, parallelism: jobs ?? ProcessInfo.processInfo.activeProcessorCount, progress: progress)
+      try Baseline.measure(cells, root: root, jobs: jobs, interactive: isatty(2) == 1) {
+        ProgressLine($0, total: $1, label: "baseline")
+      }
     }
   }
 }

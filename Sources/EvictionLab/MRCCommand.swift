@@ -56,7 +56,7 @@ struct MRC: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
   }
 
   /// Every policy × admission, with the method each is computed by.
-  func plans() throws -> [(spec: PolicySpec, admission: AdmissionSpec, plan: MissRatioCurves.Plan)] {
+  func plans() throws -> [(policy: PolicySpec, admission: AdmissionSpec, plan: MissRatioCurves.Plan)] {
     let admissionSpecs = try admissions.specs(sizeMode: sizeMode, policies: try specs())
     return try specs().flatMap { spec in
       try admissionSpecs.map { admission in
@@ -94,21 +94,15 @@ struct MRC: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
     let cacheSizes = try resolveSizes(sizes.sizes, for: source, sizeMode: sizeMode).sorted()
     let progress = try failing { () throws(TraceError) in
       try ReplayCell.expectedWork(
-        plans.map { ReplayCell(trace: source, policy: $0.spec, cacheSize: 1, sizeMode: sizeMode) },
+        plans.map { ReplayCell(trace: source, policy: $0.policy, cacheSize: 1, sizeMode: sizeMode) },
         interactive: isatty(2) == 1)
     }
     let display = ProgressLine(progress, total: plans.count, label: "mrc")
     display.begin()
     defer { display.end() }
-    var curves: [MissRatioCurve] = []
-    for (spec, admission, plan) in plans {
-      curves.append(
-        try failing { () throws(TraceError) in
-          try MissRatioCurves.curve(
-            source, policy: spec, plan: plan, sizes: cacheSizes, sizeMode: sizeMode, admission: admission,
-            warmup: warmup?.value.span, progress: progress)
-        })
-      progress.cellsDone.add(1, ordering: .relaxed)
+    let curves = try failing { () throws(TraceError) in
+      try MissRatioCurves.curves(
+        source, plans: plans, sizes: cacheSizes, sizeMode: sizeMode, warmup: warmup?.value.span, progress: progress)
     }
     display.end()
     if let first = curves.first { warnSkipped(first.skipped, path: source.path) }

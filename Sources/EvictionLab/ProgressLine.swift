@@ -1,3 +1,4 @@
+import EvictionExperiments
 import EvictionSim
 import EvictionTraces
 import Synchronization
@@ -10,7 +11,7 @@ import Synchronization
 /// and only for runs longer than a second. The time left is estimated from
 /// requests: the rate so far applied to ``ReplayProgress/expectedRequests``
 /// (cells differ in length, so counting cells misleads; see ``estimate``).
-public final class ProgressLine: @unchecked Sendable {
+public final class ProgressLine: ProgressDisplay, @unchecked Sendable {
   public let progress: ReplayProgress
   public let total: Int
   public let label: String

@@ -218,17 +218,11 @@ struct Replay: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
         sources, policies: specs, sizes: sizes.isEmpty ? DefaultJob.sizes : sizes.sizes, sizeMode: sizeMode,
         admissions: admissionSpecs, settings: settings)
     }
-    let progress = try failing { () throws(TraceError) in
-      try ReplayCell.expectedWork(cells, interactive: isatty(2) == 1)
-    }
-    let display = ProgressLine(progress, total: cells.count, label: "replay")
-    display.begin()
-    defer { display.end() }
     let results = try failing { () throws(TraceError) in
-      try TraceReplay.runAll(
-        cells, parallelism: jobs ?? ProcessInfo.processInfo.activeProcessorCount, progress: progress)
+      try Sweep.replay(cells, jobs: jobs, interactive: isatty(2) == 1) {
+        ProgressLine($0, total: $1, label: "replay")
+      }
     }
-    display.end()
     // Every cell of a trace reads the same lines: report them once per trace.
     for source in sources {
       let rows = results.filter { $0.trace == source.name }

@@ -9,34 +9,21 @@ public enum CurveTables {
     "bytes_requested", "bytes_missed", "byte_miss_ratio", "admission", "scaled_below_largest_object",
   ]
 
-  static func fields(_ curve: MissRatioCurve, _ p: CurvePoint) -> [String] {
-    [
-      curve.trace, curve.policy, curve.method(at: p.cacheSize).rawValue, "\(curve.rate)", curve.sizeMode.rawValue,
-      "\(p.cacheSize)",
-      "\(p.requests)", "\(p.misses)", ReplayTables.exact(p.missRatio), "\(p.bytesRequested)", "\(p.bytesMissed)",
-      ReplayTables.exact(p.byteMissRatio), curve.admission, "\(curve.belowLargestObject.contains(p.cacheSize))",
-    ]
-  }
+  /// The keys of each point in the JSON, in order.
+  static let pointColumns = [
+    "cache_size", "method", "miss_ratio", "byte_miss_ratio", "requests", "misses", "bytes_requested", "bytes_missed",
+    "scaled_below_largest_object",
+  ]
 
   public static func csv(_ curves: [MissRatioCurve]) -> String {
-    var out = columns.joined(separator: ",") + "\n"
-    for curve in curves {
-      for point in curve.points { out += fields(curve, point).map(ReplayTables.csvField).joined(separator: ",") + "\n" }
-    }
-    return out
+    ResultWriter.csv(curves.flatMap(\.rows), columns: columns)
   }
 
   /// One curve: `{"trace": …, "method": …, "rate": …, "points": [{"cache_size": …, "miss_ratio": …, …}]}`;
   /// several: `{"curves": [ … ]}`.
   public static func json(_ curves: [MissRatioCurve]) -> String {
     let objects = curves.map { curve in
-      let points = curve.points.map { p in
-        "{\"cache_size\": \(p.cacheSize), \"method\": \"\(curve.method(at: p.cacheSize).rawValue)\", "
-          + "\"miss_ratio\": \(ReplayTables.exact(p.missRatio)), "
-          + "\"byte_miss_ratio\": \(ReplayTables.exact(p.byteMissRatio)), \"requests\": \(p.requests), "
-          + "\"misses\": \(p.misses), \"bytes_requested\": \(p.bytesRequested), \"bytes_missed\": \(p.bytesMissed), "
-          + "\"scaled_below_largest_object\": \(curve.belowLargestObject.contains(p.cacheSize))}"
-      }
+      let points = curve.rows.map { ResultWriter.object($0, columns: pointColumns) }
       return
         "{\"trace\": \(ReplayTables.jsonString(curve.trace)), \"policy\": \(ReplayTables.jsonString(curve.policy)), "
         + "\"admission\": \(ReplayTables.jsonString(curve.admission)), "

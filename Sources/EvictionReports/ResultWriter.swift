@@ -20,12 +20,15 @@ public enum ResultWriter {
   /// `{"results": [...]}`, one object per row, keys in column order.
   public static func json<Row: Encodable>(_ rows: [Row], columns: [String]? = nil) -> String {
     var out = "{\n  \"results\": ["
-    for (i, row) in rows.map({ arranged(fields($0), columns) }).enumerated() {
-      out += i == 0 ? "\n    {" : ",\n    {"
-      out += row.map { "\"\($0.key)\": " + $0.field.json }.joined(separator: ", ")
-      out += "}"
+    for (i, row) in rows.enumerated() {
+      out += (i == 0 ? "\n    " : ",\n    ") + object(row, columns: columns)
     }
     return out + (rows.isEmpty ? "]\n}\n" : "\n  ]\n}\n")
+  }
+
+  /// One row as a JSON object on one line, keys in column order.
+  public static func object<Row: Encodable>(_ row: Row, columns: [String]? = nil) -> String {
+    "{" + arranged(fields(row), columns).map { "\"\($0.key)\": " + $0.field.json }.joined(separator: ", ") + "}"
   }
 
   /// `fields` in the order of `columns`; a column the row does not write is a programming error.

@@ -55,6 +55,51 @@ public struct MissRatioCurve: Sendable {
   }
 }
 
+/// One point of a curve as a results row (`evlab mrc`'s CSV, and its JSON's
+/// points): the curve's cell at the point's size, the point's counts, and
+/// how the point was found.
+@dynamicMemberLookup
+public struct CurveRow: FlatRow, Sendable, Equatable {
+  public var key: CellKey
+  public var counts: HitCounts
+  public var fields: Fields
+
+  public struct Fields: Sendable, Codable, Equatable {
+    /// ``MissRatioCurve/method(at:)``: how this point was found.
+    public var method: String
+    /// The share of the key space sampled (1 unless SHARDS).
+    public var rate: Double
+    public var missRatio: Double
+    public var byteMissRatio: Double
+    /// ``MissRatioCurve/belowLargestObject`` holds this size.
+    public var scaledBelowLargestObject: Bool
+  }
+
+  public init(key: CellKey, counts: HitCounts, fields: Fields) {
+    self.key = key
+    self.counts = counts
+    self.fields = fields
+  }
+}
+
+extension MissRatioCurve {
+  /// The curve's points as rows, smallest size first. A curve names no
+  /// trace format: its rows' is empty.
+  public var rows: [CurveRow] {
+    points.map { p in
+      CurveRow(
+        key: CellKey(
+          trace: trace, format: "", policy: policy, cacheSize: p.cacheSize, sizeMode: sizeMode, admission: admission),
+        counts: HitCounts(
+          requests: p.requests, hits: p.requests - p.misses, bytesRequested: p.bytesRequested,
+          bytesMissed: p.bytesMissed),
+        fields: CurveRow.Fields(
+          method: method(at: p.cacheSize).rawValue, rate: rate, missRatio: p.missRatio,
+          byteMissRatio: p.byteMissRatio, scaledBelowLargestObject: belowLargestObject.contains(p.cacheSize)))
+    }
+  }
+}
+
 extension MissRatioCurve {
   /// Records, in byte mode, the sizes whose scaled capacity is below the
   /// largest sampled object.
@@ -149,6 +194,23 @@ public enum MissRatioCurves {
     case .fixedSizeShards(let maxObjects):
       try shardsFixedSize(trace, sizes: sizes, sizeMode: sizeMode, maxObjects: maxObjects, progress: progress)
     }
+  }
+
+  /// One curve per planned policy and admission, in order, each one pass
+  /// over `trace`; `progress` counts a finished curve as a finished cell.
+  public static func curves(
+    _ trace: TraceSource, plans: [(policy: PolicySpec, admission: AdmissionSpec, plan: Plan)], sizes: [Int64],
+    sizeMode: SizeMode, warmup: ReplayWindow.Span? = nil, progress: ReplayProgress? = nil
+  ) throws(TraceError) -> [MissRatioCurve] {
+    var curves: [MissRatioCurve] = []
+    for (policy, admission, plan) in plans {
+      curves.append(
+        try curve(
+          trace, policy: policy, plan: plan, sizes: sizes, sizeMode: sizeMode, admission: admission, warmup: warmup,
+          progress: progress))
+      progress?.cellsDone.add(1, ordering: .relaxed)
+    }
+    return curves
   }
 
   /// The error for a pass that counted nothing: an empty trace, or one the

@@ -196,11 +196,7 @@ public struct ReplayResult: FlatRow, Sendable, Equatable {
 
   /// `intervals` as rows of `--timeseries`' CSV (one run, the size as its label).
   public var timeseries: [TimeseriesRow] {
-    intervals.map {
-      TimeseriesRow(
-        trace: key.trace, policy: key.policy, admission: key.admission, sizeLabel: String(key.cacheSize),
-        cacheSize: key.cacheSize, run: 1, $0)
-    }
+    intervals.map { TimeseriesRow(cell: key, sizeLabel: String(key.cacheSize), run: 1, $0) }
   }
 
   /// The columns of `rows`: ``columns``, then the TTL's when a row
@@ -288,42 +284,39 @@ public struct ReplayCounts: Sendable, Equatable {
 }
 
 /// One interval of one run (`timeseries.csv`): the miss ratio over time.
-public struct TimeseriesRow: Sendable, Codable, Equatable {
-  public var trace: String
-  public var policy: String
-  public var admission: String
-  public var sizeLabel: String
-  public var cacheSize: Int64
-  /// 1-based: which of the row's runs (seeds) this is.
-  public var run: Int
-  public var interval: Int
-  public var firstRequest: Int64
-  public var startTime: Int64
-  public var requests: Int64
-  public var hits: Int64
-  public var misses: Int64
-  public var missRatio: Double
-  public var bytesRequested: Int64
-  public var bytesMissed: Int64
-  public var byteMissRatio: Double
+/// Its cell is the run's; its counts are the interval's.
+@dynamicMemberLookup
+public struct TimeseriesRow: FlatRow, Sendable, Equatable {
+  public var key: CellKey
+  public var counts: HitCounts
+  public var fields: Fields
 
-  public init(
-    trace: String, policy: String, admission: String, sizeLabel: String, cacheSize: Int64, run: Int,
-    _ interval: IntervalCounts
-  ) {
-    (self.trace, self.policy, self.admission, self.sizeLabel, self.cacheSize, self.run) = (
-      trace, policy, admission, sizeLabel, cacheSize, run
-    )
-    self.interval = interval.index
-    firstRequest = interval.firstRequest
-    startTime = interval.startTime
-    requests = interval.counts.requests
-    hits = interval.counts.hits
-    misses = interval.counts.misses
-    missRatio = interval.counts.missRatio
-    bytesRequested = interval.counts.bytesRequested
-    bytesMissed = interval.counts.bytesMissed
-    byteMissRatio = interval.counts.byteMissRatio
+  public struct Fields: Sendable, Codable, Equatable {
+    /// The size as the sweep named it (`1%`, `1000`).
+    public var sizeLabel: String
+    /// 1-based: which of the row's runs (seeds) this is.
+    public var run: Int
+    public var interval: Int
+    public var firstRequest: Int64
+    public var startTime: Int64
+    public var missRatio: Double
+    public var byteMissRatio: Double
+  }
+
+  public init(key: CellKey, counts: HitCounts, fields: Fields) {
+    self.key = key
+    self.counts = counts
+    self.fields = fields
+  }
+
+  /// Interval `interval` of run `run` of `cell`.
+  public init(cell: CellKey, sizeLabel: String, run: Int, _ interval: IntervalCounts) {
+    self.init(
+      key: cell, counts: interval.counts,
+      fields: Fields(
+        sizeLabel: sizeLabel, run: run, interval: interval.index, firstRequest: interval.firstRequest,
+        startTime: interval.startTime, missRatio: interval.counts.missRatio,
+        byteMissRatio: interval.counts.byteMissRatio))
   }
 
   public static let columns = [

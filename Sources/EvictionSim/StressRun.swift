@@ -34,7 +34,7 @@ public struct StressResult: Codable, Sendable {
   public var trace: String
   public var policy: String
   public var cacheSize: Int64
-  public var sizeMode: String
+  public var sizeMode: SizeMode
   public var threads: Int
   public var lock: String
   public var ops: Int
@@ -209,7 +209,7 @@ public enum StressRun {
     return StressResult(
       trace: workload.trace,
       policy: target == .dictionary ? "unbounded" : (target == .nscache ? "nscache" : policy.description),
-      cacheSize: cacheSize, sizeMode: sizeMode.rawValue, threads: threads, lock: target.description, ops: operations,
+      cacheSize: cacheSize, sizeMode: sizeMode, threads: threads, lock: target.description, ops: operations,
       gets: Int(gets.totalCount), sets: Int(sets.totalCount), seconds: seconds,
       opsPerSecond: Double(operations) / seconds,
       hitRatio: gets.totalCount == 0 ? 0 : Double(hits) / Double(gets.totalCount),

@@ -263,15 +263,28 @@ public struct CompareRow: FlatRow, Sendable, Equatable {
   }
 }
 
-/// Wall-clock figures of a row's runs (`timings.csv`): they vary run to run.
-public struct CompareTiming: Sendable, Codable, Equatable {
-  public var trace: String
-  public var policy: String
-  public var sizeLabel: String
-  public var runs: Int
-  public var seconds: Double
-  public var requestsPerSecond: Double
-  public var admission = "none"
+/// Wall-clock figures of a row's runs (`timings.csv`): they vary run to
+/// run, so they are kept apart from the row (``CompareRow``), whose cell
+/// and counts it repeats.
+@dynamicMemberLookup
+public struct CompareTiming: FlatRow, Sendable, Equatable {
+  public var key: CellKey
+  /// The row's counts (not columns of `timings.csv`).
+  public var counts: HitCounts
+  public var fields: Fields
+
+  public struct Fields: Sendable, Codable, Equatable {
+    public var sizeLabel: String
+    public var runs: Int
+    public var seconds: Double
+    public var requestsPerSecond: Double
+  }
+
+  public init(key: CellKey, counts: HitCounts, fields: Fields) {
+    self.key = key
+    self.counts = counts
+    self.fields = fields
+  }
 
   /// The column order of `timings.csv`.
   public static let columns = [
@@ -345,18 +358,16 @@ public enum CompareRun {
       for (r, run) in runs.enumerated() {
         for interval in run.intervals {
           timeseries.append(
-            TimeseriesRow(
-              trace: trace.name, policy: policy.description, admission: admission,
-              sizeLabel: plan.config.sizes[row.size].description, cacheSize: row.cacheSize, run: r + 1, interval))
+            TimeseriesRow(cell: key, sizeLabel: fields.sizeLabel, run: r + 1, interval))
         }
       }
       let seconds = runs.map(\.seconds).reduce(0, +)
       timings.append(
         CompareTiming(
-          trace: trace.name, policy: policy.description, sizeLabel: plan.config.sizes[row.size].description,
-          runs: runs.count, seconds: seconds,
-          requestsPerSecond: seconds > 0 ? (Double(runs.map(\.requests).reduce(0, +)) / seconds).rounded() : 0,
-          admission: admission))
+          key: key, counts: counts,
+          fields: CompareTiming.Fields(
+            sizeLabel: fields.sizeLabel, runs: runs.count, seconds: seconds,
+            requestsPerSecond: seconds > 0 ? (Double(runs.map(\.requests).reduce(0, +)) / seconds).rounded() : 0)))
     }
     return (AcrossTraces.withReductions(rows), timings, timeseries)
   }
