@@ -8,21 +8,9 @@ import Foundation
 /// committed as `results/baseline.json`. Any change in any cell is a
 /// behaviour change a reviewer must see.
 public struct Baseline: Codable, Sendable, Equatable {
-  /// One cell: its key and its counts. Traces are named by their path
-  /// relative to the repository root.
-  @dynamicMemberLookup
-  public struct Cell: FlatRow, Sendable, Equatable {
-    public var key: CellKey
-    public var counts: HitCounts
-    public var fields = Empty()
-    public init(key: CellKey, counts: HitCounts, fields: Empty = Empty()) {
-      self.key = key
-      self.counts = counts
-    }
-    /// A baseline cell has no fields beyond its key and counts.
-    public struct Empty: Codable, Sendable, Equatable { public init() {} }
-    public var id: String { key.id }
-  }
+  /// One cell: its key and its counts, nothing more. Traces are named by
+  /// their path relative to the repository root.
+  public typealias Cell = CellRow<NoFields>
 
   public var version = 1
   public var cells: [Cell]

@@ -58,28 +58,17 @@ public struct MissRatioCurve: Sendable {
 /// One point of a curve as a results row (`evlab mrc`'s CSV, and its JSON's
 /// points): the curve's cell at the point's size, the point's counts, and
 /// how the point was found.
-@dynamicMemberLookup
-public struct CurveRow: FlatRow, Sendable, Equatable {
-  public var key: CellKey
-  public var counts: HitCounts
-  public var fields: Fields
+public typealias CurveRow = CellRow<CurvePointFields>
 
-  public struct Fields: Sendable, Codable, Equatable {
-    /// ``MissRatioCurve/method(at:)``: how this point was found.
-    public var method: String
-    /// The share of the key space sampled (1 unless SHARDS).
-    public var rate: Double
-    public var missRatio: Double
-    public var byteMissRatio: Double
-    /// ``MissRatioCurve/belowLargestObject`` holds this size.
-    public var scaledBelowLargestObject: Bool
-  }
-
-  public init(key: CellKey, counts: HitCounts, fields: Fields) {
-    self.key = key
-    self.counts = counts
-    self.fields = fields
-  }
+public struct CurvePointFields: Sendable, Codable, Equatable {
+  /// ``MissRatioCurve/method(at:)``: how this point was found.
+  public var method: String
+  /// The share of the key space sampled (1 unless SHARDS).
+  public var rate: Double
+  public var missRatio: Double
+  public var byteMissRatio: Double
+  /// ``MissRatioCurve/belowLargestObject`` holds this size.
+  public var scaledBelowLargestObject: Bool
 }
 
 extension MissRatioCurve {

@@ -128,6 +128,39 @@ extension FlatRow {
   }
 }
 
+/// A results row that is a cell and its counts, plus `Fields` of its own:
+/// the one row type of comparisons (``CompareRow``), baselines, time series
+/// (``TimeseriesRow``), timings and curve points (``CurveRow``).
+/// ``ReplayResult`` is the one row type apart: it also carries what a
+/// replay saw but writes elsewhere (skipped lines, intervals, regret).
+@dynamicMemberLookup
+public struct CellRow<Fields: Codable & Sendable & Equatable>: FlatRow, Sendable, Equatable {
+  public var key: CellKey
+  public var counts: HitCounts
+  public var fields: Fields
+  /// Why the row's misses happened, when its run attributed them.
+  public var attribution: MissAttribution? = nil
+
+  public init(key: CellKey, counts: HitCounts, fields: Fields) {
+    self.key = key
+    self.counts = counts
+    self.fields = fields
+  }
+
+  /// The cell in words, for messages.
+  public var id: String { key.id }
+}
+
+/// The fields of a row that has none beyond its cell and counts (a
+/// baseline's).
+public struct NoFields: Codable, Sendable, Equatable {
+  public init() {}
+}
+
+extension CellRow where Fields == NoFields {
+  public init(key: CellKey, counts: HitCounts) { self.init(key: key, counts: counts, fields: NoFields()) }
+}
+
 /// The outcome of replaying one trace through one policy at one size: one row
 /// of `evlab replay`'s CSV and JSON (the keys are a contract: extend, never rename).
 @dynamicMemberLookup
@@ -285,30 +318,21 @@ public struct ReplayCounts: Sendable, Equatable {
 
 /// One interval of one run (`timeseries.csv`): the miss ratio over time.
 /// Its cell is the run's; its counts are the interval's.
-@dynamicMemberLookup
-public struct TimeseriesRow: FlatRow, Sendable, Equatable {
-  public var key: CellKey
-  public var counts: HitCounts
-  public var fields: Fields
+public typealias TimeseriesRow = CellRow<TimeseriesFields>
 
-  public struct Fields: Sendable, Codable, Equatable {
-    /// The size as the sweep named it (`1%`, `1000`).
-    public var sizeLabel: String
-    /// 1-based: which of the row's runs (seeds) this is.
-    public var run: Int
-    public var interval: Int
-    public var firstRequest: Int64
-    public var startTime: Int64
-    public var missRatio: Double
-    public var byteMissRatio: Double
-  }
+public struct TimeseriesFields: Sendable, Codable, Equatable {
+  /// The size as the sweep named it (`1%`, `1000`).
+  public var sizeLabel: String
+  /// 1-based: which of the row's runs (seeds) this is.
+  public var run: Int
+  public var interval: Int
+  public var firstRequest: Int64
+  public var startTime: Int64
+  public var missRatio: Double
+  public var byteMissRatio: Double
+}
 
-  public init(key: CellKey, counts: HitCounts, fields: Fields) {
-    self.key = key
-    self.counts = counts
-    self.fields = fields
-  }
-
+extension CellRow where Fields == TimeseriesFields {
   /// Interval `interval` of run `run` of `cell`.
   public init(cell: CellKey, sizeLabel: String, run: Int, _ interval: IntervalCounts) {
     self.init(
@@ -319,8 +343,10 @@ public struct TimeseriesRow: FlatRow, Sendable, Equatable {
         byteMissRatio: interval.counts.byteMissRatio))
   }
 
-  public static let columns = [
-    "trace", "policy", "admission", "size_label", "cache_size", "run", "interval", "first_request", "start_time",
-    "requests", "hits", "misses", "miss_ratio", "bytes_requested", "bytes_missed", "byte_miss_ratio",
-  ]
+  public static var columns: [String] {
+    [
+      "trace", "policy", "admission", "size_label", "cache_size", "run", "interval", "first_request", "start_time",
+      "requests", "hits", "misses", "miss_ratio", "bytes_requested", "bytes_missed", "byte_miss_ratio",
+    ]
+  }
 }

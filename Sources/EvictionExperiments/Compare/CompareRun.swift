@@ -195,51 +195,41 @@ extension PolicySpec {
 /// runs where there are several) plus the runs and 95% confidence intervals.
 /// Timings are kept apart (``CompareTiming``) so that these rows are exactly
 /// reproducible: a sharded sweep merges into the same bytes.
-@dynamicMemberLookup
-public struct CompareRow: FlatRow, Sendable, Equatable {
-  public var key: CellKey
-  public var counts: HitCounts
-  public var fields: Fields
-  /// Why its misses happened (mean over the runs), when the sweep attributed them.
-  public var attribution: MissAttribution? = nil
+/// Its attribution is the mean over the runs, when the sweep attributed misses.
+public typealias CompareRow = CellRow<CompareFields>
 
-  public struct Fields: Sendable, Codable, Equatable {
-    /// The size as the configuration wrote it (`1%`, `5000`).
-    public var sizeLabel: String
-    public var missRatio: Double
-    public var byteMissRatio: Double
-    public var runs: Int
-    public var missRatioCi95Low: Double
-    public var missRatioCi95High: Double
-    public var byteMissRatioCi95Low: Double
-    public var byteMissRatioCi95High: Double
-    /// Whether the policy needs the future (Belady): a bound, not a contender.
-    public var offline: Bool
-    /// The most any run held (objects or bytes, as `size_mode`).
-    public var maxOccupancy: Int64 = 0
-    /// Whether a run held more than `cache_size`: never ranked against
-    /// capacity-bound policies.
-    public var exceedsCapacity = false
-    /// Whether the policy models a shipped cache (``PolicyCatalog/Entry/isModel``):
-    /// reported in a section of its own, never ranked or called best.
-    public var model = false
-    /// The trace's dataset (``CompareConfig/TraceEntry/dataset``).
-    public var dataset = ""
-    /// (mr_FIFO − mr) / mr_FIFO against FIFO's row at this trace and size
-    /// (``AcrossTraces``); nil without one, or for a model.
-    public var reductionFromFifo: Double? = nil
-    /// The same against LRU.
-    public var reductionFromLru: Double? = nil
-    /// Requests served before counting began (``CompareConfig/window``), mean over the runs.
-    public var warmupRequests: Int64 = 0
-  }
+public struct CompareFields: Sendable, Codable, Equatable {
+  /// The size as the configuration wrote it (`1%`, `5000`).
+  public var sizeLabel: String
+  public var missRatio: Double
+  public var byteMissRatio: Double
+  public var runs: Int
+  public var missRatioCi95Low: Double
+  public var missRatioCi95High: Double
+  public var byteMissRatioCi95Low: Double
+  public var byteMissRatioCi95High: Double
+  /// Whether the policy needs the future (Belady): a bound, not a contender.
+  public var offline: Bool
+  /// The most any run held (objects or bytes, as `size_mode`).
+  public var maxOccupancy: Int64 = 0
+  /// Whether a run held more than `cache_size`: never ranked against
+  /// capacity-bound policies.
+  public var exceedsCapacity = false
+  /// Whether the policy models a shipped cache (``PolicyCatalog/Entry/isModel``):
+  /// reported in a section of its own, never ranked or called best.
+  public var model = false
+  /// The trace's dataset (``CompareConfig/TraceEntry/dataset``).
+  public var dataset = ""
+  /// (mr_FIFO − mr) / mr_FIFO against FIFO's row at this trace and size
+  /// (``AcrossTraces``); nil without one, or for a model.
+  public var reductionFromFifo: Double? = nil
+  /// The same against LRU.
+  public var reductionFromLru: Double? = nil
+  /// Requests served before counting began (``CompareConfig/window``), mean over the runs.
+  public var warmupRequests: Int64 = 0
+}
 
-  public init(key: CellKey, counts: HitCounts, fields: Fields) {
-    self.key = key
-    self.counts = counts
-    self.fields = fields
-  }
-
+extension CellRow where Fields == CompareFields {
   /// The row's name in reports: the policy, with ` + admission` when one is in front.
   public var label: String { key.admission == "none" ? key.policy : "\(key.policy) + \(key.admission)" }
 
@@ -249,12 +239,14 @@ public struct CompareRow: FlatRow, Sendable, Equatable {
   /// a fault in the policy (``PolicyConformance`` finds which).
   public var isFaulty: Bool { !fields.offline && !fields.model && fields.exceedsCapacity }
 
-  public static let columns = [
-    "trace", "format", "policy", "size_label", "cache_size", "size_mode", "requests", "hits", "misses", "miss_ratio",
-    "bytes_requested", "bytes_missed", "byte_miss_ratio", "runs", "miss_ratio_ci95_low", "miss_ratio_ci95_high",
-    "byte_miss_ratio_ci95_low", "byte_miss_ratio_ci95_high", "offline", "max_occupancy", "exceeds_capacity", "model",
-    "admission", "dataset", "reduction_from_fifo", "reduction_from_lru", "warmup_requests",
-  ]
+  public static var columns: [String] {
+    [
+      "trace", "format", "policy", "size_label", "cache_size", "size_mode", "requests", "hits", "misses", "miss_ratio",
+      "bytes_requested", "bytes_missed", "byte_miss_ratio", "runs", "miss_ratio_ci95_low", "miss_ratio_ci95_high",
+      "byte_miss_ratio_ci95_low", "byte_miss_ratio_ci95_high", "offline", "max_occupancy", "exceeds_capacity", "model",
+      "admission", "dataset", "reduction_from_fifo", "reduction_from_lru", "warmup_requests",
+    ]
+  }
 
   /// Whether the two rows' miss-ratio intervals are disjoint: only then are
   /// the policies called different.
@@ -266,30 +258,20 @@ public struct CompareRow: FlatRow, Sendable, Equatable {
 /// Wall-clock figures of a row's runs (`timings.csv`): they vary run to
 /// run, so they are kept apart from the row (``CompareRow``), whose cell
 /// and counts it repeats.
-@dynamicMemberLookup
-public struct CompareTiming: FlatRow, Sendable, Equatable {
-  public var key: CellKey
-  /// The row's counts (not columns of `timings.csv`).
-  public var counts: HitCounts
-  public var fields: Fields
+public typealias CompareTiming = CellRow<CompareTimingFields>
 
-  public struct Fields: Sendable, Codable, Equatable {
-    public var sizeLabel: String
-    public var runs: Int
-    public var seconds: Double
-    public var requestsPerSecond: Double
-  }
+public struct CompareTimingFields: Sendable, Codable, Equatable {
+  public var sizeLabel: String
+  public var runs: Int
+  public var seconds: Double
+  public var requestsPerSecond: Double
+}
 
-  public init(key: CellKey, counts: HitCounts, fields: Fields) {
-    self.key = key
-    self.counts = counts
-    self.fields = fields
-  }
-
+extension CellRow where Fields == CompareTimingFields {
   /// The column order of `timings.csv`.
-  public static let columns = [
-    "trace", "policy", "size_label", "runs", "seconds", "requests_per_second", "admission",
-  ]
+  public static var columns: [String] {
+    ["trace", "policy", "size_label", "runs", "seconds", "requests_per_second", "admission"]
+  }
 }
 
 /// What a sweep (or one shard of it) produced.
