@@ -123,6 +123,19 @@ public struct TraceLine {
     .malformedLine(file: splitter.path, line: splitter.lineNumber, reason: reason)
   }
 
+  /// Splits the line at commas into `fields`, which must be as many as
+  /// `layout` names (`timestamp,key,size`); else the line is malformed,
+  /// and the message names the layout.
+  @inline(__always)
+  public func splitCommas(into fields: inout [UnsafeRawBufferPointer], layout: StaticString, count: Int)
+    throws(TraceError)
+  {
+    splitOn(UInt8(ascii: ","), bytes, into: &fields)
+    guard fields.count == count else {
+      throw malformed("expected \(count) comma-separated fields '\(layout)', found \(fields.count)")
+    }
+  }
+
   /// The start of a field for a message (at most 64 bytes).
   public static func text(_ field: UnsafeRawBufferPointer) -> String {
     String(decoding: field.prefix(64), as: UTF8.self)

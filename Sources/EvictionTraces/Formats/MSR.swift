@@ -16,11 +16,7 @@ enum MSRFormat: TraceFormatDefinition {
     var fields: [UnsafeRawBufferPointer] = []
 
     mutating func parse(_ line: TraceLine) throws(TraceError) -> ParsedLine {
-      splitOn(UInt8(ascii: ","), line.bytes, into: &fields)
-      guard fields.count == 7 else {
-        throw line.malformed(
-          "expected 7 comma-separated fields 'timestamp,host,disk,type,offset,size,latency', found \(fields.count)")
-      }
+      try line.splitCommas(into: &fields, layout: "timestamp,host,disk,type,offset,size,latency", count: 7)
       let type = TraceLine.text(fields[3]).lowercased()
       guard type == "read" || type == "write" else {
         throw line.malformed("unknown operation '\(TraceLine.text(fields[3]))': expected Read or Write")

@@ -37,11 +37,7 @@ enum TwitterFormat: TraceFormatDefinition {
     var fields: [UnsafeRawBufferPointer] = []
 
     mutating func parse(_ line: TraceLine) throws(TraceError) -> ParsedLine {
-      splitOn(UInt8(ascii: ","), line.bytes, into: &fields)
-      guard fields.count == 7 else {
-        throw line.malformed(
-          "expected 7 comma-separated fields 'timestamp,key,key_size,value_size,client,op,ttl', found \(fields.count)")
-      }
+      try line.splitCommas(into: &fields, layout: "timestamp,key,key_size,value_size,client,op,ttl", count: 7)
       guard let op = TwitterFormat.operation(fields[5]) else {
         let name = TraceLine.text(fields[5]).lowercased()
         throw line.malformed(
