@@ -14,8 +14,9 @@ public protocol ProgressDisplay {
 /// exact-results baseline, anything a library user plans. The work each
 /// cell will do is measured first (so a display can estimate the time
 /// left), then the cells run `jobs` at a time, each on its own trace reader.
-/// Comparisons run through ``CompareShard``, which adds seeds, shards and
-/// partial results around the same replay; miss-ratio curves through
+/// Comparisons run their cells through it too, inside ``CompareShard``,
+/// which adds seeds, shards and partial results around them; miss-ratio
+/// curves, one pass per policy over all sizes, through
 /// ``MissRatioCurves/curves(_:plans:sizes:sizeMode:warmup:progress:)``.
 public enum Sweep {
   /// Replays `cells`, `jobs` at a time (default: every core), and returns
@@ -30,7 +31,16 @@ public enum Sweep {
     let shown = display(progress, cells.count)
     shown?.begin()
     defer { shown?.end() }
-    return try TraceReplay.runAll(
+    return try replay(cells, jobs: jobs, progress: progress)
+  }
+
+  /// Replays `cells`, `jobs` at a time (default: every core), counting into
+  /// `progress`, which the caller sized and shows (a comparison's shard
+  /// knows its work from the traces' statistics).
+  public static func replay(
+    _ cells: [ReplayCell], jobs: Int?, progress: ReplayProgress?
+  ) throws(TraceError) -> [ReplayResult] {
+    try TraceReplay.runAll(
       cells, parallelism: jobs ?? ProcessInfo.processInfo.activeProcessorCount, progress: progress)
   }
 }

@@ -461,7 +461,7 @@ public struct CompareShard: Sendable {
     let runs = self.runs
     let results: [ReplayResult]
     do throws(TraceError) {
-      results = try TraceReplay.runAll(runs.map { plan.cells[$0] }, parallelism: parallelism, progress: progress)
+      results = try Sweep.replay(runs.map { plan.cells[$0] }, jobs: parallelism, progress: progress)
     } catch { throw .trace(error) }
     var stress: [StressResult] = []
     if let section = plan.config.stress, index == 1 {
