@@ -17,7 +17,7 @@ git clone -q "$repo" "$work/clone"
 [ -d "$repo/../shared" ] && ln -s "$repo/../shared" "$work/shared"
 commit=$(git -C "$work/clone" rev-parse --short HEAD)
 dirty=""
-[ -n "$(git status --porcelain --untracked-files=no)" ] && dirty=" (the working tree had uncommitted changes, which this does not measure)"
+[ -n "$(git status --porcelain --untracked-files=no -- . ":!results/build-times")" ] && dirty=" (the working tree had uncommitted changes, which this does not measure)"
 
 # 1. The Quick start's first command, on a fresh clone, timed end to end.
 start=$(date +%s)
