@@ -186,6 +186,16 @@ public struct EntryTable<Key: Hashable, Payload>: ~Copyable {
     list.weight &-= base[s].weight
   }
 
+  /// `list` without `slot`, which is on it: for code that reaches its lists
+  /// through a protocol, where `unlink(_:_:)` would overlap two accesses to
+  /// the same value (`queue = table.unlinking(slot, from: queue)`).
+  @inlinable @inline(__always)
+  public mutating func unlinking(_ slot: Slot, from list: EntryList) -> EntryList {
+    var list = list
+    unlink(slot, &list)
+    return list
+  }
+
   /// Moves `slot`, already on `list`, to its front.
   @inlinable @inline(__always)
   public mutating func moveToFront(_ slot: Slot, _ list: inout EntryList) {

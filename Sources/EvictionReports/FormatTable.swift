@@ -1,7 +1,9 @@
 import EvictionTraces
 
 /// The trace formats as people read them: `evlab formats`' listing and the
-/// table in docs/traces.md, both written from the definitions.
+/// table in docs/traces.md, both written from the definitions. A format
+/// without file suffixes is named by the format setting, as the front end
+/// spells it (``EvictionTraces/Setting``).
 public enum FormatTable {
   /// One line per format: name, aliases, file suffixes, what a record holds.
   public static func text(_ definitions: [any TraceFormatDefinition.Type]) -> String {
@@ -11,7 +13,7 @@ public enum FormatTable {
       let also = definition.aliases.isEmpty ? "" : " (also \(definition.aliases.joined(separator: ", ")))"
       let files =
         definition.fileSuffixes.isEmpty
-        ? "; --format only" : "; files " + definition.fileSuffixes.joined(separator: ", ")
+        ? "; \(Setting.format) only" : "; files " + definition.fileSuffixes.joined(separator: ", ")
       return name + definition.summary + also + files + "\n"
     }.joined()
   }
@@ -23,7 +25,7 @@ public enum FormatTable {
       let also = definition.aliases.map { "`\($0)`" }.joined(separator: ", ")
       let suffixes =
         definition.fileSuffixes.isEmpty
-        ? "`--format` only" : definition.fileSuffixes.map { "`*\($0)`" }.joined(separator: ", ")
+        ? "`\(Setting.format)` only" : definition.fileSuffixes.map { "`*\($0)`" }.joined(separator: ", ")
       text += "| `\(definition.name)` | \(also) | \(suffixes) | \(definition.carriesSizes ? "yes" : "no (1)") |"
       text +=
         " \(definition.summary.split(separator: "|", omittingEmptySubsequences: false).joined(separator: "\\|")) |\n"

@@ -49,9 +49,7 @@ extension SegmentedPolicy where Self: ~Copyable {
     let slot = store.find(key)
     guard slot >= 0 else { return nil }
     let segment = Int(store.table[slot].list)
-    var list = segments[segment]
-    store.table.unlink(slot, &list)
-    segments[segment] = list
+    segments[segment] = store.table.unlinking(slot, from: segments[segment])
     store.delete(slot, resident: true)
     return slot
   }
@@ -101,20 +99,14 @@ extension ProbationGhostPolicy where Self: ~Copyable {
     let slot = store.find(key)
     guard slot >= 0 else { return nil }
     // Through the protocol, `store` and the queues are all accesses to self:
-    // take the queue out, so the two never overlap.
+    // each list is read, then `store` changed, then the list written back.
     switch store.table[slot].list {
     case Self.inProbation:
-      var list = probation
-      store.table.unlink(slot, &list)
-      probation = list
+      probation = store.table.unlinking(slot, from: probation)
     case Self.inMain:
-      var list = main
-      store.table.unlink(slot, &list)
-      main = list
+      main = store.table.unlinking(slot, from: main)
     default:
-      var list = ghost
-      store.table.unlink(slot, &list)
-      ghost = list
+      ghost = store.table.unlinking(slot, from: ghost)
       store.delete(slot, resident: false)
       return nil
     }
@@ -342,25 +334,17 @@ extension ARCDirectoryPolicy where Self: ~Copyable {
     let slot = store.find(key)
     guard slot >= 0 else { return nil }
     // Through the protocol, `store` and the lists are all accesses to self:
-    // take the list out, so the two never overlap.
+    // each list is read, then `store` changed, then the list written back.
     let tag = store.table[slot].list
     switch tag {
     case Self.inT1:
-      var list = t1
-      store.table.unlink(slot, &list)
-      t1 = list
+      t1 = store.table.unlinking(slot, from: t1)
     case Self.inT2:
-      var list = t2
-      store.table.unlink(slot, &list)
-      t2 = list
+      t2 = store.table.unlinking(slot, from: t2)
     case Self.inB1:
-      var list = b1
-      store.table.unlink(slot, &list)
-      b1 = list
+      b1 = store.table.unlinking(slot, from: b1)
     default:
-      var list = b2
-      store.table.unlink(slot, &list)
-      b2 = list
+      b2 = store.table.unlinking(slot, from: b2)
     }
     store.delete(slot, resident: tag <= Self.inT2)
     return tag <= Self.inT2 ? slot : nil
