@@ -74,9 +74,10 @@ extension SegmentedPolicy where Self: ~Copyable {
 
 /// A policy with a probationary queue for new objects (tag 1), a main queue
 /// for proven ones (tag 2) and a ghost queue remembering keys evicted from
-/// probation (tag 3): 2Q, S3-FIFO, QD-LP. Removal, residency (a ghost is
-/// indexed but not resident), the report and the lists' structural check
-/// come from the extension below; a policy adds its own bounds.
+/// probation (tag 3): 2Q, S3-FIFO, S3-FIFO-D, QD-LP, Clock2Q+. Removal,
+/// residency (a ghost is indexed but not resident), the report and the
+/// lists' structural check come from the extension below; a policy adds
+/// its own bounds.
 public protocol ProbationGhostPolicy: StoredPolicy, ~Copyable {
   var probation: EntryList { get set }
   var main: EntryList { get set }
