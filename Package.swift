@@ -57,9 +57,12 @@ let package = Package(
     .systemLibrary(name: "CAllocator", path: "Sources/CAllocator"),
     // The compiler's prefetch hint, for the replay loop (a header only).
     .systemLibrary(name: "CPrefetch", path: "Sources/CPrefetch"),
+    // One compare of a whole index chunk (SSE2, NEON or a loop; a header only).
+    .systemLibrary(name: "CChunkMatch", path: "Sources/CChunkMatch"),
 
-    // The policy family. Standard library only: it must stay embeddable anywhere.
-    .target(name: "EvictionCore", swiftSettings: core),
+    // The policy family. Standard library only (and one header of compiler
+    // intrinsics, CChunkMatch): it must stay embeddable anywhere.
+    .target(name: "EvictionCore", dependencies: ["CChunkMatch"], swiftSettings: core),
     // MemoryCache: any policy behind a choice of locks; TieredCache over the disk tier.
     .target(name: "EvictionCache", dependencies: ["EvictionCore"]),
     // GSL-backed statistics and random streams (GPL-3: never linked by Core,

@@ -111,6 +111,21 @@ public struct EntryTable<Key: Hashable, Payload>: ~Copyable {
     _live &-= 1
   }
 
+  /// Calls `body` with the key and slot of every entry in use, in slot
+  /// order (the slab read front to back; free slots are found by walking
+  /// the free list once). For rebuilding an index.
+  public func forEachEntry(_ body: (Key, Slot) -> Void) {
+    var free = [UInt64](repeating: 0, count: (initialized + 63) / 64)
+    var slot = freeHead
+    while slot >= 0 {
+      free[Int(slot) / 64] |= 1 << UInt64(Int(slot) % 64)
+      slot = base[Int(slot)].next
+    }
+    for s in 0..<initialized where free[s / 64] & (1 << UInt64(s % 64)) == 0 {
+      body(base[s].key, Slot(truncatingIfNeeded: s))
+    }
+  }
+
   /// Frees every slot.
   public mutating func removeAll() {
     base.deinitialize(count: initialized)

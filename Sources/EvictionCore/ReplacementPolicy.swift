@@ -246,7 +246,7 @@ public struct PolicyStorage<Index: SlotIndex & ~Copyable, Payload>: ~Copyable {
   @inlinable @inline(__always)
   public mutating func insert(_ key: Key, weight: Int64, payload: Payload) -> Slot {
     let slot = table.allocate(key: key, weight: weight, payload: payload)
-    index.insert(key, slot: slot)
+    index.insert(key, slot: slot) { table.forEachEntry($0) }
     used &+= weight
     count &+= 1
     return slot
@@ -296,7 +296,7 @@ public struct PolicyStorage<Index: SlotIndex & ~Copyable, Payload>: ~Copyable {
     table[victim].key = key
     table[victim].weight = weight
     table[victim].payload = payload
-    index.insert(key, slot: victim)
+    index.insert(key, slot: victim) { table.forEachEntry($0) }
     table.moveToFront(victim, &list)
   }
 

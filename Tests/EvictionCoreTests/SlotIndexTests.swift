@@ -19,7 +19,7 @@ import Testing
         model[key] = nil
         keyOfSlot[slot] = nil
       } else if model[key] == nil {
-        index.insert(key, slot: Slot(step))
+        index.insert(key, slot: Slot(step)) { visit in for (s, k) in keyOfSlot { visit(k, s) } }
         model[key] = Slot(step)
         keyOfSlot[Slot(step)] = key
       }
@@ -37,21 +37,48 @@ import Testing
     #expect(find(model.keys.first!) == -1)
   }
 
-  /// Keys whose hashes share the top 32 bits collide on the fingerprint; the
-  /// confirmation against the full key keeps them apart.
-  @Test func fingerprintCollisionsAreConfirmedAgainstTheKey() {
-    // h(k) = k·φ mod 2^64 is a bijection; k and k + φ⁻¹·2^32·m share the top
-    // bits only by accident, so build colliding keys by inverting φ.
+  /// Keys whose hashes share their top 32 bits share a home chunk: past
+  /// 15 they overflow into the chunks after it, and removals lower the
+  /// overflow counts so that searches stop again.
+  @Test func keysSharingAHomeOverflowIntoTheNextChunks() {
+    // h(k) = k·φ mod 2^64 is a bijection: invert φ to build keys whose
+    // hashes differ only in the low bits.
     let phiInverse: UInt64 = 0xF1DE_83E1_9937_733D
     let base: UInt64 = 12345
-    let keys = (0..<8).map { (base &* 0x9E37_79B9_7F4A_7C15 &+ UInt64($0)) &* phiInverse }
-    #expect(Set(keys.map { ($0 &* 0x9E37_79B9_7F4A_7C15) >> 32 }).count == 1, "the keys share a fingerprint")
+    let keys = (0..<40).map { (base &* 0x9E37_79B9_7F4A_7C15 &+ UInt64($0)) &* phiInverse }
+    #expect(Set(keys.map { ($0 &* 0x9E37_79B9_7F4A_7C15) >> 32 }).count == 1, "the keys share a home")
+    var index = IntegerSlotIndex<UInt64>(minimumCapacity: 64)
+    func find(_ key: UInt64) -> Slot { index.find(key) { keys[Int($0)] == key } }
+    for (i, key) in keys.enumerated() { index.insert(key, slot: Slot(i)) { _ in Issue.record("grew") } }
+    for (i, key) in keys.enumerated() { #expect(find(key) == Slot(i)) }
+    // Remove the first 30, in an order that empties the home chunk first.
+    for i in 0..<30 { index.remove(keys[i], slot: Slot(i)) }
+    for i in 0..<30 { #expect(find(keys[i]) == -1) }
+    for i in 30..<40 { #expect(find(keys[i]) == Slot(i)) }
+    for i in 0..<30 { index.insert(keys[i], slot: Slot(i)) { _ in Issue.record("grew") } }
+    for (i, key) in keys.enumerated() { #expect(find(key) == Slot(i)) }
+    #expect(index.count == 40)
+  }
+
+  /// A slot that needs more bits than the positions have rewrites every
+  /// word with a shorter tag; at 31 bits the tag is only the used bit, so
+  /// every item matches and the confirmation alone tells keys apart.
+  @Test func positionsWidenInPlaceUntilTagsCarryNothing() {
+    var keyOfSlot: [Slot: UInt64] = [:]
     var index = IntegerSlotIndex<UInt64>(minimumCapacity: 16)
-    for (i, key) in keys.enumerated() { index.insert(key, slot: Slot(i)) }
-    for (i, key) in keys.enumerated() { #expect(index.find(key) { keys[Int($0)] == key } == Slot(i)) }
-    index.remove(keys[3], slot: 3)
-    #expect(index.find(keys[3]) { keys[Int($0)] == keys[3] } == -1)
-    #expect(index.find(keys[7]) { keys[Int($0)] == keys[7] } == 7)
+    func find(_ key: UInt64) -> Slot { index.find(key) { keyOfSlot[$0] == key } }
+    var slots: [Slot] = []
+    for base in [0, 1 << 20, 1 << 30] { slots += (0..<200).map { Slot(base + $0) } }
+    for (i, slot) in slots.enumerated() {
+      let key = UInt64(i) &* 0x1_0000_0001
+      keyOfSlot[slot] = key
+      index.insert(key, slot: slot) { visit in for (s, k) in keyOfSlot { visit(k, s) } }
+    }
+    for (i, slot) in slots.enumerated() { #expect(find(UInt64(i) &* 0x1_0000_0001) == slot) }
+    #expect(find(12_345_678) == -1)
+    for (i, slot) in slots.enumerated() where i % 2 == 0 { index.remove(UInt64(i) &* 0x1_0000_0001, slot: slot) }
+    for (i, slot) in slots.enumerated() { #expect(find(UInt64(i) &* 0x1_0000_0001) == (i % 2 == 0 ? -1 : slot)) }
+    #expect(index.count == slots.count / 2)
   }
 
   @Test func hashedIndexStoresAnyHashableKey() {
