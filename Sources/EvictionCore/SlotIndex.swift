@@ -300,7 +300,10 @@ public struct IntegerSlotIndex<Key: FixedWidthInteger>: SlotIndex, ~Copyable {
       pending[i] = (tag(key) | UInt32(truncatingIfNeeded: held), home)
       queued += 1
     }
-    for q in max(0, queued - lookahead)..<queued { place(pending[q % lookahead].word, home: pending[q % lookahead].home) }
+    for q in max(0, queued - lookahead)..<queued {
+      let (word, home) = pending[q % lookahead]
+      place(word, home: home)
+    }
     _count = queued
     precondition(_count == held, "the owner handed back \(_count) of the index's \(held) keys")
     UnsafeMutableRawPointer(oldWords).deallocate()
