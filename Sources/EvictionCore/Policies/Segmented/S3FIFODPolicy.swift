@@ -35,7 +35,7 @@ public struct S3FIFODPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy,
   /// The probationary FIFO.
   public var probation = EntryList()
   public var main = EntryList()
-  public var ghost = EntryList()
+  public var ghost = GhostList(tag: 3)
   /// The keys the FIFO and the main cache evicted last (never resident).
   @usableFromInline var recent: PolicyStorage<Index, UInt8>
   @usableFromInline var evictedFromFIFO = EntryList()
@@ -61,6 +61,8 @@ public struct S3FIFODPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy,
     fifoCapacity = Int64(Double(capacity) * fifoShare)
     mainCapacity = capacity - fifoCapacity
     ghostCapacity = mainCapacity
+    // The ghost's share moves with the FIFO's; it never exceeds the capacity.
+    store.index.expectGhosts(Int(clamping: capacity))
     recentCapacity = capacity / 10
     recent = PolicyStorage(capacity: max(1, recentCapacity))
     self.fifoShare = fifoShare
@@ -77,17 +79,16 @@ public struct S3FIFODPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy,
     hitOnGhost = false
     let slot = store.find(request.key)
     if slot >= 0 {
-      switch store.table[slot].list {
-      case Self.inProbation:
+      if store.table[slot].list == Self.inProbation {
         store.table[slot].payload = 1
-        return slot
-      case Self.inMain:
-        if store.table[slot].payload < Self.counterMaximum { store.table[slot].payload &+= 1 }
-        return slot
-      default:
-        store.forget(slot, from: &ghost)
-        hitOnGhost = true
+      } else if store.table[slot].payload < Self.counterMaximum {
+        store.table[slot].payload &+= 1
       }
+      return slot
+    }
+    if slot != -1 {
+      store.forget(ghost: slot, from: &ghost)
+      hitOnGhost = true
     }
     if recent.count > 0 { countEvictionHit(request.key) }
     return nil
@@ -198,7 +199,7 @@ public struct S3FIFODPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy,
         store.table.unlink(slot, &probation)
         onEvict(slot, key)
         store.retire(slot)
-        store.remember(slot, in: &ghost, capacity: ghostCapacity, tag: Self.inGhost)
+        store.remember(slot, in: &ghost, capacity: ghostCapacity)
         recent.file(key, weight: weight, in: &evictedFromFIFO, capacity: recentCapacity, tag: Self.fromFIFO)
       }
     }
