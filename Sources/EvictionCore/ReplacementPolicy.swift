@@ -340,70 +340,6 @@ public struct PolicyStorage<Index: SlotIndex & ~Copyable, Payload>: ~Copyable {
     table.pushFront(slot, &ghost, tag: tag)
   }
 
-  // MARK: Ghosts kept by the index (GhostList)
-
-  /// Whether `found`, a result of ``find(_:)``, is a ghost kept by the index.
-  @inlinable @inline(__always)
-  public static func isGhost(_ found: Slot) -> Bool { found < -1 }
-
-  /// The list `found` (a resident slot or a ghost) is on.
-  @inlinable @inline(__always)
-  public func list(of found: Slot) -> UInt8 { found >= 0 ? table[found].list : index.ghostTag(found) }
-
-  /// Files retired entry `slot` at the newest end of ghost list `list` and
-  /// frees its slot: the key stays indexed, with no entry.
-  @inlinable @inline(__always)
-  public mutating func bury(_ slot: Slot, in list: inout GhostList) {
-    let weight = table[slot].weight
-    index.bury(table[slot].key, slot: slot, tag: list.tag, weight: weight)
-    table.release(slot)
-    list.count &+= 1
-    list.weight &+= weight
-  }
-
-  /// Forgets `ghost` (found by a lookup), kept on `list`.
-  @inlinable @inline(__always)
-  public mutating func forget(ghost: Slot, from list: inout GhostList) {
-    list.weight &-= index.forgetGhost(ghost)
-    list.count &-= 1
-  }
-
-  /// Forgets the oldest ghost of `list`.
-  @inlinable @inline(__always)
-  public mutating func deleteBack(of list: inout GhostList) {
-    list.weight &-= index.dropOldestGhost(tag: list.tag)
-    list.count &-= 1
-  }
-
-  /// Files a just-evicted (retired) entry in a ghost FIFO that keeps at most
-  /// `capacity` weight, forgetting its oldest ghosts to make room; an entry
-  /// heavier than the whole FIFO is forgotten at once.
-  @inlinable @inline(__always)
-  public mutating func remember(_ slot: Slot, in ghost: inout GhostList, capacity: Int64) {
-    let weight = table[slot].weight
-    guard weight <= capacity else {
-      delete(slot, resident: false)
-      return
-    }
-    while ghost.weight &+ weight > capacity { deleteBack(of: &ghost) }
-    bury(slot, in: &ghost)
-  }
-
-  /// The keys of ghost list `list`, newest first.
-  public func keys(of list: GhostList) -> [Key] { index.ghostKeys(tag: list.tag) }
-
-  /// Checks each ghost list's count and weight against the index's ghosts.
-  public func checkGhosts(_ lists: [(GhostList, String)]) {
-    let census = index.ghostCensus()
-    for (list, name) in lists {
-      let found = census[list.tag] ?? (0, 0)
-      precondition(found.count == list.count, "\(name): holds \(found.count) ghosts, counted \(list.count)")
-      precondition(found.weight == list.weight, "\(name): weighs \(found.weight), counted \(list.weight)")
-    }
-    let listed = lists.reduce(0) { $0 + $1.0.count }
-    precondition(listed == index.ghostCount, "the index keeps \(index.ghostCount) ghosts, the lists \(listed)")
-  }
-
   /// Removes resident `key`, kept on `list` (a single-list policy's only
   /// list); its slot, or nil.
   @inlinable
@@ -427,8 +363,7 @@ public struct PolicyStorage<Index: SlotIndex & ~Copyable, Payload>: ~Copyable {
     precondition(weight == used, "resident lists weigh \(weight), counted \(used)")
     precondition(count == self.count, "resident lists hold \(count), counted \(self.count)")
     precondition(!capped || used <= capacity, "used \(used) exceeds capacity \(capacity)")
-    let indexed = index.count - index.ghostCount
-    precondition(indexed == table.live, "index holds \(indexed) entries' keys, slab \(table.live)")
+    precondition(index.count == table.live, "index holds \(index.count) keys, slab \(table.live)")
   }
 }
 

@@ -31,37 +31,8 @@ public protocol SlotIndex<Key>: ~Copyable {
   /// Removes every key, keeping the allocated room.
   mutating func removeAll()
 
-  /// The number of keys stored, ghosts included.
+  /// The number of keys stored.
   var count: Int { get }
-
-  // Ghosts: keys a policy remembers after evicting them, kept by the index
-  // with no entry in the slab. `find` returns a ghost as a handle below -1.
-
-  /// How many of the keys are ghosts.
-  var ghostCount: Int { get }
-
-  /// Turns resident `key`, stored with `slot` (which the caller then frees),
-  /// into a ghost on the list tagged `tag` (not 255), weighing `weight`.
-  mutating func bury(_ key: Key, slot: Slot, tag: UInt8, weight: Int64)
-
-  /// Forgets the ghost `find` returned as `ghost`; its weight.
-  mutating func forgetGhost(_ ghost: Slot) -> Int64
-
-  /// Forgets the oldest ghost tagged `tag` (there must be one); its weight.
-  mutating func dropOldestGhost(tag: UInt8) -> Int64
-
-  /// The list tag of the ghost `find` returned as `ghost`.
-  func ghostTag(_ ghost: Slot) -> UInt8
-
-  /// The keys of the ghosts tagged `tag`, newest first.
-  func ghostKeys(tag: UInt8) -> [Key]
-
-  /// Count and weight of the ghosts by tag, after checking the ghost store.
-  func ghostCensus() -> [UInt8: (count: Int, weight: Int64)]
-
-  /// Tells the index how many ghosts its policy keeps at most when each
-  /// weighs 1, so that its ghost store grows no further than that.
-  mutating func expectGhosts(_ count: Int)
 
   /// 64 bits that stand for `key` in frequency sketches (W-TinyLFU), the
   /// same in every process: an integer key itself, so sketches hash exactly
@@ -81,19 +52,6 @@ public protocol SlotIndex<Key>: ~Copyable {
 extension SlotIndex where Self: ~Copyable {
   @inlinable
   public static func sketchBits(_ key: Key) -> UInt64 { stableBits(of: key) }
-
-  // An index of your own that keeps no ghosts serves every policy that
-  // keeps none (all but the ARC and probation/ghost families).
-  @inlinable public var ghostCount: Int { 0 }
-  public mutating func bury(_ key: Key, slot: Slot, tag: UInt8, weight: Int64) {
-    preconditionFailure("\(Self.self) keeps no ghosts: use IntegerSlotIndex or HashedSlotIndex")
-  }
-  public mutating func forgetGhost(_ ghost: Slot) -> Int64 { preconditionFailure("\(Self.self) keeps no ghosts") }
-  public mutating func dropOldestGhost(tag: UInt8) -> Int64 { preconditionFailure("\(Self.self) keeps no ghosts") }
-  public func ghostTag(_ ghost: Slot) -> UInt8 { preconditionFailure("\(Self.self) keeps no ghosts") }
-  public func ghostKeys(tag: UInt8) -> [Key] { [] }
-  public func ghostCensus() -> [UInt8: (count: Int, weight: Int64)] { [:] }
-  public mutating func expectGhosts(_ count: Int) {}
 
   /// By default an index gives no hints.
   @inlinable public func homeAddress(of key: Key) -> UnsafeRawPointer? { nil }
@@ -121,19 +79,14 @@ public func stableBits<Key: Hashable>(of key: Key) -> UInt64 {
 /// An index over integer keys in 4-byte words, grouped in chunks of one
 /// cache line, as in F14 (Bronson and Shi, Facebook's F14 hash table, 2019).
 ///
-/// **Words.** A word holds a tag, a ghost bit and a position. A resident's
-/// position is the slot of its entry in the policy's slab; a ghost's (a key
-/// the policy remembers after evicting it) is its cell in the index's own
-/// ``GhostRing``, which holds only keys, so a ghost costs its word and 9
-/// bytes of ring, and becomes a ghost, or stops being one, by a rewrite of
-/// its word in place. The top bit marks the word used (0 is an empty
-/// word); the bits between it and the ghost bit are the key's tag, drawn
+/// **Words.** A word holds a tag above a position: the slot of the entry in
+/// the policy's slab. The top bit marks the word used (0 is an empty
+/// word); the bits between it and the position are the key's tag, drawn
 /// from a second hash of the key. Positions take `positionBits` bits, as
-/// many as the largest slot or cell needs; when one outgrows them every
-/// word is rewritten in place, its tag one bit shorter (the tag is the top
-/// bits of the same 32-bit hash, so no key is read). A tag match is
-/// confirmed against the policy's entry, which a hit reads anyway, or the
-/// ring's key.
+/// many as the largest slot needs; when a slot outgrows them every word is
+/// rewritten in place, its tag one bit shorter (the tag is the top bits of
+/// the same 32-bit hash, so no key is read). A tag match is confirmed
+/// against the policy's entry, which a hit reads anyway.
 ///
 /// **Chunks.** A chunk is 16 words: a control word (how many items the
 /// chunk holds, and how many keys whose home it is not were placed past
@@ -169,10 +122,7 @@ public struct IntegerSlotIndex<Key: FixedWidthInteger>: SlotIndex, ~Copyable {
   /// Bits of a word given to the position; the bits above them (the top
   /// bit set) are the tag.
   @usableFromInline var positionBits: UInt32
-  /// Residents and ghosts.
   @usableFromInline var _count: Int
-  /// The ghosts' keys.
-  @usableFromInline var ring = GhostRing<Key>()
 
   @inlinable
   public init(minimumCapacity: Int) {
@@ -214,8 +164,7 @@ public struct IntegerSlotIndex<Key: FixedWidthInteger>: SlotIndex, ~Copyable {
   }
 
   @inlinable @inline(__always) var positionMask: UInt32 { (1 &<< positionBits) &- 1 }
-  @inlinable @inline(__always) var ghostBit: UInt32 { 1 &<< positionBits }
-  @inlinable @inline(__always) var tagMask: UInt32 { ~(positionMask | ghostBit) }
+  @inlinable @inline(__always) var tagMask: UInt32 { ~positionMask }
 
   @inlinable @inline(__always)
   func chunk(_ c: Int) -> UnsafeMutablePointer<UInt32> { words + c &* Self.chunkWords }
@@ -232,8 +181,7 @@ public struct IntegerSlotIndex<Key: FixedWidthInteger>: SlotIndex, ~Copyable {
   public func likelySlot(of key: Key) -> Slot {
     let c = chunk(Self.home(key, chunks: chunkCount))
     let hits = evictionlab_chunk_match(c, tagMask, tag(key))
-    guard hits != 0, c[hits.trailingZeroBitCount] & ghostBit == 0 else { return -1 }
-    return Slot(truncatingIfNeeded: c[hits.trailingZeroBitCount] & positionMask)
+    return hits == 0 ? -1 : Slot(truncatingIfNeeded: c[hits.trailingZeroBitCount] & positionMask)
   }
 
   @inlinable @inline(__always)
@@ -245,13 +193,8 @@ public struct IntegerSlotIndex<Key: FixedWidthInteger>: SlotIndex, ~Copyable {
       let c = chunk(home)
       var hits = evictionlab_chunk_match(c, mask, t)
       while hits != 0 {
-        let word = c[hits.trailingZeroBitCount]
-        let position = Slot(truncatingIfNeeded: word & positionMask)
-        if word & ghostBit == 0 {
-          if isKey(position) { return position }
-        } else if ring.key(Int(position)) == key {
-          return -2 &- position
-        }
+        let slot = Slot(truncatingIfNeeded: c[hits.trailingZeroBitCount] & ~mask)
+        if isKey(slot) { return slot }
         hits &= hits &- 1
       }
       if c[0] < Self.overflowUnit { return -1 }
@@ -261,7 +204,7 @@ public struct IntegerSlotIndex<Key: FixedWidthInteger>: SlotIndex, ~Copyable {
 
   @inlinable @inline(__always)
   public mutating func insert(_ key: Key, slot: Slot, reinsertAll: ((Key, Slot) -> Void) -> Void) {
-    if UInt32(truncatingIfNeeded: slot) > positionMask { widenPositions(toHold: Int(slot)) }
+    if UInt32(truncatingIfNeeded: slot) > positionMask { widenPositions(toHold: slot) }
     if _count &+ 1 > chunkCount &* Self.loadPerChunk { grow(skipping: slot, reinsertAll: reinsertAll) }
     place(tag(key) | UInt32(truncatingIfNeeded: slot), home: Self.home(key, chunks: chunkCount))
     _count &+= 1
@@ -286,13 +229,8 @@ public struct IntegerSlotIndex<Key: FixedWidthInteger>: SlotIndex, ~Copyable {
 
   @inlinable @inline(__always)
   public mutating func remove(_ key: Key, slot: Slot) {
-    removeWord(tag(key) | UInt32(truncatingIfNeeded: slot), home: Self.home(key, chunks: chunkCount))
-  }
-
-  /// Removes `word`, which is in the chunks from `home` on.
-  @inlinable @inline(__always)
-  mutating func removeWord(_ word: UInt32, home: Int) {
-    var home = home
+    let word = tag(key) | UInt32(truncatingIfNeeded: slot)
+    var home = Self.home(key, chunks: chunkCount)
     while true {
       let c = chunk(home)
       let hits = evictionlab_chunk_match(c, ~0, word)
@@ -315,91 +253,20 @@ public struct IntegerSlotIndex<Key: FixedWidthInteger>: SlotIndex, ~Copyable {
   public mutating func removeAll() {
     words.update(repeating: 0, count: chunkCount * Self.chunkWords)
     _count = 0
-    ring.removeAll()
   }
 
-  // MARK: Ghosts
-
-  @inlinable public var ghostCount: Int { ring.count }
-
-  @inlinable @inline(__always)
-  public mutating func bury(_ key: Key, slot: Slot, tag ghostTag: UInt8, weight: Int64) {
-    if ring.isFull { compactRing() }
-    let cell = ring.push(key, tag: ghostTag, weight: weight)
-    if UInt32(truncatingIfNeeded: cell) > positionMask { widenPositions(toHold: cell) }
-    // The resident's word becomes the ghost's where it lies.
-    let t = tag(key)
-    let resident = t | UInt32(truncatingIfNeeded: slot)
-    var home = Self.home(key, chunks: chunkCount)
-    while true {
-      let c = chunk(home)
-      let hits = evictionlab_chunk_match(c, ~0, resident)
-      if hits != 0 {
-        c[hits.trailingZeroBitCount] = t | ghostBit | UInt32(truncatingIfNeeded: cell)
-        return
-      }
-      precondition(c[0] >= Self.overflowUnit, "burying a key that is not indexed")
-      home = next(home)
-    }
-  }
-
-  @inlinable @inline(__always)
-  public mutating func forgetGhost(_ ghost: Slot) -> Int64 {
-    let cell = Int(-2 &- ghost)
-    let key = ring.key(cell)
-    removeWord(tag(key) | ghostBit | UInt32(truncatingIfNeeded: cell), home: Self.home(key, chunks: chunkCount))
-    return ring.remove(cell)
-  }
-
-  @inlinable @inline(__always)
-  public mutating func dropOldestGhost(tag ghostTag: UInt8) -> Int64 {
-    guard let cell = ring.oldestCell(tag: ghostTag) else { preconditionFailure("ghost list \(ghostTag) is empty") }
-    return forgetGhost(-2 &- Slot(truncatingIfNeeded: cell))
-  }
-
-  @inlinable @inline(__always)
-  public func ghostTag(_ ghost: Slot) -> UInt8 { ring.tag(Int(-2 &- ghost)) }
-
-  public func ghostKeys(tag ghostTag: UInt8) -> [Key] { ring.cells(tag: ghostTag).map { ring.key($0) } }
-
-  public func ghostCensus() -> [UInt8: (count: Int, weight: Int64)] { ring.census() }
-
-  public mutating func expectGhosts(_ count: Int) { ring.expected = max(count, 1) }
-
-  /// Moves the ring's live ghosts to its front (``GhostRing/compact(into:)``)
-  /// and renumbers their words by rank, in one pass over the chunks.
+  /// Gives positions enough bits for `slot`, rewriting every word in place:
+  /// each tag loses its lowest bits, which is the tag a key then gets.
   @usableFromInline
-  mutating func compactRing() {
-    let capacity = ring.nextCapacity
-    if UInt32(truncatingIfNeeded: capacity - 1) > positionMask { widenPositions(toHold: capacity - 1) }
-    let ranks = ring.compact(into: capacity)
-    let ghost = ghostBit
-    let positions = positionMask
-    for c in 0..<chunkCount {
-      let chunk = chunk(c)
-      for i in stride(from: 1, through: Int(chunk[0] & 0xFF), by: 1) where chunk[i] & ghost != 0 {
-        let cell = Int(chunk[i] & positions)
-        chunk[i] = (chunk[i] & ~positions) | UInt32(truncatingIfNeeded: ranks.rank(cell))
-      }
-    }
-  }
-
-  /// Gives positions enough bits for `position`, rewriting every word in
-  /// place: each tag loses its lowest bits, which is the tag a key then
-  /// gets, and the ghost bit moves up.
-  @usableFromInline
-  mutating func widenPositions(toHold position: Int) {
-    precondition(position >= 0 && position < 1 << 30, "an index position of \(position)")
+  mutating func widenPositions(toHold slot: Slot) {
+    precondition(slot >= 0, "negative slot")
     let oldMask = positionMask
-    let oldGhost = ghostBit
-    positionBits = UInt32(Int.bitWidth - position.leadingZeroBitCount)
+    positionBits = UInt32(UInt32.bitWidth - UInt32(truncatingIfNeeded: slot).leadingZeroBitCount)
     let newTagMask = tagMask
-    let newGhost = ghostBit
     for c in 0..<chunkCount {
       let chunk = chunk(c)
       for i in stride(from: 1, through: Int(chunk[0] & 0xFF), by: 1) {
-        let word = chunk[i]
-        chunk[i] = (word & newTagMask) | (word & oldGhost != 0 ? newGhost : 0) | (word & oldMask)
+        chunk[i] = (chunk[i] & newTagMask) | (chunk[i] & oldMask)
       }
     }
   }
@@ -424,26 +291,14 @@ public struct IntegerSlotIndex<Key: FixedWidthInteger>: SlotIndex, ~Copyable {
     let lookahead = Self.growthLookahead
     var pending = [(word: UInt32, home: Int)](repeating: (0, 0), count: lookahead)
     var queued = 0
-    func enqueue(_ key: Key, _ position: UInt32) {
+    reinsertAll { key, held in
+      guard held != slot else { return }
       let home = Self.home(key, chunks: chunks)
       evictionlab_chunk_prefetch(chunk(home))
       let i = queued % lookahead
       if queued >= lookahead { place(pending[i].word, home: pending[i].home) }
-      pending[i] = (tag(key) | position, home)
+      pending[i] = (tag(key) | UInt32(truncatingIfNeeded: held), home)
       queued += 1
-    }
-    reinsertAll { key, held in
-      guard held != slot else { return }
-      enqueue(key, UInt32(truncatingIfNeeded: held))
-    }
-    if ring.head > ring.tail {
-      var cell = ring.tail % ring.capacity
-      for _ in ring.tail..<ring.head {
-        if ring.tag(cell) != GhostRing<Key>.hole {
-          enqueue(ring.key(cell), ghostBit | UInt32(truncatingIfNeeded: cell))
-        }
-        cell = cell + 1 == ring.capacity ? 0 : cell + 1
-      }
     }
     for q in max(0, queued - lookahead)..<queued {
       let (word, home) = pending[q % lookahead]
@@ -458,11 +313,9 @@ public struct IntegerSlotIndex<Key: FixedWidthInteger>: SlotIndex, ~Copyable {
   @usableFromInline static var growthLookahead: Int { 16 }
 }
 
-/// An index over any `Hashable` key, backed by `Dictionary`: a resident's
-/// value is its slot, a ghost's its handle (below -1) into a ``GhostRing``.
-public struct HashedSlotIndex<Key: Hashable>: SlotIndex, ~Copyable {
+/// An index over any `Hashable` key, backed by `Dictionary`.
+public struct HashedSlotIndex<Key: Hashable>: SlotIndex {
   @usableFromInline var storage: [Key: Slot]
-  @usableFromInline var ring = GhostRing<Key>()
 
   @inlinable
   public init(minimumCapacity: Int) { storage = Dictionary(minimumCapacity: minimumCapacity) }
@@ -491,44 +344,5 @@ public struct HashedSlotIndex<Key: Hashable>: SlotIndex, ~Copyable {
   }
 
   @inlinable
-  public mutating func removeAll() {
-    storage.removeAll(keepingCapacity: true)
-    ring.removeAll()
-  }
-
-  @inlinable public var ghostCount: Int { ring.count }
-
-  @inlinable
-  public mutating func bury(_ key: Key, slot: Slot, tag: UInt8, weight: Int64) {
-    if ring.isFull {
-      // Renumbering here costs a hashed update per ghost moved: this index
-      // is for keys of any type, not for speed.
-      _ = ring.compact(into: ring.nextCapacity)
-      for cell in 0..<ring.count { storage[ring.key(cell)] = -2 - Slot(cell) }
-    }
-    let cell = ring.push(key, tag: tag, weight: weight)
-    let old = storage.updateValue(-2 - Slot(cell), forKey: key)
-    precondition(old == slot, "burying a key that is not indexed with that slot")
-  }
-
-  @inlinable
-  public mutating func forgetGhost(_ ghost: Slot) -> Int64 {
-    let cell = Int(-2 - ghost)
-    storage[ring.key(cell)] = nil
-    return ring.remove(cell)
-  }
-
-  @inlinable
-  public mutating func dropOldestGhost(tag: UInt8) -> Int64 {
-    guard let cell = ring.oldestCell(tag: tag) else { preconditionFailure("ghost list \(tag) is empty") }
-    return forgetGhost(-2 - Slot(cell))
-  }
-
-  @inlinable public func ghostTag(_ ghost: Slot) -> UInt8 { ring.tag(Int(-2 - ghost)) }
-
-  public func ghostKeys(tag: UInt8) -> [Key] { ring.cells(tag: tag).map { ring.key($0) } }
-
-  public func ghostCensus() -> [UInt8: (count: Int, weight: Int64)] { ring.census() }
-
-  public mutating func expectGhosts(_ count: Int) { ring.expected = max(count, 1) }
+  public mutating func removeAll() { storage.removeAll(keepingCapacity: true) }
 }

@@ -74,16 +74,16 @@ extension SegmentedPolicy where Self: ~Copyable {
 
 /// A policy with a probationary queue for new objects (tag 1), a main queue
 /// for proven ones (tag 2) and a ghost queue remembering keys evicted from
-/// probation (tag 3; ghosts the index keeps with no entry): 2Q, S3-FIFO,
-/// S3-FIFO-D, QD-LP, Clock2Q+. Removal, residency, the report and the
+/// probation (tag 3): 2Q, S3-FIFO, S3-FIFO-D, QD-LP, Clock2Q+. Removal,
+/// residency (a ghost is indexed but not resident), the report and the
 /// lists' structural check come from the extension below; a policy adds
 /// its own bounds.
 public protocol ProbationGhostPolicy: StoredPolicy, ~Copyable {
   var probation: EntryList { get set }
   var main: EntryList { get set }
-  var ghost: GhostList { get set }
+  var ghost: EntryList { get set }
   /// Whether the last lookup missed on a ghost (the lookup forgets the
-  /// ghost, ``PolicyStorage/forget(ghost:from:)``, and sets it): the admission
+  /// ghost, ``PolicyStorage/forget(_:from:)``, and sets it): the admission
   /// that follows sends the object to the main queue (``takeGhostHit()``).
   var hitOnGhost: Bool { get set }
   /// The three queues' names in the policy's own terms, in that order.
@@ -98,25 +98,27 @@ extension ProbationGhostPolicy where Self: ~Copyable {
   @inlinable
   public mutating func remove(_ key: Key) -> Slot? {
     let slot = store.find(key)
+    guard slot >= 0 else { return nil }
     // Through the protocol, `store` and the queues are all accesses to self:
     // each list is read, then `store` changed, then the list written back.
-    if PolicyStorage<Index, Payload>.isGhost(slot) {
-      var list = ghost
-      store.forget(ghost: slot, from: &list)
-      ghost = list
-      return nil
-    }
-    guard slot >= 0 else { return nil }
-    if store.table[slot].list == Self.inProbation {
+    switch store.table[slot].list {
+    case Self.inProbation:
       probation = store.table.unlinking(slot, from: probation)
-    } else {
+    case Self.inMain:
       main = store.table.unlinking(slot, from: main)
+    default:
+      ghost = store.table.unlinking(slot, from: ghost)
+      store.delete(slot, resident: false)
+      return nil
     }
     store.delete(slot, resident: true)
     return slot
   }
 
-  @inlinable public func contains(_ key: Key) -> Bool { store.find(key) >= 0 }
+  @inlinable public func contains(_ key: Key) -> Bool {
+    let slot = store.find(key)
+    return slot >= 0 && store.table[slot].list != Self.inGhost
+  }
 
   /// Whether the request being admitted came back from the ghost queue;
   /// reading it clears it.
@@ -133,16 +135,15 @@ extension ProbationGhostPolicy where Self: ~Copyable {
     let names = Self.queueNames
     store.table.checkList(probation, tag: Self.inProbation, names.probation)
     store.table.checkList(main, tag: Self.inMain, names.main)
-    precondition(ghost.tag == Self.inGhost, "the ghost list is mistagged")
-    store.checkGhosts([(ghost, names.ghost)])
+    store.table.checkList(ghost, tag: Self.inGhost, names.ghost)
     store.checkTotals([probation, main])
   }
 
   public func explain(_ key: Key) -> String? {
     let slot = store.find(key)
-    guard slot != -1 else { return nil }
+    guard slot >= 0 else { return nil }
     let names = Self.queueNames
-    switch store.list(of: slot) {
+    switch store.table[slot].list {
     case Self.inProbation: return names.probation
     case Self.inMain: return names.main
     default: return names.ghost.contains("ghost") ? names.ghost : "\(names.ghost) (ghost)"
@@ -153,7 +154,7 @@ extension ProbationGhostPolicy where Self: ~Copyable {
     let names = Self.queueNames
     return [
       (names.probation, store.table.keys(of: probation)), (names.main, store.table.keys(of: main)),
-      (names.ghost, store.keys(of: ghost)),
+      (names.ghost, store.table.keys(of: ghost)),
     ]
   }
 }
@@ -311,15 +312,14 @@ extension HeapPolicy where Self: ~Copyable {
 
 /// A policy with ARC's directory: resident lists T1 (entries seen once
 /// recently) and T2 (seen at least twice), ghost lists B1 and B2 (what each
-/// evicted, ghosts the index keeps with no entry), tagged 1 to 4 (ARC,
-/// LP-ARC, CAR). Removal, residency, the lists' structural check, the
-/// report and the explanation come from the extension below; a policy adds
-/// its bounds and its own moves.
+/// evicted), tagged 1 to 4 (ARC, LP-ARC, CAR). Removal, residency, the
+/// lists' structural check, the report and the explanation come from the
+/// extension below; a policy adds its bounds and its own moves.
 public protocol ARCDirectoryPolicy: StoredPolicy, ~Copyable {
   var t1: EntryList { get set }
   var t2: EntryList { get set }
-  var b1: GhostList { get set }
-  var b2: GhostList { get set }
+  var b1: EntryList { get set }
+  var b2: EntryList { get set }
 }
 
 extension ARCDirectoryPolicy where Self: ~Copyable {
@@ -333,45 +333,48 @@ extension ARCDirectoryPolicy where Self: ~Copyable {
   @inlinable
   public mutating func removeFromDirectory(_ key: Key) -> Slot? {
     let slot = store.find(key)
+    guard slot >= 0 else { return nil }
     // Through the protocol, `store` and the lists are all accesses to self:
     // each list is read, then `store` changed, then the list written back.
-    if PolicyStorage<Index, Payload>.isGhost(slot) {
-      var list = store.list(of: slot) == Self.inB1 ? b1 : b2
-      store.forget(ghost: slot, from: &list)
-      if list.tag == Self.inB1 { b1 = list } else { b2 = list }
-      return nil
-    }
-    guard slot >= 0 else { return nil }
-    if store.table[slot].list == Self.inT1 {
+    let tag = store.table[slot].list
+    switch tag {
+    case Self.inT1:
       t1 = store.table.unlinking(slot, from: t1)
-    } else {
+    case Self.inT2:
       t2 = store.table.unlinking(slot, from: t2)
+    case Self.inB1:
+      b1 = store.table.unlinking(slot, from: b1)
+    default:
+      b2 = store.table.unlinking(slot, from: b2)
     }
-    store.delete(slot, resident: true)
-    return slot
+    store.delete(slot, resident: tag <= Self.inT2)
+    return tag <= Self.inT2 ? slot : nil
   }
 
-  @inlinable public func contains(_ key: Key) -> Bool { store.find(key) >= 0 }
+  @inlinable public func contains(_ key: Key) -> Bool {
+    let slot = store.find(key)
+    return slot >= 0 && store.table[slot].list <= Self.inT2
+  }
 
   /// The four lists' links and tags; a policy's `checkInvariants()` calls
   /// this and adds its totals and bounds.
   public func checkDirectory() {
     store.table.checkList(t1, tag: Self.inT1, "T1")
     store.table.checkList(t2, tag: Self.inT2, "T2")
-    precondition(b1.tag == Self.inB1 && b2.tag == Self.inB2, "ghost lists mistagged")
-    store.checkGhosts([(b1, "B1"), (b2, "B2")])
+    store.table.checkList(b1, tag: Self.inB1, "B1")
+    store.table.checkList(b2, tag: Self.inB2, "B2")
   }
 
   /// Whether the directory holds exactly one unit of weight an entry, so
   /// that the paper's bounds on list lengths apply as written.
   public var directoryIsUnweighted: Bool {
-    [t1, t2].allSatisfy { $0.weight == Int64($0.count) } && [b1, b2].allSatisfy { $0.weight == Int64($0.count) }
+    [t1, t2, b1, b2].allSatisfy { $0.weight == Int64($0.count) }
   }
 
   public func explain(_ key: Key) -> String? {
     let slot = store.find(key)
-    guard slot != -1 else { return nil }
-    switch store.list(of: slot) {
+    guard slot >= 0 else { return nil }
+    switch store.table[slot].list {
     case Self.inT1: return "T1"
     case Self.inT2: return "T2"
     case Self.inB1: return "B1 (ghost)"
@@ -382,7 +385,7 @@ extension ARCDirectoryPolicy where Self: ~Copyable {
   public func lists() -> [(name: String, keys: [Key])] {
     [
       ("T1", store.table.keys(of: t1)), ("T2", store.table.keys(of: t2)),
-      ("B1", store.keys(of: b1)), ("B2", store.keys(of: b2)),
+      ("B1", store.table.keys(of: b1)), ("B2", store.table.keys(of: b2)),
     ]
   }
 }

@@ -34,9 +34,8 @@ public struct ARCPolicy<Index: SlotIndex & ~Copyable>: ARCDirectoryPolicy, ~Copy
   public var store: PolicyStorage<Index, UInt8>
   public var t1 = EntryList()
   public var t2 = EntryList()
-  /// The ghost lists (tags 3 and 4, the family's `inB1` and `inB2`).
-  public var b1 = GhostList(tag: 3)
-  public var b2 = GhostList(tag: 4)
+  public var b1 = EntryList()
+  public var b2 = EntryList()
   /// The target weight of T1.
   @usableFromInline var p: Double = 0
   /// Requests seen by `lookup`, and the one whose key hit a ghost (libCacheSim's
@@ -60,8 +59,6 @@ public struct ARCPolicy<Index: SlotIndex & ~Copyable>: ARCDirectoryPolicy, ~Copy
   @inlinable
   public init(capacity: Int64, lazyPromotion: Bool = false, overfill: Bool = false) {
     store = PolicyStorage(capacity: capacity)
-    // On equal weights B1 and B2 hold at most c between them.
-    store.index.expectGhosts(Int(clamping: capacity))
     self.lazyPromotion = lazyPromotion
     self.overfill = lazyPromotion && overfill
     let (limit, overflow) = capacity.multipliedReportingOverflow(by: Self.ghostCap)
@@ -76,24 +73,9 @@ public struct ARCPolicy<Index: SlotIndex & ~Copyable>: ARCDirectoryPolicy, ~Copy
   public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
     clock &+= 1
     let slot = store.find(request.key)
-    guard slot != -1 else { return nil }
+    guard slot >= 0 else { return nil }
     ghostHitInB1 = false
     ghostHitInB2 = false
-    if PolicyStorage<Index, UInt8>.isGhost(slot) {
-      ghostHitClock = clock
-      if store.list(of: slot) == Self.inB1 {
-        // Case II: the object would have stayed had T1 been larger.
-        ghostHitInB1 = true
-        p = min(p + max(Double(b2.weight) / Double(b1.weight), 1), Double(store.capacity))
-        store.forget(ghost: slot, from: &b1)
-      } else {
-        // Case III: the object would have stayed had T2 been larger.
-        ghostHitInB2 = true
-        p = max(p - max(Double(b1.weight) / Double(b2.weight), 1), 0)
-        store.forget(ghost: slot, from: &b2)
-      }
-      return nil
-    }
     switch store.table[slot].list {
     case Self.inT1:
       store.table.unlink(slot, &t1)
@@ -101,9 +83,23 @@ public struct ARCPolicy<Index: SlotIndex & ~Copyable>: ARCDirectoryPolicy, ~Copy
       if lazyPromotion { return requestFromT2(slot, request, onEvict) }
       store.table.pushFront(slot, &t2, tag: Self.inT2)
       return slot
-    default:
+    case Self.inT2:
       if lazyPromotion { store.table[slot].payload = 1 } else { store.table.moveToFront(slot, &t2) }
       return slot
+    case Self.inB1:
+      // Case II: the object would have stayed had T1 been larger.
+      ghostHitClock = clock
+      ghostHitInB1 = true
+      p = min(p + max(Double(b2.weight) / Double(b1.weight), 1), Double(store.capacity))
+      store.forget(slot, from: &b1)
+      return nil
+    default:
+      // Case III: the object would have stayed had T2 been larger.
+      ghostHitClock = clock
+      ghostHitInB2 = true
+      p = max(p - max(Double(b1.weight) / Double(b2.weight), 1), 0)
+      store.forget(slot, from: &b2)
+      return nil
     }
   }
 
@@ -202,18 +198,18 @@ public struct ARCPolicy<Index: SlotIndex & ~Copyable>: ARCDirectoryPolicy, ~Copy
       store.retire(victim)
       onEvict(victim, store.table[victim].key)
       if lazyPromotion {
-        store.remember(victim, in: &b1, capacity: store.capacity)
+        store.remember(victim, in: &b1, capacity: store.capacity, tag: Self.inB1)
       } else {
-        store.bury(victim, in: &b1)
+        store.table.pushFront(victim, &b1, tag: Self.inB1)
       }
     } else {
       store.table.unlink(victim, &t2)
       store.retire(victim)
       onEvict(victim, store.table[victim].key)
       if lazyPromotion {
-        store.remember(victim, in: &b2, capacity: store.capacity)
+        store.remember(victim, in: &b2, capacity: store.capacity, tag: Self.inB2)
       } else {
-        store.bury(victim, in: &b2)
+        store.table.pushFront(victim, &b2, tag: Self.inB2)
       }
     }
   }

@@ -73,9 +73,9 @@ public struct CARPolicy<Index: SlotIndex & ~Copyable>: ARCDirectoryPolicy, ~Copy
   /// The two clocks: the hand (oldest entry) at the back, the tail at the front.
   public var t1 = EntryList()
   public var t2 = EntryList()
-  /// Ghosts, most recently demoted first (tags 3 and 4, the family's `inB1` and `inB2`).
-  public var b1 = GhostList(tag: 3)
-  public var b2 = GhostList(tag: 4)
+  /// Ghosts, most recently demoted first.
+  public var b1 = EntryList()
+  public var b2 = EntryList()
   /// The target weight of T1.
   @usableFromInline var p: Double = 0
   /// Whether an entry ever left other than to make room for a new one (a
@@ -94,8 +94,6 @@ public struct CARPolicy<Index: SlotIndex & ~Copyable>: ARCDirectoryPolicy, ~Copy
   @inlinable
   public init(capacity: Int64, libCacheSim: Bool = false) {
     store = PolicyStorage(capacity: capacity)
-    // On equal weights B1 and B2 hold at most c between them.
-    store.index.expectGhosts(Int(clamping: capacity))
     self.libCacheSim = libCacheSim
   }
 
@@ -108,7 +106,7 @@ public struct CARPolicy<Index: SlotIndex & ~Copyable>: ARCDirectoryPolicy, ~Copy
   @inlinable @inline(__always)
   public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
     let slot = store.find(request.key)
-    guard slot >= 0 else { return nil }
+    guard slot >= 0, store.table[slot].list <= Self.inT2 else { return nil }
     store.table[slot].payload = 1
     return slot
   }
@@ -125,7 +123,7 @@ public struct CARPolicy<Index: SlotIndex & ~Copyable>: ARCDirectoryPolicy, ~Copy
     let weight = request.weight
     let c = store.capacity
     var ghost = store.find(request.key)
-    let ghostHit = PolicyStorage<Index, UInt8>.isGhost(ghost)
+    let ghostHit = ghost >= 0
     if libCacheSim && ghostHit {
       // libCacheSim adapts as soon as it meets the ghost: before REPLACE,
       // and before asking whether the object fits at all.
@@ -142,12 +140,10 @@ public struct CARPolicy<Index: SlotIndex & ~Copyable>: ARCDirectoryPolicy, ~Copy
       replace(victim, onEvict)
       if !ghostHit || libCacheSim { replaceDirectoryEntry() }
     }
-    // The ghost leaves the index before its key enters it again as a resident
-    // (found again: REPLACE's demotions may have moved it in the ring).
+    // The ghost leaves the index before its key enters it again as a resident.
     var toT2 = ghostHitPending
     ghostHitPending = false
-    if ghost != -1 { ghost = store.find(request.key) }
-    if PolicyStorage<Index, UInt8>.isGhost(ghost) {
+    if ghost >= 0 {
       adapt(to: ghost)
       forget(ghost)
       toT2 = true
@@ -167,7 +163,7 @@ public struct CARPolicy<Index: SlotIndex & ~Copyable>: ARCDirectoryPolicy, ~Copy
   /// may weigh nothing if its entries do; the divisor is then taken as 1.)
   @inlinable @inline(__always)
   mutating func adapt(to ghost: Slot) {
-    if store.list(of: ghost) == Self.inB1 {
+    if store.table[ghost].list == Self.inB1 {
       p = min(p + Double(max(1, b2.weight / max(1, b1.weight))), Double(store.capacity))
     } else {
       p = max(p - Double(max(1, b1.weight / max(1, b2.weight))), 0)
@@ -177,11 +173,12 @@ public struct CARPolicy<Index: SlotIndex & ~Copyable>: ARCDirectoryPolicy, ~Copy
   /// Deletes a ghost.
   @inlinable @inline(__always)
   mutating func forget(_ ghost: Slot) {
-    if store.list(of: ghost) == Self.inB1 {
-      store.forget(ghost: ghost, from: &b1)
+    if store.table[ghost].list == Self.inB1 {
+      store.table.unlink(ghost, &b1)
     } else {
-      store.forget(ghost: ghost, from: &b2)
+      store.table.unlink(ghost, &b2)
     }
+    store.delete(ghost, resident: false)
   }
 
   /// The paper's cache directory replacement, after a REPLACE: B1's oldest
@@ -245,9 +242,9 @@ public struct CARPolicy<Index: SlotIndex & ~Copyable>: ARCDirectoryPolicy, ~Copy
     onEvict(slot, store.table[slot].key)
     store.retire(slot)
     if list == Self.inB1 {
-      store.bury(slot, in: &b1)
+      store.table.pushFront(slot, &b1, tag: list)
     } else {
-      store.bury(slot, in: &b2)
+      store.table.pushFront(slot, &b2, tag: list)
     }
   }
 

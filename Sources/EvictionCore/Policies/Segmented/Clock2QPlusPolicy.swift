@@ -57,7 +57,7 @@ public struct Clock2QPlusPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPol
   public var probation = EntryList()
   /// The main CLOCK.
   public var main = EntryList()
-  public var ghost = GhostList(tag: 3)
+  public var ghost = EntryList()
   @usableFromInline let fifoCapacity: Int64
   @usableFromInline let mainCapacity: Int64
   @usableFromInline let ghostCapacity: Int64
@@ -82,7 +82,6 @@ public struct Clock2QPlusPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPol
     fifoCapacity = Int64(Double(capacity) * fifoShare)
     mainCapacity = capacity - fifoCapacity
     ghostCapacity = Int64(Double(capacity) * ghostShare)
-    store.index.expectGhosts(Int(clamping: ghostCapacity))
     window = Double(fifoCapacity) * windowShare
     self.threshold = UInt32(clamping: threshold)
     shares = (fifoShare, ghostShare, windowShare)
@@ -96,22 +95,22 @@ public struct Clock2QPlusPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPol
   public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
     hitOnGhost = false
     let slot = store.find(request.key)
-    guard slot >= 0 else {
-      if slot != -1 {
-        store.forget(ghost: slot, from: &ghost)
-        hitOnGhost = true
-      }
-      return nil
-    }
-    if store.table[slot].list == Self.inProbation {
+    guard slot >= 0 else { return nil }
+    switch store.table[slot].list {
+    case Self.inProbation:
       let mark = store.table[slot].payload
       if Double(fifoAdmissions &- mark.admittedAt) >= window && mark.hits < .max {
         store.table[slot].payload.hits &+= 1
       }
-    } else if store.table[slot].payload.hits < .max {
-      store.table[slot].payload.hits &+= 1
+      return slot
+    case Self.inMain:
+      if store.table[slot].payload.hits < .max { store.table[slot].payload.hits &+= 1 }
+      return slot
+    default:
+      store.forget(slot, from: &ghost)
+      hitOnGhost = true
+      return nil
     }
-    return slot
   }
 
   @inlinable @inline(__always)
@@ -176,7 +175,7 @@ public struct Clock2QPlusPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPol
     store.table.unlink(slot, &probation)
     onEvict(slot, store.table[slot].key)
     store.retire(slot)
-    store.remember(slot, in: &ghost, capacity: ghostCapacity)
+    store.remember(slot, in: &ghost, capacity: ghostCapacity, tag: Self.inGhost)
     return true
   }
 

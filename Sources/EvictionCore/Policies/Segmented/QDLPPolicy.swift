@@ -20,7 +20,7 @@ public struct QDLPPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy, ~C
   /// The probationary FIFO.
   public var probation = EntryList()
   public var main = EntryList()
-  public var ghost = GhostList(tag: 3)
+  public var ghost = EntryList()
   @usableFromInline let fifoCapacity: Int64
   @usableFromInline let mainCapacity: Int64
   @usableFromInline let ghostCapacity: Int64
@@ -38,7 +38,6 @@ public struct QDLPPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy, ~C
     fifoCapacity = Int64(Double(capacity) * fifoShare)
     mainCapacity = capacity - fifoCapacity
     ghostCapacity = Int64(Double(capacity) * ghostShare)
-    store.index.expectGhosts(Int(clamping: ghostCapacity))
     shares = (fifoShare, ghostShare)
   }
 
@@ -48,19 +47,19 @@ public struct QDLPPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy, ~C
   public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
     hitOnGhost = false
     let slot = store.find(request.key)
-    guard slot >= 0 else {
-      if slot != -1 {
-        store.forget(ghost: slot, from: &ghost)
-        hitOnGhost = true
-      }
+    guard slot >= 0 else { return nil }
+    switch store.table[slot].list {
+    case Self.inProbation:
+      store.table[slot].payload = 1
+      return slot
+    case Self.inMain:
+      if store.table[slot].payload < Self.counterMaximum { store.table[slot].payload &+= 1 }
+      return slot
+    default:
+      store.forget(slot, from: &ghost)
+      hitOnGhost = true
       return nil
     }
-    if store.table[slot].list == Self.inProbation {
-      store.table[slot].payload = 1
-    } else if store.table[slot].payload < Self.counterMaximum {
-      store.table[slot].payload &+= 1
-    }
-    return slot
   }
 
   @inlinable @inline(__always)
@@ -130,7 +129,7 @@ public struct QDLPPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy, ~C
         store.table.unlink(slot, &probation)
         onEvict(slot, store.table[slot].key)
         store.retire(slot)
-        store.remember(slot, in: &ghost, capacity: ghostCapacity)
+        store.remember(slot, in: &ghost, capacity: ghostCapacity, tag: Self.inGhost)
       }
     }
     return true

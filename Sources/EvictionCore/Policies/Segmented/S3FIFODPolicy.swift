@@ -35,7 +35,7 @@ public struct S3FIFODPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy,
   /// The probationary FIFO.
   public var probation = EntryList()
   public var main = EntryList()
-  public var ghost = GhostList(tag: 3)
+  public var ghost = EntryList()
   /// The keys the FIFO and the main cache evicted last (never resident).
   @usableFromInline var recent: PolicyStorage<Index, UInt8>
   @usableFromInline var evictedFromFIFO = EntryList()
@@ -61,8 +61,6 @@ public struct S3FIFODPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy,
     fifoCapacity = Int64(Double(capacity) * fifoShare)
     mainCapacity = capacity - fifoCapacity
     ghostCapacity = mainCapacity
-    // The ghost's share moves with the FIFO's; it never exceeds the capacity.
-    store.index.expectGhosts(Int(clamping: capacity))
     recentCapacity = capacity / 10
     recent = PolicyStorage(capacity: max(1, recentCapacity))
     self.fifoShare = fifoShare
@@ -79,16 +77,17 @@ public struct S3FIFODPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy,
     hitOnGhost = false
     let slot = store.find(request.key)
     if slot >= 0 {
-      if store.table[slot].list == Self.inProbation {
+      switch store.table[slot].list {
+      case Self.inProbation:
         store.table[slot].payload = 1
-      } else if store.table[slot].payload < Self.counterMaximum {
-        store.table[slot].payload &+= 1
+        return slot
+      case Self.inMain:
+        if store.table[slot].payload < Self.counterMaximum { store.table[slot].payload &+= 1 }
+        return slot
+      default:
+        store.forget(slot, from: &ghost)
+        hitOnGhost = true
       }
-      return slot
-    }
-    if slot != -1 {
-      store.forget(ghost: slot, from: &ghost)
-      hitOnGhost = true
     }
     if recent.count > 0 { countEvictionHit(request.key) }
     return nil
@@ -199,7 +198,7 @@ public struct S3FIFODPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy,
         store.table.unlink(slot, &probation)
         onEvict(slot, key)
         store.retire(slot)
-        store.remember(slot, in: &ghost, capacity: ghostCapacity)
+        store.remember(slot, in: &ghost, capacity: ghostCapacity, tag: Self.inGhost)
         recent.file(key, weight: weight, in: &evictedFromFIFO, capacity: recentCapacity, tag: Self.fromFIFO)
       }
     }

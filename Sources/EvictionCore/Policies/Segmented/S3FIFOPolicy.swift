@@ -43,7 +43,7 @@ public struct S3FIFOPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy, 
   public var store: PolicyStorage<Index, UInt8>
   @usableFromInline var small = EntryList()
   public var main = EntryList()
-  public var ghost = GhostList(tag: 3)
+  public var ghost = EntryList()
   /// The small FIFO is the probationary queue.
   @inlinable public var probation: EntryList {
     get { small }
@@ -78,7 +78,6 @@ public struct S3FIFOPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy, 
     smallCapacity = Int64(Double(capacity) * small)
     mainCapacity = capacity - smallCapacity
     ghostCapacity = Int64(Double(capacity) * ghost)
-    store.index.expectGhosts(Int(clamping: ghostCapacity))
     self.threshold = UInt8(clamping: threshold)
     smallRatio = small
     self.fillsMainBeforeFirstEviction = fillsMainBeforeFirstEviction
@@ -94,11 +93,10 @@ public struct S3FIFOPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy, 
     hitOnGhost = false
     namedInSmall = -1
     let slot = store.find(request.key)
-    guard slot >= 0 else {
-      if slot != -1 {
-        store.forget(ghost: slot, from: &ghost)
-        hitOnGhost = true
-      }
+    guard slot >= 0 else { return nil }
+    if store.table[slot].list == Self.inGhost {
+      store.forget(slot, from: &ghost)
+      hitOnGhost = true
       return nil
     }
     if store.table[slot].payload < 255 { store.table[slot].payload &+= 1 }
@@ -124,7 +122,7 @@ public struct S3FIFOPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy, 
       store.table.unlink(slot, &small)
       onEvict(slot, store.table[slot].key)
       store.retire(slot)
-      store.remember(slot, in: &ghost, capacity: ghostCapacity)
+      store.remember(slot, in: &ghost, capacity: ghostCapacity, tag: Self.inGhost)
     } else {
       store.evict(slot, from: &main, onEvict: onEvict)
     }
@@ -171,10 +169,11 @@ public struct S3FIFOPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy, 
   /// The queue, and the hits counted since it entered it (a ghost has none).
   public func explain(_ key: Key) -> String? {
     let slot = store.find(key)
-    guard slot >= 0 else { return slot == -1 ? nil : "ghost" }
+    guard slot >= 0 else { return nil }
     switch store.table[slot].list {
     case Self.inProbation: return "small, freq \(store.table[slot].payload)"
-    default: return "main, freq \(store.table[slot].payload)"
+    case Self.inMain: return "main, freq \(store.table[slot].payload)"
+    default: return "ghost"
     }
   }
 

@@ -19,7 +19,7 @@ public struct TwoQueuePolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy
   public var store: PolicyStorage<Index, UInt8>
   @usableFromInline var ain = EntryList()
   @usableFromInline var am = EntryList()
-  @usableFromInline var aout = GhostList(tag: 3)
+  @usableFromInline var aout = EntryList()
   @usableFromInline let ainCapacity: Int64
   @usableFromInline let amCapacity: Int64
   @usableFromInline let aoutCapacity: Int64
@@ -37,7 +37,7 @@ public struct TwoQueuePolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy
     get { am }
     set { am = newValue }
   }
-  @inlinable public var ghost: GhostList {
+  @inlinable public var ghost: EntryList {
     get { aout }
     set { aout = newValue }
   }
@@ -48,7 +48,6 @@ public struct TwoQueuePolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy
     self.lazyPromotion = lazyPromotion
     ainCapacity = Int64(Double(capacity) * inShare)
     aoutCapacity = Int64(Double(capacity) * outShare)
-    store.index.expectGhosts(Int(clamping: aoutCapacity))
     amCapacity = capacity - ainCapacity
     shares = (inShare, outShare)
   }
@@ -59,17 +58,18 @@ public struct TwoQueuePolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy
   public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
     hitOnGhost = false
     let slot = store.find(request.key)
-    guard slot >= 0 else {
-      if slot != -1 {
-        store.forget(ghost: slot, from: &aout)
-        hitOnGhost = true
-      }
+    guard slot >= 0 else { return nil }
+    switch store.table[slot].list {
+    case Self.inProbation:
+      return slot
+    case Self.inMain:
+      if lazyPromotion { store.table[slot].payload = 1 } else { store.table.moveToFront(slot, &am) }
+      return slot
+    default:
+      store.forget(slot, from: &aout)
+      hitOnGhost = true
       return nil
     }
-    if store.table[slot].list == Self.inMain {
-      if lazyPromotion { store.table[slot].payload = 1 } else { store.table.moveToFront(slot, &am) }
-    }
-    return slot
   }
 
   @inlinable @inline(__always)
@@ -109,7 +109,7 @@ public struct TwoQueuePolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy
       store.table.unlink(slot, &ain)
       onEvict(slot, store.table[slot].key)
       store.retire(slot)
-      store.remember(slot, in: &aout, capacity: aoutCapacity)
+      store.remember(slot, in: &aout, capacity: aoutCapacity, tag: Self.inGhost)
     } else {
       store.evict(slot, from: &am, onEvict: onEvict)
     }
