@@ -1,3 +1,4 @@
+import CChunkMatch
 import EvictionCore
 import Testing
 
@@ -90,5 +91,41 @@ import Testing
     #expect(index.find("a") { _ in true } == -1)
     #expect(index.find("b") { _ in true } == 2)
     #expect(index.count == 1)
+  }
+}
+
+/// The chunk compare (SSE2 here, NEON or a loop elsewhere) against the
+/// plain definition: bit i set when words[i] & mask == value.
+@Suite struct ChunkMatchTests {
+  @Test func matchesThePlainDefinitionOnRandomChunks() {
+    var rng = SeededGenerator(seed: 5)
+    let words = UnsafeMutableRawPointer.allocate(byteCount: 64, alignment: 64).bindMemory(to: UInt32.self, capacity: 16)
+    defer { UnsafeMutableRawPointer(words).deallocate() }
+    for round in 0..<2_000 {
+      // Few distinct values, so that several lanes match at once.
+      for i in 0..<16 { words[i] = UInt32(truncatingIfNeeded: rng.below(4)) << 28 | UInt32(rng.below(3)) }
+      let mask: UInt32 = round % 2 == 0 ? ~0 : 0xF000_0000
+      let value = words[rng.below(16)] & mask
+      var expected: UInt32 = 0
+      for i in 0..<16 where words[i] & mask == value { expected |= 1 << UInt32(i) }
+      #expect(evictionlab_chunk_match(words, mask, value) == expected)
+    }
+  }
+
+  /// The replay's hint reads one chunk: a present key's slot, or -1.
+  @Test func likelySlotNamesAPresentKeysSlot() {
+    var index = IntegerSlotIndex<UInt64>(minimumCapacity: 1_000)
+    let keys = (0..<1_000).map { UInt64($0) &* 0x9E37_79B9_7F4A_7C15 }
+    for (i, key) in keys.enumerated() { index.insert(key, slot: Slot(i)) { _ in Issue.record("grew") } }
+    var named = 0
+    for (i, key) in keys.enumerated() {
+      let hint = index.likelySlot(of: key)
+      #expect(hint == -1 || hint >= 0 && hint < 1_000)
+      if hint == Slot(i) { named += 1 }
+      #expect(index.homeAddress(of: key) != nil)
+    }
+    // Keys overflow their home chunk rarely at this load, and tags collide
+    // rarely: nearly every hint is right.
+    #expect(named >= 950)
   }
 }
