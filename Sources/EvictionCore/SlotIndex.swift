@@ -128,7 +128,8 @@ public struct IntegerSlotIndex<Key: FixedWidthInteger>: SlotIndex, ~Copyable {
   public init(minimumCapacity: Int) {
     chunkCount = max(1, (max(minimumCapacity, 1) + Self.loadPerChunk - 1) / Self.loadPerChunk)
     words = Self.allocateChunks(chunkCount)
-    positionBits = UInt32(Int.bitWidth - (chunkCount * Self.capacityPerChunk).leadingZeroBitCount)
+    // Slots are below 2^31: at most 31 bits, the top one stays the used bit.
+    positionBits = min(31, UInt32(Int.bitWidth - (chunkCount * Self.capacityPerChunk).leadingZeroBitCount))
     _count = 0
   }
 
