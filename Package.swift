@@ -34,6 +34,7 @@ let package = Package(
     .library(name: "EvictionDisk", targets: ["EvictionDisk"]),
     .library(name: "EvictionLab", targets: ["EvictionLab"]),
     .library(name: "EvictionConformance", targets: ["EvictionConformance"]),
+    .library(name: "EvictionLearned", targets: ["EvictionLearned"]),
     .executable(name: "evlab", targets: ["evlab"]),
   ],
   dependencies: [
@@ -59,6 +60,10 @@ let package = Package(
     .systemLibrary(name: "CPrefetch", path: "Sources/CPrefetch"),
     // One compare of a whole index chunk (SSE2, NEON or a loop; a header only).
     .systemLibrary(name: "CChunkMatch", path: "Sources/CChunkMatch"),
+    // XGBoost's C API (the learned policies' trees).
+    .systemLibrary(
+      name: "CXGBoost", path: "Sources/CXGBoost",
+      providers: [.apt(["libxgboost-dev"])]),
 
     // The policy family. Standard library only (and one header of compiler
     // intrinsics, CChunkMatch): it must stay embeddable anywhere.
@@ -105,8 +110,12 @@ let package = Package(
         "EvictionStats", "EvictionReports", "EvictionConformance",
         "EvictionDisk", .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
-    // `evlab`: EvictionLab.main() and nothing else.
-    .executableTarget(name: "evlab", dependencies: ["EvictionLab"]),
+    // Learned policies (GL-Cache) on XGBoost: a module of their own, so that
+    // only a program that asks for them links XGBoost. They join the catalog
+    // as a depending package's policies do (`EvictionLearned.policies`).
+    .target(name: "EvictionLearned", dependencies: ["EvictionCore", "CXGBoost"]),
+    // `evlab`: EvictionLab.main() with the learned policies, and nothing else.
+    .executableTarget(name: "evlab", dependencies: ["EvictionLab", "EvictionLearned"]),
 
     // What every test target shares: scratch folders that clean up, file-tree digests.
     .target(
@@ -131,6 +140,11 @@ let package = Package(
       ], swiftSettings: tests),
     .testTarget(name: "EvictionStatsTests", dependencies: ["EvictionStats"], swiftSettings: tests),
     .testTarget(
+      name: "EvictionLearnedTests",
+      dependencies: [
+        "EvictionLearned", "EvictionSim", "EvictionTraces", "EvictionCore", "EvictionCache", "EvictionTestSupport",
+      ], swiftSettings: tests),
+    .testTarget(
       name: "EvictionReportsTests",
       dependencies: [
         "EvictionReports", "EvictionSim", "EvictionExperiments", "EvictionTraces", "EvictionCore",
@@ -146,7 +160,7 @@ let package = Package(
       name: "EvlabTests",
       dependencies: [
         "EvictionLab", "evlab", "disk-helper", "EvictionDisk", "EvictionSim", "EvictionExperiments", "EvictionCore",
-        "EvictionTraces",
+        "EvictionTraces", "EvictionLearned",
         "EvictionTestSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ], swiftSettings: tests),

@@ -334,6 +334,7 @@ public struct AdmittedPolicy<Policy: ReplacementPolicy & ~Copyable>: Replacement
   @inlinable public var usedWeight: Int64 { policy.usedWeight }
   @inlinable public var count: Int { policy.count }
   @inlinable public var flashWrites: TierWrites? { policy.flashWrites }
+  @inlinable public var learning: LearningCounts? { policy.learning }
 
   @inlinable @inline(__always)
   public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {

@@ -37,6 +37,8 @@ public struct AnyCachePolicy<Key: Hashable> {
   public let explain: (Key) -> String?
   /// ``ReplacementPolicy/flashWrites``.
   public let flashWrites: () -> TierWrites?
+  /// ``ReplacementPolicy/learning``.
+  public let learning: () -> LearningCounts?
 
   @inlinable
   public init<Policy: ReplacementPolicy & ~Copyable>(_ policy: consuming Policy) where Policy.Key == Key {
@@ -58,6 +60,7 @@ public struct AnyCachePolicy<Key: Hashable> {
     lists = { holder.policy.lists() }
     explain = { holder.policy.explain($0) }
     flashWrites = { holder.policy.flashWrites }
+    learning = { holder.policy.learning }
   }
 }
 
@@ -73,6 +76,7 @@ public struct BoxedPolicy<Key: Hashable>: ReplacementPolicy {
   @inlinable public var usedWeight: Int64 { box.usedWeight() }
   @inlinable public var count: Int { box.count() }
   @inlinable public var flashWrites: TierWrites? { box.flashWrites() }
+  @inlinable public var learning: LearningCounts? { box.learning() }
 
   @inlinable @inline(__always)
   public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {

@@ -111,6 +111,11 @@ public protocol ReplacementPolicy: ~Copyable {
   /// and bytes admitted to flash), or nil for a policy of one tier (the
   /// default). Replay rows report it as `flash_writes` and `flash_write_bytes`.
   var flashWrites: TierWrites? { get }
+
+  /// What a learned policy's training has cost so far, or nil for a policy
+  /// that does not learn (the default). Replay rows report it as
+  /// `trainings` and `training_seconds`.
+  var learning: LearningCounts? { get }
 }
 
 /// Writes to a cache's second tier (flash), counted by the policy that
@@ -146,6 +151,7 @@ extension ReplacementPolicy where Self: ~Copyable {
 
   /// By default a policy has one tier and writes nowhere else.
   @inlinable public var flashWrites: TierWrites? { nil }
+  @inlinable public var learning: LearningCounts? { nil }
 
   /// By default a policy gives no prefetch hints.
   @inlinable public func indexAddress(of key: Key) -> UnsafeRawPointer? { nil }
@@ -380,5 +386,16 @@ extension PolicyStorage where Index: ~Copyable, Payload == UInt8 {
       slot = list.back
     }
     return slot
+  }
+}
+
+/// What a learned policy's learning cost over a run: how often it trained
+/// its model, and the seconds training and predicting took (wall clock).
+public struct LearningCounts: Sendable, Equatable {
+  public var trainings: Int64
+  public var seconds: Double
+  @inlinable public init(trainings: Int64 = 0, seconds: Double = 0) {
+    self.trainings = trainings
+    self.seconds = seconds
   }
 }

@@ -265,6 +265,7 @@ struct Replay: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
     // Said after the run, so a failed run's error stays its one line.
     announceCSVMappings(sources)
     warnFaulty(results)
+    warnUntrained(results)
     // The table shows each size as it was given (`1%`), beside what it came to.
     var given: [String: String] = [:]
     for cell in cells { given["\(cell.trace.name)\u{0}\(cell.cacheSize)"] = cell.sizeGiven?.description }
@@ -284,6 +285,17 @@ func warnFaulty(_ results: [ReplayResult]) {
     guard !model else { continue }
     printError(
       "warning: \(r.policy) held up to \(r.maxOccupancy) on \(r.trace), above its capacity of \(r.cacheSize): a faulty policy, its misses are not comparable; evlab check-policy \(r.policy) shows which guarantee it breaks"
+    )
+  }
+}
+
+/// Names each learned policy that never trained: on a trace shorter than
+/// its training interval it ran untrained (GL-Cache merges in FIFO order),
+/// which a reader of the row should know.
+func warnUntrained(_ results: [ReplayResult]) {
+  for r in results where r.trainings == 0 {
+    printError(
+      "note: \(r.policy) never trained on \(r.trace) at \(r.cacheSize) (the trace is shorter than its training interval, or it never evicted): its misses are those of its untrained rule; lower retrain-intvl to train it"
     )
   }
 }

@@ -494,6 +494,7 @@ struct AttributedReplay {
     Self.keepCostliest(&pending, kept: kept)
     regret.costliest = pending
     counts.flashWrites = box.flashWrites()
+    counts.learning = box.learning()
     return counts
   }
 }

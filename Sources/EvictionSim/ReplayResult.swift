@@ -205,6 +205,12 @@ public struct ReplayResult: FlatRow, Sendable, Equatable {
     /// and their weight (bytes in byte mode); empty for a policy of one tier.
     public var flashWrites: Int64? = nil
     public var flashWriteBytes: Int64? = nil
+    /// A learned policy's trainings over the whole replay, and the seconds
+    /// its training and predictions took (``EvictionCore/ReplacementPolicy/learning``);
+    /// empty for a policy that does not learn. Columns only in a table with
+    /// a learned policy's row (``ReplayResult/learningColumns``).
+    public var trainings: Int64? = nil
+    public var trainingSeconds: Double? = nil
   }
 
   public init(key: CellKey, counts: HitCounts, fields: Fields) {
@@ -236,8 +242,12 @@ public struct ReplayResult: FlatRow, Sendable, Equatable {
   /// replayed with one, then the attribution's when a row carries one.
   public static func columns(_ columns: [String], of rows: [ReplayResult]) -> [String] {
     let ttl = rows.contains { $0.semantics != nil } ? SemanticsCounts.columns : []
-    return columns + ttl + (rows.contains { $0.attribution != nil } ? MissAttribution.columns : [])
+    let learning = rows.contains { $0.trainings != nil } ? learningColumns : []
+    return columns + learning + ttl + (rows.contains { $0.attribution != nil } ? MissAttribution.columns : [])
   }
+
+  /// A learned policy's columns, after ``columns`` in a table holding one.
+  public static let learningColumns = ["trainings", "training_seconds"]
 
   /// The column order of CSV output.
   public static let columns = [
@@ -309,6 +319,8 @@ public struct ReplayCounts: Sendable, Equatable {
   public var intervals: [IntervalCounts] = []
   /// A two-tier policy's writes to flash (``EvictionCore/ReplacementPolicy/flashWrites``).
   public var flashWrites: TierWrites? = nil
+  /// A learned policy's trainings (``EvictionCore/ReplacementPolicy/learning``).
+  public var learning: LearningCounts? = nil
   public var misses: Int64 { requests - hits }
   public init() {}
   public var hitCounts: HitCounts {

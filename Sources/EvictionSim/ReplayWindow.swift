@@ -180,6 +180,7 @@ extension TraceReplay {
       )
     }
     counts.flashWrites = policy.flashWrites
+    counts.learning = policy.learning
     return counts
   }
 }

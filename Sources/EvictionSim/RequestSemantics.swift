@@ -81,6 +81,7 @@ extension TraceReplay {
     table.finish()
     table.report(into: &semantics, expiration: rule.expiration)
     counts.flashWrites = policy.flashWrites
+    counts.learning = policy.learning
     return (counts, semantics)
   }
 }
@@ -197,6 +198,7 @@ extension TraceReplay {
     table.finish()
     table.report(into: &semantics, expiration: rule.expiration)
     counts.flashWrites = policy.flashWrites
+    counts.learning = policy.learning
     return (counts, semantics)
   }
 }

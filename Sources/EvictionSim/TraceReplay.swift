@@ -99,7 +99,8 @@ public enum TraceReplay {
         requestsPerSecond: seconds > 0 ? (Double(counts.requests) / seconds).rounded() : 0,
         skippedZeroSize: counts.skipped.zeroSize, maxOccupancy: counts.maxOccupancy,
         exceedsCapacity: counts.maxOccupancy > cacheSize, warmupRequests: counts.warmupRequests,
-        flashWrites: counts.flashWrites?.objects, flashWriteBytes: counts.flashWrites?.bytes))
+        flashWrites: counts.flashWrites?.objects, flashWriteBytes: counts.flashWrites?.bytes,
+        trainings: counts.learning?.trainings, trainingSeconds: counts.learning?.seconds))
     result.skipped = counts.skipped
     result.intervals = counts.intervals
     result.attribution = attributed?.attribution
@@ -169,6 +170,7 @@ public enum TraceReplay {
     }
     if counts.requests == 0 { throw .emptyTrace(path: trace.path) }
     counts.flashWrites = policy.flashWrites
+    counts.learning = policy.learning
     return counts
   }
 

@@ -1,4 +1,5 @@
 import EvictionCore
+import EvictionLearned
 import Foundation
 import Testing
 
@@ -33,8 +34,11 @@ import Testing
     #expect(run.status == 0)
     #expect(run.stdout.contains("sieve   SIEVE (Zhang et al., NSDI'24)"))
     #expect(run.stdout.contains("slru:segments=N"))
-    // The built-in ones: a test in this process may have registered more.
-    #expect(run.stdout.split(separator: "\n").filter { !$0.hasPrefix(" ") }.count == BuiltinPolicies.definitions.count)
+    // The built-in ones and the learned ones `evlab` registers: a test in
+    // this process may have registered more.
+    let listed = run.stdout.split(separator: "\n").filter { !$0.hasPrefix(" ") }
+    #expect(listed.count == BuiltinPolicies.definitions.count + EvictionLearned.policies.count)
+    #expect(listed.contains { $0.hasPrefix("glcache ") })
   }
 
   @Test func theVersionIsTheChangelogsNewest() throws {

@@ -172,6 +172,10 @@ public struct ComparePartial: Codable, Sendable {
       ] {
         digest.add(value)
       }
+      if let trainings = result.trainings {
+        digest.add(trainings)
+        digest.add(Int64(bitPattern: (result.trainingSeconds ?? 0).bitPattern))
+      }
       for interval in i < intervals.count ? intervals[i] : [] {
         digest.add(Int64(interval.index))
         digest.add(interval.firstRequest)

@@ -1,0 +1,46 @@
+import Foundation
+import Testing
+
+/// The learned policies through `evlab`, which registers them (EvictionLearned).
+@Suite struct LearnedCommandTests {
+  static let trace = sharedTraces + "/libcachesim/cloudPhysicsIO.oracleGeneral.bin"
+
+  /// A replay row of a learned policy carries its trainings and their
+  /// seconds; the other rows of the table leave those columns empty.
+  @Test func replayRowsCarryTheTrainings() throws {
+    let run = try evlab([
+      "replay", Self.trace, "--policy", "glcache:retrain-intvl=600,lru", "--size", "5000", "--csv", "-",
+    ])
+    #expect(run.status == 0, "\(run.stderr)")
+    let table = rows(run.stdout)
+    let learned = try #require(table.first { $0["policy"]!.hasPrefix("glcache") })
+    let lru = try #require(table.first { $0["policy"] == "lru" })
+    #expect(learned["misses"] == "90505", "libCacheSim 0.3.5's count (results/reference/libcachesim_035_glcache.tsv)")
+    #expect(Int(learned["trainings"]!)! >= 5)
+    #expect(Double(learned["training_seconds"]!)! > 0)
+    #expect(lru["trainings"] == "" && lru["training_seconds"] == "")
+    #expect(!run.stderr.contains("never trained"))
+  }
+
+  /// Untrained, it says so (and still counts as libCacheSim does).
+  @Test func aTraceTooShortToTrainOnIsNamed() throws {
+    let run = try evlab(["replay", Self.trace, "--policy", "glcache", "--size", "1000", "--csv", "-"])
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(rows(run.stdout).first?["misses"] == "94811")
+    #expect(rows(run.stdout).first?["trainings"] == "0")
+    #expect(run.stderr.contains("never trained") && run.stderr.contains("retrain-intvl"))
+  }
+
+  @Test func parametersThatDoNotGoTogetherAreOneLineErrors() throws {
+    let run = try evlab(["replay", Self.trace, "--policy", "glcache:n-merge=60", "--size", "1000"])
+    #expect(run.status == 1)
+    #expect(run.stderr.split(separator: "\n").count == 1 && run.stderr.contains("n-merge"), "\(run.stderr)")
+  }
+
+  @Test func listedAndConformant() throws {
+    let listed = try evlab(["policies"])
+    #expect(listed.stdout.contains("glcache"))
+    let checked = try evlab(["check-policy", "glcache"])
+    #expect(checked.status == 0, "\(checked.stdout)\(checked.stderr)")
+  }
+}
