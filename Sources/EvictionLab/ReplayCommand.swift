@@ -295,7 +295,7 @@ func warnFaulty(_ results: [ReplayResult]) {
 func warnUntrained(_ results: [ReplayResult]) {
   for r in results where r.trainings == 0 {
     printError(
-      "note: \(r.policy) never trained on \(r.trace) at \(r.cacheSize) (the trace is shorter than its training interval, or it never evicted): its misses are those of its untrained rule; lower retrain-intvl to train it"
+      "note: \(r.policy) never trained on \(r.trace) at \(r.cacheSize): its misses are those of its untrained rule (it trains on the trace's timestamps, once they have run its training interval past a first eviction that came after the trace's first second: a trace without timestamps never trains it; docs/learned-policies.md)"
     )
   }
 }

@@ -129,7 +129,10 @@ final class GLCacheLearner {
     var matrices: [DMatrixHandle?] = [trainMatrix, validMatrix]
     XGBoost.check(XGBoosterCreate(&matrices, 1, &booster), "XGBoosterCreate")
     XGBoost.setParameter(booster, "booster", "gbtree")
-    XGBoost.setParameter(booster, "verbosity", "1")
+    // libCacheSim asks for 1 (warnings); 0 keeps XGBoost's "empty dataset"
+    // warnings, one per round on a cache of two or three segments, off
+    // standard error. Only logging depends on it.
+    XGBoost.setParameter(booster, "verbosity", "0")
     XGBoost.setParameter(booster, "nthread", "1")
     XGBoost.setParameter(booster, "objective", "reg:squarederror")
     var lastLoss = 0.0

@@ -46,8 +46,14 @@ import Foundation
 /// segment whole. On a trace shorter than `retrain-intvl` + 1 seconds it
 /// never trains and stays the FIFO-order merge (`trainings` 0 in the row).
 ///
-/// Not in libCacheSim: `remove(_:)` (libCacheSim aborts there), which marks
-/// the object gone; a merge never keeps it.
+/// Not in libCacheSim: the clock never runs backwards (a timestamp earlier
+/// than the last holds it; libCacheSim's would go back, and a trace replayed
+/// in copies would never train again after the first); `remove(_:)`
+/// (libCacheSim aborts there), which marks
+/// the object gone; a merge never keeps it. An object of weight 0 (a
+/// memory cache's cost; a replay skips size-0 requests, as libCacheSim does)
+/// counts as weighing 1 in its score and its segment's utility, which would
+/// otherwise be infinite, and XGBoost refuses infinite labels.
 public struct GLCachePolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copyable {
   public typealias Key = Index.Key
 
@@ -140,6 +146,7 @@ public struct GLCachePolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~C
   @usableFromInline var missRatio = 0.5
   /// A lookup missed and its admission has not come yet.
   @usableFromInline var pending: (timestamp: Int64, open: Bool) = (0, false)
+  @usableFromInline var pendingKey: Key? = nil
 
   @usableFromInline var learner: GLCacheLearner
 
@@ -171,7 +178,7 @@ public struct GLCachePolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~C
 
   /// How often the model was trained, and the seconds training and ranking took.
   public var learning: LearningCounts? {
-    LearningCounts(trainings: Int64(learner.trainings), seconds: learner.seconds)
+    LearningCounts(trainings: Int64(max(learner.trainings, 0)), seconds: learner.seconds)
   }
 
   // MARK: Requests
@@ -181,6 +188,7 @@ public struct GLCachePolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~C
     let slot = store.find(request.key)
     guard slot >= 0 else {
       pending = (request.timestamp, true)
+      pendingKey = request.key
       return nil
     }
     let object = store.table[slot].payload.object
@@ -192,14 +200,19 @@ public struct GLCachePolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~C
     }
     countGhosts(of: slot)
     pending = (request.timestamp, true)
+    pendingKey = request.key
     return nil
   }
 
   public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
+    // A lookup that missed another key (a cache read never followed by a
+    // set) ended with that miss.
+    if pending.open && pendingKey != request.key { finish(timestamp: pending.timestamp, hit: false) }
     if !pending.open {
       let slot = store.find(request.key)
       if slot >= 0 {
-        guard store.table[slot].payload.object < 0 else { return slot }
+        // Admitting a resident key (a cache's set without a read first) is a hit.
+        guard store.table[slot].payload.object < 0 else { return lookup(request, onEvict: onEvict) }
         countGhosts(of: slot)
       }
     }
@@ -249,6 +262,9 @@ public struct GLCachePolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~C
       learner.add(ContinuousClock.now - start)
     }
     if startTime == -1 { startTime = timestamp }
+    // A timestamp before the clock (a trace's next copy under --repeat, or
+    // disorder) holds the clock rather than turning it back.
+    if timestamp &- startTime < now { startTime = timestamp &- now }
     now = timestamp &- startTime
     requests &+= 1
     if !hit { missesSinceUpdate &+= 1 }
@@ -305,7 +321,7 @@ public struct GLCachePolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~C
     segments[s].utilitySkipped &+= 1
     guard skipped >= Int32(segmentSize / mergeCount) else { return }
     let age = Double(requests &- segments[s].snapshotTime) + 1
-    segments[s].utility += 1.0e6 / age / Double(size)
+    segments[s].utility += 1.0e6 / age / Double(max(size, 1))
     learner.trainY[Int(segments[s].row)] = Float(segments[s].utility)
   }
 
@@ -457,14 +473,22 @@ public struct GLCachePolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~C
       resized = true
     }
     if Double(rankedPosition) >= Double(rankedCount) * rankInterval || resized { rank() }
-    func at(_ i: Int) -> Int32 { i < ranked.count ? ranked[i] : -1 }
+    // Past the ranking's end, libCacheSim's array holds segments of earlier
+    // rankings (since merged, evicted or freed): undefined behaviour in C,
+    // met when `rank-intvl` lets the position run that far. Here the
+    // ranking ends there, and a ranking with nothing left is made again.
+    func at(_ i: Int) -> Int32 { i < rankedCount ? ranked[i] : -1 }
     var s = at(rankedPosition)
-    while s < 0 && rankedPosition < ranked.count {
+    while s < 0 && rankedPosition < rankedCount {
       rankedPosition += 1
       s = at(rankedPosition)
     }
+    if s < 0 {
+      rank()
+      s = at(rankedPosition)
+    }
     let first = s
-    if rankedPosition < ranked.count { ranked[rankedPosition] = -1 }
+    if rankedPosition < rankedCount { ranked[rankedPosition] = -1 }
     while !evictable(s, mergeCount) {
       if Double(rankedPosition) > Double(rankedCount) * 0.8 {
         chosen[0] = first >= 0 ? first : inUse.first
@@ -473,7 +497,7 @@ public struct GLCachePolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~C
       }
       rankedPosition += 1
       s = at(rankedPosition)
-      if rankedPosition < ranked.count { ranked[rankedPosition] = -1 }
+      if rankedPosition < rankedCount { ranked[rankedPosition] = -1 }
     }
     rankedPosition += 1
     chosen[0] = s
@@ -549,7 +573,7 @@ public struct GLCachePolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~C
   /// What keeping an object is worth at a merge: 10⁸ / size / requests since
   /// its last one.
   @inlinable func score(_ object: Object) -> Double {
-    1.0e8 / Double(object.size) / Double(requests &- object.lastAccess)
+    1.0e8 / Double(max(object.size, 1)) / Double(requests &- object.lastAccess)
   }
 
   /// Merges the chosen segments into a new one in their place, keeping the
@@ -775,17 +799,18 @@ public struct GLCachePolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~C
     precondition(store.used <= store.capacity, "over capacity")
   }
 
+  /// Resident keys, newest segment first (the front, where objects arrive).
   public func lists() -> [(name: String, keys: [Key])] {
     var keys: [Key] = []
-    var s = inUse.first
+    var s = inUse.last
     while s >= 0 {
       let base = Int(s) * segmentSize
-      for p in base..<base + Int(segments[Int(s)].count) where objects[p].inCache {
+      for p in (base..<base + Int(segments[Int(s)].count)).reversed() where objects[p].inCache {
         keys.append(store.table[objects[p].slot].key)
       }
-      s = segments[Int(s)].next
+      s = segments[Int(s)].prev
     }
-    return [("segments, oldest first", keys)]
+    return [("segments, newest first", keys)]
   }
 
   public func explain(_ key: Key) -> String? {
@@ -805,7 +830,7 @@ public enum GLCache: PolicyDefinition {
     summary: "segments merged in the order a learned model (XGBoost trees) ranks their utility",
     citation: "Yang et al., FAST'23",
     parameters: [
-      PolicyParameter("segment-size", default: 100, range: 3...1_000_000, help: "objects a segment holds"),
+      PolicyParameter("segment-size", default: 100, range: 4...1_000_000, help: "objects a segment holds"),
       PolicyParameter("n-merge", default: 2, range: 2...100, help: "segments merged into one per eviction"),
       PolicyParameter(
         fraction: "rank-intvl", default: 0.02, help: "share of the segments merged between two rankings"),
@@ -824,7 +849,9 @@ public enum GLCache: PolicyDefinition {
     guard size / merge > 1 else {
       throw .invalidValue(
         policy: "glcache", parameter: "n-merge", value: String(merge),
-        expected: "at most segment-size / 2 (\(size / 2)): a merge keeps segment-size / n-merge objects of each")
+        expected:
+          "at most segment-size / 2 (\(size / 2) with segment-size=\(size)): a merge keeps segment-size / n-merge objects of each segment, at least 2; lower n-merge or raise segment-size"
+      )
     }
   }
 

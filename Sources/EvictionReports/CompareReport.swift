@@ -367,7 +367,8 @@ public enum CompareReport {
   static func margin(_ row: CompareRow, over lru: CompareRow) -> String {
     guard lru.missRatio > 0 else { return "LRU misses nothing" }
     let change = (lru.missRatio - row.missRatio) / lru.missRatio * 100
-    if abs(change) < 0.05 { return "the same misses as LRU" }
+    if row.misses == lru.misses { return "the same misses as LRU" }
+    if abs(change) < 0.05 { return String(format: "%@ misses than LRU (under 0.1%%)", change > 0 ? "fewer" : "more") }
     return String(format: "%.1f%% %@ misses than LRU", abs(change), change > 0 ? "fewer" : "more")
   }
 

@@ -83,14 +83,44 @@ import Testing
     #expect(learnedFirst!.seconds > 0)
   }
 
+  /// A cache that holds the whole trace never evicts, so never trains, and
+  /// misses each object once.
+  @Test func aCacheLargerThanTheTraceMissesOnlyFirstRequests() throws {
+    let row = [
+      "trace": "libcachesim/cloudPhysicsIO.oracleGeneral.bin", "format": "oracleGeneral", "cache_size": "60000",
+      "size_mode": "count", "eviction_params": "retrain-intvl=60",
+    ]
+    let (counts, learning) = try Self.replay(row)
+    #expect(counts.misses == 48_974, "the trace's distinct objects")
+    #expect(learning?.trainings == 0)
+  }
+
+  /// Copies of a trace restart its timestamps; the clock holds instead of
+  /// going back, so later copies train as the first did.
+  @Test func copiesOfATraceKeepTraining() throws {
+    let path = SharedData.trace("libcachesim/cloudPhysicsIO.oracleGeneral.bin")
+    func trainings(copies: Int) throws -> Int64 {
+      var policy = Policy(capacity: 1000, retrainInterval: 60)
+      let source = TraceSource(path: path, format: .oracleGeneral, copies: copies)
+      _ = try TraceReplay.replay(source, through: &policy, sizeMode: .count)
+      return policy.learning!.trainings
+    }
+    let once = try trainings(copies: 1)
+    #expect(once == 107)
+    #expect(try trainings(copies: 3) >= 3 * once - 3)
+  }
+
   /// Requests a policy must survive: the conformance battery's stream (hot
   /// set, loop, scan; 50 requests a second, so the model trains every 2 s),
   /// unit and weighted, with removals, the invariants checked throughout.
-  @Test(arguments: [false, true])
-  func invariantsHoldWhileLearning(weighted: Bool) {
-    let requests = PolicyConformance.requests(seed: 5, weighted: weighted, count: 20_000)
+  /// With `rank-intvl` 1 the position in a ranking runs to its end (where
+  /// libCacheSim's array holds stale segments); every weight may be 0.
+  @Test(arguments: [(false, 0.02), (true, 0.02), (false, 1.0), (true, 1.0)])
+  func invariantsHoldWhileLearning(weighted: Bool, rankInterval: Double) {
+    let requests = PolicyConformance.requests(seed: 5, weighted: weighted, weightless: weighted, count: 20_000)
     for capacity: Int64 in weighted ? [64, 700, 5_000] : [1, 2, 50, 250, 400, 1_000] {
-      var policy = GLCachePolicy<HashedSlotIndex<UInt64>>(capacity: capacity, segmentSize: 10, retrainInterval: 2)
+      var policy = GLCachePolicy<HashedSlotIndex<UInt64>>(
+        capacity: capacity, segmentSize: 4, rankInterval: rankInterval, retrainInterval: 1)
       var resident = Set<UInt64>()
       for (i, request) in requests.enumerated() {
         if policy.lookup(request, onEvict: { _, _ in }) != nil {
@@ -114,6 +144,10 @@ import Testing
       // Trains from the first eviction at a time above 0 (libCacheSim's rule):
       // at the smaller capacities that eviction comes in the first second.
       if !weighted && capacity >= 250 { #expect(policy.learning!.trainings > 100, "capacity \(capacity)") }
+      // Trimming empties it, every victim resident.
+      while policy.evictOne(onEvict: { _, key in #expect(resident.remove(key) != nil) }) {}
+      #expect(policy.count == 0 && policy.usedWeight == 0 && resident.isEmpty)
+      policy.checkInvariants()
     }
   }
 
@@ -130,6 +164,8 @@ import Testing
     for i in 0..<30_000 {
       if i % 100 == 0 { seconds.withLock { $0 += 1 } }
       let key = UInt64(rng.below(i % 3 == 0 ? 2_000 : 200))
+      // Sets without a read first: of resident keys (a hit) and of others.
+      if i % 7 == 0 { cache.setValue("v\(key &+ 1)", forKey: key &+ 1) }
       if let value = cache.value(forKey: key) {
         #expect(value == "v\(key)")
       } else {

@@ -39,6 +39,18 @@ import Testing
     row("t4", "fifo", 0, dataset: "b"), row("t4", "lru", 0, dataset: "b"), row("t4", "x", 0, dataset: "b"),
   ])
 
+  /// "The same misses" only when the counts are equal; a difference too
+  /// small for a tenth of a percent still says which way it goes.
+  @Test func theMarginOverLRUSaysSameOnlyForEqualCounts() {
+    let lru = Self.row("t", "lru", 0.4, dataset: "a")
+    #expect(CompareReport.margin(Self.row("t", "x", 0.4, dataset: "a"), over: lru) == "the same misses as LRU")
+    var close = Self.row("t", "x", 0.4, dataset: "a")
+    close.counts.misses -= 1
+    close.fields.missRatio = 0.39999  // as if a much longer trace: 1 miss in 40,000
+    #expect(CompareReport.margin(close, over: lru) == "fewer misses than LRU (under 0.1%)")
+    #expect(CompareReport.margin(Self.row("t", "x", 0.3, dataset: "a"), over: lru) == "25.0% fewer misses than LRU")
+  }
+
   static let summaries = AcrossTraces.summaries(
     rows, labels: ["fifo", "lru", "x", "belady", "nscache-linux"], sizes: ["1%"],
     datasets: ["t1": "a", "t2": "a", "t3": "b", "t4": "b"])

@@ -28,7 +28,7 @@ import Testing
     #expect(run.status == 0, "\(run.stderr)")
     #expect(rows(run.stdout).first?["misses"] == "94811")
     #expect(rows(run.stdout).first?["trainings"] == "0")
-    #expect(run.stderr.contains("never trained") && run.stderr.contains("retrain-intvl"))
+    #expect(run.stderr.contains("never trained") && run.stderr.contains("training interval"))
   }
 
   @Test func parametersThatDoNotGoTogetherAreOneLineErrors() throws {
