@@ -197,6 +197,14 @@ func writeReport(_ outcome: CompareOutcome, config: CompareConfig, to directory:
       if let note = CompareReport.anomalyNote(ranking) { printError("warning: \(entry.name): \(note)") }
     }
   }
+  let untrained = outcome.rows.filter { $0.fields.trainings == 0 }
+  if !untrained.isEmpty {
+    let cells = untrained.prefix(3).map { "\($0.label) on \($0.trace) at \($0.sizeLabel)" }.joined(separator: "; ")
+    printError(
+      "note: \(Wording.count(untrained.count, "learned policy's row")) never trained (\(cells)\(untrained.count > 3 ? "; …" : "")): "
+        + "its misses are those of its untrained rule; results.csv's trainings column says which (docs/learned-policies.md)"
+    )
+  }
   do {
     let provenance = runProvenance(configuration: config.source, seeds: config.seeds)
     let held = Set((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])

@@ -293,11 +293,13 @@ func warnFaulty(_ results: [ReplayResult]) {
 /// its training interval it ran untrained (GL-Cache merges in FIFO order),
 /// which a reader of the row should know.
 func warnUntrained(_ results: [ReplayResult]) {
-  for r in results where r.trainings == 0 {
-    printError(
-      "note: \(r.policy) never trained on \(r.trace) at \(r.cacheSize): its misses are those of its untrained rule (it trains on the trace's timestamps, once they have run its training interval past a first eviction that came after the trace's first second: a trace without timestamps never trains it; docs/learned-policies.md)"
-    )
-  }
+  let untrained = results.filter { $0.trainings == 0 }
+  guard !untrained.isEmpty else { return }
+  let cells = untrained.prefix(3).map { "\($0.policy) on \($0.trace) at \($0.cacheSize)" }
+  let more = untrained.count > 3 ? " and \(untrained.count - 3) more" : ""
+  printError(
+    "note: \(cells.joined(separator: "; "))\(more) never trained: its misses are those of its untrained rule (it trains on the trace's timestamps, once they have run its training interval past a first eviction that came after the trace's first second: a trace without timestamps never trains it; docs/learned-policies.md)"
+  )
 }
 
 /// Says, once per CSV trace, which columns it is read by when the options

@@ -11,11 +11,11 @@ public enum CompareReport {
   // MARK: Tables
 
   public static func csv(_ rows: [CompareRow]) -> String {
-    ResultWriter.csv(rows, columns: CompareRow.columns(CompareRow.columns, of: rows))
+    ResultWriter.csv(rows, columns: CompareRow.columns(of: rows))
   }
 
   public static func json(_ rows: [CompareRow]) -> String {
-    ResultWriter.json(rows, columns: CompareRow.columns(CompareRow.columns, of: rows))
+    ResultWriter.json(rows, columns: CompareRow.columns(of: rows))
   }
 
   public static func timingsCSV(_ timings: [CompareTiming]) -> String {

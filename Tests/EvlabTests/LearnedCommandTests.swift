@@ -28,7 +28,28 @@ import Testing
     #expect(run.status == 0, "\(run.stderr)")
     #expect(rows(run.stdout).first?["misses"] == "94811")
     #expect(rows(run.stdout).first?["trainings"] == "0")
-    #expect(run.stderr.contains("never trained") && run.stderr.contains("training interval"))
+    #expect(run.stderr.contains("glcache on cloudPhysicsIO.oracleGeneral.bin at 1000 never trained"))
+    #expect(run.stderr.contains("training interval"))
+    #expect(
+      run.stderr.split(separator: "\n").filter { $0.contains("never trained") }.count == 1, "one note for all rows")
+  }
+
+  /// A comparison's rows carry the trainings too, and an untrained learned
+  /// policy is named (it may still rank best).
+  @Test func compareRowsCarryTheTrainings() throws {
+    let dir = try scratchDirectory()
+    let run = try evlab([
+      "compare", "--trace", Self.trace, "--policy", "glcache,glcache:retrain-intvl=600,lru", "--size", "5000",
+      "--output", dir.appendingPathComponent("out").path,
+    ])
+    #expect(run.status == 0, "\(run.stderr)")
+    let csv = try String(contentsOf: dir.appendingPathComponent("out/results.csv"), encoding: .utf8)
+    let table = rows(csv)
+    #expect(table.first { $0["policy"] == "glcache" }?["trainings"] == "0")
+    #expect(Int(table.first { $0["policy"] == "glcache:retrain-intvl=600" }?["trainings"] ?? "") ?? 0 >= 5)
+    #expect(table.first { $0["policy"] == "lru" }?["trainings"] == "")
+    #expect(run.stderr.contains("never trained") && run.stderr.contains("glcache on cloudPhysicsIO"))
+    #expect(!run.stderr.contains("retrain-intvl=600 on"))
   }
 
   @Test func parametersThatDoNotGoTogetherAreOneLineErrors() throws {

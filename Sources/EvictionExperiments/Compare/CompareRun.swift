@@ -227,6 +227,10 @@ public struct CompareFields: Sendable, Codable, Equatable {
   public var reductionFromLru: Double? = nil
   /// Requests served before counting began (``CompareConfig/window``), mean over the runs.
   public var warmupRequests: Int64 = 0
+  /// A learned policy's trainings, mean over the runs; nil for a policy that
+  /// does not learn. A column only in a table holding such a row (its
+  /// seconds are timings: `timings.csv` has the runs' whole time).
+  public var trainings: Int64? = nil
 }
 
 extension CellRow where Fields == CompareFields {
@@ -246,6 +250,12 @@ extension CellRow where Fields == CompareFields {
       "byte_miss_ratio_ci95_low", "byte_miss_ratio_ci95_high", "offline", "max_occupancy", "exceeds_capacity", "model",
       "admission", "dataset", "reduction_from_fifo", "reduction_from_lru", "warmup_requests",
     ]
+  }
+
+  /// The columns of `rows`: ``columns``, then `trainings` when a learned
+  /// policy's row is among them, then the attribution's.
+  public static func columns(of rows: [CompareRow]) -> [String] {
+    columns(columns + (rows.contains { $0.fields.trainings != nil } ? ["trainings"] : []), of: rows)
   }
 
   /// Whether the two rows' miss-ratio intervals are disjoint: only then are
@@ -332,6 +342,8 @@ public enum CompareRun {
         model: PolicyCatalog.entry(named: policy.name)?.isModel ?? false, dataset: trace.dataset,
         warmupRequests: mean(runs.map(\.warmupRequests)))
       var compared = CompareRow(key: key, counts: counts, fields: fields)
+      let trainings = runs.compactMap(\.trainings)
+      if trainings.count == runs.count { compared.fields.trainings = mean(trainings) }
       let attributed = runs.compactMap(\.attribution)
       if attributed.count == runs.count {
         compared.attribution = MissAttribution.mean(attributed, misses: counts.misses, bytesMissed: counts.bytesMissed)
