@@ -347,14 +347,9 @@ public struct GLCachePolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~C
       if inUse.count == 1 { nextToEvict = s }
     }
     let position = Int32(Int(s) &* segmentSize &+ Int(segments[Int(s)].count))
-    var slot = store.find(request.key)
-    if slot >= 0 {
-      store.table[slot].weight = request.weight
-      store.used &+= request.weight
-      store.count &+= 1
-    } else {
-      slot = store.insert(request.key, weight: request.weight, payload: KeyRecord())
-    }
+    // The key is not in the index: a missed key's ghosts were counted
+    // (which releases a slot left with none) before it is admitted.
+    let slot = store.insert(request.key, weight: request.weight, payload: KeyRecord())
     store.table[slot].payload.object = position
     var object = Object()
     object.slot = slot
