@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# GL-Cache's speed against libCacheSim 0.3.5's, whole process, same trace and
-# settings: each cell run by both tools in alternation, RUNS times (default 5),
+# The learned policies' speed (GL-Cache, LRB) against libCacheSim 0.3.5's, whole
+# process, same trace and settings: each cell run by both tools in alternation, RUNS times (default 5),
 # medians of wall-clock and CPU (user + system) seconds, and their ratio.
 #
 #   scripts/learned-speed.sh CACHESIM [RUNS] > results/learned/speed.md
 #
 # CACHESIM is libCacheSim 0.3.5's `cachesim` built with -DENABLE_GLCACHE=ON
-# against Debian's libxgboost-dev 1.7.4 (scripts/reference-glcache.sh says
-# how); EVLAB (default .build/release/evlab) is this repository's release
+# against Debian's libxgboost-dev 1.7.4 and -DENABLE_LRB=ON against LightGBM
+# 4.6.0 (scripts/reference-glcache.sh and scripts/reference-lrb.sh say how; put
+# LightGBM's lib_lightgbm.so on LD_LIBRARY_PATH); EVLAB (default .build/release/evlab) is this repository's release
 # build; SHARED (default ../shared) holds traces/. Both replay one cache size
 # per process, libCacheSim with --num-thread 1. Run it on a quiet machine.
 set -euo pipefail
@@ -21,13 +22,19 @@ import os, statistics, subprocess, sys, time
 
 cachesim, evlab, shared, runs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 traces = shared + "/traces/libcachesim/"
-# trace, size mode, size, retrain-intvl (86400: libCacheSim's default, never reached on these traces)
+# policy, trace, size mode, size, parameters (GL-Cache's retrain-intvl of 86400,
+# libCacheSim's default, is never reached on these traces; LRB trains there on
+# twitter_cluster52 and never on cloudPhysicsIO, shorter than a batch)
 cells = [
-    ("cloudPhysicsIO.oracleGeneral.bin", "count", 10000, 600),
-    ("cloudPhysicsIO.oracleGeneral.bin", "bytes", 1073741824, 600),
-    ("twitter_cluster52.oracleGeneral.zst", "count", 50000, 60),
-    ("twitter_cluster52.oracleGeneral.zst", "bytes", 16777216, 60),
-    ("twitter_cluster52.oracleGeneral.zst", "count", 50000, 86400),
+    ("glcache", "cloudPhysicsIO.oracleGeneral.bin", "count", 10000, "retrain-intvl=600"),
+    ("glcache", "cloudPhysicsIO.oracleGeneral.bin", "bytes", 1073741824, "retrain-intvl=600"),
+    ("glcache", "twitter_cluster52.oracleGeneral.zst", "count", 50000, "retrain-intvl=60"),
+    ("glcache", "twitter_cluster52.oracleGeneral.zst", "bytes", 16777216, "retrain-intvl=60"),
+    ("glcache", "twitter_cluster52.oracleGeneral.zst", "count", 50000, "retrain-intvl=86400"),
+    ("lrb", "twitter_cluster52.oracleGeneral.zst", "count", 1000, ""),
+    ("lrb", "twitter_cluster52.oracleGeneral.zst", "count", 10000, ""),
+    ("lrb", "twitter_cluster52.oracleGeneral.zst", "bytes", 4194304, ""),
+    ("lrb", "cloudPhysicsIO.oracleGeneral.bin", "count", 10000, ""),
 ]
 
 def timed(argv):
@@ -39,17 +46,19 @@ def timed(argv):
     return wall, (after.children_user - before.children_user) + (after.children_system - before.children_system)
 
 version = subprocess.run([evlab, "--version"], capture_output=True, text=True).stdout.strip()
-print("# GL-Cache: EvictionLab against libCacheSim 0.3.5\n")
+print("# Learned policies: EvictionLab against libCacheSim 0.3.5\n")
 print(f"`scripts/learned-speed.sh CACHESIM {runs}`: {version}, and libCacheSim 0.3.5's `cachesim` built with")
-print("XGBoost 1.7.4 (Debian's libxgboost-dev). Whole processes, one cache size each, run in alternation;")
-print(f"medians of {runs} runs. CPU is user + system seconds. Ratio: EvictionLab / libCacheSim.\n")
-print("| trace | size | retrain-intvl | libCacheSim wall | evlab wall | wall ratio | libCacheSim CPU | evlab CPU | CPU ratio |")
-print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-for trace, mode, size, interval in cells:
+print("XGBoost 1.7.4 (Debian's libxgboost-dev) for GL-Cache and LightGBM 4.6.0 for LRB. Whole processes, one")
+print(f"cache size each, run in alternation; medians of {runs} runs. CPU is user + system seconds. Ratio:")
+print("EvictionLab / libCacheSim.\n")
+print("| policy | trace | size | parameters | libCacheSim wall | evlab wall | wall ratio | libCacheSim CPU | evlab CPU | CPU ratio |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+names = {"glcache": "GLCache", "lrb": "LRB"}
+for policy, trace, mode, size, params in cells:
     path = traces + trace
-    theirs = [cachesim, path, "oracleGeneral", "GLCache", str(size), "--ignore-obj-size", "1" if mode == "count" else "0",
-              "-e", f"retrain-intvl={interval}", "--num-thread", "1"]
-    ours = [evlab, "replay", path, "--policy", f"glcache:retrain-intvl={interval}", "--size", str(size),
+    theirs = [cachesim, path, "oracleGeneral", names[policy], str(size), "--ignore-obj-size", "1" if mode == "count" else "0",
+              "--num-thread", "1"] + (["-e", params] if params else [])
+    ours = [evlab, "replay", path, "--policy", f"{policy}:{params}" if params else policy, "--size", str(size),
             "--size-mode", mode, "--csv", "/dev/null"]
     lcs, evl = [], []
     for _ in range(runs):
@@ -58,5 +67,5 @@ for trace, mode, size, interval in cells:
     lw, lc = statistics.median(w for w, _ in lcs), statistics.median(c for _, c in lcs)
     ew, ec = statistics.median(w for w, _ in evl), statistics.median(c for _, c in evl)
     label = f"{size:,} objects" if mode == "count" else f"{size // 1048576:,} MiB"
-    print(f"| {trace.split('.')[0]} | {label} | {interval} s | {lw:.3f} s | {ew:.3f} s | {ew / lw:.2f} | {lc:.3f} s | {ec:.3f} s | {ec / lc:.2f} |")
+    print(f"| {policy} | {trace.split('.')[0]} | {label} | {params or 'defaults'} | {lw:.3f} s | {ew:.3f} s | {ew / lw:.2f} | {lc:.3f} s | {ec:.3f} s | {ec / lc:.2f} |")
 PY

@@ -52,6 +52,30 @@ import Testing
     #expect(!run.stderr.contains("retrain-intvl=600 on"))
   }
 
+  /// LRB through evlab: on cloudPhysicsIO (fewer requests than a batch) it
+  /// never trains and is LRU, libCacheSim's count; a smaller batch trains it.
+  @Test func lrbReplaysAndTrains() throws {
+    let run = try evlab([
+      "replay", Self.trace, "--policy", "lrb,lrb:batch-size=4096,lru", "--size", "5000", "--csv", "-",
+    ])
+    #expect(run.status == 0, "\(run.stderr)")
+    let table = rows(run.stdout)
+    let untrained = try #require(table.first { $0["policy"] == "lrb" })
+    #expect(untrained["misses"] == "91527", "libCacheSim 0.3.5's (results/reference/libcachesim_035_lrb.tsv)")
+    #expect(untrained["trainings"] == "0")
+    #expect(table.first { $0["policy"] == "lru" }?["misses"] == "91527")
+    let trained = try #require(table.first { $0["policy"]!.hasPrefix("lrb:") })
+    #expect(Int(trained["trainings"]!)! >= 10)
+    #expect(run.stderr.contains("lrb on cloudPhysicsIO.oracleGeneral.bin at 5000 never trained"))
+    #expect(run.stderr.contains("batch-size"))
+  }
+
+  @Test func lrbParametersOutOfRangeAreOneLineErrors() throws {
+    let run = try evlab(["replay", Self.trace, "--policy", "lrb:memory-window=100", "--size", "1000"])
+    #expect(run.status == 1)
+    #expect(run.stderr.split(separator: "\n").count == 1 && run.stderr.contains("memory-window"), "\(run.stderr)")
+  }
+
   @Test func parametersThatDoNotGoTogetherAreOneLineErrors() throws {
     let run = try evlab(["replay", Self.trace, "--policy", "glcache:n-merge=60", "--size", "1000"])
     #expect(run.status == 1)

@@ -1,0 +1,212 @@
+import CXGBoost
+import EvictionCache
+import EvictionCore
+import EvictionSim
+import EvictionTestSupport
+import EvictionTraces
+import Foundation
+import Synchronization
+import Testing
+
+@testable import EvictionLearned
+
+/// LRB against libCacheSim 0.3.5 built with LightGBM 4.6.0
+/// (`results/reference/libcachesim_035_lrb.tsv`), its random draws against
+/// libstdc++'s, its tree walk against XGBoost's, and as a policy like any
+/// other. Driven directly, not through the catalog (see GLCacheTests).
+@Suite struct LRBTests {
+  typealias Policy = LRBPolicy<IntegerSlotIndex<UInt64>>
+
+  static func libCacheSimRows() throws -> [[String: String]] {
+    let text = try String(
+      contentsOf: SharedData.repository.appendingPathComponent("results/reference/libcachesim_035_lrb.tsv"),
+      encoding: .utf8)
+    var lines = text.split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false) }
+    let header = lines.removeFirst().map(String.init)
+    return lines.map { Dictionary(uniqueKeysWithValues: zip(header, $0.map(String.init))) }
+  }
+
+  static func replay(
+    _ trace: String, capacity: Int64, mode: SizeMode, batchSize: Int = 131_072
+  ) throws -> (ReplayCounts, LearningCounts) {
+    var policy = Policy(capacity: capacity, batchSize: batchSize)
+    let source = try TraceSource(checking: SharedData.trace(trace), formatName: "oracleGeneral")
+    let counts = try TraceReplay.replay(source, through: &policy, sizeMode: mode)
+    policy.checkInvariants()
+    return (counts, policy.learning!)
+  }
+
+  /// libstdc++'s `minstd_rand0`, `uniform_int_distribution<size_t>` and
+  /// `bernoulli_distribution`, draw for draw (2,000 draws of GCC 12's).
+  @Test func randomDrawsAreLibstdcxxs() throws {
+    let text = try String(
+      contentsOf: SharedData.repository.appendingPathComponent("results/reference/libstdcxx_random.txt"),
+      encoding: .utf8)
+    var random = StdRandom()
+    var checked = 0
+    for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+      let parts = line.split(separator: " ")
+      if parts[0] == "u" {
+        #expect(random.any() == UInt64(parts[1])!, "draw \(checked)")
+      } else {
+        #expect(random.bernoulli(Double(parts[1])!) == (parts[2] == "1"), "draw \(checked)")
+      }
+      checked += 1
+    }
+    #expect(checked == 2_000)
+  }
+
+  /// The tree walk predicts what XGBoost predicts, bit for bit, on every
+  /// training row of a model trained on rows like LRB's.
+  @Test func treesPredictWhatXGBoostPredicts() throws {
+    let learner = LRBLearner(rounds: 32, leaves: 32, batchSize: 5_000, rankedRows: 1)
+    var rng = SeededGenerator(seed: 11)
+    let width = LRBLearner.featureCount
+    for _ in 0..<5_000 {
+      var row = [Float](repeating: 0, count: width)
+      row[0] = Float(rng.below(100_000))
+      let gaps = Int(rng.below(32))
+      for j in 0..<min(gaps, 31) { row[j + 1] = Float(rng.below(50_000)) }
+      row[32] = Float(rng.below(4_096) + 1)
+      row[33] = Float(gaps)
+      for k in 0..<10 { row[34 + k] = Float(rng.below(1_000)) / 100 }
+      learner.features += row
+      learner.labels.append(Float(log1p(Double(row[0]) + Double(row[1]) / 2)))
+    }
+    let features = learner.features
+    learner.fit()
+    #expect(learner.trainings == 1 && learner.labels.isEmpty && !learner.model.isEmpty)
+    #expect(learner.model.roots.count == 32)
+    let matrix = features.withUnsafeBufferPointer {
+      XGBoost.matrix($0.baseAddress!, rows: 5_000, columns: width, missing: .nan)
+    }
+    defer { XGBoost.free(matrix: matrix) }
+    var length: bst_ulong = 0
+    var result: UnsafePointer<Float>? = nil
+    XGBoost.check(XGBoosterPredict(learner.booster, matrix, 0, 0, 0, &length, &result), "XGBoosterPredict")
+    #expect(length == 5_000)
+    var differing = 0
+    features.withUnsafeBufferPointer { rows in
+      for i in 0..<5_000 where learner.model.predict(rows.baseAddress! + i * width) != result![i] { differing += 1 }
+    }
+    #expect(differing == 0, "\(differing) of 5,000 predictions differ from XGBoost's")
+  }
+
+  /// Until its first training LRB is LRU: on cloudPhysicsIO (113,872
+  /// requests, fewer than a batch) every libCacheSim row is matched miss
+  /// for miss, and each equals LRU's.
+  @Test func untrainedRowsAreLibCacheSimsMissForMiss() throws {
+    let rows = try Self.libCacheSimRows().filter { $0["match"] == "exact" }
+    #expect(rows.count == 6)
+    for row in rows {
+      let mode: SizeMode = row["size_mode"] == "count" ? .count : .bytes
+      let capacity = Int64(row["cache_size"]!)!
+      let (counts, learning) = try Self.replay(row["trace"]!, capacity: capacity, mode: mode)
+      let label = "\(row["size_mode"]!) \(capacity)"
+      #expect(counts.misses == Int64(row["n_miss"]!)!, "\(label): \(counts.misses)")
+      if mode == .bytes { #expect(counts.bytesMissed == Int64(row["n_miss_byte"]!)!, "\(label)") }
+      #expect(learning.trainings == 0)
+      var lru = LRUPolicy<IntegerSlotIndex<UInt64>>(capacity: capacity)
+      let source = try TraceSource(checking: SharedData.trace(row["trace"]!), formatName: "oracleGeneral")
+      #expect(try TraceReplay.replay(source, through: &lru, sizeMode: mode).misses == counts.misses, "\(label)")
+    }
+  }
+
+  /// Trained, the trees are XGBoost's rather than LightGBM's, so the
+  /// evictions differ; the miss ratio stays within a point of libCacheSim's
+  /// on the Twitter trace, and learning beats LRU there as it does in
+  /// libCacheSim.
+  @Test func trainedRowsStayNearLibCacheSims() throws {
+    let row = try #require(
+      try Self.libCacheSimRows().first {
+        $0["trace"]!.contains("twitter") && $0["size_mode"] == "count" && $0["cache_size"] == "10000"
+      })
+    let (counts, learning) = try Self.replay(row["trace"]!, capacity: 10_000, mode: .count)
+    #expect(learning.trainings >= 1 && learning.seconds > 0)
+    let theirs = Double(row["n_miss"]!)! / Double(row["n_req"]!)!
+    let ours = Double(counts.misses) / Double(counts.requests)
+    #expect(abs(ours - theirs) < 0.01, "ours \(ours), libCacheSim's \(theirs)")
+    var lru = LRUPolicy<IntegerSlotIndex<UInt64>>(capacity: 10_000)
+    let source = try TraceSource(checking: SharedData.trace(row["trace"]!), formatName: "oracleGeneral")
+    let lruMisses = try TraceReplay.replay(source, through: &lru, sizeMode: .count).misses
+    #expect(counts.misses < lruMisses && Int64(row["n_miss"]!)! < lruMisses)
+  }
+
+  /// Training is reproducible (one thread, seeded sampling): a small batch
+  /// makes it train often, and two runs agree.
+  @Test func twoRunsAgree() throws {
+    let trace = "libcachesim/cloudPhysicsIO.oracleGeneral.bin"
+    let (first, learnedFirst) = try Self.replay(trace, capacity: 5_000, mode: .count, batchSize: 4_096)
+    let (second, learnedSecond) = try Self.replay(trace, capacity: 5_000, mode: .count, batchSize: 4_096)
+    #expect(first.misses == second.misses)
+    #expect(learnedFirst.trainings == learnedSecond.trainings && learnedFirst.trainings >= 10)
+    let (untrained, _) = try Self.replay(trace, capacity: 5_000, mode: .count)
+    #expect(first.misses != untrained.misses, "the model decides evictions once trained")
+  }
+
+  /// A cache holding the whole trace never evicts, never samples, never trains.
+  @Test func aCacheLargerThanTheTraceMissesOnlyFirstRequests() throws {
+    let (counts, learning) = try Self.replay(
+      "libcachesim/cloudPhysicsIO.oracleGeneral.bin", capacity: 60_000, mode: .count, batchSize: 16)
+    #expect(counts.misses == 48_974 && learning.trainings == 0)
+  }
+
+  /// The conformance stream, unit and weighted (weights may be 0), with
+  /// removals, a short memory window (keys forgotten, idle residents
+  /// dropped whole) and small batches: the invariants hold throughout, and
+  /// trimming empties the cache.
+  @Test(arguments: [false, true])
+  func invariantsHoldWhileLearning(weighted: Bool) {
+    let requests = PolicyConformance.requests(seed: 7, weighted: weighted, weightless: weighted, count: 20_000)
+    for capacity: Int64 in weighted ? [64, 700, 5_000] : [1, 2, 50, 400] {
+      for window: UInt32 in [1_024, 67_108_864] {
+        var policy = LRBPolicy<HashedSlotIndex<UInt64>>(
+          capacity: capacity, sampleRate: 8, memoryWindow: window, batchSize: 500, rounds: 4)
+        var resident = Set<UInt64>()
+        for (i, request) in requests.enumerated() {
+          if policy.lookup(request, onEvict: { _, _ in }) != nil {
+            #expect(resident.contains(request.key))
+          } else {
+            #expect(!resident.contains(request.key))
+            let admitted = policy.admit(request) { _, key in resident.remove(key) }
+            if admitted != nil { resident.insert(request.key) }
+            #expect((admitted != nil) == (request.weight <= capacity), "capacity \(capacity), request \(i)")
+          }
+          if i % 97 == 0, let victim = resident.first {
+            #expect(policy.remove(victim) != nil)
+            resident.remove(victim)
+          }
+          if i % 50 == 0 { policy.checkInvariants() }
+        }
+        policy.checkInvariants()
+        #expect(policy.count == resident.count && Set(policy.lists()[0].keys) == resident)
+        if capacity >= 50 { #expect(policy.learning!.trainings > 5, "capacity \(capacity), window \(window)") }
+        while policy.evictOne(onEvict: { _, key in #expect(resident.remove(key) != nil) }) {}
+        #expect(policy.count == 0 && policy.usedWeight == 0 && resident.isEmpty)
+        policy.checkInvariants()
+      }
+    }
+  }
+
+  /// The policy behind a `MemoryCache`: values come back while resident,
+  /// sets without a read first count, and it trains.
+  @Test func drivesAMemoryCache() throws {
+    let evicted = Mutex(0)
+    let policy = LRBPolicy<HashedSlotIndex<UInt64>>(capacity: 300, batchSize: 2_000)
+    let cache = try MemoryCache<UInt64, String>(
+      policy: policy, weighsCost: false, onEvict: { _, _, _ in evicted.withLock { $0 += 1 } })
+    var rng = SeededGenerator(seed: 3)
+    for i in 0..<30_000 {
+      let key = UInt64(rng.below(i % 3 == 0 ? 2_000 : 200))
+      if i % 7 == 0 { cache.setValue("v\(key &+ 1)", forKey: key &+ 1) }
+      if let value = cache.value(forKey: key) {
+        #expect(value == "v\(key)")
+      } else {
+        cache.setValue("v\(key)", forKey: key)
+      }
+      #expect(cache.count <= 300)
+    }
+    #expect(evicted.withLock { $0 } > 1_000)
+    #expect(cache.count > 250)
+  }
+}
