@@ -291,14 +291,14 @@ func warnFaulty(_ results: [ReplayResult]) {
 
 /// Names each learned policy that never trained: on a trace shorter than
 /// its training interval it ran untrained (GL-Cache merges in FIFO order,
-/// LRB evicts as LRU), which a reader of the row should know.
+/// LRB and 3L-Cache evict as LRU), which a reader of the row should know.
 func warnUntrained(_ results: [ReplayResult]) {
   let untrained = results.filter { $0.trainings == 0 }
   guard !untrained.isEmpty else { return }
   let cells = untrained.prefix(3).map { "\($0.policy) on \($0.trace) at \($0.cacheSize)" }
   let more = untrained.count > 3 ? " and \(untrained.count - 3) more" : ""
   printError(
-    "note: \(cells.joined(separator: "; "))\(more) never trained: its misses are those of its untrained rule (GL-Cache trains once the trace's timestamps have run its training interval past a first eviction after the trace's first second, so a trace without timestamps never trains it; LRB once batch-size samples, one drawn per request after the first eviction, have seen their key requested again or forgotten; docs/learned-policies.md)"
+    "note: \(cells.joined(separator: "; "))\(more) never trained: its misses are those of its untrained rule (GL-Cache trains once the trace's timestamps have run its training interval past a first eviction after the trace's first second, so a trace without timestamps never trains it; LRB and 3L-Cache once a batch of samples (LRB's batch-size, 3L-Cache's 65,536), one drawn per request after the first eviction, have seen their key requested again or forgotten; docs/learned-policies.md)"
   )
 }
 

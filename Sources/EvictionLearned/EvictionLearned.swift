@@ -5,7 +5,7 @@ import Synchronization
 /// or `EvictionLab.main(extraPolicies:)`.
 public enum EvictionLearned {
   /// Every learned policy's catalog definition.
-  public static var policies: [any PolicyDefinition.Type] { [GLCache.self, LRB.self] }
+  public static var policies: [any PolicyDefinition.Type] { [GLCache.self, LRB.self, ThreeLCache.self] }
 
   /// Adds the learned policies to the catalog once; later calls do nothing.
   public static func register() {

@@ -16,7 +16,7 @@ import Foundation
 /// the sample's label is log(1 + the requests until that key's next
 /// request), or twice the window when none comes within it. Every
 /// `batch-size` labelled samples train a new model of gradient-boosted
-/// trees (``LRBLearner`` says how it stands for libCacheSim's LightGBM).
+/// trees (``TreeLearner`` says how it stands for libCacheSim's LightGBM).
 /// Until the first training, and whenever the least recently used resident
 /// has not been requested for a whole memory window, it evicts that
 /// resident: before a model exists LRB is LRU, eviction for eviction.
@@ -38,7 +38,7 @@ import Foundation
 ///   prediction is multiplied by the object's size first.
 ///
 /// Where it differs: the trees (XGBoost, not LightGBM; see
-/// ``LRBLearner``); of candidates with equal predictions the first drawn is
+/// ``TreeLearner``); of candidates with equal predictions the first drawn is
 /// evicted (libCacheSim takes the first after `std::sort`, an order no
 /// standard fixes); ``remove(_:)`` (libCacheSim aborts) forgets the key and
 /// its unlabelled samples.
@@ -66,7 +66,7 @@ public struct LRBPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copya
   @usableFromInline var history = LRBHistory()
   @usableFromInline var samples = LRBSamples()
   @usableFromInline var random = StdRandom()
-  @usableFromInline var learner: LRBLearner
+  @usableFromInline var learner: TreeLearner
   /// The request count, from 0 (libCacheSim's `current_seq`, a `uint32_t`).
   @usableFromInline var now: UInt32 = .max
   /// Sampling starts with the first eviction.
@@ -78,6 +78,10 @@ public struct LRBPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copya
   @usableFromInline var candidates: [Int32]
   @usableFromInline var drawn: [UInt32] = []
   @usableFromInline var rankStamp: UInt32 = 0
+
+  /// Features per row: the age, 31 past gaps, the size, the gaps within
+  /// the window, 10 decayed counts.
+  static var featureCount: Int { 44 }
 
   public let sampleRate: Int
   public let memoryWindow: UInt32
@@ -97,7 +101,8 @@ public struct LRBPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copya
     self.batchSize = batchSize
     self.objectMissRatio = objectMissRatio
     decay = (0..<Int(memoryWindow / 1_024)).map { pow(0.5, Double($0)) }
-    learner = LRBLearner(rounds: rounds, leaves: leaves, batchSize: batchSize, rankedRows: sampleRate)
+    learner = TreeLearner(
+      width: Self.featureCount, rounds: rounds, leaves: leaves, batchSize: batchSize, rankedRows: sampleRate)
     candidates = Array(repeating: 0, count: sampleRate)
   }
 
@@ -231,13 +236,13 @@ public struct LRBPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copya
       if drawn[position] == rankStamp && trials < 200 { continue }
       drawn[position] = rankStamp
       candidates[filled] = Int32(position)
-      features(of: residents[position], at: now, into: learner.rows + filled * LRBLearner.featureCount)
+      features(of: residents[position], at: now, into: learner.rows + filled * Self.featureCount)
       filled += 1
     }
     var best = 0
     var bestScore = -Double.infinity
     for i in 0..<sampleRate {
-      var score = Double(learner.model.predict(learner.rows + i * LRBLearner.featureCount))
+      var score = Double(learner.model.predict(learner.rows + i * Self.featureCount))
       if objectMissRatio { score *= Double(residents[Int(candidates[i])].size) }
       if score > bestScore {
         bestScore = score
@@ -334,7 +339,7 @@ public struct LRBPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copya
     while sample >= 0 {
       let time = samples.time[Int(sample)]
       let row = learner.features.count
-      learner.features.append(contentsOf: repeatElement(0, count: LRBLearner.featureCount))
+      learner.features.append(contentsOf: repeatElement(0, count: Self.featureCount))
       learner.features.withUnsafeMutableBufferPointer { features(of: meta, at: time, into: $0.baseAddress! + row) }
       learner.labels.append(Float(log1p(Double(distance(time)))))
       sample = samples.next[Int(sample)]

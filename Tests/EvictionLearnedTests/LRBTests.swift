@@ -10,21 +10,12 @@ import Testing
 
 @testable import EvictionLearned
 
-/// LRB against libCacheSim 0.3.5 built with LightGBM 4.6.0
-/// (`results/reference/libcachesim_035_lrb.tsv`), its random draws against
-/// libstdc++'s, its tree walk against XGBoost's, and as a policy like any
-/// other. Driven directly, not through the catalog (see GLCacheTests).
+/// LRB's random draws against libstdc++'s, its tree walk against
+/// XGBoost's, and LRB as a policy like any other (its rows beside
+/// libCacheSim's are in LightGBMReferenceTests). Driven directly, not
+/// through the catalog (see GLCacheTests).
 @Suite struct LRBTests {
   typealias Policy = LRBPolicy<IntegerSlotIndex<UInt64>>
-
-  static func libCacheSimRows() throws -> [[String: String]] {
-    let text = try String(
-      contentsOf: SharedData.repository.appendingPathComponent("results/reference/libcachesim_035_lrb.tsv"),
-      encoding: .utf8)
-    var lines = text.split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false) }
-    let header = lines.removeFirst().map(String.init)
-    return lines.map { Dictionary(uniqueKeysWithValues: zip(header, $0.map(String.init))) }
-  }
 
   static func replay(
     _ trace: String, capacity: Int64, mode: SizeMode, batchSize: Int = 131_072
@@ -59,9 +50,9 @@ import Testing
   /// The tree walk predicts what XGBoost predicts, bit for bit, on every
   /// training row of a model trained on rows like LRB's.
   @Test func treesPredictWhatXGBoostPredicts() throws {
-    let learner = LRBLearner(rounds: 32, leaves: 32, batchSize: 5_000, rankedRows: 1)
+    let learner = TreeLearner(width: 44, rounds: 32, leaves: 32, batchSize: 5_000, rankedRows: 1)
     var rng = SeededGenerator(seed: 11)
-    let width = LRBLearner.featureCount
+    let width = LRBPolicy<IntegerSlotIndex<UInt64>>.featureCount
     for _ in 0..<5_000 {
       var row = [Float](repeating: 0, count: width)
       row[0] = Float(rng.below(100_000))
@@ -90,46 +81,6 @@ import Testing
       for i in 0..<5_000 where learner.model.predict(rows.baseAddress! + i * width) != result![i] { differing += 1 }
     }
     #expect(differing == 0, "\(differing) of 5,000 predictions differ from XGBoost's")
-  }
-
-  /// Until its first training LRB is LRU: on cloudPhysicsIO (113,872
-  /// requests, fewer than a batch) every libCacheSim row is matched miss
-  /// for miss, and each equals LRU's.
-  @Test func untrainedRowsAreLibCacheSimsMissForMiss() throws {
-    let rows = try Self.libCacheSimRows().filter { $0["match"] == "exact" }
-    #expect(rows.count == 6)
-    for row in rows {
-      let mode: SizeMode = row["size_mode"] == "count" ? .count : .bytes
-      let capacity = Int64(row["cache_size"]!)!
-      let (counts, learning) = try Self.replay(row["trace"]!, capacity: capacity, mode: mode)
-      let label = "\(row["size_mode"]!) \(capacity)"
-      #expect(counts.misses == Int64(row["n_miss"]!)!, "\(label): \(counts.misses)")
-      if mode == .bytes { #expect(counts.bytesMissed == Int64(row["n_miss_byte"]!)!, "\(label)") }
-      #expect(learning.trainings == 0)
-      var lru = LRUPolicy<IntegerSlotIndex<UInt64>>(capacity: capacity)
-      let source = try TraceSource(checking: SharedData.trace(row["trace"]!), formatName: "oracleGeneral")
-      #expect(try TraceReplay.replay(source, through: &lru, sizeMode: mode).misses == counts.misses, "\(label)")
-    }
-  }
-
-  /// Trained, the trees are XGBoost's rather than LightGBM's, so the
-  /// evictions differ; the miss ratio stays within a point of libCacheSim's
-  /// on the Twitter trace, and learning beats LRU there as it does in
-  /// libCacheSim.
-  @Test func trainedRowsStayNearLibCacheSims() throws {
-    let row = try #require(
-      try Self.libCacheSimRows().first {
-        $0["trace"]!.contains("twitter") && $0["size_mode"] == "count" && $0["cache_size"] == "10000"
-      })
-    let (counts, learning) = try Self.replay(row["trace"]!, capacity: 10_000, mode: .count)
-    #expect(learning.trainings >= 1 && learning.seconds > 0)
-    let theirs = Double(row["n_miss"]!)! / Double(row["n_req"]!)!
-    let ours = Double(counts.misses) / Double(counts.requests)
-    #expect(abs(ours - theirs) < 0.01, "ours \(ours), libCacheSim's \(theirs)")
-    var lru = LRUPolicy<IntegerSlotIndex<UInt64>>(capacity: 10_000)
-    let source = try TraceSource(checking: SharedData.trace(row["trace"]!), formatName: "oracleGeneral")
-    let lruMisses = try TraceReplay.replay(source, through: &lru, sizeMode: .count).misses
-    #expect(counts.misses < lruMisses && Int64(row["n_miss"]!)! < lruMisses)
   }
 
   /// Training is reproducible (one thread, seeded sampling): a small batch

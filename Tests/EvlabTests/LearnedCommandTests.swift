@@ -52,11 +52,13 @@ import Testing
     #expect(!run.stderr.contains("retrain-intvl=600 on"))
   }
 
-  /// LRB through evlab: on cloudPhysicsIO (fewer requests than a batch) it
-  /// never trains and is LRU, libCacheSim's count; a smaller batch trains it.
-  @Test func lrbReplaysAndTrains() throws {
+  /// LRB and 3L-Cache through evlab: on cloudPhysicsIO (too few labelled
+  /// samples) LRB never trains and is LRU, libCacheSim's count; a smaller
+  /// batch trains either.
+  @Test func lrbAnd3LCacheReplayAndTrain() throws {
     let run = try evlab([
-      "replay", Self.trace, "--policy", "lrb,lrb:batch-size=4096,lru", "--size", "5000", "--csv", "-",
+      "replay", Self.trace, "--policy", "lrb,lrb:batch-size=4096,3lcache:batch-size=512,lru", "--size", "5000",
+      "--csv", "-",
     ])
     #expect(run.status == 0, "\(run.stderr)")
     let table = rows(run.stdout)
@@ -66,6 +68,8 @@ import Testing
     #expect(table.first { $0["policy"] == "lru" }?["misses"] == "91527")
     let trained = try #require(table.first { $0["policy"]!.hasPrefix("lrb:") })
     #expect(Int(trained["trainings"]!)! >= 10)
+    let threeL = try #require(table.first { $0["policy"]!.hasPrefix("3lcache") })
+    #expect(Int(threeL["trainings"]!)! >= 10 && threeL["misses"] != "91527")
     #expect(run.stderr.contains("lrb on cloudPhysicsIO.oracleGeneral.bin at 5000 never trained"))
     #expect(run.stderr.contains("batch-size"))
   }

@@ -1,18 +1,20 @@
 import CXGBoost
 import Foundation
 
-/// LRB's model and its training rows: gradient-boosted regression trees
-/// predicting log(1 + requests until an object's next request) from its
-/// features, trained on XGBoost where libCacheSim trains LightGBM.
+/// The model of LRB and 3L-Cache and its training rows: gradient-boosted
+/// regression trees predicting log(1 + requests until an object's next
+/// request) from its features, trained on XGBoost where libCacheSim trains
+/// LightGBM.
 ///
-/// libCacheSim's LightGBM settings and what stands for each here:
+/// libCacheSim's LightGBM settings (LRB's; 3L-Cache's are the same with
+/// 16 trees) and what stands for each here:
 ///
 /// | LightGBM (libCacheSim)           | XGBoost (here)                                  |
 /// |----------------------------------|-------------------------------------------------|
 /// | `boosting=gbdt`, `objective=regression` | `booster=gbtree`, `objective=reg:squarederror` |
 /// | histogram bins (255)             | `tree_method=hist`, `max_bin=255`               |
 /// | leaf-wise growth, `num_leaves=32`| `grow_policy=lossguide`, `max_leaves=32`, `max_depth=0` |
-/// | `num_iterations=32`, `learning_rate=0.1` | 32 rounds, `eta=0.1`                    |
+/// | `num_iterations=32` (16), `learning_rate=0.1` | 32 (16) rounds, `eta=0.1`         |
 /// | `min_data_in_leaf=20` (default)  | `min_child_weight=20` (a row's hessian is 1)    |
 /// | `lambda_l2=0` (default)          | `lambda=0`                                      |
 /// | `boost_from_average` (default)   | `base_score` = the labels' mean                 |
@@ -27,8 +29,9 @@ import Foundation
 /// training, do the evictions. Absent features (past distances an object
 /// does not have yet) are zeros in both: LightGBM reads a sparse row's
 /// absent entries as 0, and the rows here are dense with explicit zeros.
-@usableFromInline final class LRBLearner {
-  static let featureCount = 44
+@usableFromInline final class TreeLearner {
+  /// Features per row.
+  let width: Int
 
   let rounds: Int
   let leaves: Int
@@ -44,12 +47,13 @@ import Foundation
   /// The rows of a ranking's candidates.
   let rows: UnsafeMutablePointer<Float>
 
-  init(rounds: Int, leaves: Int, batchSize: Int, rankedRows: Int) {
+  init(width: Int, rounds: Int, leaves: Int, batchSize: Int, rankedRows: Int) {
+    self.width = width
     self.rounds = rounds
     self.leaves = leaves
-    rows = .allocate(capacity: rankedRows * Self.featureCount)
-    rows.initialize(repeating: 0, count: rankedRows * Self.featureCount)
-    features.reserveCapacity(batchSize * Self.featureCount)
+    rows = .allocate(capacity: rankedRows * width)
+    rows.initialize(repeating: 0, count: rankedRows * width)
+    features.reserveCapacity(batchSize * width)
     labels.reserveCapacity(batchSize)
   }
 
@@ -72,7 +76,7 @@ import Foundation
     booster = nil
     let rows = labels.count
     let matrix = features.withUnsafeBufferPointer {
-      XGBoost.matrix($0.baseAddress!, rows: rows, columns: Self.featureCount, missing: .nan)
+      XGBoost.matrix($0.baseAddress!, rows: rows, columns: width, missing: .nan)
     }
     defer { XGBoost.free(matrix: matrix) }
     labels.withUnsafeBufferPointer { XGBoost.setLabels(matrix, $0.baseAddress!, count: rows) }
