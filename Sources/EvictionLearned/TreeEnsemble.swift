@@ -1,8 +1,8 @@
 import CXGBoost
 import Foundation
 
-/// A trained XGBoost regression model, read out of XGBoost into flat arrays
-/// and evaluated here: LRB ranks 64 candidates on every eviction, and a
+/// A trained XGBoost regression model, read out of XGBoost into one array
+/// of nodes and evaluated here: LRB ranks 64 candidates on every eviction, and a
 /// call into XGBoost (a matrix built, a predictor set up) costs more than
 /// walking 32 small trees. It predicts exactly what XGBoost does for rows
 /// without missing values: a row goes left where its feature is below the
@@ -10,13 +10,17 @@ import Foundation
 /// tree order in `Float`, as XGBoost's CPU predictor adds them. A test
 /// compares the two on every training row.
 struct TreeEnsemble {
-  /// Per node: the feature it splits on, or -1 at a leaf.
-  var feature: [Int32] = []
-  /// Per node: the split value, or the leaf's value.
-  var value: [Float] = []
-  /// Per node: its left child (the right one follows in `right`).
-  var left: [Int32] = []
-  var right: [Int32] = []
+  /// A node: the feature it splits on (-1 at a leaf), the split value (the
+  /// leaf's value at a leaf) and its children (the left one where the
+  /// feature is below the split).
+  struct Node {
+    var feature: Int32
+    var value: Float
+    var left: Int32
+    var right: Int32
+  }
+
+  var nodes: [Node] = []
   /// Each tree's root node.
   var roots: [Int32] = []
   var base: Float = 0
@@ -41,37 +45,31 @@ struct TreeEnsemble {
         let features = reader.integers(after: #""split_indices":["#),
         rights.count == lefts.count, values.count == lefts.count, features.count == lefts.count
       else { preconditionFailure("XGBoost's JSON model has a tree this reader does not understand") }
-      let offset = Int32(left.count)
+      let offset = Int32(nodes.count)
       roots.append(offset)
       for node in lefts.indices {
         let leaf = lefts[node] < 0
-        feature.append(leaf ? -1 : features[node])
-        value.append(values[node])
-        left.append(leaf ? -1 : lefts[node] + offset)
-        right.append(leaf ? -1 : rights[node] + offset)
+        nodes.append(
+          Node(
+            feature: leaf ? -1 : features[node], value: values[node], left: leaf ? -1 : lefts[node] + offset,
+            right: leaf ? -1 : rights[node] + offset))
       }
     }
   }
 
   init() {}
 
-  /// The prediction for one dense row of `features.count` values.
+  /// The prediction for one dense row of the model's features.
   @inline(__always)
   func predict(_ row: UnsafePointer<Float>) -> Float {
     var sum = base
-    feature.withUnsafeBufferPointer { feature in
-      value.withUnsafeBufferPointer { value in
-        left.withUnsafeBufferPointer { left in
-          right.withUnsafeBufferPointer { right in
-            for root in roots {
-              var node = Int(root)
-              while feature[node] >= 0 {
-                node = Int(row[Int(feature[node])] < value[node] ? left[node] : right[node])
-              }
-              sum += value[node]
-            }
-          }
+    nodes.withUnsafeBufferPointer { nodes in
+      for root in roots {
+        var node = nodes[Int(root)]
+        while node.feature >= 0 {
+          node = nodes[Int(row[Int(node.feature)] < node.value ? node.left : node.right)]
         }
+        sum += node.value
       }
     }
     return sum

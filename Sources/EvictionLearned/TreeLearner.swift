@@ -53,8 +53,10 @@ import Foundation
     self.leaves = leaves
     rows = .allocate(capacity: rankedRows * width)
     rows.initialize(repeating: 0, count: rankedRows * width)
-    features.reserveCapacity(batchSize * width)
-    labels.reserveCapacity(batchSize)
+    // Room for a default batch at most: a batch-size far above the trace's
+    // samples must not reserve gigabytes it never fills.
+    features.reserveCapacity(min(batchSize, 131_072) * width)
+    labels.reserveCapacity(min(batchSize, 131_072))
   }
 
   deinit {

@@ -86,10 +86,11 @@ import Testing
     #expect(run.stderr.split(separator: "\n").count == 1 && run.stderr.contains("n-merge"), "\(run.stderr)")
   }
 
-  @Test func listedAndConformant() throws {
+  @Test(arguments: ["glcache", "lrb", "3lcache"])
+  func listedAndConformant(policy: String) throws {
     let listed = try evlab(["policies"])
-    #expect(listed.stdout.contains("glcache"))
-    let checked = try evlab(["check-policy", "glcache"])
+    #expect(listed.stdout.contains(policy))
+    let checked = try evlab(["check-policy", policy])
     #expect(checked.status == 0, "\(checked.stdout)\(checked.stderr)")
   }
 }
