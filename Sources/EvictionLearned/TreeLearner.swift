@@ -41,6 +41,9 @@ import Foundation
   var booster: BoosterHandle? = nil
   var model = TreeEnsemble()
   var trainings: Int64 = 0
+  /// Sees each batch's rows and labels before it is fitted (tests compare
+  /// them with libCacheSim's).
+  var inspect: ((_ features: [Float], _ labels: [Float]) -> Void)? = nil
   /// Seconds spent training and ranking.
   var seconds = 0.0
 
@@ -74,6 +77,7 @@ import Foundation
   /// Fits a new model to the rows gathered and clears them.
   func fit() {
     let start = ContinuousClock.now
+    inspect?(features, labels)
     XGBoost.free(booster: booster)
     booster = nil
     let rows = labels.count

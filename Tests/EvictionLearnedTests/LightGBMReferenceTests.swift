@@ -79,3 +79,63 @@ import Testing
     #expect(trained == 5, "every Twitter row but 16 MiB trains")
   }
 }
+
+/// The first training batch of LRB and 3L-Cache, row for row libCacheSim's:
+/// the same samples drawn (libstdc++'s draws replayed), labelled at the same
+/// requests, with the same features. `results/reference/libcachesim_035_first_batch.tsv`
+/// holds a digest of libCacheSim's (FNV-1a over the dense rows' `float`
+/// bits, then the labels'), printed by `cachesim` with
+/// `scripts/reference/lightgbm_first_batch.patch` applied.
+@Suite struct FirstBatchTests {
+  final class FirstBatch {
+    var seen: (rows: Int, digest: UInt64)? = nil
+  }
+
+  static func digest(_ features: [Float], _ labels: [Float]) -> UInt64 {
+    var hash: UInt64 = 1_469_598_103_934_665_603
+    for value in features + labels {
+      let bits = value.bitPattern
+      for byte in 0..<4 {
+        hash ^= UInt64((bits >> (8 * UInt32(byte))) & 0xff)
+        hash = hash &* 1_099_511_628_211
+      }
+    }
+    return hash
+  }
+
+  static func rows() throws -> [[String: String]] {
+    let text = try String(
+      contentsOf: SharedData.repository.appendingPathComponent("results/reference/libcachesim_035_first_batch.tsv"),
+      encoding: .utf8)
+    var lines = text.split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false) }
+    let header = lines.removeFirst().map(String.init)
+    return lines.map { Dictionary(uniqueKeysWithValues: zip(header, $0.map(String.init))) }
+  }
+
+  @Test func firstBatchesAreLibCacheSims() throws {
+    let rows = try Self.rows()
+    #expect(rows.count == 6)
+    for row in rows {
+      let capacity = Int64(row["cache_size"]!)!
+      let first = FirstBatch()
+      let record: ([Float], [Float]) -> Void = { features, labels in
+        if first.seen == nil { first.seen = (labels.count, Self.digest(features, labels)) }
+      }
+      let source = try TraceSource(checking: SharedData.trace(row["trace"]!), formatName: "oracleGeneral")
+      let mode: SizeMode = row["size_mode"] == "count" ? .count : .bytes
+      if row["algorithm"] == "LRB" {
+        var policy = LRBPolicy<IntegerSlotIndex<UInt64>>(capacity: capacity, rounds: 1)
+        policy.learner.inspect = record
+        _ = try TraceReplay.replay(source, through: &policy, sizeMode: mode)
+      } else {
+        var policy = ThreeLCachePolicy<IntegerSlotIndex<UInt64>>(capacity: capacity, rounds: 1)
+        policy.learner.inspect = record
+        _ = try TraceReplay.replay(source, through: &policy, sizeMode: mode)
+      }
+      let label = "\(row["algorithm"]!) \(row["size_mode"]!) \(capacity)"
+      let batch = try #require(first.seen, "\(label): never trained")
+      #expect(batch.rows == Int(row["rows"]!)!, "\(label)")
+      #expect(String(batch.digest, radix: 16) == row["digest"]!.drop { $0 == "0" }, "\(label)")
+    }
+  }
+}
