@@ -205,10 +205,13 @@ public struct AdmissionSpec: Hashable, Sendable, CustomStringConvertible {
     guard comparesWithVictims, !policy.approvesVictims else { return }
     let why =
       policy.isOffline
-      ? "is an offline bound" : policy.isModel ? "models a shipped cache" : "does not ask before evicting"
+      ? "is an offline bound"
+      : policy.isModel ? "models a shipped cache" : "cannot name a victim before evicting it"
+    let others = PolicyCatalog.entries.filter { !$0.isOffline && !$0.isModel && !$0.approvesVictims }.map(\.name)
     throw AdmissionError(
       "admission \(self) compares a missed object with each victim, and \(policy.name) \(why); "
-        + "tinylfu composes with every online policy (evlab policies lists them)")
+        + "tinylfu composes with every other online policy"
+        + (others.isEmpty ? "" : " (all but \(others.joined(separator: ", ")))"))
   }
 
   /// Whether decisions depend on object sizes (meaningless in count mode,

@@ -298,7 +298,7 @@ func warnUntrained(_ results: [ReplayResult]) {
   let cells = untrained.prefix(3).map { "\($0.policy) on \($0.trace) at \($0.cacheSize)" }
   let more = untrained.count > 3 ? " and \(untrained.count - 3) more" : ""
   printError(
-    "note: \(cells.joined(separator: "; "))\(more) never trained: its misses are those of its untrained rule (GL-Cache trains once the trace's timestamps have run its training interval past a first eviction after the trace's first second, so a trace without timestamps never trains it; LRB and 3L-Cache once a batch of samples (LRB's batch-size, 3L-Cache's 65,536), one drawn per request after the first eviction, have seen their key requested again or forgotten; docs/learned-policies.md)"
+    "note: \(cells.joined(separator: "; "))\(more) never trained: its misses are those of its untrained rule (GL-Cache trains once the trace's timestamps have run its training interval past a first eviction after the trace's first second, so a trace without timestamps never trains it; LRB and 3L-Cache once batch-size samples (131,072 and 65,536 by default), one drawn per request after the first eviction, have seen their key requested again or forgotten; docs/learned-policies.md)"
   )
 }
 

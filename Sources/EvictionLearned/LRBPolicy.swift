@@ -419,18 +419,17 @@ public struct LRBPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copya
     let record = store.table[slot].payload
     let meta = record.resident ? residents[Int(record.position)] : remembered[Int(record.position)]
     let gaps = meta.history >= 0 ? min(Int(history.nextGap[Int(meta.history)]), LRBHistory.gaps) : 0
-    let idle = now &- meta.lastRequest
-    return record.resident
-      ? "resident, idle \(idle) requests, \(gaps) past gaps"
-      : "remembered (not resident), idle \(idle) requests, \(gaps) past gaps"
+    return record.resident ? "resident, \(gaps) past gaps" : "remembered (not resident), \(gaps) past gaps"
   }
+
 }
 
 /// LRB in the catalog.
 public enum LRB: PolicyDefinition {
   public static let descriptor = PolicyDescriptor(
     name: "lrb", displayName: "LRB",
-    summary: "evicts, of 64 sampled residents, the one a learned model (XGBoost trees) predicts is requested last",
+    summary:
+      "evicts, of sample-rate residents drawn at random, the one a learned model (XGBoost trees) predicts is requested last",
     citation: "Song et al., NSDI'20",
     parameters: [
       PolicyParameter("sample-rate", default: 64, range: 1...4_096, help: "residents ranked per eviction"),

@@ -40,7 +40,10 @@ import Foundation
 /// asks again, possibly forever) the least recently used resident goes; a
 /// remembered key brought back is marked so explicitly (libCacheSim sets
 /// its old record's size to 0, which an object of weight 0 also has);
-/// ``remove(_:)`` (libCacheSim aborts) forgets the key.
+/// with `object-miss-ratio` an object's whole size multiplies its prediction
+/// (libCacheSim keeps the sizes as `int32` there, so objects of 2 GiB or
+/// more turn negative and are kept first); ``remove(_:)`` (libCacheSim
+/// aborts) forgets the key.
 public struct ThreeLCachePolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copyable {
   public typealias Key = Index.Key
 
@@ -471,7 +474,7 @@ public struct ThreeLCachePolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy
       meta.features(at: now, into: &row)
       let score = Double(row.withUnsafeBufferPointer { learner.model.predict($0.baseAddress!) })
       let time =
-        objectMissRatio ? Float(Double(Int32(truncatingIfNeeded: meta.size)) * exp(score)) : Float(exp(score) + offset)
+        objectMissRatio ? Float(Double(meta.size) * exp(score)) : Float(exp(score) + offset)
       pushHeap(Prediction(time: time, key: store.table[meta.slot].key))
       if residents[Int(p)].predictedEpoch != epoch {
         residents[Int(p)].predictedEpoch = epoch
@@ -659,13 +662,11 @@ public struct ThreeLCachePolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy
     let slot = store.find(key)
     guard slot >= 0 else { return nil }
     let record = store.table[slot].payload
-    if record.resident {
-      let meta = residents[record.position]
-      return "resident, requested \(meta.frequency) times, idle \(now &- meta.lastRequest) requests"
-    }
+    if record.resident { return "resident, requested \(residents[record.position].frequency) times" }
     let meta = remembered[index(remembered: record.position)]
     return "remembered (not resident), requested \(meta.frequency) times"
   }
+
 }
 
 /// What 3L-Cache remembers of a key (libCacheSim's `Meta`).

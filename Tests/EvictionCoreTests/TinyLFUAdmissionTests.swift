@@ -198,8 +198,12 @@ struct ApprovalProbe: PolicyVisitor {
         } catch {
           let why =
             entry.isOffline
-            ? "is an offline bound" : entry.isModel ? "models a shipped cache" : "does not ask before evicting"
+            ? "is an offline bound"
+            : entry.isModel ? "models a shipped cache" : "cannot name a victim before evicting it"
           #expect(error.description.contains("\(entry.name) \(why)"), "\(error)")
+          if !entry.isOffline && !entry.isModel {
+            #expect(error.description.contains("all but ") && error.description.contains("flashprob"), "\(error)")
+          }
         }
       }
     }
