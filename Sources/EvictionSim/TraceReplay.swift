@@ -295,12 +295,13 @@ struct ReplayVisitor: PolicyVisitor {
 extension TraceRecord {
   /// The request this record makes of a policy: its key and next access
   /// moved by the tile's offsets (a copy of a repeated trace), weighing 1 in
-  /// count mode, and `time` its position in the replay.
+  /// count mode, and `time` its position in the replay. A next access past
+  /// the copy's end never comes.
   @inlinable @inline(__always)
   func request(in tile: TraceTile, time: Int64, countMode: Bool) -> Request<UInt64> {
     Request(
       key: key &+ tile.idOffset, weight: countMode ? 1 : size, time: time,
-      nextAccess: nextAccess == TraceRecord.never ? Request<UInt64>.never : nextAccess &+ tile.requestOffset,
+      nextAccess: nextAccess >= tile.copyLength ? Request<UInt64>.never : nextAccess &+ tile.requestOffset,
       timestamp: self.time)
   }
 }

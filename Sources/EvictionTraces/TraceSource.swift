@@ -61,15 +61,21 @@ public struct TraceSource: Sendable, Hashable {
   /// so copy k's ids fill an interval of their own and no two copies share
   /// an object, whatever ids the trace uses (a fixed offset such as 2⁴⁰
   /// collided with `generate mix`, whose components use it). 0 for one copy.
-  public func tileStride() throws(TraceError) -> UInt64 {
-    guard copies > 1 else { return 0 }
+  public func tileStride() throws(TraceError) -> UInt64 { try tiling().stride }
+
+  /// ``tileStride()`` and the requests of one copy, from one pass (none for
+  /// a single copy, which needs neither).
+  public func tiling() throws(TraceError) -> (stride: UInt64, length: Int64) {
+    guard copies > 1 else { return (0, .max) }
     let reader = try open()
     let buffer = UnsafeMutableBufferPointer<TraceRecord>.allocate(capacity: 4096)
     defer { buffer.deallocate() }
     var largest: UInt64 = 0
+    var length: Int64 = 0
     while true {
       let n = try reader.read(into: buffer)
       if n == 0 { break }
+      length += Int64(n)
       for record in buffer[..<n] { largest = max(largest, record.key) }
     }
     // The last copy's largest id, largest + stride · (copies - 1), must fit.
@@ -80,7 +86,7 @@ public struct TraceSource: Sendable, Hashable {
         "\(path): its ids span too much of the 64-bit range to tile \(copies) copies without sharing objects; use fewer copies (\(Setting.repeatTrace)) or renumber the trace (\(Setting.convert))"
       )
     }
-    return stride
+    return (stride, length)
   }
 
   /// The file name, for reports.
@@ -118,10 +124,15 @@ public struct TraceTile: Sendable {
   /// Requests before this copy: next-access times count from the start of
   /// the whole stream.
   public var requestOffset: Int64
+  /// A copy's requests when the trace is tiled (`Int64.max` when not): a
+  /// next access at or past it (an oracleGeneral sample cut from a longer
+  /// trace points there) never comes, as no copy shares an object.
+  public var copyLength: Int64
 
-  @inlinable public init(idOffset: UInt64, requestOffset: Int64) {
+  @inlinable public init(idOffset: UInt64, requestOffset: Int64, copyLength: Int64 = .max) {
     self.idOffset = idOffset
     self.requestOffset = requestOffset
+    self.copyLength = copyLength
   }
 }
 
@@ -174,12 +185,12 @@ extension TraceSource {
       }
       return reading.stop()
     }
-    let stride = try tileStride()
+    let (stride, length) = try tiling()
     var seen: Int64 = 0
     for copy in 0..<copies {
       let reader: TraceReader =
         if let preloaded { MemoryTraceReader(preloaded, path: path, format: format) } else { try open() }
-      let tile = TraceTile(idOffset: UInt64(copy) &* stride, requestOffset: seen)
+      let tile = TraceTile(idOffset: UInt64(copy) &* stride, requestOffset: seen, copyLength: length)
       while true {
         var n = try reader.read(into: buffer)
         if let limit { n = Int(min(Int64(n), limit - seen)) }
