@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The learned policies' speed (GL-Cache, LRB) against libCacheSim 0.3.5's, whole
+# The learned policies' speed (GL-Cache, LRB, 3L-Cache) against libCacheSim 0.3.5's, whole
 # process, same trace and settings: each cell run by both tools in alternation, RUNS times (default 5),
 # medians of wall-clock and CPU (user + system) seconds, and their ratio.
 #
@@ -7,7 +7,7 @@
 #
 # CACHESIM is libCacheSim 0.3.5's `cachesim` built with -DENABLE_GLCACHE=ON
 # against Debian's libxgboost-dev 1.7.4 and -DENABLE_LRB=ON against LightGBM
-# 4.6.0 (scripts/reference-glcache.sh and scripts/reference-lrb.sh say how; put
+# 4.6.0 (scripts/reference-glcache.sh and scripts/reference-lightgbm.sh say how; put
 # LightGBM's lib_lightgbm.so on LD_LIBRARY_PATH); EVLAB (default .build/release/evlab) is this repository's release
 # build; SHARED (default ../shared) holds traces/. Both replay one cache size
 # per process, libCacheSim with --num-thread 1. Run it on a quiet machine.
@@ -23,8 +23,8 @@ import os, statistics, subprocess, sys, time
 cachesim, evlab, shared, runs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 traces = shared + "/traces/libcachesim/"
 # policy, trace, size mode, size, parameters (GL-Cache's retrain-intvl of 86400,
-# libCacheSim's default, is never reached on these traces; LRB trains there on
-# twitter_cluster52 and never on cloudPhysicsIO, shorter than a batch)
+# libCacheSim's default, is never reached on these traces; LRB and 3L-Cache
+# train on twitter_cluster52 and never on cloudPhysicsIO, shorter than a batch)
 cells = [
     ("glcache", "cloudPhysicsIO.oracleGeneral.bin", "count", 10000, "retrain-intvl=600"),
     ("glcache", "cloudPhysicsIO.oracleGeneral.bin", "bytes", 1073741824, "retrain-intvl=600"),
@@ -35,6 +35,9 @@ cells = [
     ("lrb", "twitter_cluster52.oracleGeneral.zst", "count", 10000, ""),
     ("lrb", "twitter_cluster52.oracleGeneral.zst", "bytes", 4194304, ""),
     ("lrb", "cloudPhysicsIO.oracleGeneral.bin", "count", 10000, ""),
+    ("3lcache", "twitter_cluster52.oracleGeneral.zst", "count", 1000, ""),
+    ("3lcache", "twitter_cluster52.oracleGeneral.zst", "count", 10000, ""),
+    ("3lcache", "twitter_cluster52.oracleGeneral.zst", "bytes", 4194304, ""),
 ]
 
 def timed(argv):
@@ -48,12 +51,12 @@ def timed(argv):
 version = subprocess.run([evlab, "--version"], capture_output=True, text=True).stdout.strip()
 print("# Learned policies: EvictionLab against libCacheSim 0.3.5\n")
 print(f"`scripts/learned-speed.sh CACHESIM {runs}`: {version}, and libCacheSim 0.3.5's `cachesim` built with")
-print("XGBoost 1.7.4 (Debian's libxgboost-dev) for GL-Cache and LightGBM 4.6.0 for LRB. Whole processes, one")
+print("XGBoost 1.7.4 (Debian's libxgboost-dev) for GL-Cache and LightGBM 4.6.0 for LRB and 3L-Cache. Whole processes, one")
 print(f"cache size each, run in alternation; medians of {runs} runs. CPU is user + system seconds. Ratio:")
 print("EvictionLab / libCacheSim.\n")
 print("| policy | trace | size | parameters | libCacheSim wall | evlab wall | wall ratio | libCacheSim CPU | evlab CPU | CPU ratio |")
 print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-names = {"glcache": "GLCache", "lrb": "LRB"}
+names = {"glcache": "GLCache", "lrb": "LRB", "3lcache": "3LCache"}
 for policy, trace, mode, size, params in cells:
     path = traces + trace
     theirs = [cachesim, path, "oracleGeneral", names[policy], str(size), "--ignore-obj-size", "1" if mode == "count" else "0",

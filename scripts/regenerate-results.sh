@@ -30,7 +30,7 @@ rm -rf results/column && $evlab compare --trace traces/zipf-scan.oracleGeneral.z
   --figure-width column --no-titles --label s3fifo="S3-FIFO (ours)" --output results/column
 rm -rf results/capacity && $evlab compare --trace "$shared"/libcachesim/cloudPhysicsIO.oracleGeneral.bin \
   --policy all --size 0.1%,1%,10% --name capacity --output results/capacity
-# The across-trace run over every shared trace (about 6 minutes on 2 cores): pass --collection.
+# The across-trace run over every shared trace (about 45 minutes on 2 cores, most of it LRB): pass --collection.
 if [ "${1:-}" = "--collection" ]; then
   rm -rf results/collection && $evlab compare --collection traces/catalog.toml --output results/collection
 fi
