@@ -436,17 +436,8 @@ public enum LRB: PolicyDefinition {
       PolicyParameter(
         "memory-window", default: 67_108_864, range: 1_024...Int64(UInt32.max / 2),
         help: "requests a key's metadata is kept after its last request"),
-      PolicyParameter(
-        "batch-size", default: 131_072, range: 1...100_000_000, help: "labelled samples per training"),
-      PolicyParameter("num-iterations", default: 32, range: 1...1_000, help: "trees per model"),
-      PolicyParameter("num-leaves", default: 32, range: 2...4_096, help: "leaves per tree"),
-      PolicyParameter(
-        switch: "object-miss-ratio", default: false,
-        help: "rank by predicted distance × size (libCacheSim's LRB-OMR) instead of distance (LRB-BMR)"),
-    ],
-    checkedAgainst:
-      "libCacheSim 0.3.5 built with LightGBM 4.6.0: equal until the first training; miss ratios beside it after",
-    libCacheSim: "0.3.5")
+    ] + TreeLearner.catalogParameters(batchSize: 131_072, iterations: 32, libCacheSimName: "LRB"),
+    checkedAgainst: TreeLearner.checkedAgainst, libCacheSim: "0.3.5")
 
   public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
     _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor

@@ -729,18 +729,8 @@ public enum ThreeLCache: PolicyDefinition {
     summary:
       "evicts in batches the residents a learned model (XGBoost trees) predicts are requested last, sampled cheaply",
     citation: "Zhou et al., FAST'25",
-    parameters: [
-      PolicyParameter(
-        "batch-size", default: 65_536, range: 1...100_000_000, help: "labelled samples per training"),
-      PolicyParameter("num-iterations", default: 16, range: 1...1_000, help: "trees per model"),
-      PolicyParameter("num-leaves", default: 32, range: 2...4_096, help: "leaves per tree"),
-      PolicyParameter(
-        switch: "object-miss-ratio", default: false,
-        help: "rank by predicted distance × size (libCacheSim's ThreeLCache-OMR) instead of the next request's time"),
-    ],
-    checkedAgainst:
-      "libCacheSim 0.3.5 built with LightGBM 4.6.0: equal until the first training; miss ratios beside it after",
-    libCacheSim: "0.3.5")
+    parameters: TreeLearner.catalogParameters(batchSize: 65_536, iterations: 16, libCacheSimName: "ThreeLCache"),
+    checkedAgainst: TreeLearner.checkedAgainst, libCacheSim: "0.3.5")
 
   public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
     _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor

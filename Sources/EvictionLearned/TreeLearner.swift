@@ -1,4 +1,5 @@
 import CXGBoost
+import EvictionCore
 import Foundation
 
 /// The model of LRB and 3L-Cache and its training rows: gradient-boosted
@@ -107,4 +108,26 @@ import Foundation
     trainings += 1
     add(ContinuousClock.now - start)
   }
+}
+
+extension TreeLearner {
+  /// The catalog parameters of a policy learning on these trees (LRB,
+  /// 3L-Cache), with its defaults and libCacheSim's name for it.
+  static func catalogParameters(batchSize: Int64, iterations: Int64, libCacheSimName name: String)
+    -> [PolicyParameter]
+  {
+    [
+      PolicyParameter("batch-size", default: batchSize, range: 1...100_000_000, help: "labelled samples per training"),
+      PolicyParameter("num-iterations", default: iterations, range: 1...1_000, help: "trees per model"),
+      PolicyParameter("num-leaves", default: 32, range: 2...4_096, help: "leaves per tree"),
+      PolicyParameter(
+        switch: "object-miss-ratio", default: false,
+        help: "rank by predicted distance × size (libCacheSim's \(name)-OMR) instead of distance (\(name)-BMR)"),
+    ]
+  }
+
+  /// What these policies are checked against.
+  static let checkedAgainst =
+    "libCacheSim 0.3.5 built with LightGBM 4.6.0: equal until the first training (its first batch of rows too); "
+    + "miss ratios beside it after"
 }

@@ -121,33 +121,11 @@ import Testing
     for capacity: Int64 in weighted ? [64, 700, 5_000] : [1, 2, 50, 250, 400, 1_000] {
       var policy = GLCachePolicy<HashedSlotIndex<UInt64>>(
         capacity: capacity, segmentSize: 4, rankInterval: rankInterval, retrainInterval: 1)
-      var resident = Set<UInt64>()
-      for (i, request) in requests.enumerated() {
-        if policy.lookup(request, onEvict: { _, _ in }) != nil {
-          #expect(resident.contains(request.key))
-        } else {
-          #expect(!resident.contains(request.key))
-          let admitted = policy.admit(request) { _, key in resident.remove(key) }
-          if admitted != nil { resident.insert(request.key) }
-          #expect((admitted != nil) == (request.weight <= capacity), "capacity \(capacity), request \(i)")
-        }
-        if i % 97 == 0, let victim = resident.first {
-          #expect(policy.remove(victim) != nil)
-          resident.remove(victim)
-        }
-        if i % 50 == 0 { policy.checkInvariants() }
-        #expect(policy.usedWeight <= capacity)
-      }
-      policy.checkInvariants()
-      #expect(policy.count == resident.count)
-      #expect(Set(policy.lists()[0].keys) == resident)
       // Trains from the first eviction at a time above 0 (libCacheSim's rule):
       // at the smaller capacities that eviction comes in the first second.
-      if !weighted && capacity >= 250 { #expect(policy.learning!.trainings > 100, "capacity \(capacity)") }
-      // Trimming empties it, every victim resident.
-      while policy.evictOne(onEvict: { _, key in #expect(resident.remove(key) != nil) }) {}
-      #expect(policy.count == 0 && policy.usedWeight == 0 && resident.isEmpty)
-      policy.checkInvariants()
+      exercise(&policy, with: requests) { learning in
+        if !weighted && capacity >= 250 { #expect(learning!.trainings > 100, "capacity \(capacity)") }
+      }
     }
   }
 
@@ -160,20 +138,8 @@ import Testing
       policy: GLCachePolicy<HashedSlotIndex<UInt64>>(capacity: 300, segmentSize: 20, retrainInterval: 5),
       weighsCost: false, clock: { seconds.withLock { $0 } * 1_000_000_000 },
       onEvict: { _, _, _ in evicted.withLock { $0 += 1 } })
-    var rng = SeededGenerator(seed: 3)
-    for i in 0..<30_000 {
+    serveSkewedReads(cache, evicted: { evicted.withLock { $0 } }) { i in
       if i % 100 == 0 { seconds.withLock { $0 += 1 } }
-      let key = UInt64(rng.below(i % 3 == 0 ? 2_000 : 200))
-      // Sets without a read first: of resident keys (a hit) and of others.
-      if i % 7 == 0 { cache.setValue("v\(key &+ 1)", forKey: key &+ 1) }
-      if let value = cache.value(forKey: key) {
-        #expect(value == "v\(key)")
-      } else {
-        cache.setValue("v\(key)", forKey: key)
-      }
-      #expect(cache.count <= 300)
     }
-    #expect(evicted.withLock { $0 } > 1_000)
-    #expect(cache.count > 250)
   }
 }

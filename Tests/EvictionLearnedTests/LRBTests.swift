@@ -113,28 +113,9 @@ import Testing
       for window: UInt32 in [1_024, 67_108_864] {
         var policy = LRBPolicy<HashedSlotIndex<UInt64>>(
           capacity: capacity, sampleRate: 8, memoryWindow: window, batchSize: 500, rounds: 4)
-        var resident = Set<UInt64>()
-        for (i, request) in requests.enumerated() {
-          if policy.lookup(request, onEvict: { _, _ in }) != nil {
-            #expect(resident.contains(request.key))
-          } else {
-            #expect(!resident.contains(request.key))
-            let admitted = policy.admit(request) { _, key in resident.remove(key) }
-            if admitted != nil { resident.insert(request.key) }
-            #expect((admitted != nil) == (request.weight <= capacity), "capacity \(capacity), request \(i)")
-          }
-          if i % 97 == 0, let victim = resident.first {
-            #expect(policy.remove(victim) != nil)
-            resident.remove(victim)
-          }
-          if i % 50 == 0 { policy.checkInvariants() }
+        exercise(&policy, with: requests) { learning in
+          if capacity >= 50 { #expect(learning!.trainings > 5, "capacity \(capacity), window \(window)") }
         }
-        policy.checkInvariants()
-        #expect(policy.count == resident.count && Set(policy.lists()[0].keys) == resident)
-        if capacity >= 50 { #expect(policy.learning!.trainings > 5, "capacity \(capacity), window \(window)") }
-        while policy.evictOne(onEvict: { _, key in #expect(resident.remove(key) != nil) }) {}
-        #expect(policy.count == 0 && policy.usedWeight == 0 && resident.isEmpty)
-        policy.checkInvariants()
       }
     }
   }
@@ -146,18 +127,6 @@ import Testing
     let policy = LRBPolicy<HashedSlotIndex<UInt64>>(capacity: 300, batchSize: 2_000)
     let cache = try MemoryCache<UInt64, String>(
       policy: policy, weighsCost: false, onEvict: { _, _, _ in evicted.withLock { $0 += 1 } })
-    var rng = SeededGenerator(seed: 3)
-    for i in 0..<30_000 {
-      let key = UInt64(rng.below(i % 3 == 0 ? 2_000 : 200))
-      if i % 7 == 0 { cache.setValue("v\(key &+ 1)", forKey: key &+ 1) }
-      if let value = cache.value(forKey: key) {
-        #expect(value == "v\(key)")
-      } else {
-        cache.setValue("v\(key)", forKey: key)
-      }
-      #expect(cache.count <= 300)
-    }
-    #expect(evicted.withLock { $0 } > 1_000)
-    #expect(cache.count > 250)
+    serveSkewedReads(cache, evicted: { evicted.withLock { $0 } })
   }
 }

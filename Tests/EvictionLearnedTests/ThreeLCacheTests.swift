@@ -45,28 +45,9 @@ import Testing
     let requests = PolicyConformance.requests(seed: 9, weighted: weighted, weightless: weighted, count: 20_000)
     for capacity: Int64 in weighted ? [64, 700, 5_000] : [1, 2, 3, 50, 400] {
       var policy = ThreeLCachePolicy<HashedSlotIndex<UInt64>>(capacity: capacity, batchSize: 300, rounds: 4)
-      var resident = Set<UInt64>()
-      for (i, request) in requests.enumerated() {
-        if policy.lookup(request, onEvict: { _, _ in }) != nil {
-          #expect(resident.contains(request.key))
-        } else {
-          #expect(!resident.contains(request.key))
-          let admitted = policy.admit(request) { _, key in resident.remove(key) }
-          if admitted != nil { resident.insert(request.key) }
-          #expect((admitted != nil) == (request.weight <= capacity), "capacity \(capacity), request \(i)")
-        }
-        if i % 97 == 0, let victim = resident.first {
-          #expect(policy.remove(victim) != nil)
-          resident.remove(victim)
-        }
-        if i % 50 == 0 { policy.checkInvariants() }
+      exercise(&policy, with: requests) { learning in
+        if capacity >= 50 { #expect(learning!.trainings >= 3, "capacity \(capacity): retrains") }
       }
-      policy.checkInvariants()
-      #expect(policy.count == resident.count && Set(policy.lists()[0].keys) == resident)
-      if capacity >= 50 { #expect(policy.learning!.trainings >= 3, "capacity \(capacity): retrains") }
-      while policy.evictOne(onEvict: { _, key in #expect(resident.remove(key) != nil) }) {}
-      #expect(policy.count == 0 && policy.usedWeight == 0 && resident.isEmpty)
-      policy.checkInvariants()
     }
   }
 
@@ -75,18 +56,6 @@ import Testing
     let cache = try MemoryCache<UInt64, String>(
       policy: ThreeLCachePolicy<HashedSlotIndex<UInt64>>(capacity: 300, batchSize: 1_000),
       weighsCost: false, onEvict: { _, _, _ in evicted.withLock { $0 += 1 } })
-    var rng = SeededGenerator(seed: 3)
-    for i in 0..<30_000 {
-      let key = UInt64(rng.below(i % 3 == 0 ? 2_000 : 200))
-      if i % 7 == 0 { cache.setValue("v\(key &+ 1)", forKey: key &+ 1) }
-      if let value = cache.value(forKey: key) {
-        #expect(value == "v\(key)")
-      } else {
-        cache.setValue("v\(key)", forKey: key)
-      }
-      #expect(cache.count <= 300)
-    }
-    #expect(evicted.withLock { $0 } > 1_000)
-    #expect(cache.count > 250)
+    serveSkewedReads(cache, evicted: { evicted.withLock { $0 } })
   }
 }
