@@ -222,10 +222,20 @@ public struct LRBPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copya
     let tail = Int(store.table[recency.back].payload.position)
     if memoryWindow <= now &- residents[tail].lastRequest { return tail }
     let start = ContinuousClock.now
+    drawCandidates()
+    let best = bestCandidate()
+    learner.add(ContinuousClock.now - start)
+    return best
+  }
+
+  /// `sample-rate` residents drawn at random (a resident drawn again is
+  /// drawn anew, up to 200 draws), their features in the learner's rows.
+  @usableFromInline
+  mutating func drawCandidates() {
     if drawn.count < residents.count { drawn = Array(repeating: 0, count: residents.count * 2) }
     rankStamp &+= 1
     if rankStamp == 0 {
-      for i in drawn.indices { drawn[i] = 0 }
+      drawn = Array(repeating: 0, count: drawn.count)
       rankStamp = 1
     }
     var filled = 0
@@ -233,12 +243,18 @@ public struct LRBPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copya
     while filled < sampleRate {
       trials += 1
       let position = Int(random.any() % UInt64(residents.count))
-      if drawn[position] == rankStamp && trials < 200 { continue }
-      drawn[position] = rankStamp
-      candidates[filled] = Int32(position)
-      features(of: residents[position], at: now, into: learner.rows + filled * Self.featureCount)
-      filled += 1
+      if drawn[position] != rankStamp || trials >= 200 {
+        drawn[position] = rankStamp
+        candidates[filled] = Int32(position)
+        features(of: residents[position], at: now, into: learner.rows + filled * Self.featureCount)
+        filled += 1
+      }
     }
+  }
+
+  /// The drawn candidate predicted furthest (the first drawn of equals).
+  @usableFromInline
+  func bestCandidate() -> Int {
     var best = 0
     var bestScore = -Double.infinity
     for i in 0..<sampleRate {
@@ -249,7 +265,6 @@ public struct LRBPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copya
         best = i
       }
     }
-    learner.add(ContinuousClock.now - start)
     return Int(candidates[best])
   }
 
