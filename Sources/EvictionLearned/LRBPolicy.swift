@@ -309,23 +309,21 @@ public struct LRBPolicy<Index: SlotIndex & ~Copyable>: ReplacementPolicy, ~Copya
   }
 
   @usableFromInline
-  mutating func removeResident(at position: Int) {
-    let last = residents.count - 1
-    if position != last {
-      residents[position] = residents[last]
-      store.table[residents[position].slot].payload.position = Int32(position)
-    }
-    residents.removeLast()
-  }
+  mutating func removeResident(at position: Int) { Self.remove(at: position, from: &residents, in: &store.table) }
 
   @usableFromInline
-  mutating func removeRemembered(at position: Int) {
-    let last = remembered.count - 1
+  mutating func removeRemembered(at position: Int) { Self.remove(at: position, from: &remembered, in: &store.table) }
+
+  /// Removes `metas[position]` as libCacheSim does: the last entry moves
+  /// into its place, and its key's record learns its new position.
+  @usableFromInline
+  static func remove(at position: Int, from metas: inout [LRBMeta], in table: inout EntryTable<Key, KeyRecord>) {
+    let last = metas.count - 1
     if position != last {
-      remembered[position] = remembered[last]
-      store.table[remembered[position].slot].payload.position = Int32(position)
+      metas[position] = metas[last]
+      table[metas[position].slot].payload.position = Int32(position)
     }
-    remembered.removeLast()
+    metas.removeLast()
   }
 
   // MARK: Training
