@@ -257,7 +257,7 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
     if shared.pointee.timesHits.load(ordering: .relaxed) {
       now = clock()
       let ageLimit = shared.pointee.ageLimit.load(ordering: .relaxed)
-      if ageLimit != .max && now &- stamp > ageLimit { return nil }
+      if ageLimit != .max && elapsed(since: stamp, until: now) > ageLimit { return nil }
     }
     return (value, stripe.pointee.record(key, at: now, update: false) ? index : -1)
   }

@@ -14,7 +14,11 @@ public enum EvictionReason: String, Sendable, CaseIterable, Codable {
   case removed
   /// Its value was replaced by a `set` of the same key.
   case replaced
-  /// Never stored: heavier than the cache (or than the policy's admission share).
+  /// Never stored: heavier than the cache or than its shard, refused by the
+  /// admission policy, a negative cost, or (``HeavyEntryRule/refuse``)
+  /// heavier than the policy's segment. ``CacheStatistics/rejections``
+  /// counts which rule refused, and ``MemoryCache/store(_:forKey:cost:ttl:)``
+  /// returns it.
   case rejected
   /// Its time-to-live ran out (``MemoryCache/setValue(_:forKey:cost:ttl:)``):
   /// found expired by a read, write or removal, or by `trimExpired()`.
@@ -37,6 +41,39 @@ extension EvictionReason {
   }
 }
 
+/// Which rule refused an entry (``EvictionReason/rejected``).
+public enum RejectionRule: String, Sendable, CaseIterable, Codable {
+  /// Its cost is above the cache's cost limit: no configuration could hold it.
+  case heavierThanCache
+  /// Its cost fits the cache's limit but not its shard's share of it
+  /// (`striped(shards:)` splits the limit): ``MemoryCache/largestCacheableCost``.
+  case heavierThanShard
+  /// Heavier than the policy's segment (S3-FIFO's small queue, W-TinyLFU's
+  /// window), with ``HeavyEntryRule/refuse``; or refused by the policy itself.
+  case policy
+  /// The cache's admission policy (``CacheAdmission``) refused it.
+  case admission
+  /// Its cost was negative (from `cost:` or the cache's cost closure).
+  case invalidCost
+}
+
+/// What a cache weighing costs does with an entry heavier than its policy's
+/// segment takes (S3-FIFO's small queue is a tenth of the capacity,
+/// W-TinyLFU's window a hundredth) but no heavier than the cache.
+public enum HeavyEntryRule: String, Sendable, CaseIterable {
+  /// Cached: the policy weighs it as the heaviest entry its segment takes,
+  /// and the cache keeps its true cost within the cost limit by evicting
+  /// the policy's victims (reason `cost`). Caffeine's window likewise takes
+  /// any entry the whole cache could hold.
+  case admit
+  /// Refused (reason `rejected`, rule ``RejectionRule/policy``), as the
+  /// policy's paper, libCacheSim and `evlab replay` do, and the policy
+  /// sized as the simulator sizes it (W-TinyLFU's sketch for one entry per
+  /// unit of capacity, so per byte): the cache then hits exactly where the
+  /// replay does, at the replay's memory.
+  case refuse
+}
+
 /// Counters of one cache (all shards).
 public struct CacheStatistics: Sendable, Equatable {
   public var hits = 0
@@ -47,6 +84,15 @@ public struct CacheStatistics: Sendable, Equatable {
   /// `buffered` strategy's ring buffers were full or being drained (always
   /// 0 for the other strategies).
   public var droppedAccesses = 0
+  /// Entries never stored (``EvictionReason/rejected``), by the rule that refused them.
+  public var rejections: [RejectionRule: Int] = [:]
+  /// Loads run by get-or-load (``MemoryCache/value(forKey:cost:ttl:timeout:orLoad:)``),
+  /// one per missing key however many wait for it.
+  public var loads = 0
+  /// Loads whose loader threw (nothing was cached).
+  public var loadFailures = 0
+  /// The loads' time, summed.
+  public var loadTime = Duration.zero
   /// Sets that replaced a cached value without the policy lock (`buffered`
   /// only; counted in `sets` and in the `replaced` evictions too).
   public var writesInPlace = 0
@@ -63,6 +109,10 @@ public struct CacheStatistics: Sendable, Equatable {
     sets += other.sets
     evictions.merge(other.evictions, uniquingKeysWith: +)
     droppedAccesses += other.droppedAccesses
+    rejections.merge(other.rejections, uniquingKeysWith: +)
+    loads += other.loads
+    loadFailures += other.loadFailures
+    loadTime += other.loadTime
     writesInPlace += other.writesInPlace
     count += other.count
     cost += other.cost
@@ -112,11 +162,36 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
   /// The age list's ends (-1 when empty or untracked).
   @usableFromInline @exclusivity(unchecked) var newest: Slot = -1
   @usableFromInline @exclusivity(unchecked) var oldest: Slot = -1
-  @usableFromInline @exclusivity(unchecked) var cost: Int64 = 0
+  /// The sum of the entries' costs: 128 bits, so that costs up to
+  /// `Int64.max` each never wrap, whatever their number.
+  @usableFromInline @exclusivity(unchecked) var cost: Int128 = 0
   /// Whether the policy's weights are costs (else every entry weighs 1).
   @usableFromInline let weighsCost: Bool
   @usableFromInline @exclusivity(unchecked) var countLimit: Int
+  /// The entries' costs summed stay at most this (`Int64.max`: no limit).
+  /// With `weighsCost` it is the policy's capacity or a lower limit; the
+  /// policy keeps its own weights within its capacity, and this binds
+  /// where the policy weighs an entry less than its cost (``HeavyEntryRule/admit``).
   @usableFromInline @exclusivity(unchecked) var costLimit: Int64
+  /// What to do with an entry heavier than the policy's segment takes.
+  @usableFromInline let heavyEntries: HeavyEntryRule
+  /// The heaviest weight the policy has been found to admit: the policy's
+  /// capacity until a set is refused for its weight, then what `probe`
+  /// finds (or half of what was refused). Heavier entries are weighed at
+  /// this (``HeavyEntryRule/admit``).
+  @usableFromInline @exclusivity(unchecked) var weightBound: Int64
+  /// Whether an empty policy like this one admits `key` at a weight (nil
+  /// for a policy built by hand): finds `weightBound` in one search.
+  @usableFromInline let probe: ((Key, Int64) -> Bool)?
+  /// Whether an admission policy stands in front of the policy: its
+  /// refusals are not the weight's.
+  @usableFromInline let isGated: Bool
+  /// The cache's whole primary limit, to tell a rejection by the cache's
+  /// limit from one by this shard's share of it.
+  @usableFromInline @exclusivity(unchecked) var cacheCapacity: Int64
+  /// The heaviest cost the admission lets in (`size:max=`), judged on the
+  /// true cost before the policy weighs an entry less.
+  @usableFromInline let largestAdmitted: Int64
   /// `.max` when there is none; any other value implies `ages != nil`.
   @usableFromInline @exclusivity(unchecked) var ageLimit: UInt64
   /// When each entry stored with a time-to-live expires (the cache's clock,
@@ -143,9 +218,17 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
 
   @usableFromInline init(
     policy: AnyCachePolicy<Key>, lock: ShardLock, weighsCost: Bool, countLimit: Int, costLimit: Int64,
-    ageLimit: UInt64, tracksAges: Bool, collectsDepartures: Bool, reads: BufferedReads<Key, Value>? = nil
+    ageLimit: UInt64, tracksAges: Bool, collectsDepartures: Bool, reads: BufferedReads<Key, Value>? = nil,
+    heavyEntries: HeavyEntryRule = .admit, probe: ((Key, Int64) -> Bool)? = nil, isGated: Bool = false,
+    cacheCapacity: Int64? = nil, largestAdmitted: Int64 = .max
   ) {
+    self.largestAdmitted = largestAdmitted
     self.reads = reads
+    self.heavyEntries = heavyEntries
+    self.probe = probe
+    self.isGated = isGated
+    weightBound = policy.capacity
+    self.cacheCapacity = cacheCapacity ?? policy.capacity
     self.collectsDepartures = collectsDepartures || !_isPOD(Key.self) || !_isPOD(Value.self)
     self.policy = policy
     self.lock = lock
@@ -207,43 +290,49 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
     if drained > 0 { pendingMiss = nil }
   }
 
+  /// A read; `counts`: a hit or miss in the statistics (a get-or-load's
+  /// second look, under the lock, is not a request of its own).
   @inlinable
-  func value(forKey key: Key, now: UInt64) -> Value? {
+  func value(forKey key: Key, now: UInt64, counts: Bool = true) -> Value? {
     expireIfDue(key, now: now)
     tick &+= 1
     let request = Request(
       key: key, weight: 1, time: tick, timestamp: Int64(now / 1_000_000_000), carriesWeight: false)
     guard let slot = policy.lookup(request, { self.depart($0, $1, .capacity) }) else {
-      statistics.misses &+= 1
+      if counts { statistics.misses &+= 1 }
       pendingMiss = key
       return nil
     }
     pendingMiss = nil
     let i = Int(slot)
     if let ages {
-      if ageLimit != .max && now &- ages[i].stamp > ageLimit {
+      if ageLimit != .max && elapsed(since: ages[i].stamp, until: now) > ageLimit {
         _ = policy.remove(key)
         depart(slot, key, .age)
-        statistics.misses &+= 1
+        if counts { statistics.misses &+= 1 }
         return nil
       }
       touch(slot, now)
       if let reads, ageLimit != .max { reads.refresh(key, stamp: ages[i].stamp) }
     }
-    statistics.hits &+= 1
+    if counts { statistics.hits &+= 1 }
     if let reads { return reads.value(of: key) }
     return values[i]
   }
 
-  @inlinable
-  func setValue(_ value: Value, forKey key: Key, cost: Int64, ttl: UInt64 = 0, now: UInt64) {
+  /// Stores `value` (see ``MemoryCache/setValue(_:forKey:cost:ttl:)``);
+  /// returns the rule that refused it, or nil once stored.
+  @inlinable @discardableResult
+  func setValue(_ value: Value, forKey key: Key, cost: Int64, ttl: UInt64 = 0, now: UInt64) -> RejectionRule? {
+    statistics.sets &+= 1
+    // A bad cost changes nothing: the key's cached value stays.
+    if cost < 0 { return reject(key, value, .invalidCost) }
     expireIfDue(key, now: now)
     tick &+= 1
-    statistics.sets &+= 1
     // A new cost is the shard's to handle (below), not the lookup's.
     let request = Request(
-      key: key, weight: weighsCost ? cost : 1, time: tick, timestamp: Int64(now / 1_000_000_000),
-      carriesWeight: false)
+      key: key, weight: weighsCost ? min(cost, weightBound) : 1, time: tick,
+      timestamp: Int64(now / 1_000_000_000), carriesWeight: false)
     var found: Slot? = nil
     if pendingMiss != key {
       found = policy.lookup(request, { self.depart($0, $1, .capacity) })
@@ -265,16 +354,31 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
           values[i] = value
         }
         enforceLimits()
-        return
+        return nil
       }
       // A new weight: the policy admits the entry afresh.
       _ = policy.remove(key)
       depart(slot, key, .replaced)
     }
-    guard let slot = policy.admit(request, { self.depart($0, $1, .capacity) }) else {
-      if collectsDepartures { departed.append((key, value, .rejected)) }
-      departures[EvictionReason.rejected.ordinal] &+= 1
-      return
+    if let rule = refusalBeforeAdmission(cost) { return reject(key, value, rule) }
+    if self.cost + Int128(cost) > Int128(costLimit) && weighsCost && weighsLess(cost) { makeRoom(for: cost) }
+    var weighed = request
+    var admitted = policy.admit(weighed, { self.depart($0, $1, .capacity) })
+    // Refused for its weight by a policy with segments: weigh it as the
+    // heaviest entry the policy takes, and ask again.
+    var byWeight = false
+    while admitted == nil && weighsCost && heavyEntries == .admit && weighed.weight > 1 {
+      guard lowerWeightBound(below: weighed.weight, key: key) else { break }
+      byWeight = true
+      weighed.weight = min(cost, weightBound)
+      if self.cost + Int128(cost) > Int128(costLimit) { makeRoom(for: cost) }
+      admitted = policy.admit(weighed, { self.depart($0, $1, .capacity) })
+    }
+    guard let slot = admitted else {
+      if weighsCost && cost > policy.capacity {
+        return reject(key, value, cost > cacheCapacity ? .heavierThanCache : .heavierThanShard)
+      }
+      return reject(key, value, isGated && !byWeight ? .admission : .policy)
     }
     let i = Int(slot)
     if i >= slotCapacity { growColumns(to: i + 1) }
@@ -289,6 +393,84 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
     setExpiry(of: key, ttl: ttl, now: now)
     reads?.store(key, value, stamp: ages?[i].stamp ?? now, cost: cost, expires: ttl != 0, returnsOld: false)
     enforceLimits()
+    return nil
+  }
+
+  /// The rule that refuses an entry of `cost` before the policy sees it.
+  /// (Under ``HeavyEntryRule/refuse`` the policy judges a weight above its
+  /// capacity itself, as in the replay: ``nscache-linux`` takes it.)
+  @inlinable
+  func refusalBeforeAdmission(_ cost: Int64) -> RejectionRule? {
+    if cost > largestCost { return cost > cacheCapacity ? .heavierThanCache : .heavierThanShard }
+    return cost > largestAdmitted ? .admission : nil
+  }
+
+  /// Whether the policy weighs an entry of `cost`, or one it holds, less
+  /// than its cost (``HeavyEntryRule/admit``): its own evictions then may
+  /// not make room enough.
+  @inlinable
+  func weighsLess(_ cost: Int64) -> Bool { cost > weightBound || self.cost != Int128(policy.usedWeight()) }
+
+  /// Evicts the policy's victims until an entry of `cost` fits the cost
+  /// limit, before it is admitted: trimming after would evict the new
+  /// entry first wherever the policy ranks a newcomer last (SLRU's
+  /// probation), and a set would store nothing.
+  @usableFromInline
+  func makeRoom(for cost: Int64) {
+    while self.cost + Int128(cost) > Int128(costLimit), policy.evictOne({ self.depart($0, $1, .capacity) }) {}
+  }
+
+  /// The heaviest entry this shard stores.
+  @inlinable
+  var largestCost: Int64 { weighsCost && heavyEntries == .admit ? min(costLimit, policy.capacity) : costLimit }
+
+  /// Lowers ``weightBound`` below `refused`, a weight the policy just
+  /// refused: to the heaviest weight an empty policy like this one admits
+  /// or, where an empty one takes `refused` (the policy's segments have
+  /// moved since), to half. False, changing nothing, when the refusal may
+  /// be the admission policy's: an empty policy takes the weight, or there
+  /// is no probe to ask.
+  @usableFromInline
+  func lowerWeightBound(below refused: Int64, key: Key) -> Bool {
+    var bound = refused / 2
+    if let probe {
+      if probe(key, refused) {
+        if isGated { return false }
+      } else if probe(key, 1) {
+        // The heaviest weight in 1..<refused that an empty policy admits.
+        var (admits, refuses) = (Int64(1), refused)
+        while refuses - admits > 1 {
+          let middle = admits + (refuses - admits) / 2
+          if probe(key, middle) { admits = middle } else { refuses = middle }
+        }
+        bound = admits
+      }
+    } else if isGated {
+      return false
+    }
+    weightBound = max(1, min(bound, refused - 1))
+    return true
+  }
+
+  /// Hands back an entry that was never stored.
+  @inlinable
+  func reject(_ key: Key, _ value: Value, _ rule: RejectionRule) -> RejectionRule {
+    if collectsDepartures { departed.append((key, value, .rejected)) }
+    departures[EvictionReason.rejected.ordinal] &+= 1
+    statistics.rejections[rule, default: 0] &+= 1
+    return rule
+  }
+
+  /// A set whose time-to-live has already run out (zero or negative): the
+  /// key's cached value is replaced by one that is expired at once, so it
+  /// leaves as `replaced` and the new value as `expired`.
+  @usableFromInline func setExpired(_ value: Value, forKey key: Key, now: UInt64) {
+    tick &+= 1
+    statistics.sets &+= 1
+    pendingMiss = nil
+    if let slot = policy.remove(key) { depart(slot, key, .replaced) }
+    if collectsDepartures { departed.append((key, value, .expired)) }
+    departures[EvictionReason.expired.ordinal] &+= 1
   }
 
   /// Removes `key` if its time-to-live ran out before `now`. A removal
@@ -352,14 +534,14 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
   }
 
   @usableFromInline func trim(toCost limit: Int64) {
-    while cost > limit, policy.evictOne({ self.depart($0, $1, .cost) }) {}
+    while cost > Int128(limit), policy.evictOne({ self.depart($0, $1, .cost) }) {}
   }
 
   /// Removes the entries not read or written within `age`. A shard that did
   /// not track ages starts now, with every entry read at `now`.
   func trim(toAge age: UInt64, now: UInt64) {
     guard let ages else { return trackAges(now: now) }
-    while oldest >= 0 && now &- ages[Int(oldest)].stamp > age {
+    while oldest >= 0 && elapsed(since: ages[Int(oldest)].stamp, until: now) > age {
       let slot = oldest
       let key = policy.keyAt(slot)
       _ = policy.remove(key)
@@ -385,7 +567,7 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
   @inlinable
   func enforceLimits() {
     if policy.count() > countLimit { trim(toCount: countLimit) }
-    if cost > costLimit { trim(toCost: costLimit) }
+    if cost > Int128(costLimit) { trim(toCost: costLimit) }
   }
 
   /// Grows every column to hold slot `minimum - 1`.
@@ -450,7 +632,7 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
       if n > 0 { s.evictions[reason] = n }
     }
     s.count = policy.count()
-    s.cost = Int(cost)
+    s.cost = Int(clamping: cost)
     return s
   }
 
@@ -463,7 +645,7 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
     if ages != nil { unlink(slot) }
     if !expiries.isEmpty { expiries[key] = nil }
     if let costs {
-      cost &-= costs[i]
+      cost -= Int128(costs[i])
       costs[i] = 0
     }
     occupancy[i >> 6] &= ~(1 << UInt64(i & 63))
@@ -491,7 +673,7 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
       column.initialize(repeating: 0, count: slotCapacity)
       costs = column
     }
-    cost &+= newCost &- costs![i]
+    cost += Int128(newCost) - Int128(costs![i])
     costs![i] = newCost
   }
 
@@ -545,10 +727,10 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
   func checkInvariants() {
     policy.checkInvariants()
     var occupied = 0
-    var total: Int64 = 0
+    var total: Int128 = 0
     forEachOccupied { i in
       occupied += 1
-      total += slotCost(i)
+      total += Int128(slotCost(i))
     }
     precondition(occupied == policy.count(), "\(occupied) slots hold values, the policy \(policy.count()) entries")
     precondition(total == cost, "slots cost \(total), counted \(cost)")

@@ -2,7 +2,8 @@ import Synchronization
 
 extension MemoryCache where Key: Sendable, Value: Sendable {
   /// The value for `key`, loaded by `load` on a miss and stored (at `cost`,
-  /// or as ``setValue(_:forKey:cost:ttl:)`` weighs it without one).
+  /// or as ``setValue(_:forKey:cost:ttl:)`` weighs it without one; with
+  /// `ttl`, expiring that long after it is stored).
   ///
   /// However many tasks ask for one missing key at once, `load` runs once
   /// and every one of them receives its value, as Caffeine's
@@ -10,37 +11,62 @@ extension MemoryCache where Key: Sendable, Value: Sendable {
   /// throws, every waiter receives the error and nothing is cached; the next
   /// request loads again. The load runs in a task of its own: cancelling a
   /// waiter ends that waiter's wait (with `CancellationError`) and neither
-  /// the load nor the other waiters'.
+  /// the load nor the other waiters'. With a `timeout`, a waiter stops
+  /// waiting after it with ``CacheError/loadTimedOut(key:after:)``; the
+  /// load goes on for the others, and is stored when it ends.
   ///
-  /// A hit returns at once, without suspending.
+  /// A value stored for `key` while it loads (by `load` itself, with a TTL
+  /// of its own, or by another writer) is newer than the load: it stays,
+  /// and the loaded value is only returned. A loader that asks the same
+  /// cache for the key it is loading, directly or through other keys'
+  /// loads, would wait for itself: it receives
+  /// ``CacheError/recursiveLoad(_:)`` instead, as Caffeine throws on a
+  /// recursive computation.
+  ///
+  /// A hit returns at once, without suspending. The miss that starts a wait
+  /// counts once in ``statistics``; loads, their failures and their time
+  /// are counted there too.
   public func value(
-    forKey key: Key, cost: Int? = nil, orLoad load: @escaping @Sendable () async throws -> Value
+    forKey key: Key, cost: Int? = nil, ttl: Duration? = nil, timeout: Duration? = nil,
+    orLoad load: @escaping @Sendable () async throws -> Value
   ) async throws -> Value {
     if let value = value(forKey: key) { return value }
+    if LoadScope.keys.contains(self, key) { throw CacheError.recursiveLoad("\(key)") }
     let waiter = loads.newWaiter()
+    let loads = loads
+    let timer = timeout.map { limit in
+      Task {
+        try await Task.sleep(for: limit)
+        loads.cancel(waiter, of: key, with: CacheError.loadTimedOut(key: "\(key)", after: limit))
+      }
+    }
+    defer { timer?.cancel() }
     return try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
         if loads.wait(for: key, as: waiter, continuation) {
-          Task { await self.runLoad(key, cost: cost, load) }
+          Task { await self.runLoad(key, cost: cost, ttl: ttl, load) }
         }
       }
     } onCancel: {
-      loads.cancel(waiter, of: key)
+      loads.cancel(waiter, of: key, with: CancellationError())
     }
   }
 
   /// Loads `key` once for all its waiters (unless a load that finished
   /// between their miss and this cached it already) and stores the value.
-  func runLoad(_ key: Key, cost: Int?, _ load: @Sendable () async throws -> Value) async {
+  func runLoad(_ key: Key, cost: Int?, ttl: Duration?, _ load: @Sendable () async throws -> Value) async {
     let outcome: Result<Value, any Error>
-    if let cached = value(forKey: key) {
+    if let cached = valueUncounted(forKey: key) {
       outcome = .success(cached)
     } else {
+      let start = ContinuousClock.now
       do {
-        let value = try await load()
-        setValue(value, forKey: key, cost: cost)
+        let value = try await LoadScope.$keys.withValue(LoadScope.keys.adding(self, key)) { try await load() }
+        loads.recordLoad(failed: false, took: ContinuousClock.now - start)
+        storeIfAbsent(value, forKey: key, cost: cost, ttl: ttl)
         outcome = .success(value)
       } catch {
+        loads.recordLoad(failed: true, took: ContinuousClock.now - start)
         outcome = .failure(error)
       }
     }
@@ -49,6 +75,28 @@ extension MemoryCache where Key: Sendable, Value: Sendable {
 
   /// Loads in progress (for tests and monitoring).
   public var loadsInFlight: Int { loads.count }
+}
+
+/// The keys whose loads the current task runs inside, by cache: a loader
+/// that asks for one of them would wait for itself.
+enum LoadScope {
+  @TaskLocal static var keys = LoadingKeys()
+}
+
+/// (cache, key) pairs; the keys are `Sendable` (the loading API requires it).
+struct LoadingKeys: @unchecked Sendable {
+  var pairs: [(cache: ObjectIdentifier, key: AnyHashable)] = []
+
+  func contains(_ cache: AnyObject, _ key: some Hashable) -> Bool {
+    let key = AnyHashable(key)
+    return pairs.contains { $0.cache == ObjectIdentifier(cache) && $0.key == key }
+  }
+
+  func adding(_ cache: AnyObject, _ key: some Hashable) -> LoadingKeys {
+    var grown = self
+    grown.pairs.append((ObjectIdentifier(cache), AnyHashable(key)))
+    return grown
+  }
 }
 
 /// The loads in flight of one cache, by key, and who waits for each. A
@@ -62,9 +110,17 @@ final class LoadTable<Key: Hashable, Value>: @unchecked Sendable {
 
   fileprivate let mutex = Mutex(())
   fileprivate var loads: [Key: Waiters] = [:]
-  /// Waiters with an identity and no continuation yet: true once cancelled.
-  fileprivate var pending: [Int: Bool] = [:]
+  /// Waiters with an identity and no continuation yet, and the error that
+  /// ended each one's wait before it began (cancelled, timed out).
+  fileprivate var pending: [Int: PendingWait] = [:]
   fileprivate var nextWaiter = 0
+  /// Loads finished, how many threw, and their time.
+  fileprivate var counts = (loads: 0, failures: 0, time: Duration.zero)
+
+  fileprivate enum PendingWait {
+    case waiting
+    case ended(any Error)
+  }
 
   @usableFromInline init() {}
 
@@ -76,10 +132,21 @@ final class LoadTable<Key: Hashable, Value>: @unchecked Sendable {
   func newWaiter() -> Int {
     mutex.withLock { _ in
       nextWaiter += 1
-      pending[nextWaiter] = false
+      pending[nextWaiter] = .waiting
       return nextWaiter
     }
   }
+
+  func recordLoad(failed: Bool, took time: Duration) {
+    mutex.withLock { _ in
+      counts.loads += 1
+      if failed { counts.failures += 1 }
+      counts.time += time
+    }
+  }
+
+  /// Loads finished, how many threw, and their time.
+  var loadCounts: (loads: Int, failures: Int, time: Duration) { mutex.withLock { _ in counts } }
 
 }
 
@@ -88,26 +155,27 @@ extension LoadTable where Value: Sendable {
   /// caller must start it. A waiter cancelled before it got here is resumed
   /// with `CancellationError` at once.
   func wait(for key: Key, as waiter: Int, _ continuation: CheckedContinuation<Value, any Error>) -> Bool {
-    let (cancelled, starts): (Bool, Bool) = mutex.withLock { _ in
-      if pending.removeValue(forKey: waiter) == true { return (true, false) }
+    let (ended, starts): ((any Error)?, Bool) = mutex.withLock { _ in
+      if case .ended(let error) = pending.removeValue(forKey: waiter) { return (error, false) }
       let starts = loads[key] == nil
       loads[key, default: [:]][waiter] = continuation
-      return (false, starts)
+      return (nil, starts)
     }
-    if cancelled { continuation.resume(throwing: CancellationError()) }
+    if let ended { continuation.resume(throwing: ended) }
     return starts
   }
 
-  /// Ends `waiter`'s wait with `CancellationError` (the load goes on).
-  func cancel(_ waiter: Int, of key: Key) {
+  /// Ends `waiter`'s wait with `error` (the load goes on); nothing if it
+  /// has ended already.
+  func cancel(_ waiter: Int, of key: Key, with error: any Error) {
     let continuation: CheckedContinuation<Value, any Error>? = mutex.withLock { _ in
-      if pending[waiter] != nil {
-        pending[waiter] = true
+      if case .waiting = pending[waiter] {
+        pending[waiter] = .ended(error)
         return nil
       }
       return loads[key]?.removeValue(forKey: waiter)
     }
-    continuation?.resume(throwing: CancellationError())
+    continuation?.resume(throwing: error)
   }
 
   /// Hands `outcome` to every waiter of `key`'s load and forgets the load.

@@ -27,6 +27,14 @@ public func coarseMonotonicNanoseconds() -> UInt64 {
   return UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
 }
 
+/// How long before `now` an entry stamped `stamp` was last used, 0 for a
+/// stamp later than `now`. Threads read the clock before they take a lock,
+/// and a stamp is never set below the newest one, so a stamp can be newer
+/// than a reader's clock: a wrapping subtraction would then read an age
+/// near 2⁶⁴ and evict an entry that was just read.
+@inlinable @inline(__always)
+func elapsed(since stamp: UInt64, until now: UInt64) -> UInt64 { now > stamp ? now &- stamp : 0 }
+
 /// How a `MemoryCache` guards its state: an experimental dimension, so every
 /// strategy is one name away. A strategy is a *primitive* (the lock of one
 /// shard: ``Primitive``) times a *layout* (``Layout``: one shard, striped
@@ -644,3 +652,44 @@ final class AtomicFlag: Sendable {
   @usableFromInline let value = Atomic<Bool>(false)
   @usableFromInline init() {}
 }
+
+/// The departures this thread is handing to eviction handlers, innermost
+/// last: which (cache, key) a handler running now was told of.
+@usableFromInline
+final class HandlerDeliveries {
+  var stack: [(cache: ObjectIdentifier, key: AnyHashable)] = []
+
+  /// This thread's list, made on first use and released with the thread.
+  @usableFromInline static var current: HandlerDeliveries {
+    if let existing = pthread_getspecific(handlerDeliveriesKey) {
+      return Unmanaged<HandlerDeliveries>.fromOpaque(existing).takeUnretainedValue()
+    }
+    let made = HandlerDeliveries()
+    pthread_setspecific(handlerDeliveriesKey, Unmanaged.passRetained(made).toOpaque())
+    return made
+  }
+
+  @usableFromInline func isDelivering(_ cache: ObjectIdentifier, _ key: some Hashable) -> Bool {
+    guard !stack.isEmpty else { return false }
+    let key = AnyHashable(key)
+    return stack.contains { $0.cache == cache && $0.key == key }
+  }
+
+  @usableFromInline func push(_ cache: ObjectIdentifier, _ key: some Hashable) {
+    stack.append((cache, AnyHashable(key)))
+  }
+
+  @usableFromInline func pop() { stack.removeLast() }
+}
+
+/// The thread-specific slot of ``HandlerDeliveries``.
+let handlerDeliveriesKey: pthread_key_t = {
+  var key = pthread_key_t()
+  pthread_key_create(&key) { pointer in
+    #if canImport(Glibc)
+      guard let pointer else { return }
+    #endif
+    Unmanaged<HandlerDeliveries>.fromOpaque(pointer).release()
+  }
+  return key
+}()

@@ -16,6 +16,10 @@ public enum CacheError: Error, Equatable, CustomStringConvertible {
   case belowMinimumCapacity(policy: String, capacity: Int64, minimum: Int64, hint: String)
   case admission(AdmissionError)
   case admissionJudgesSize(String)
+  case entryHeavierThanConfiguration(cost: Int, largest: Int)
+  case invalidCost(Int)
+  case recursiveLoad(String)
+  case loadTimedOut(key: String, after: Duration)
 
   public var description: String {
     switch self {
@@ -37,10 +41,28 @@ public enum CacheError: Error, Equatable, CustomStringConvertible {
       "\(name) models a disk cache that trims on a timer and holds more than its limit in between; a MemoryCache keeps its limits after every write: measure \(name) with `evlab replay`"
     case .policy(let error): "\(error)"
     case .admission(let error): "\(error)"
+    case .entryHeavierThanConfiguration(let cost, let largest):
+      "an entry of cost \(cost) cannot be cached: this configuration caches entries of cost \(largest) at most (a striped cache splits its cost limit among its shards); raise the cost limit or use fewer shards"
+    case .invalidCost(let cost):
+      "cost \(cost) is negative: a cost is a size or weight, 0 or more"
+    case .recursiveLoad(let key):
+      "the loader of key \(key) asked the same cache for the same key: it would wait for itself; load the key's dependencies under other keys"
+    case .loadTimedOut(let key, let after):
+      "the load of key \(key) did not finish within \(after); the load goes on, and the next request waits for it again"
     case .admissionJudgesSize(let admission):
       "admission \(admission) judges sizes, but without a cost limit every entry weighs 1: give the cache a costLimit"
     }
   }
+}
+
+/// What became of a value given to ``MemoryCache/store(_:forKey:cost:ttl:)``.
+public enum StoreOutcome: Equatable, Sendable {
+  /// Cached.
+  case stored
+  /// Its time-to-live was zero or less: expired at once, never stored.
+  case expired
+  /// Never stored, and why.
+  case rejected(RejectionRule)
 }
 
 /// A thread-safe in-memory cache of `Value`s by `Key`, driven by any
@@ -83,7 +105,7 @@ public final class MemoryCache<Key: Hashable, Value> {
   /// closure: 1 while the cache has a cost limit, else 0 (a cache without
   /// costs keeps no cost column).
   @usableFromInline let unitCost: Atomic<Int>
-  /// Loads in flight, for ``value(forKey:cost:orLoad:)``.
+  /// Loads in flight, for ``value(forKey:cost:ttl:timeout:orLoad:)``.
   @usableFromInline let loads = LoadTable<Key, Value>()
   /// Where the `barrier` strategy's asynchronous writes hand departures to
   /// `onEvict`, in order, outside the queue's barrier.
@@ -95,6 +117,8 @@ public final class MemoryCache<Key: Hashable, Value> {
   public let policyCapacity: Int
   /// Whether entries weigh their cost (a cost limit was given) or 1.
   public let weighsCost: Bool
+  /// What the cache does with an entry heavier than its policy's segment takes.
+  public let heavyEntries: HeavyEntryRule
   @usableFromInline var limits: (count: Int?, cost: Int?, age: Duration?)
   @usableFromInline let limitsLock = ShardLock(.mutex, instrumented: false)
 
@@ -133,6 +157,14 @@ public final class MemoryCache<Key: Hashable, Value> {
   ///     `evlab replay --admission`'s text): a set it refuses stores nothing
   ///     (reason `rejected`). Striped shards each have their own, `prob`'s
   ///     seed raised by the shard's number (shard 0 draws as the simulator does).
+  ///   - heavyEntries: with a cost limit, what to do with an entry heavier
+  ///     than the policy's segment takes (S3-FIFO's small queue, W-TinyLFU's
+  ///     window) but within the limit: cache it (``HeavyEntryRule/admit``,
+  ///     the default), or refuse it as the simulator does (``HeavyEntryRule/refuse``).
+  ///   - largestCost: the heaviest entry you will store: a configuration
+  ///     that could not cache it (a cost limit below it, or `striped`
+  ///     shards whose share of the limit is) is refused here, naming the
+  ///     largest it can (``CacheError/entryHeavierThanConfiguration(cost:largest:)``).
   ///
   /// Inlinable so the policy's code is specialised for `Key` and `Index` in
   /// the caller's module (an unspecialised policy runs about 5× slower).
@@ -141,22 +173,30 @@ public final class MemoryCache<Key: Hashable, Value> {
     policy: CachePolicy = .lru, index: Index.Type, countLimit: Int? = nil, costLimit: Int? = nil,
     cost: CostFunction? = nil, ageLimit: Duration? = nil, tracksAges: Bool = false, lock: LockStrategy = .mutex,
     instrumentLocks: Bool = false, autoTrimInterval: Duration? = nil, clock: (@Sendable () -> UInt64)? = nil,
-    onEvict: EvictionHandler? = nil, admission: CacheAdmission = .none
+    onEvict: EvictionHandler? = nil, admission: CacheAdmission = .none, heavyEntries: HeavyEntryRule = .admit,
+    largestCost: Int? = nil
   ) throws(CacheError) where Index.Key == Key {
-    let spec: PolicySpec
-    do { spec = try policy.spec() } catch { throw .policy(error) }
+    let named: PolicySpec
+    do { named = try policy.spec() } catch { throw .policy(error) }
     let admissionSpec: AdmissionSpec
     do { admissionSpec = try admission.spec() } catch { throw .admission(error) }
     if admissionSpec.judgesSizes, costLimit == nil { throw .admissionJudgesSize(admissionSpec.description) }
-    do { try admissionSpec.check(composesWith: spec.descriptor) } catch { throw .admission(error) }
-    guard !spec.descriptor.isOffline else { throw .offlinePolicy(spec.name) }
-    guard PolicyCatalog.entry(named: spec.name)?.trimsOnATimer != true else { throw .trimsOnATimer(spec.name) }
+    do { try admissionSpec.check(composesWith: named.descriptor) } catch { throw .admission(error) }
+    guard !named.descriptor.isOffline else { throw .offlinePolicy(named.name) }
+    guard PolicyCatalog.entry(named: named.name)?.trimsOnATimer != true else { throw .trimsOnATimer(named.name) }
     try Self.validate(countLimit: countLimit, costLimit: costLimit, ageLimit: ageLimit)
     let weighsCost = costLimit != nil
     let primary = costLimit.map(Int64.init) ?? countLimit.map(Int64.init) ?? Self.unbounded
     let shardCount: Int
     shardCount = lock.shards
     guard (1...4096).contains(shardCount) else { throw .invalidShardCount(shardCount) }
+    let spec =
+      weighsCost && heavyEntries == .admit
+      ? Self.sizedForEntries(named, countLimit: countLimit, shards: shardCount) : named
+    if let largestCost, let costLimit {
+      let largest = Int(Self.share(of: Int64(costLimit), shard: shardCount - 1, of: shardCount))
+      if largestCost > largest { throw .entryHeavierThanConfiguration(cost: largestCost, largest: largest) }
+    }
     // Every shard must hold at least one object: more shards than that
     // would hold N objects whatever the limit (a hit ratio above Belady's).
     if shardCount > 1 && primary < Int64(shardCount) {
@@ -174,18 +214,32 @@ public final class MemoryCache<Key: Hashable, Value> {
       var visitor = BoxingVisitor<Key>(admission: admissionSpec.withSeed(admissionSpec.seed &+ UInt64(i)))
       let share = Self.share(of: primary, shard: i, of: shardCount)
       let policy = spec.withPolicy(capacity: share, index: index, visitor: &visitor)
+      // Asks an empty policy of this shard's capacity, without admission,
+      // whether it takes a key at a weight (the same specialisation as the
+      // shard's own policy: no code is compiled for it).
+      let probe: ((Key, Int64) -> Bool)? =
+        weighsCost
+        ? { key, weight in
+          var scratch = BoxingVisitor<Key>()
+          let empty = spec.withPolicy(capacity: share, index: index, visitor: &scratch)
+          let request = Request(key: key, weight: weight, time: 1, carriesWeight: false)
+          return empty.admit(request, { _, _ in }) != nil
+        } : nil
       built.append(
         CacheShard(
           policy: policy, lock: ShardLock(lock, instrumented: instrumentLocks), weighsCost: weighsCost,
-          // The primary limit is the policy's own capacity: the cache enforces
-          // only the other one (and a primary limit lowered later).
+          // The primary limit is the policy's own capacity, which the cache
+          // enforces too (the policy may weigh a heavy entry less than its
+          // cost: `heavyEntries`); and the other limit.
           countLimit: weighsCost
             ? countLimit.map { Int(Self.share(of: Int64($0), shard: i, of: shardCount)) } ?? Int.max : Int.max,
-          costLimit: weighsCost
+          costLimit: weighsCost && heavyEntries == .refuse
             ? Int64.max : costLimit.map { Self.share(of: Int64($0), shard: i, of: shardCount) } ?? Int64.max,
           ageLimit: ageLimit.map(nanoseconds) ?? .max, tracksAges: tracksAges, collectsDepartures: onEvict != nil,
           reads: lock.layout == .buffered
-            ? BufferedReads(ageLimit: ageLimit.map(nanoseconds) ?? .max, clock: clock) : nil))
+            ? BufferedReads(ageLimit: ageLimit.map(nanoseconds) ?? .max, clock: clock) : nil,
+          heavyEntries: heavyEntries, probe: probe, isGated: admissionSpec.kind != AdmissionSpec.Kind.none,
+          cacheCapacity: costLimit.map(Int64.init) ?? .max, largestAdmitted: admissionSpec.largestAdmitted))
     }
     shards = built
     bufferedReads = built[0].reads.map { Unmanaged.passUnretained($0) }
@@ -196,9 +250,10 @@ public final class MemoryCache<Key: Hashable, Value> {
     unitCost = Atomic(costLimit == nil ? 0 : 1)
     deliveries = Self.deliveryQueue(lock, onEvict)
     lockStrategy = lock
-    policyName = admissionSpec.kind == .none ? spec.description : "\(spec) + \(admissionSpec)"
+    policyName = admissionSpec.kind == .none ? named.description : "\(named) + \(admissionSpec)"
     policyCapacity = Int(primary)
     self.weighsCost = weighsCost
+    self.heavyEntries = heavyEntries
     limits = (countLimit, costLimit, ageLimit)
     if let autoTrimInterval { scheduleTrim(every: autoTrimInterval) }
   }
@@ -209,12 +264,13 @@ public final class MemoryCache<Key: Hashable, Value> {
     policy: CachePolicy = .lru, countLimit: Int? = nil, costLimit: Int? = nil, cost: CostFunction? = nil,
     ageLimit: Duration? = nil, tracksAges: Bool = false, lock: LockStrategy = .mutex, instrumentLocks: Bool = false,
     autoTrimInterval: Duration? = nil, clock: (@Sendable () -> UInt64)? = nil, onEvict: EvictionHandler? = nil,
-    admission: CacheAdmission = .none
+    admission: CacheAdmission = .none, heavyEntries: HeavyEntryRule = .admit, largestCost: Int? = nil
   ) throws(CacheError) {
     try self.init(
       policy: policy, index: HashedSlotIndex<Key>.self, countLimit: countLimit, costLimit: costLimit, cost: cost,
       ageLimit: ageLimit, tracksAges: tracksAges, lock: lock, instrumentLocks: instrumentLocks,
-      autoTrimInterval: autoTrimInterval, clock: clock, onEvict: onEvict, admission: admission)
+      autoTrimInterval: autoTrimInterval, clock: clock, onEvict: onEvict, admission: admission,
+      heavyEntries: heavyEntries, largestCost: largestCost)
   }
 
   /// A cache driven by a policy you built: its capacity is the primary limit
@@ -232,7 +288,7 @@ public final class MemoryCache<Key: Hashable, Value> {
     shards = [
       CacheShard(
         policy: box, lock: ShardLock(lock, instrumented: instrumentLocks), weighsCost: weighsCost,
-        countLimit: Int.max, costLimit: Int64.max, ageLimit: .max, tracksAges: tracksAges,
+        countLimit: Int.max, costLimit: weighsCost ? capacity : Int64.max, ageLimit: .max, tracksAges: tracksAges,
         collectsDepartures: onEvict != nil,
         reads: lock.layout == .buffered ? BufferedReads(ageLimit: .max, clock: clock) : nil)
     ]
@@ -247,7 +303,21 @@ public final class MemoryCache<Key: Hashable, Value> {
     policyName = box.name
     policyCapacity = Int(capacity)
     self.weighsCost = weighsCost
+    heavyEntries = .admit
     limits = weighsCost ? (nil, Int(capacity), nil) : (Int(capacity), nil, nil)
+  }
+
+  /// `spec` as a cache weighing costs builds it: a policy that sizes a
+  /// structure by entries (W-TinyLFU's sketch, `sketch=N`) and was not told
+  /// how many is sized for the count limit's share, or for 1,024 and grows;
+  /// libCacheSim's rule, one entry per unit of capacity, would give a
+  /// 16 MiB cache a sketch for 16 million entries.
+  @usableFromInline static func sizedForEntries(_ spec: PolicySpec, countLimit: Int?, shards: Int) -> PolicySpec {
+    guard spec.descriptor.parameters.contains(where: { $0.name == "sketch" }), spec.parameters["sketch"] == nil
+    else { return spec }
+    let entries = countLimit.map { share(of: Int64($0), shard: 0, of: shards) } ?? 1_024
+    let text = spec.description + (spec.parameters.isEmpty ? ":" : ",") + "sketch=\(min(entries, Int64(Int32.max)))"
+    return (try? PolicySpec(text)) ?? spec
   }
 
   /// The capacity of a cache without a count or cost limit.
@@ -315,9 +385,13 @@ public final class MemoryCache<Key: Hashable, Value> {
   }
 
   /// Stores `value` for `key` at `cost`: what the cost limit counts, 0 or
-  /// more (a negative cost is a programming error and stops the program).
-  /// Without a cost, the entry weighs what the cache's `cost` closure says;
-  /// without that closure, 1 while the cache has a cost limit, else 0.
+  /// more. Without a cost, the entry weighs what the cache's `cost` closure
+  /// says; without that closure, 1 while the cache has a cost limit, else 0.
+  /// An entry that cannot be stored leaves at once through `onEvict` with
+  /// reason `rejected`: a negative cost, a cost above the limit (or above
+  /// a `striped` shard's share of it: ``largestCacheableCost``), or a
+  /// refusal by the admission policy; ``statistics`` counts each rule, and
+  /// ``store(_:forKey:cost:ttl:)`` returns it.
   ///
   /// With a `ttl`, the entry expires that long after this call, on the
   /// cache's clock: from any later instant it is a miss (at the expiry
@@ -325,8 +399,11 @@ public final class MemoryCache<Key: Hashable, Value> {
   /// key, or `trimExpired()`, removes it with reason `expired`; until then
   /// it keeps its room, as libCacheSim's and memcached's lazy expiry do. A
   /// hit does not extend it; a set replaces it (a set without `ttl` stores
-  /// an entry that never expires). The replay's `--use-ttl` and
-  /// `--semantics kv` expire objects by the same rule, request for request.
+  /// an entry that never expires). A `ttl` of zero or less (an HTTP
+  /// response's `max-age=0`) is expired already: the key's cached value
+  /// leaves as `replaced` and the new one as `expired`, never stored. The
+  /// replay's `--use-ttl` and `--semantics kv` expire objects by the same
+  /// rule, request for request.
   ///
   /// Under the `barrier` strategy the write is a barrier block on the
   /// cache's queue and this returns before it runs (GCD's
@@ -334,22 +411,51 @@ public final class MemoryCache<Key: Hashable, Value> {
   /// Under `buffered`, an entry with a TTL is read under the policy lock.
   @inlinable
   public func setValue(_ value: Value, forKey key: Key, cost: Int? = nil, ttl: Duration? = nil) {
-    let cost = Int64(cost ?? costOf?(value) ?? unitCost.load(ordering: .relaxed))
-    precondition(cost >= 0, "MemoryCache: cost \(cost) is negative: costs are sizes or weights, 0 or more")
-    precondition(ttl.map { $0 > .zero } ?? true, "MemoryCache: ttl \(ttl!) is not positive: pass nil for none")
+    write(value, forKey: key, cost: cost ?? costOf?(value) ?? unitCost.load(ordering: .relaxed), ttl: ttl, waits: false)
+  }
+
+  /// Stores `value` as ``setValue(_:forKey:cost:ttl:)`` does, and says what
+  /// became of it: ``StoreOutcome/stored``, ``StoreOutcome/expired`` (a
+  /// `ttl` of zero or less) or ``StoreOutcome/rejected(_:)`` with the rule
+  /// that refused it. Under `barrier` it waits for its write. A negative
+  /// cost is thrown (``CacheError/invalidCost(_:)``) and changes nothing.
+  @inlinable @discardableResult
+  public func store(_ value: Value, forKey key: Key, cost: Int? = nil, ttl: Duration? = nil) throws(CacheError)
+    -> StoreOutcome
+  {
+    let cost = cost ?? costOf?(value) ?? unitCost.load(ordering: .relaxed)
+    if cost < 0 { throw .invalidCost(cost) }
+    return write(value, forKey: key, cost: cost, ttl: ttl, waits: true)
+  }
+
+  /// The write behind ``setValue(_:forKey:cost:ttl:)`` and ``store(_:forKey:cost:ttl:)``;
+  /// `waits`: a `barrier` write runs before this returns (else it returns
+  /// ``StoreOutcome/stored`` before the write runs).
+  @inlinable @discardableResult
+  func write(_ value: Value, forKey key: Key, cost: Int, ttl: Duration?, waits: Bool) -> StoreOutcome {
+    let cost = Int64(cost)
+    let shard = shard(for: key)
+    if let ttl, ttl <= .zero {
+      let now = clock()
+      deliver(
+        shard.exclusive(ownRing: true) {
+          shard.setExpired(value, forKey: key, now: now)
+          return shard.takeDeparted()
+        })
+      return .expired
+    }
     let ttl = ttl.map(saturatingNanoseconds) ?? 0
-    if ttl == 0, let bufferedReads,
+    if ttl == 0, cost >= 0, let bufferedReads,
       let (old, fullStripe) = bufferedReads._withUnsafeGuaranteedRef({
         $0.update(key, value, cost: cost, returnsOld: onEvict != nil)
       })
     {
       if fullStripe >= 0 { drainIfFree(shards[0], stripe: fullStripe) }
       if let old { deliver([(key, old, .replaced)]) }
-      return
+      return .stored
     }
-    let shard = shard(for: key)
     let now = clock()
-    if let queue = shard.lock.barrierQueue {
+    if !waits, let queue = shard.lock.barrierQueue {
       shard.lock.barrierWrite(queue) {
         shard.setValue(value, forKey: key, cost: cost, ttl: ttl, now: now)
         let departed = shard.takeDeparted()
@@ -360,13 +466,43 @@ public final class MemoryCache<Key: Hashable, Value> {
           deliveries.async { hand() }
         }
       }
-      return
+      return .stored
     }
-    let departed = shard.exclusive(ownRing: true) {
-      shard.setValue(value, forKey: key, cost: cost, ttl: ttl, now: now)
-      return shard.takeDeparted()
+    let (refused, departed) = shard.exclusive(ownRing: true) {
+      (shard.setValue(value, forKey: key, cost: cost, ttl: ttl, now: now), shard.takeDeparted())
     }
     if !departed.isEmpty { deliver(departed) }
+    return refused.map(StoreOutcome.rejected) ?? .stored
+  }
+
+  /// A read that is not a request: the statistics do not count it.
+  func valueUncounted(forKey key: Key) -> Value? {
+    let shard = shard(for: key)
+    let now = clock()
+    let (value, departed) = shard.exclusive(ownRing: true) {
+      (shard.value(forKey: key, now: now, counts: false), shard.takeDeparted())
+    }
+    deliver(departed)
+    return value
+  }
+
+  /// Stores `value` unless `key` is cached (and not expired): a loaded
+  /// value does not replace one stored while it loaded.
+  func storeIfAbsent(_ value: Value, forKey key: Key, cost: Int?, ttl: Duration?) {
+    let cost = Int64(cost ?? costOf?(value) ?? unitCost.load(ordering: .relaxed))
+    let shard = shard(for: key)
+    let now = clock()
+    let departed = shard.exclusive(ownRing: true) {
+      if !shard.contains(key, now: now) {
+        if let ttl, ttl <= .zero {
+          shard.setExpired(value, forKey: key, now: now)
+        } else {
+          shard.setValue(value, forKey: key, cost: cost, ttl: ttl.map(saturatingNanoseconds) ?? 0, now: now)
+        }
+      }
+      return shard.takeDeparted()
+    }
+    deliver(departed)
   }
 
   /// Removes `key`; returns whether it was cached.
@@ -409,10 +545,21 @@ public final class MemoryCache<Key: Hashable, Value> {
     }
   }
 
+  /// Hands departures to `onEvict`. A handler that writes the key it is
+  /// being told of (re-setting it on `replaced`) is not told that its own
+  /// write replaced the value: it made that write, and telling it would
+  /// call it again, without end, until the stack overflowed.
   @usableFromInline
   func deliver(_ departed: [(key: Key, value: Value, reason: EvictionReason)]) {
-    guard let onEvict else { return }
-    for entry in departed { onEvict(entry.key, entry.value, entry.reason) }
+    guard let onEvict, !departed.isEmpty else { return }
+    let delivering = HandlerDeliveries.current
+    let me = ObjectIdentifier(self)
+    for entry in departed {
+      if entry.reason == .replaced && delivering.isDelivering(me, entry.key) { continue }
+      delivering.push(me, entry.key)
+      onEvict(entry.key, entry.value, entry.reason)
+      delivering.pop()
+    }
   }
 
   // MARK: Limits and trimming
@@ -450,13 +597,17 @@ public final class MemoryCache<Key: Hashable, Value> {
     limitsLock.exclusive { limits.cost = limit }
     // From now on, entries stored without a cost count against the limit.
     unitCost.store(limit != nil || weighsCost ? 1 : 0, ordering: .relaxed)
+    // A cache weighing costs is held to its policy's capacity once the
+    // limit is lifted: by the cache too where the policy may weigh an
+    // entry less than its cost.
+    let lifted = weighsCost && heavyEntries == .admit ? policyCapacity : nil
+    let whole = (limit == policyCapacity && weighsCost ? lifted : limit ?? lifted).map(Int64.init)
     for (i, shard) in shards.enumerated() {
-      let isPolicyCapacity = weighsCost && (limit == nil || limit! == policyCapacity)
-      let share =
-        isPolicyCapacity ? Int64.max : limit.map { Self.share(of: Int64($0), shard: i, of: shards.count) } ?? Int64.max
+      let share = whole.map { Self.share(of: $0, shard: i, of: shards.count) } ?? Int64.max
       deliver(
         shard.exclusive {
           shard.costLimit = share
+          shard.cacheCapacity = whole ?? .max
           shard.trim(toCost: share)
           return shard.takeDeparted()
         })
@@ -578,13 +729,32 @@ public final class MemoryCache<Key: Hashable, Value> {
   /// Entries cached (all shards).
   public var count: Int { shards.reduce(0) { total, shard in total + shard.lock.shared { shard.policy.count() } } }
 
-  /// The sum of the cached entries' costs.
-  public var totalCost: Int { shards.reduce(0) { total, shard in total + Int(shard.lock.shared { shard.cost }) } }
+  /// The sum of the cached entries' costs (`Int.max` if the sum is larger).
+  public var totalCost: Int {
+    Int(clamping: shards.reduce(Int128(0)) { total, shard in total + shard.lock.shared { shard.cost } })
+  }
 
-  /// Hits, misses, sets, evictions by reason, count and cost.
+  /// The heaviest entry a set can store: the cost limit, or a `striped`
+  /// shard's share of it (the smallest share); `Int.max` without a cost
+  /// limit. Every policy caches an entry up to this cost (see
+  /// ``HeavyEntryRule``), unless its admission policy refuses it.
+  public var largestCacheableCost: Int {
+    Int(shards.reduce(Int64.max) { least, shard in min(least, shard.lock.shared { shard.largestCost }) })
+  }
+
+  /// Bytes the policies hold beside their entries (all shards): frequency
+  /// sketches, sized by the entries cached (see ``HeavyEntryRule``), not
+  /// by the cost limit's unit. What the entries cost: docs/memory-cache.md.
+  public var sketchBytes: Int {
+    shards.reduce(0) { total, shard in total + shard.lock.shared { shard.policy.sketchBytes() } }
+  }
+
+  /// Hits, misses, sets, evictions by reason and rejections by rule,
+  /// loads, count and cost.
   public var statistics: CacheStatistics {
     var total = CacheStatistics()
     for shard in shards { total.merge(shard.lock.shared { shard.snapshot() }) }
+    (total.loads, total.loadFailures, total.loadTime) = loads.loadCounts
     return total
   }
 

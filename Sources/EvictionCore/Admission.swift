@@ -216,6 +216,13 @@ public struct AdmissionSpec: Hashable, Sendable, CustomStringConvertible {
 
   /// Whether decisions depend on object sizes (meaningless in count mode,
   /// where every object weighs 1).
+  /// The heaviest object the admission lets in by its size alone:
+  /// `size`'s maximum, else `Int64.max`.
+  public var largestAdmitted: Int64 {
+    if case .size(let max) = kind { return max }
+    return .max
+  }
+
   public var judgesSizes: Bool {
     switch kind {
     case .size, .adaptSize: true
@@ -338,6 +345,7 @@ public struct AdmittedPolicy<Policy: ReplacementPolicy & ~Copyable>: Replacement
   @inlinable public var count: Int { policy.count }
   @inlinable public var flashWrites: TierWrites? { policy.flashWrites }
   @inlinable public var learning: LearningCounts? { policy.learning }
+  @inlinable public var sketchBytes: Int { policy.sketchBytes + (gate.sketch?.entries ?? 0) * 8 }
 
   @inlinable @inline(__always)
   public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {

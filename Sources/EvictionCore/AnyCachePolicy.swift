@@ -39,6 +39,8 @@ public struct AnyCachePolicy<Key: Hashable> {
   public let flashWrites: () -> TierWrites?
   /// ``ReplacementPolicy/learning``.
   public let learning: () -> LearningCounts?
+  /// ``ReplacementPolicy/sketchBytes``.
+  public let sketchBytes: () -> Int
 
   @inlinable
   public init<Policy: ReplacementPolicy & ~Copyable>(_ policy: consuming Policy) where Policy.Key == Key {
@@ -61,6 +63,7 @@ public struct AnyCachePolicy<Key: Hashable> {
     explain = { holder.policy.explain($0) }
     flashWrites = { holder.policy.flashWrites }
     learning = { holder.policy.learning }
+    sketchBytes = { holder.policy.sketchBytes }
   }
 }
 
@@ -77,6 +80,7 @@ public struct BoxedPolicy<Key: Hashable>: ReplacementPolicy {
   @inlinable public var count: Int { box.count() }
   @inlinable public var flashWrites: TierWrites? { box.flashWrites() }
   @inlinable public var learning: LearningCounts? { box.learning() }
+  @inlinable public var sketchBytes: Int { box.sketchBytes() }
 
   @inlinable @inline(__always)
   public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {

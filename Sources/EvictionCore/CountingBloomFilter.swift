@@ -48,6 +48,10 @@ public func xxHash64(_ word: UInt64, seed: UInt64) -> UInt64 {
 /// time in it and ran at a third of libCacheSim's speed.
 public struct CountingBloomFilter: Sendable {
   public let counterCount: UInt32
+
+  /// The counters' memory: 4 bytes each while dense; sparse, about 40
+  /// bytes per non-zero counter (a dictionary entry and its share of the table).
+  public var byteCount: Int { isDense ? dense.count * 4 : sparse.count * 40 }
   public let probes: UInt32
   @usableFromInline var dense: [UInt32]
   @usableFromInline var sparse: [UInt32: UInt32]

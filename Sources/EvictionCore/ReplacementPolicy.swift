@@ -116,6 +116,11 @@ public protocol ReplacementPolicy: ~Copyable {
   /// that does not learn (the default). Replay rows report it as
   /// `trainings` and `training_seconds`.
   var learning: LearningCounts? { get }
+
+  /// Bytes the policy holds beside its entries' records, index and ghosts
+  /// (W-TinyLFU's frequency sketch), 0 by default: what a
+  /// ``MemoryCache``'s configuration costs before its first entry.
+  var sketchBytes: Int { get }
 }
 
 /// Writes to a cache's second tier (flash), counted by the policy that
@@ -152,6 +157,7 @@ extension ReplacementPolicy where Self: ~Copyable {
   /// By default a policy has one tier and writes nowhere else.
   @inlinable public var flashWrites: TierWrites? { nil }
   @inlinable public var learning: LearningCounts? { nil }
+  @inlinable public var sketchBytes: Int { 0 }
 
   /// By default a policy gives no prefetch hints.
   @inlinable public func indexAddress(of key: Key) -> UnsafeRawPointer? { nil }

@@ -20,16 +20,17 @@ extension PolicySpec {
 
 extension MemoryCache where Key == UInt64, Value == UInt64 {
   /// A memory cache of integers over the integer index, as `stress` and the
-  /// benchmarks drive it: limits and lock as ``MemoryCache/init(policy:index:countLimit:costLimit:ageLimit:tracksAges:lock:instrumentLocks:autoTrimInterval:clock:onEvict:admission:)``
-  /// takes them.
+  /// benchmarks drive it: limits and lock as ``MemoryCache/init(policy:index:countLimit:costLimit:cost:ageLimit:tracksAges:lock:instrumentLocks:autoTrimInterval:clock:onEvict:admission:heavyEntries:largestCost:)``
+  /// takes them. Heavy entries are refused by default, as the replay it is
+  /// compared with refuses them.
   @inline(never)
   public static func ofIntegers(
     policy: PolicySpec, countLimit: Int? = nil, costLimit: Int64? = nil, lock: LockStrategy = .mutex,
-    instrumentLocks: Bool = false, admission: AdmissionSpec = .none
+    instrumentLocks: Bool = false, admission: AdmissionSpec = .none, heavyEntries: HeavyEntryRule = .refuse
   ) throws(CacheError) -> MemoryCache {
     try MemoryCache(
       policy: CachePolicy(policy), index: IntegerSlotIndex<UInt64>.self, countLimit: countLimit,
       costLimit: costLimit.map { Int($0) }, lock: lock, instrumentLocks: instrumentLocks,
-      admission: CacheAdmission(admission))
+      admission: CacheAdmission(admission), heavyEntries: heavyEntries)
   }
 }

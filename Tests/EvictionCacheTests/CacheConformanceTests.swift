@@ -57,7 +57,7 @@ import Testing
         ConformanceDriver(requests: requests, checkEvery: 1_000, policy: spec), admission: try AdmissionSpec(admission))
       let expected = spec.withPolicy(capacity: 600, index: IntegerSlotIndex<UInt64>.self, visitor: &visitor).hitSequence
       let cache = try MemoryCache<UInt64, UInt64>(
-        policy: CachePolicy(policy), costLimit: 600, admission: CacheAdmission(admission))
+        policy: CachePolicy(policy), costLimit: 600, admission: CacheAdmission(admission), heavyEntries: .refuse)
       var hits: [Bool] = []
       for request in requests {
         let hit = cache.value(forKey: request.key) != nil

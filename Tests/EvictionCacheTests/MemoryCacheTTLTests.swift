@@ -66,11 +66,4 @@ import Testing
     clock.advance(seconds: 1e9)
     #expect(cache.value(forKey: 1) == 1 && cache.value(forKey: 2) == nil)
   }
-
-  @Test func aTTLThatIsNotPositiveStopsTheProgram() async {
-    await #expect(processExitsWith: .failure) {
-      let cache = try MemoryCache<Int, Int>(policy: "lru", countLimit: 10)
-      cache.setValue(1, forKey: 1, ttl: .zero)
-    }
-  }
 }

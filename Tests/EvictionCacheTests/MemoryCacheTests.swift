@@ -301,13 +301,6 @@ let lockNames =
     #expect(cache.count == 0)
   }
 
-  @Test func aNegativeCostStopsTheProgram() async {
-    await #expect(processExitsWith: .failure) {
-      let cache = try MemoryCache<Int, Int>(policy: "lru", countLimit: 10)
-      cache.setValue(1, forKey: 1, cost: -1)
-    }
-  }
-
   @Test func badInputIsAClearError() throws {
     #expect(throws: CacheError.invalidLimit(name: "countLimit", value: "0")) {
       _ = try MemoryCache<Int, Int>(policy: "lru", countLimit: 0)

@@ -10,7 +10,8 @@ import Testing
 
 /// The same code, the same answer: a `MemoryCache` driven read-through (get,
 /// then set on a miss) on one thread hits exactly where `evlab replay` does,
-/// for every catalog policy that runs online, in both size modes.
+/// for every catalog policy that runs online, in both size modes (heavy
+/// entries refused and the policy sized as the replay's, `.refuse`).
 @Suite struct CacheAgreesWithReplayTests {
   static let trace = TraceSource(
     path: SharedData.path("traces/libcachesim/cloudPhysicsIO.oracleGeneral.bin"), format: .oracleGeneral)
@@ -30,7 +31,7 @@ import Testing
       let cache = try MemoryCache<UInt64, UInt64>(
         policy: CachePolicy(policy), index: IntegerSlotIndex<UInt64>.self,
         countLimit: mode == .count ? Int(size) : nil, costLimit: mode == .bytes ? Int(size) : nil,
-        clock: { traceTime.load(ordering: .relaxed) })
+        clock: { traceTime.load(ordering: .relaxed) }, heavyEntries: .refuse)
       var cacheHits: [Bool] = []
       cacheHits.reserveCapacity(records.count)
       for record in records {

@@ -113,7 +113,7 @@ final class TraceClock: Sendable {
           let time = TraceClock()
           let cache = try MemoryCache<UInt64, Int64>(
             policy: CachePolicy(policy), countLimit: mode == .count ? Int(size) : nil,
-            costLimit: mode == .bytes ? Int(size) : nil, lock: lock, clock: { time.now() })
+            costLimit: mode == .bytes ? Int(size) : nil, lock: lock, clock: { time.now() }, heavyEntries: .refuse)
           var hits: Int64 = 0
           var second: Int64 = -1
           for record in records {

@@ -42,6 +42,13 @@
 /// room for a protected segment (a main cache of one unit), a main hit stays
 /// in probation, where promotion would have evicted the object just hit.
 ///
+/// `sketch=N` (not libCacheSim's) sizes the sketch for N entries and doubles
+/// it, counts restarting, whenever the cache holds more (Caffeine's
+/// `FrequencySketch.ensureCapacity`), aging it every 32 × N main hits: a
+/// `MemoryCache` with a cost limit sets it, because libCacheSim's sizing
+/// (one entry per unit of capacity, so per byte) gives a 2 MiB cache a
+/// sketch of 30 million counters.
+///
 /// `adaptive=true` adds Caffeine's hill climber (Einziger, Eytan, Friedman and
 /// Manes, "Adaptive software cache management", Middleware'18; the constants
 /// are those of Caffeine's `BoundedLocalCache`). Once the cache is half full,
@@ -83,7 +90,11 @@ public struct WTinyLFUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
   @usableFromInline var protectedCapacity: Int64
   /// Main-cache hits since the sketch last halved, and how many halve it.
   @usableFromInline var mainHits: Int64 = 0
-  @usableFromInline let agingPeriod: Int64
+  @usableFromInline var agingPeriod: Int64
+  /// The entries the sketch is sized for while it grows with the cache
+  /// (`sketch=N`), or 0: sized once for the main cache's capacity, as
+  /// libCacheSim does (in byte mode, one entry per byte).
+  @usableFromInline var sketchEntries: Int64
   public let windowShare: Double
   /// The hill climber, when `adaptive`.
   @usableFromInline var climber: HillClimber?
@@ -98,7 +109,8 @@ public struct WTinyLFUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
 
   @inlinable
   public init(
-    capacity: Int64, window windowShare: Double = 0.01, adaptive: Bool = false, drainsWindow: Bool = false
+    capacity: Int64, window windowShare: Double = 0.01, adaptive: Bool = false, drainsWindow: Bool = false,
+    sketchEntries: Int64 = 0
   ) {
     store = PolicyStorage(capacity: capacity)
     self.drainsWindow = drainsWindow
@@ -109,10 +121,14 @@ public struct WTinyLFUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
     // Adaptive: probation is what protected leaves of the main cache, a share
     // no step changes (fixed: libCacheSim's ⌊0.2·main⌋).
     probationCapacity = adaptive ? mainCapacity - protectedCapacity : Int64(1.0 / 5.0 * Double(mainCapacity))
-    sketch = CountingBloomFilter(entries: Int(min(mainCapacity, Int64(Int32.max))), error: 0.001)
-    agingPeriod = max(1, 32 * mainCapacity)
+    self.sketchEntries = sketchEntries
+    let sized = sketchEntries > 0 ? min(sketchEntries, mainCapacity) : mainCapacity
+    sketch = CountingBloomFilter(entries: Int(min(sized, Int64(Int32.max))), error: 0.001)
+    agingPeriod = max(1, 32 * sized)
     climber = adaptive ? HillClimber(capacity: capacity) : nil
   }
+
+  public var sketchBytes: Int { sketch.byteCount }
 
   public var name: String {
     "W-TinyLFU\(drainsWindow ? "v0" : "")(window=\(windowShare)\(climber == nil ? "" : ", adaptive"))"
@@ -169,8 +185,20 @@ public struct WTinyLFUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
       guard evictStep(onEvict, approve) else { return nil }
     }
     let slot = store.insert(request, payload: (), atFrontOf: &window, tag: Self.inWindow)
+    if sketchEntries > 0 && Int64(store.count) > sketchEntries { growSketch() }
     sketch.add(bits(request.key))
     return slot
+  }
+
+  /// Doubles a growing sketch once the cache holds more entries than it was
+  /// sized for (its counts restart, as Caffeine's `ensureCapacity` does):
+  /// its memory follows the entries cached, not the capacity's unit.
+  @usableFromInline
+  mutating func growSketch() {
+    while sketchEntries < Int64(store.count) && sketchEntries < Int64(Int32.max) { sketchEntries *= 2 }
+    sketch = CountingBloomFilter(entries: Int(min(sketchEntries, Int64(Int32.max))), error: 0.001)
+    agingPeriod = max(1, 32 * sketchEntries)
+    mainHits = 0
   }
 
   /// The main cache's victim: probation's LRU end, else protected's.
@@ -371,7 +399,8 @@ public enum WTinyLFU: PolicyBuilder {
   ) -> Visitor.Output where Index.Key == Visitor.Key {
     visitor.visit(
       WTinyLFUPolicy<Index>(
-        capacity: capacity, window: spec.fraction("window"), adaptive: spec.isOn("adaptive"), drainsWindow: false))
+        capacity: capacity, window: spec.fraction("window"), adaptive: spec.isOn("adaptive"), drainsWindow: false,
+        sketchEntries: spec.integer("sketch")))
   }
 }
 
@@ -391,7 +420,8 @@ public enum WTinyLFUv0: PolicyBuilder {
   ) -> Visitor.Output where Index.Key == Visitor.Key {
     visitor.visit(
       WTinyLFUPolicy<Index>(
-        capacity: capacity, window: spec.fraction("window"), adaptive: spec.isOn("adaptive"), drainsWindow: true))
+        capacity: capacity, window: spec.fraction("window"), adaptive: spec.isOn("adaptive"), drainsWindow: true,
+        sketchEntries: spec.integer("sketch")))
   }
 }
 
@@ -402,6 +432,11 @@ public enum WTinyLFUShared {
     PolicyParameter(
       switch: "adaptive", default: false,
       help: "Caffeine's hill climber moves capacity between the window and protected; not in libCacheSim"),
+    PolicyParameter(
+      "sketch", default: 0, range: 0...Int64(Int32.max),
+      help:
+        "entries the frequency sketch is first sized for, doubling as the cache outgrows it; 0: the main cache's capacity, as libCacheSim (a memory cache weighing costs sets it)"
+    ),
   ]
 }
 
