@@ -119,7 +119,7 @@ public protocol ReplacementPolicy: ~Copyable {
 
   /// Bytes the policy holds beside its entries' records, index and ghosts
   /// (W-TinyLFU's frequency sketch), 0 by default: what a
-  /// ``MemoryCache``'s configuration costs before its first entry.
+  /// `MemoryCache`'s configuration costs before its first entry.
   var sketchBytes: Int { get }
 }
 
