@@ -114,6 +114,12 @@ struct Compare: ParsableCommand {
     config.figures = try figureOptions.apply(
       to: config.figures, policies: config.labels, traces: config.traces.map(\.name))
     let directory = output ?? "results/\(config.name)"
+    let inputs = config.traces.compactMap { entry -> String? in
+      if case .file(let source) = entry.origin { return source.path }
+      return nil
+    }
+    try OutputCheck.notAnInput(
+      reportFiles.map { ("--output", (directory as NSString).appendingPathComponent($0)) }, inputs: inputs)
     if shardSpec == nil {
       try OutputCheck.reportFolder(directory, option: "--output", files: reportFiles)
     } else {

@@ -71,6 +71,7 @@ struct MRC: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
 
   func validate() throws {
     try method?.check()
+    try OutputCheck.notAnInput([("--csv", output.csv), ("--json", output.json)], inputs: [trace])
     guard !sizes.isEmpty else { throw ArgumentError("--sizes is empty; e.g. --sizes 100..100000:log20") }
     try sizes.check()
     try warmup?.check()

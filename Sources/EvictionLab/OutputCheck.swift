@@ -104,6 +104,33 @@ enum OutputCheck {
     }
   }
 
+  /// Refuses an output that is one of the run's inputs, by the file's
+  /// identity (device and inode, through links, other spellings of the
+  /// path and hard links): `replay t.csv --csv t.csv` overwrote its own
+  /// trace, and `--regret` then read its output back as the trace. A CSV's
+  /// provenance sidecar counts as an output too.
+  static func notAnInput(_ outputs: [(option: String, path: String?)], inputs: [String]) throws {
+    var identities: [(dev: UInt, ino: UInt, path: String)] = []
+    for input in inputs {
+      var info = stat()
+      if stat(input, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG {
+        identities.append((UInt(info.st_dev), UInt(info.st_ino), input))
+      }
+    }
+    guard !identities.isEmpty else { return }
+    for (option, path) in outputs {
+      guard let path, path != "-" else { continue }
+      for candidate in option == "--csv" ? [path, path + ".provenance.json"] : [path] {
+        var info = stat()
+        guard stat(candidate, &info) == 0 else { continue }
+        if let input = identities.first(where: { $0.dev == UInt(info.st_dev) && $0.ino == UInt(info.st_ino) }) {
+          throw ArgumentError(
+            "\(option) \(path) would overwrite the input trace \(input.path); write the output to another path")
+        }
+      }
+    }
+  }
+
   /// `path` with every link resolved (the file's, when it exists, else its
   /// folder's), so two names of one file are seen as one.
   static func resolved(_ path: String) -> String {

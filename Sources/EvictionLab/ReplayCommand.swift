@@ -129,6 +129,9 @@ struct Replay: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
         ("--csv", output.csv), ("--json", output.json), ("--timeseries", timeseries), ("--regret", regret),
       ])
     }
+    try OutputCheck.notAnInput(
+      [("--csv", output.csv), ("--json", output.json), ("--timeseries", timeseries), ("--regret", regret)],
+      inputs: traces)
     if tier != nil && attribution { throw ArgumentError("--tier memory+disk does not take --attribution") }
     if fillOnMiss && semantics != .kv { throw ArgumentError("--fill-on-miss is for --semantics kv") }
     if let expiration {

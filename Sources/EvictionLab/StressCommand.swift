@@ -60,6 +60,7 @@ struct Stress: ParsableCommand, TakesPolicies, TakesSizeMode {
 
   func validate() throws {
     _ = try specs()
+    try OutputCheck.notAnInput([("--csv", output.csv), ("--json", output.json)], inputs: [trace])
     try threads.check()
     try lock.check()
     try size.check()

@@ -35,6 +35,7 @@ struct Convert: ParsableCommand {
     }
     do throws(TraceError) { try TraceWriter.checkName(output) } catch { throw ArgumentError(error.description) }
     if keysOnly && format != .txt { throw ArgumentError("--keys-only is for --to txt; \(to) keeps sizes and times") }
+    try OutputCheck.notAnInput([("--output", output)], inputs: [input])
   }
 
   func run() throws {
@@ -63,6 +64,7 @@ struct TraceInfoCommand: ParsableCommand {
 
   func validate() throws {
     guard !traces.isEmpty else { throw ArgumentError("name at least one trace") }
+    try OutputCheck.notAnInput([("--json", json)], inputs: traces)
   }
 
   func run() throws {
