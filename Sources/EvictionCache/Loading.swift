@@ -32,6 +32,62 @@ extension MemoryCache where Key: Sendable, Value: Sendable {
   ) async throws -> Value {
     if let value = value(forKey: key) { return value }
     if LoadScope.keys.contains(self, key) { throw CacheError.recursiveLoad("\(key)") }
+    return try await awaitLoad(of: key, timeout: timeout) {
+      Task { await self.runLoad(key, cost: cost, ttl: ttl, load) }
+    }
+  }
+
+  /// The values of `keys`, each as a `Result`: cached ones at once; the
+  /// missing ones from **one** call of `load` with every missing key that
+  /// no other task is loading, as Caffeine's `getAll` does. A key another
+  /// task is loading, by this call or the single-key
+  /// ``value(forKey:cost:ttl:timeout:orLoad:)``, is waited for, not loaded
+  /// twice; a single-key request for a key this call loads waits for it
+  /// in turn. Each value is stored as the cache's `cost` closure weighs it,
+  /// expiring after `ttl`.
+  ///
+  /// Failures are per key: a key `load` leaves out of its answer fails
+  /// with ``CacheError/notLoaded(_:)``; if `load` throws, every key it was
+  /// asked for fails with its error; a key asked for by its own loader
+  /// fails with ``CacheError/recursiveLoad(_:)``; a key waited for fails
+  /// with ``CacheError/loadTimedOut(key:after:)`` past `timeout`. One call
+  /// of `load` counts as one load in ``statistics``.
+  public func values(
+    forKeys keys: [Key], ttl: Duration? = nil, timeout: Duration? = nil,
+    orLoad load: @escaping @Sendable ([Key]) async throws -> [Key: Value]
+  ) async -> [Key: Result<Value, any Error>] {
+    var results: [Key: Result<Value, any Error>] = [:]
+    var missing: [Key] = []
+    for key in keys where results[key] == nil {
+      if let value = value(forKey: key) {
+        results[key] = .success(value)
+      } else if LoadScope.keys.contains(self, key) {
+        results[key] = .failure(CacheError.recursiveLoad("\(key)"))
+      } else {
+        results[key] = .failure(CacheError.notLoaded("\(key)"))  // until its load says otherwise
+        missing.append(key)
+      }
+    }
+    let (owned, joined) = loads.claim(missing)
+    // The load runs in a task of its own, as the single-key load does: the
+    // other tasks waiting for its keys do not depend on this one's fate.
+    let bulk = owned.isEmpty ? nil : Task { await self.runLoads(owned, ttl: ttl, load) }
+    for key in joined {
+      do {
+        results[key] = .success(
+          try await awaitLoad(of: key, timeout: timeout) {
+            Task { _ = await self.runLoads([key], ttl: ttl, load) }
+          })
+      } catch {
+        results[key] = .failure(error)
+      }
+    }
+    if let bulk { results.merge(await bulk.value) { $1 } }
+    return results
+  }
+
+  /// Waits for `key`'s load, calling `start` if there is none to join.
+  func awaitLoad(of key: Key, timeout: Duration?, start: () -> Void) async throws -> Value {
     let waiter = loads.newWaiter()
     let loads = loads
     let timer = timeout.map { limit in
@@ -43,13 +99,44 @@ extension MemoryCache where Key: Sendable, Value: Sendable {
     defer { timer?.cancel() }
     return try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
-        if loads.wait(for: key, as: waiter, continuation) {
-          Task { await self.runLoad(key, cost: cost, ttl: ttl, load) }
-        }
+        if loads.wait(for: key, as: waiter, continuation) { start() }
       }
     } onCancel: {
       loads.cancel(waiter, of: key, with: CancellationError())
     }
+  }
+
+  /// Loads `keys` (claimed in the load table) with one call of `load`,
+  /// stores what it returns, and hands each key's outcome to its waiters.
+  func runLoads(_ keys: [Key], ttl: Duration?, _ load: @Sendable ([Key]) async throws -> [Key: Value]) async
+    -> [Key: Result<Value, any Error>]
+  {
+    var outcomes: [Key: Result<Value, any Error>] = [:]
+    var asked: [Key] = []
+    for key in keys {
+      if let cached = valueUncounted(forKey: key) { outcomes[key] = .success(cached) } else { asked.append(key) }
+    }
+    if !asked.isEmpty {
+      let start = ContinuousClock.now
+      let scope = asked.reduce(LoadScope.keys) { $0.adding(self, $1) }
+      do {
+        let loaded = try await LoadScope.$keys.withValue(scope) { try await load(asked) }
+        loads.recordLoad(failed: false, took: ContinuousClock.now - start)
+        for key in asked {
+          if let value = loaded[key] {
+            storeIfAbsent(value, forKey: key, cost: nil, ttl: ttl)
+            outcomes[key] = .success(value)
+          } else {
+            outcomes[key] = .failure(CacheError.notLoaded("\(key)"))
+          }
+        }
+      } catch {
+        loads.recordLoad(failed: true, took: ContinuousClock.now - start)
+        for key in asked { outcomes[key] = .failure(error) }
+      }
+    }
+    for key in keys { loads.finish(key, outcomes[key]!) }
+    return outcomes
   }
 
   /// Loads `key` once for all its waiters (unless a load that finished
@@ -182,5 +269,26 @@ extension LoadTable where Value: Sendable {
   func finish(_ key: Key, _ outcome: Result<Value, any Error>) {
     let waiters = mutex.withLock { _ in loads.removeValue(forKey: key) ?? [:] }
     for continuation in waiters.values { continuation.resume(with: outcome) }
+  }
+}
+
+extension LoadTable where Key: Sendable {
+  /// Marks each of `keys` as loading unless it is already: the caller
+  /// loads the `owned` ones and must ``finish(_:_:)`` each; the `joined`
+  /// ones are another's to load.
+  func claim(_ keys: [Key]) -> (owned: [Key], joined: [Key]) {
+    mutex.withLock { _ in
+      var owned: [Key] = []
+      var joined: [Key] = []
+      for key in keys {
+        if loads[key] == nil {
+          loads[key] = [:]
+          owned.append(key)
+        } else {
+          joined.append(key)
+        }
+      }
+      return (owned, joined)
+    }
   }
 }

@@ -20,6 +20,7 @@ public enum CacheError: Error, Equatable, CustomStringConvertible {
   case invalidCost(Int)
   case recursiveLoad(String)
   case loadTimedOut(key: String, after: Duration)
+  case notLoaded(String)
 
   public var description: String {
     switch self {
@@ -49,6 +50,8 @@ public enum CacheError: Error, Equatable, CustomStringConvertible {
       "the loader of key \(key) asked the same cache for the same key: it would wait for itself; load the key's dependencies under other keys"
     case .loadTimedOut(let key, let after):
       "the load of key \(key) did not finish within \(after); the load goes on, and the next request waits for it again"
+    case .notLoaded(let key):
+      "the bulk loader's answer has no value for key \(key); nothing was cached for it"
     case .admissionJudgesSize(let admission):
       "admission \(admission) judges sizes, but without a cost limit every entry weighs 1: give the cache a costLimit"
     }
