@@ -61,10 +61,14 @@ public enum RejectionRule: String, Sendable, CaseIterable, Codable {
 /// segment takes (S3-FIFO's small queue is a tenth of the capacity,
 /// W-TinyLFU's window a hundredth) but no heavier than the cache.
 public enum HeavyEntryRule: String, Sendable, CaseIterable {
-  /// Cached: the policy weighs it as the heaviest entry its segment takes,
+  /// Cached: the policy weighs it as the heaviest entry its segment takes
+  /// (the heaviest an empty policy of the same capacity admits, found once),
   /// and the cache keeps its true cost within the cost limit by evicting
-  /// the policy's victims (reason `cost`). Caffeine's window likewise takes
-  /// any entry the whole cache could hold.
+  /// the policy's victims before it goes in (reason `capacity`). Caffeine's
+  /// window likewise takes any entry the whole cache could hold. A refusal
+  /// an empty policy would not make (GDSF ranking a newcomer below every
+  /// entry, a policy's segments moved since) stands, as rule `policy`; an
+  /// admission policy judges the entry before anything leaves for it.
   case admit
   /// Refused (reason `rejected`, rule ``RejectionRule/policy``), as the
   /// policy's paper, libCacheSim and `evlab replay` do, and the policy
@@ -175,13 +179,15 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
   @usableFromInline @exclusivity(unchecked) var costLimit: Int64
   /// What to do with an entry heavier than the policy's segment takes.
   @usableFromInline let heavyEntries: HeavyEntryRule
-  /// The heaviest weight the policy has been found to admit: the policy's
-  /// capacity until a set is refused for its weight, then what `probe`
-  /// finds (or half of what was refused). Heavier entries are weighed at
-  /// this (``HeavyEntryRule/admit``).
+  /// The heaviest weight an empty policy like this one admits, found by
+  /// `probe` at the first set the policy refuses (the policy's capacity
+  /// until then, or without a probe). Heavier entries are weighed at this
+  /// (``HeavyEntryRule/admit``).
   @usableFromInline @exclusivity(unchecked) var weightBound: Int64
+  /// Whether `weightBound` has been probed.
+  @usableFromInline @exclusivity(unchecked) var boundProbed = false
   /// Whether an empty policy like this one admits `key` at a weight (nil
-  /// for a policy built by hand): finds `weightBound` in one search.
+  /// for a policy built by hand).
   @usableFromInline let probe: ((Key, Int64) -> Bool)?
   /// Whether an admission policy stands in front of the policy: its
   /// refusals are not the weight's.
@@ -320,22 +326,23 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
     return values[i]
   }
 
-  /// Stores `value` (see ``MemoryCache/setValue(_:forKey:cost:ttl:)``);
-  /// returns the rule that refused it, or nil once stored.
+  /// Stores `value` (see ``MemoryCache/setValue(_:forKey:cost:ttl:)``)
+  /// and says what became of it.
   @inlinable @discardableResult
-  func setValue(_ value: Value, forKey key: Key, cost: Int64, ttl: UInt64 = 0, now: UInt64) -> RejectionRule? {
+  func setValue(_ value: Value, forKey key: Key, cost: Int64, ttl: UInt64 = 0, now: UInt64) -> StoreOutcome {
     statistics.sets &+= 1
-    // A bad cost changes nothing: the key's cached value stays.
-    if cost < 0 { return reject(key, value, .invalidCost) }
+    // A set that cannot be stored changes nothing: the key's cached value stays.
+    if cost < 0 { return .rejected(reject(key, value, .invalidCost)) }
+    if let rule = refusalBeforeAdmission(cost) { return .rejected(reject(key, value, rule)) }
     expireIfDue(key, now: now)
     tick &+= 1
     // A new cost is the shard's to handle (below), not the lookup's.
-    let request = Request(
+    var weighed = Request(
       key: key, weight: weighsCost ? min(cost, weightBound) : 1, time: tick,
       timestamp: Int64(now / 1_000_000_000), carriesWeight: false)
     var found: Slot? = nil
     if pendingMiss != key {
-      found = policy.lookup(request, { self.depart($0, $1, .capacity) })
+      found = policy.lookup(weighed, { self.depart($0, $1, .capacity) })
     }
     pendingMiss = nil
     if let slot = found {
@@ -354,31 +361,31 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
           values[i] = value
         }
         enforceLimits()
-        return nil
+        return policy.contains(key) ? .stored : .evicted
       }
       // A new weight: the policy admits the entry afresh.
       _ = policy.remove(key)
       depart(slot, key, .replaced)
     }
-    if let rule = refusalBeforeAdmission(cost) { return reject(key, value, rule) }
-    if self.cost + Int128(cost) > Int128(costLimit) && weighsCost && weighsLess(cost) { makeRoom(for: cost) }
-    var weighed = request
+    if weighsCost && weighed.weight < cost { makeRoom(for: cost) }
     var admitted = policy.admit(weighed, { self.depart($0, $1, .capacity) })
-    // Refused for its weight by a policy with segments: weigh it as the
-    // heaviest entry the policy takes, and ask again.
+    // Refused for its weight alone (an empty policy refuses it too): weigh
+    // it as the heaviest entry the policy takes, and ask once more.
     var byWeight = false
-    while admitted == nil && weighsCost && heavyEntries == .admit && weighed.weight > 1 {
-      guard lowerWeightBound(below: weighed.weight, key: key) else { break }
-      byWeight = true
-      weighed.weight = min(cost, weightBound)
-      if self.cost + Int128(cost) > Int128(costLimit) { makeRoom(for: cost) }
-      admitted = policy.admit(weighed, { self.depart($0, $1, .capacity) })
+    if admitted == nil && weighsCost && heavyEntries == .admit && weighed.weight > 1 {
+      probeWeightBound(key)
+      if weighed.weight > weightBound {
+        byWeight = true
+        weighed.weight = weightBound
+        makeRoom(for: cost)
+        admitted = policy.admit(weighed, { self.depart($0, $1, .capacity) })
+      }
     }
     guard let slot = admitted else {
       if weighsCost && cost > policy.capacity {
-        return reject(key, value, cost > cacheCapacity ? .heavierThanCache : .heavierThanShard)
+        return .rejected(reject(key, value, cost > cacheCapacity ? .heavierThanCache : .heavierThanShard))
       }
-      return reject(key, value, isGated && !byWeight ? .admission : .policy)
+      return .rejected(reject(key, value, isGated && !byWeight ? .admission : .policy))
     }
     let i = Int(slot)
     if i >= slotCapacity { growColumns(to: i + 1) }
@@ -393,7 +400,7 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
     setExpiry(of: key, ttl: ttl, now: now)
     reads?.store(key, value, stamp: ages?[i].stamp ?? now, cost: cost, expires: ttl != 0, returnsOld: false)
     enforceLimits()
-    return nil
+    return policy.contains(key) ? .stored : .evicted
   }
 
   /// The rule that refuses an entry of `cost` before the policy sees it.
@@ -401,56 +408,42 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
   /// capacity itself, as in the replay: ``nscache-linux`` takes it.)
   @inlinable
   func refusalBeforeAdmission(_ cost: Int64) -> RejectionRule? {
-    if cost > largestCost { return cost > cacheCapacity ? .heavierThanCache : .heavierThanShard }
+    let largest = weighsCost && heavyEntries == .refuse ? costLimit : largestCost
+    if cost > largest { return cost > cacheCapacity ? .heavierThanCache : .heavierThanShard }
     return cost > largestAdmitted ? .admission : nil
   }
 
-  /// Whether the policy weighs an entry of `cost`, or one it holds, less
-  /// than its cost (``HeavyEntryRule/admit``): its own evictions then may
-  /// not make room enough.
-  @inlinable
-  func weighsLess(_ cost: Int64) -> Bool { cost > weightBound || self.cost != Int128(policy.usedWeight()) }
-
-  /// Evicts the policy's victims until an entry of `cost` fits the cost
-  /// limit, before it is admitted: trimming after would evict the new
-  /// entry first wherever the policy ranks a newcomer last (SLRU's
-  /// probation), and a set would store nothing.
+  /// Evicts the policy's victims (reason `capacity`) until an entry of
+  /// `cost`, which the policy weighs less, fits the cost limit, before it
+  /// is admitted: trimming after would evict the new entry first wherever
+  /// the policy ranks a newcomer last (SLRU's probation). Not in front of
+  /// an admission policy, which must judge the entry before anything
+  /// leaves for it.
   @usableFromInline
   func makeRoom(for cost: Int64) {
+    guard !isGated else { return }
     while self.cost + Int128(cost) > Int128(costLimit), policy.evictOne({ self.depart($0, $1, .capacity) }) {}
+  }
+
+  /// Finds ``weightBound`` once: the heaviest weight an empty policy like
+  /// this one admits (a binary search over its capacity).
+  @usableFromInline
+  func probeWeightBound(_ key: Key) {
+    guard !boundProbed, let probe else { return }
+    boundProbed = true
+    guard probe(key, 1) else { return }
+    var (admits, refuses) = (Int64(1), policy.capacity + 1)
+    if probe(key, policy.capacity) { admits = policy.capacity }
+    while refuses - admits > 1 {
+      let middle = admits + (refuses - admits) / 2
+      if probe(key, middle) { admits = middle } else { refuses = middle }
+    }
+    weightBound = admits
   }
 
   /// The heaviest entry this shard stores.
   @inlinable
-  var largestCost: Int64 { weighsCost && heavyEntries == .admit ? min(costLimit, policy.capacity) : costLimit }
-
-  /// Lowers ``weightBound`` below `refused`, a weight the policy just
-  /// refused: to the heaviest weight an empty policy like this one admits
-  /// or, where an empty one takes `refused` (the policy's segments have
-  /// moved since), to half. False, changing nothing, when the refusal may
-  /// be the admission policy's: an empty policy takes the weight, or there
-  /// is no probe to ask.
-  @usableFromInline
-  func lowerWeightBound(below refused: Int64, key: Key) -> Bool {
-    var bound = refused / 2
-    if let probe {
-      if probe(key, refused) {
-        if isGated { return false }
-      } else if probe(key, 1) {
-        // The heaviest weight in 1..<refused that an empty policy admits.
-        var (admits, refuses) = (Int64(1), refused)
-        while refuses - admits > 1 {
-          let middle = admits + (refuses - admits) / 2
-          if probe(key, middle) { admits = middle } else { refuses = middle }
-        }
-        bound = admits
-      }
-    } else if isGated {
-      return false
-    }
-    weightBound = max(1, min(bound, refused - 1))
-    return true
-  }
+  var largestCost: Int64 { weighsCost ? min(costLimit, policy.capacity) : costLimit }
 
   /// Hands back an entry that was never stored.
   @inlinable
@@ -465,6 +458,7 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
   /// key's cached value is replaced by one that is expired at once, so it
   /// leaves as `replaced` and the new value as `expired`.
   @usableFromInline func setExpired(_ value: Value, forKey key: Key, now: UInt64) {
+    expireIfDue(key, now: now)
     tick &+= 1
     statistics.sets &+= 1
     pendingMiss = nil

@@ -66,6 +66,10 @@ public enum StoreOutcome: Equatable, Sendable {
   case expired
   /// Never stored, and why.
   case rejected(RejectionRule)
+  /// Stored, then evicted by the cache's limits before the call returned:
+  /// the policy ranked it first to go (MRU's newest entry, a count limit
+  /// below the policy's capacity); `onEvict` heard why.
+  case evicted
 }
 
 /// A thread-safe in-memory cache of `Value`s by `Key`, driven by any
@@ -438,7 +442,7 @@ public final class MemoryCache<Key: Hashable, Value> {
   func write(_ value: Value, forKey key: Key, cost: Int, ttl: Duration?, waits: Bool) -> StoreOutcome {
     let cost = Int64(cost)
     let shard = shard(for: key)
-    if let ttl, ttl <= .zero {
+    if let ttl, ttl <= .zero, cost >= 0 {
       let now = clock()
       deliver(
         shard.exclusive(ownRing: true) {
@@ -447,7 +451,7 @@ public final class MemoryCache<Key: Hashable, Value> {
         })
       return .expired
     }
-    let ttl = ttl.map(saturatingNanoseconds) ?? 0
+    let ttl = ttl.map { $0 > .zero ? saturatingNanoseconds($0) : 0 } ?? 0
     if ttl == 0, cost >= 0, let bufferedReads,
       let (old, fullStripe) = bufferedReads._withUnsafeGuaranteedRef({
         $0.update(key, value, cost: cost, returnsOld: onEvict != nil)
@@ -471,11 +475,11 @@ public final class MemoryCache<Key: Hashable, Value> {
       }
       return .stored
     }
-    let (refused, departed) = shard.exclusive(ownRing: true) {
+    let (outcome, departed) = shard.exclusive(ownRing: true) {
       (shard.setValue(value, forKey: key, cost: cost, ttl: ttl, now: now), shard.takeDeparted())
     }
     if !departed.isEmpty { deliver(departed) }
-    return refused.map(StoreOutcome.rejected) ?? .stored
+    return outcome
   }
 
   /// A read that is not a request: the statistics do not count it.
@@ -659,6 +663,24 @@ public final class MemoryCache<Key: Hashable, Value> {
       deliver(
         shard.exclusive {
           shard.trim(toCost: cost <= 0 ? 0 : share)
+          return shard.takeDeparted()
+        })
+    }
+  }
+
+  /// Keeps `fraction` (0...1) of what each shard holds, in entries and in
+  /// cost, evicting the policy's victims (reasons `count` and `cost`): the
+  /// purge NSCache and Nuke make on a memory warning, and what a
+  /// ``MemoryPressureMonitor`` calls.
+  public func trim(toFraction fraction: Double) {
+    let keep = fraction.isNaN ? 1 : min(max(fraction, 0), 1)
+    for shard in shards {
+      deliver(
+        shard.exclusive {
+          let count = Int((Double(shard.policy.count()) * keep).rounded(.down))
+          let cost = Int64(clamping: Int128((Double(shard.cost) * keep).rounded(.down)))
+          shard.trim(toCount: count)
+          shard.trim(toCost: cost)
           return shard.takeDeparted()
         })
     }

@@ -107,7 +107,7 @@ enum OutputCheck {
   /// Refuses an output that is one of the run's inputs, by the file's
   /// identity (device and inode, through links, other spellings of the
   /// path and hard links): `replay t.csv --csv t.csv` overwrote its own
-  /// trace, and `--regret` then read its output back as the trace. A CSV's
+  /// trace, and `--regret` then read its output back as the trace. A
   /// provenance sidecar counts as an output too.
   static func notAnInput(_ outputs: [(option: String, path: String?)], inputs: [String]) throws {
     var identities: [(dev: UInt, ino: UInt, path: String)] = []
@@ -120,7 +120,10 @@ enum OutputCheck {
     guard !identities.isEmpty else { return }
     for (option, path) in outputs {
       guard let path, path != "-" else { continue }
-      for candidate in option == "--csv" ? [path, path + ".provenance.json"] : [path] {
+      // A file that is not JSON gets a provenance sidecar beside it, and beside its link's target.
+      var candidates = [path]
+      if !path.hasSuffix(".json") { candidates += [path + ".provenance.json", resolved(path) + ".provenance.json"] }
+      for candidate in candidates {
         var info = stat()
         guard stat(candidate, &info) == 0 else { continue }
         if let input = identities.first(where: { $0.dev == UInt(info.st_dev) && $0.ino == UInt(info.st_ino) }) {

@@ -44,8 +44,13 @@ import Testing
   /// entry of the largest cacheable cost is cached into a warm cache, and
   /// the true costs never exceed the limit. (Models of shipped caches are
   /// left out: NSCache's model evicts the newest of equals, itself
-  /// included, as the real NSCache does.)
-  @Test(arguments: cachePolicies.filter { !PolicyCatalog.entry(named: $0)!.isModel })
+  /// included, as the real NSCache does. GDSF refuses a newcomer ranked
+  /// below every entry by design: it runs as `v0`, which always admits;
+  /// `gdsfRefusesByRankNotByWeight` checks the other.)
+  @Test(
+    arguments: cachePolicies.filter { !PolicyCatalog.entry(named: $0)!.isModel }.map {
+      $0 == "gdsf" ? "gdsf:v0=true" : $0
+    })
   func everyPolicyCachesWhatFitsItsLimit(policy: String) throws {
     for lock in [LockStrategy.mutex, .striped(shards: 4)] {
       let cache = try MemoryCache<Int, Int>(policy: CachePolicy(policy), costLimit: 1 << 20, lock: lock)
@@ -69,6 +74,22 @@ import Testing
       #expect(cache.statistics.rejections.isEmpty, "\(policy), \(lock): \(cache.statistics.rejections)")
       cache.checkInvariants()
     }
+  }
+
+  /// GDSF's own refusal (a newcomer ranked below every entry) stands: the
+  /// cache does not overrule a policy's decision, only a segment's weight.
+  @Test func gdsfRefusesByRankNotByWeight() throws {
+    let cache = try MemoryCache<Int, Int>(policy: "gdsf", costLimit: 1_000)
+    for key in 0..<10 {
+      for _ in 0..<3 {
+        if cache.value(forKey: key) == nil { cache.setValue(key, forKey: key, cost: 100) }
+      }
+    }
+    #expect(try cache.store(99, forKey: 99, cost: 1_000) == .rejected(.policy))
+    #expect(cache.count == 10 && cache.totalCost == 1_000)
+    // An empty GDSF takes the same entry.
+    let empty = try MemoryCache<Int, Int>(policy: "gdsf", costLimit: 1_000)
+    #expect(try empty.store(99, forKey: 99, cost: 1_000) == .stored)
   }
 
   /// `.refuse` keeps the simulator's rule: an entry heavier than S3-FIFO's

@@ -32,6 +32,8 @@ import Testing
     ["trace-info", "t.txt", "--json", "link.csv"],
     ["stress", "t.txt", "--policy", "lru", "--size", "2", "--json", "hard.json"],
     ["convert", "t.txt", "--to", "txt", "--keys-only", "-o", "t.txt"],
+    ["bench", "replay", "t.txt", "--policy", "lru", "--size", "2", "--json", "hard.json"],
+    ["bench", "throughput", "t.txt", "--policy", "lru", "--size", "2", "--json", "link.csv"],
   ])
   func anOutputThatIsTheTraceIsRefused(arguments: [String]) throws {
     let dir = try Self.folder()

@@ -121,8 +121,9 @@ public struct WTinyLFUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
     // Adaptive: probation is what protected leaves of the main cache, a share
     // no step changes (fixed: libCacheSim's ⌊0.2·main⌋).
     probationCapacity = adaptive ? mainCapacity - protectedCapacity : Int64(1.0 / 5.0 * Double(mainCapacity))
-    self.sketchEntries = sketchEntries
-    let sized = sketchEntries > 0 ? min(sketchEntries, mainCapacity) : mainCapacity
+    let sized = sketchEntries > 0 ? max(1, min(sketchEntries, mainCapacity)) : mainCapacity
+    // Growth starts from the size built, which a tiny main cache caps.
+    self.sketchEntries = sketchEntries > 0 ? sized : 0
     sketch = CountingBloomFilter(entries: Int(min(sized, Int64(Int32.max))), error: 0.001)
     agingPeriod = max(1, 32 * sized)
     climber = adaptive ? HillClimber(capacity: capacity) : nil
