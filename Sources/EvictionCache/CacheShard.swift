@@ -360,8 +360,7 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
           if collectsDepartures { departed.append((key, values[i], .replaced)) }
           values[i] = value
         }
-        enforceLimits()
-        return policy.contains(key) ? .stored : .evicted
+        return enforceLimits() && !policy.contains(key) ? .evicted : .stored
       }
       // A new weight: the policy admits the entry afresh.
       _ = policy.remove(key)
@@ -399,8 +398,7 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
     }
     setExpiry(of: key, ttl: ttl, now: now)
     reads?.store(key, value, stamp: ages?[i].stamp ?? now, cost: cost, expires: ttl != 0, returnsOld: false)
-    enforceLimits()
-    return policy.contains(key) ? .stored : .evicted
+    return enforceLimits() && !policy.contains(key) ? .evicted : .stored
   }
 
   /// The rule that refuses an entry of `cost` before the policy sees it.
@@ -558,10 +556,19 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
   }
 
   /// Secondary limits (and primary ones lowered below the policy's capacity).
-  @inlinable
-  func enforceLimits() {
-    if policy.count() > countLimit { trim(toCount: countLimit) }
-    if cost > Int128(costLimit) { trim(toCost: costLimit) }
+  /// Returns whether it trimmed.
+  @inlinable @discardableResult
+  func enforceLimits() -> Bool {
+    var trimmed = false
+    if policy.count() > countLimit {
+      trim(toCount: countLimit)
+      trimmed = true
+    }
+    if cost > Int128(costLimit) {
+      trim(toCost: costLimit)
+      trimmed = true
+    }
+    return trimmed
   }
 
   /// Grows every column to hold slot `minimum - 1`.

@@ -423,8 +423,9 @@ public final class MemoryCache<Key: Hashable, Value> {
 
   /// Stores `value` as ``setValue(_:forKey:cost:ttl:)`` does, and says what
   /// became of it: ``StoreOutcome/stored``, ``StoreOutcome/expired`` (a
-  /// `ttl` of zero or less) or ``StoreOutcome/rejected(_:)`` with the rule
-  /// that refused it. Under `barrier` it waits for its write. A negative
+  /// `ttl` of zero or less), ``StoreOutcome/rejected(_:)`` with the rule
+  /// that refused it, or ``StoreOutcome/evicted`` when the limits evicted
+  /// it at once. Under `barrier` it waits for its write. A negative
   /// cost is thrown (``CacheError/invalidCost(_:)``) and changes nothing.
   @inlinable @discardableResult
   public func store(_ value: Value, forKey key: Key, cost: Int? = nil, ttl: Duration? = nil) throws(CacheError)
