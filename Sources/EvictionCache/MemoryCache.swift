@@ -75,7 +75,8 @@ public enum StoreOutcome: Equatable, Sendable {
 /// A thread-safe in-memory cache of `Value`s by `Key`, driven by any
 /// `ReplacementPolicy`: the policy measured by `evlab replay` is the one that
 /// runs here, with the same answers (a single-threaded get-then-set stream
-/// hits exactly where the replay does).
+/// hits exactly where the replay does; with a cost limit, under
+/// ``HeavyEntryRule/refuse``).
 ///
 /// - **Limits.** The *primary* limit is the policy's capacity: the cost limit
 ///   if there is one (each entry weighs its cost), else the count limit (each
