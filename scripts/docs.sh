@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The API documentation: DocC archives of the libraries an app or a policy
-# author uses (EvictionCore, EvictionCache), built with swift-docc-plugin into
-# .build/docs/<Target>.doccarchive. CI runs it, so the catalogs build and
-# every symbol link in them resolves (warnings are errors).
+# author uses (EvictionCore, EvictionCache, EvictionDisk), built with
+# swift-docc-plugin into .build/docs/<Target>.doccarchive. CI runs it, so the
+# catalogs build and every symbol link in them resolves (warnings are
+# errors); then scripts/doc-coverage.sh, so the app-facing modules
+# (EvictionCache, EvictionDisk) have no undocumented public symbol.
 #
 #   scripts/docs.sh                 # build the archives
 #   scripts/docs.sh --preview       # serve EvictionCache's pages locally (swift-docc-plugin's preview)
@@ -12,7 +14,7 @@ if [ "${1:-}" = --preview ]; then
   exec swift package --disable-sandbox preview-documentation --target EvictionCache
 fi
 mkdir -p .build/docs
-for target in EvictionCore EvictionCache; do
+for target in EvictionCore EvictionCache EvictionDisk; do
   swift package --allow-writing-to-directory .build/docs generate-documentation --target "$target" \
     --warnings-as-errors --output-path ".build/docs/$target.doccarchive" > ".build/docs/$target.log" 2>&1 || {
     tail -40 ".build/docs/$target.log" >&2
@@ -21,3 +23,4 @@ for target in EvictionCore EvictionCache; do
   }
   echo "documentation: .build/docs/$target.doccarchive"
 done
+scripts/doc-coverage.sh EvictionCache EvictionDisk

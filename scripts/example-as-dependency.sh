@@ -4,7 +4,8 @@
 # tags it with the version `evlab --version` reports, then builds
 # examples/custom-policy against `.package(url: "file://…", from: <tag>)`,
 # runs its tests, and replays the bundled trace through its LRU-2 with its
-# own `lru2-evlab`, checking the misses against an independent count.
+# own `lru2-evlab`, checking the misses against an independent count; then
+# `lru2-thumbnails`, LRU-2 driving a TieredCache across a restart.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 version=$(sed -n 's/.*static let number = "\(.*\)".*/\1/p' Sources/EvictionLab/Version.swift)
@@ -31,4 +32,9 @@ echo "$out"
 echo "$out" | awk -F, 'NR > 1 && $3 == "lru2" { found = 1; if ($8 != 88100) { print "error: lru2 missed " $8 ", expected 88100" > "/dev/stderr"; exit 1 } }
   END { if (!found) { print "error: no lru2 row" > "/dev/stderr"; exit 1 } }'
 swift run --scratch-path "$tmp/build" lru2-evlab check-policy lru2
-echo "example: built against tag $version, tests passed, lru2 misses 88100 as expected and passes check-policy"
+# LRU-2 behind a TieredCache: the restart renders nothing, every thumbnail comes from disk.
+tiers=$(swift run --scratch-path "$tmp/build" lru2-thumbnails "$tmp/thumbnails")
+echo "$tiers"
+echo "$tiers" | grep -q "^after a restart: [1-9][0-9]* disk hits, 0 rendered$" \
+  || { echo "error: lru2-thumbnails rendered again after a restart (above)" >&2; exit 1; }
+echo "example: built against tag $version, tests passed, lru2 misses 88100 as expected and passes check-policy, and serves a restarted tiered cache from disk"

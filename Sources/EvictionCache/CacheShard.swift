@@ -80,9 +80,13 @@ public enum HeavyEntryRule: String, Sendable, CaseIterable {
 
 /// Counters of one cache (all shards).
 public struct CacheStatistics: Sendable, Equatable {
+  /// Reads that found a value.
   public var hits = 0
+  /// Reads that found none, or only an expired entry or one past the age limit.
   public var misses = 0
+  /// Writes, stored or not (rejected and expired ones included).
   public var sets = 0
+  /// Entries that left, or were never stored, by reason (removals and replacements included).
   public var evictions: [EvictionReason: Int] = [:]
   /// Accesses (hits, and writes in place) the policy never heard of: the
   /// `buffered` strategy's ring buffers were full or being drained (always
@@ -100,11 +104,15 @@ public struct CacheStatistics: Sendable, Equatable {
   /// Sets that replaced a cached value without the policy lock (`buffered`
   /// only; counted in `sets` and in the `replaced` evictions too).
   public var writesInPlace = 0
+  /// Entries cached when the statistics were taken.
   public var count = 0
+  /// The cached entries' costs, summed, when the statistics were taken.
   public var cost = 0
 
+  /// Every counter at zero.
   public init() {}
 
+  /// Hits as a share of reads (hits and misses); 0 before any read.
   public var hitRatio: Double { hits + misses == 0 ? 0 : Double(hits) / Double(hits + misses) }
 
   mutating func merge(_ other: CacheStatistics) {

@@ -31,9 +31,33 @@ extension MemoryCache where Key: Sendable, Value: Sendable {
     orLoad load: @escaping @Sendable () async throws -> Value
   ) async throws -> Value {
     if let value = value(forKey: key) { return value }
+    return try await self.load(afterMiss: key, ttl: ttl, timeout: timeout) { (try await load(), cost) }
+  }
+
+  /// Like ``value(forKey:cost:ttl:timeout:orLoad:)``, for a loader that
+  /// learns what the value costs as it loads it (the bytes downloaded or
+  /// read from disk): the value is stored at the cost `load` returns.
+  public func value(
+    forKey key: Key, ttl: Duration? = nil, timeout: Duration? = nil,
+    orLoadWithCost load: @escaping @Sendable () async throws -> (value: Value, cost: Int)
+  ) async throws -> Value {
+    if let value = value(forKey: key) { return value }
+    return try await self.load(afterMiss: key, ttl: ttl, timeout: timeout) {
+      let (value, cost) = try await load()
+      return (value, cost)
+    }
+  }
+
+  /// Loads `key` for a caller whose lookup just missed (and counted the
+  /// miss): shared with every other waiter of the key, stored at the cost
+  /// `load` returns (nil: as ``setValue(_:forKey:cost:ttl:)`` weighs it).
+  package func load(
+    afterMiss key: Key, ttl: Duration?, timeout: Duration?,
+    _ load: @escaping @Sendable () async throws -> (Value, Int?)
+  ) async throws -> Value {
     if LoadScope.keys.contains(self, key) { throw CacheError.recursiveLoad("\(key)") }
     return try await awaitLoad(of: key, timeout: timeout) {
-      Task { await self.runLoad(key, cost: cost, ttl: ttl, load) }
+      Task { await self.runLoad(key, ttl: ttl, load) }
     }
   }
 
@@ -141,14 +165,14 @@ extension MemoryCache where Key: Sendable, Value: Sendable {
 
   /// Loads `key` once for all its waiters (unless a load that finished
   /// between their miss and this cached it already) and stores the value.
-  func runLoad(_ key: Key, cost: Int?, ttl: Duration?, _ load: @Sendable () async throws -> Value) async {
+  func runLoad(_ key: Key, ttl: Duration?, _ load: @Sendable () async throws -> (Value, Int?)) async {
     let outcome: Result<Value, any Error>
     if let cached = valueUncounted(forKey: key) {
       outcome = .success(cached)
     } else {
       let start = ContinuousClock.now
       do {
-        let value = try await LoadScope.$keys.withValue(LoadScope.keys.adding(self, key)) { try await load() }
+        let (value, cost) = try await LoadScope.$keys.withValue(LoadScope.keys.adding(self, key)) { try await load() }
         loads.recordLoad(failed: false, took: ContinuousClock.now - start)
         storeIfAbsent(value, forKey: key, cost: cost, ttl: ttl)
         outcome = .success(value)

@@ -87,6 +87,8 @@ func elapsed(since stamp: UInt64, until now: UInt64) -> UInt64 { now > stamp ? n
 public struct LockStrategy: Hashable, Sendable, CustomStringConvertible {
   /// The lock that guards one shard.
   public enum Primitive: String, Hashable, Sendable, CaseIterable {
+    /// `mutex`: a `Synchronization.Mutex`; `pthread`: a `pthread_mutex_t`; `rwlock`: a `pthread_rwlock_t`;
+    /// `queue`: a serial `DispatchQueue`; `barrier`: a concurrent `DispatchQueue` whose writes are barriers.
     case mutex, pthread, rwlock, queue, barrier
   }
 
@@ -101,7 +103,9 @@ public struct LockStrategy: Hashable, Sendable, CustomStringConvertible {
     case buffered
   }
 
+  /// The lock that guards each shard.
   public let primitive: Primitive
+  /// How the shards are laid out around their locks.
   public let layout: Layout
 
   /// `primitive` in `layout`: a striped layout needs 1...4096 shards, a buffered one `pthread`.
@@ -119,10 +123,15 @@ public struct LockStrategy: Hashable, Sendable, CustomStringConvertible {
     self.layout = layout
   }
 
+  /// One shard under a `Synchronization.Mutex` (a futex on Linux).
   public static let mutex = LockStrategy(checked: .mutex, .single)
+  /// One shard under a `pthread_mutex_t`.
   public static let pthread = LockStrategy(checked: .pthread, .single)
+  /// One shard under a `pthread_rwlock_t`; gets that hit take the write lock.
   public static let rwlock = LockStrategy(checked: .rwlock, .single)
+  /// One shard on a serial `DispatchQueue`, entered with `sync`.
   public static let queue = LockStrategy(checked: .queue, .single)
+  /// One shard on a concurrent `DispatchQueue`, every write a barrier (`setValue`'s asynchronous).
   public static let barrier = LockStrategy(checked: .barrier, .single)
   /// `pthread` with buffered reads.
   public static let buffered = LockStrategy(checked: .pthread, .buffered)
@@ -200,6 +209,7 @@ public struct WaitTimes: Sendable, Equatable {
   /// The longest wait recorded as itself (60 s); longer ones count as it.
   public static let longest: UInt64 = 60_000_000_000
 
+  /// A distribution with no waits recorded.
   public init() {}
 
   /// The mean wait.
@@ -229,6 +239,7 @@ public struct WaitTimes: Sendable, Equatable {
     return max
   }
 
+  /// Adds the waits `other` recorded (another shard's lock, say) to these.
   public mutating func merge(_ other: WaitTimes) {
     if other.counts.count > counts.count {
       counts.append(contentsOf: repeatElement(0, count: other.counts.count - counts.count))
@@ -261,16 +272,22 @@ public struct WaitTimes: Sendable, Equatable {
 /// often it was taken, how often it was already held, and how long takers
 /// waited.
 public struct LockStatistics: Sendable {
+  /// Times the lock was taken.
   public var acquisitions: UInt64 = 0
+  /// Acquisitions that found the lock already held.
   public var contended: UInt64 = 0
+  /// Each acquisition's wait, in nanoseconds (0 for one that found the lock free).
   public var waits = WaitTimes()
+  /// Nanoseconds the contended acquisitions waited, summed.
   public var totalWaitNanoseconds: UInt64 = 0
 
+  /// Statistics of a lock not yet taken.
   public init() {}
 
   /// The share of acquisitions that found the lock held.
   public var contendedShare: Double { acquisitions == 0 ? 0 : Double(contended) / Double(acquisitions) }
 
+  /// Adds `other`'s counts and waits (another shard's lock, say) to these.
   public mutating func merge(_ other: LockStatistics) {
     acquisitions += other.acquisitions
     contended += other.contended

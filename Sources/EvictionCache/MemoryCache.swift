@@ -4,22 +4,42 @@ import Synchronization
 
 /// What went wrong building or configuring a cache.
 public enum CacheError: Error, Equatable, CustomStringConvertible {
+  /// A lock strategy's name that is not one of ``LockStrategy/names`` (or a striped strategy given a
+  /// hand-built policy, which runs in one shard).
   case unknownLock(String)
+  /// Buffered reads asked of a primitive other than `pthread`, whose try-lock they need.
   case bufferedNeedsPthread(String)
+  /// A striped layout's number of shards outside 1...4096.
   case invalidShardCount(Int)
+  /// A count, cost or age limit of zero or less; `name` is the limit's parameter.
   case invalidLimit(name: String, value: String)
+  /// A primary limit raised above the capacity the cache's policy was built with.
   case limitAbovePolicyCapacity(name: String, value: Int, capacity: Int)
+  /// An offline policy (such as `belady`), which needs each request's next access: for `evlab replay` only.
   case offlinePolicy(String)
+  /// A policy modelling a disk cache that trims on a timer, over its limit in between: for `evlab replay` only.
   case trimsOnATimer(String)
+  /// A policy name or parameter that the catalog does not accept.
   case policy(PolicyError)
+  /// More striped shards than the primary limit's capacity, so that some shard could hold nothing.
   case moreShardsThanCapacity(shards: Int, capacity: Int64)
+  /// A shard's share of the primary limit below the least the policy caches anything at; `hint` adds
+  /// advice to the message (possibly empty).
   case belowMinimumCapacity(policy: String, capacity: Int64, minimum: Int64, hint: String)
+  /// An admission policy that does not parse, or that cannot go in front of the cache's policy.
   case admission(AdmissionError)
+  /// An admission policy that judges entries by size, given to a cache without a cost limit.
   case admissionJudgesSize(String)
+  /// A `largestCost` above the heaviest entry the configuration can cache (`largest`: the cost limit, or a
+  /// striped shard's share of it).
   case entryHeavierThanConfiguration(cost: Int, largest: Int)
+  /// A negative cost given to ``MemoryCache/store(_:forKey:cost:ttl:)``.
   case invalidCost(Int)
+  /// A loader that asked its own cache for the key it is loading: it would wait for itself.
   case recursiveLoad(String)
+  /// A wait for a key's load that ran past its timeout (`after`); the load itself goes on.
   case loadTimedOut(key: String, after: Duration)
+  /// A key that the bulk loader's answer left out: nothing was cached for it.
   case notLoaded(String)
 
   public var description: String {
@@ -118,6 +138,7 @@ public final class MemoryCache<Key: Hashable, Value> {
   /// Where the `barrier` strategy's asynchronous writes hand departures to
   /// `onEvict`, in order, outside the queue's barrier.
   @usableFromInline let deliveries: DispatchQueue?
+  /// How threads share the cache, as it was built.
   public let lockStrategy: LockStrategy
   /// The policy's name as the catalog prints it.
   public let policyName: String
@@ -320,7 +341,8 @@ public final class MemoryCache<Key: Hashable, Value> {
   /// how many is sized for the count limit's share, or for 1,024 and grows;
   /// libCacheSim's rule, one entry per unit of capacity, would give a
   /// 16 MiB cache a sketch for 16 million entries.
-  @usableFromInline static func sizedForEntries(_ spec: PolicySpec, countLimit: Int?, shards: Int) -> PolicySpec {
+  @usableFromInline package static func sizedForEntries(_ spec: PolicySpec, countLimit: Int?, shards: Int) -> PolicySpec
+  {
     guard spec.descriptor.parameters.contains(where: { $0.name == "sketch" }), spec.parameters["sketch"] == nil
     else { return spec }
     let entries = countLimit.map { share(of: Int64($0), shard: 0, of: shards) } ?? 1_024
@@ -573,8 +595,11 @@ public final class MemoryCache<Key: Hashable, Value> {
 
   // MARK: Limits and trimming
 
+  /// The count limit now, in entries (nil: none).
   public var countLimit: Int? { limitsLock.exclusive { limits.count } }
+  /// The cost limit now, in the entries' cost unit (nil: none).
   public var costLimit: Int? { limitsLock.exclusive { limits.cost } }
+  /// The age limit now: entries not read or written for longer leave (nil: none).
   public var ageLimit: Duration? { limitsLock.exclusive { limits.age } }
 
   /// Sets (or, with nil, lifts) the count limit; lowering it trims at once.

@@ -16,6 +16,7 @@ public struct MemoryUsage: Sendable, Equatable {
   /// Bytes the process may use.
   public var limit: Int
 
+  /// `used` bytes in use out of the `limit` bytes the process may use.
   public init(used: Int, limit: Int) {
     self.used = used
     self.limit = limit

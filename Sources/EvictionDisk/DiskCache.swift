@@ -1,219 +1,246 @@
+import Dispatch
+import EvictionCache
 import EvictionCore
+import FoundationEssentials
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
-/// A thread-safe disk cache over a ``DiskStore``: count, cost (bytes), age
-/// and free-disk-space limits, eviction by any online catalog policy.
+/// A thread-safe cache of `Value`s by `Key` on disk: a ``DiskStore`` (SQLite
+/// manifest, large values in files of their own) with count, cost (bytes),
+/// age and free-disk-space limits, evicting by any online catalog policy,
+/// the same code as `MemoryCache` and `evlab replay`.
 ///
-/// The policy's state lives in memory and is rebuilt when the cache opens,
-/// by admitting the manifest's rows in last-access order (oldest first): an
-/// LRU comes back exactly as it was, by last access time as YYDiskCache
-/// orders it; other policies come back with that order as their history.
+/// ```swift
+/// struct Thumbnail: Codable, Sendable { var width: Int; var png: [UInt8] }
+/// let thumbnails = try DiskCache<URL, Thumbnail>(
+///   directory: "/var/cache/app/thumbnails", policy: .s3fifo(), costLimit: 512 << 20)
+/// try thumbnails.setValue(thumbnail, forKey: url)
+/// let cached = try thumbnails.value(forKey: url)
+/// ```
 ///
-/// Every operation runs under one lock, the write to disk included, so of
-/// two concurrent `set`s of a key the one that runs last is the one on disk:
-/// never an older value written after a newer one (the stale-write fault of
-/// a plist-backed file cache in our seed material).
-public final class DiskCache: @unchecked Sendable {
-  let store: DiskStore
-  var policy: AnyCachePolicy<String>
-  let weighsCost: Bool
-  public let countLimit: Int?
-  public let costLimit: Int64?
-  /// Values older than this (by last access) are removed on every write and by ``trimToLimits()``.
-  public let ageLimit: Duration?
-  /// Evict until the file system has at least this many bytes free.
-  public let freeDiskSpaceLimit: Int64?
-  var mutex = pthread_mutex_t()
-  var time: Int64 = 0
-  /// The key of the last `value(forKey:)` that missed.
-  var pendingMiss: String? = nil
-  /// Values that failed verification on a read, were dropped and counted as misses.
-  public private(set) var corruptValuesDropped = 0
+/// - **Keys and values.** A ``DiskCoder`` turns each key into the store's
+///   text key and each value into bytes and back: ``DiskCoder/json`` for
+///   `Codable` types (the default), whose `String` keys and `[UInt8]`
+///   values are stored as they are; or your own (a binary format, a
+///   compression step). A stored value that no longer decodes (its type
+///   changed between versions of an app) is dropped and read as a miss,
+///   counted in ``statistics``.
+/// - **Limits.** With a `costLimit` the policy weighs each value by its
+///   encoded bytes; the count limit is enforced beside it. A value heavier
+///   than the whole cost limit is refused with
+///   ``DiskError/valueTooLarge(key:bytes:limit:)`` and nothing changes; one
+///   heavier than the policy's first segment takes (S3-FIFO's small queue)
+///   is cached as `MemoryCache` caches it (`HeavyEntryRule`).
+/// - **Restarts.** The policy's state lives in memory and is rebuilt when
+///   the cache opens, by admitting the stored values in last-access order:
+///   an LRU comes back exactly as it was.
+/// - **Threads.** One lock covers each operation, the write to disk
+///   included: of two concurrent `setValue`s of a key, the one that runs
+///   last is the one on disk. The `async` variants run the same work on a
+///   queue of the cache's own, so a task never blocks a thread of Swift's
+///   cooperative pool on the disk.
+///
+/// Errors are ``DiskError``s; each message says what to do.
+public final class DiskCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+  let core: DiskCacheCore
+  /// How keys and values are written.
+  public let coder: DiskCoder<Key, Value>
+  /// Where the `async` variants run.
+  let queue: DispatchQueue
 
-  /// Opens (or creates) the cache in `directory`. `policy` is a catalog spec
-  /// (`lru`, `s3fifo`, `slru:segments=3`); with a `costLimit` it weighs
-  /// values by their bytes, else it counts them.
+  /// Opens (or creates) the cache in `directory`, creating the folders
+  /// above it that are missing.
+  ///
+  /// - Parameters:
+  ///   - directory: the store's own folder: missing, empty, or a store.
+  ///   - policy: an online catalog policy (`.lru`, `.s3fifo()`, `"slru:segments=3"`).
+  ///   - countLimit: at most this many values (nil: no count limit).
+  ///   - costLimit: at most this many bytes of encoded values (nil: none);
+  ///     with one, the policy weighs each value by its bytes.
+  ///   - ageLimit: values not read or written for this long are removed at
+  ///     each write and by ``trimToLimits()``.
+  ///   - freeDiskSpaceLimit: evict until the file system has this many bytes free.
+  ///   - heavyEntries: what to do with a value heavier than the policy's
+  ///     first segment takes but within the cost limit (`HeavyEntryRule`).
+  ///   - inlineThreshold: values up to this many bytes live in the SQLite
+  ///     manifest, larger ones in files (``DiskStore/defaultInlineThreshold``).
+  ///   - coder: how keys and values become bytes (``DiskCoder``).
   public init(
-    directory: String, policy spec: String = "lru", countLimit: Int? = nil, costLimit: Int64? = nil,
-    ageLimit: Duration? = nil, freeDiskSpaceLimit: Int64? = nil,
-    inlineThreshold: Int = DiskStore.defaultInlineThreshold
+    directory: String, policy: CachePolicy = .lru, countLimit: Int? = nil, costLimit: Int? = nil,
+    ageLimit: Duration? = nil, freeDiskSpaceLimit: Int? = nil, heavyEntries: HeavyEntryRule = .admit,
+    inlineThreshold: Int = DiskStore.defaultInlineThreshold, coder: DiskCoder<Key, Value>
   ) throws(DiskError) {
-    let parsed: PolicySpec
-    do { parsed = try PolicySpec(spec) } catch { throw .invalidPolicy(error.description) }
-    if parsed.descriptor.isOffline || PolicyCatalog.entry(named: parsed.name)?.trimsOnATimer == true {
-      throw .invalidPolicy(
-        "\(parsed.name) cannot drive a live cache (it needs the future or trims on a timer); choose an online policy")
-    }
-    if let countLimit, countLimit < 1 { throw .invalidPolicy("countLimit \(countLimit): at least 1") }
-    if let costLimit, costLimit < 1 { throw .invalidPolicy("costLimit \(costLimit): at least 1 byte") }
-    store = try DiskStore(directory: directory, inlineThreshold: inlineThreshold)
-    weighsCost = costLimit != nil
-    self.countLimit = countLimit
-    self.costLimit = costLimit
-    self.ageLimit = ageLimit
-    self.freeDiskSpaceLimit = freeDiskSpaceLimit
-    let capacity = costLimit ?? Int64(countLimit ?? Int(Int32.max))
-    var visitor = BoxingVisitor<String>()
-    policy = parsed.withPolicy(capacity: capacity, index: HashedSlotIndex<String>.self, visitor: &visitor)
-    pthread_mutex_init(&mutex, nil)
-    try rebuild()
+    core = try DiskCacheCore(
+      directory: directory, policy: policy, countLimit: countLimit, costLimit: costLimit, ageLimit: ageLimit,
+      freeDiskSpaceLimit: freeDiskSpaceLimit, heavyEntries: heavyEntries, inlineThreshold: inlineThreshold)
+    self.coder = coder
+    queue = DispatchQueue(label: "EvictionDisk.DiskCache")
   }
 
-  deinit {
-    store.close()
-    pthread_mutex_destroy(&mutex)
-  }
-
-  func locked<T>(_ body: () throws(DiskError) -> T) throws(DiskError) -> T {
-    pthread_mutex_lock(&mutex)
-    defer { pthread_mutex_unlock(&mutex) }
-    return try body()
-  }
-
-  /// Admits the rows oldest-access first; what the limits no longer allow is removed.
-  func rebuild() throws(DiskError) {
-    var evicted: [String] = []
-    for entry in try store.entriesByAccessTime() {
-      time += 1
-      let request = Request(key: entry.key, weight: weighsCost ? max(1, entry.size) : 1, time: time)
-      if policy.admit(request, { evicted.append($1) }) == nil { evicted.append(entry.key) }
-    }
-    for key in evicted { try store.removeValue(forKey: key) }
-    try trimAgeAndSpace()
-  }
-
-  /// Stores `value` under `key`; evicts what the policy and limits say. A
-  /// `set` right after a missed `value(forKey:)` of the same key admits
-  /// without a second lookup, as the memory cache and the replay do, so a
-  /// policy's ghost hits count the same in all three.
-  public func set(_ value: [UInt8], forKey key: String) throws(DiskError) {
-    guard !key.isEmpty else { throw .emptyKey }
-    try locked { () throws(DiskError) in
-      time += 1
-      let request = Request(key: key, weight: weight(of: value), time: time)
-      var evicted: [String] = []
-      var resident = false
-      if pendingMiss != key {
-        // A new weight is admitted afresh below, not re-weighed by the lookup.
-        var probe = request
-        probe.carriesWeight = false
-        resident = policy.lookup(probe, { evicted.append($1) }) != nil
-      }
-      pendingMiss = nil
-      if resident && weighsCost {
-        // A new weight: the policy admits the entry afresh.
-        _ = policy.remove(key)
-        resident = false
-      }
-      if !resident && policy.admit(request, { evicted.append($1) }) == nil {
-        // Rejected by the policy: whatever was stored under the key goes.
-        for victim in evicted { try store.removeValue(forKey: victim) }
-        try store.removeValue(forKey: key)
-        return
-      }
-      do throws(DiskError) { try store.set(value, forKey: key) } catch {
-        // Not on disk: the policy must not believe it is.
-        _ = policy.remove(key)
-        throw error
-      }
-      for victim in evicted where victim != key { try store.removeValue(forKey: victim) }
-      try trimAgeAndSpace()
-    }
-  }
+  /// The store's folder.
+  public var directory: String { core.store.directory }
+  /// The policy as the catalog prints it.
+  public var policyName: String { core.policy.name }
+  /// At most this many values (nil: none).
+  public var countLimit: Int? { core.countLimit }
+  /// At most this many bytes of encoded values (nil: none).
+  public var costLimit: Int? { core.costLimit }
+  /// Values not read or written for this long are removed.
+  public var ageLimit: Duration? { core.ageLimit }
+  /// Evict until the file system has at least this many bytes free.
+  public var freeDiskSpaceLimit: Int? { core.freeDiskSpaceLimit }
+  /// What the cache has done since it opened.
+  public var statistics: DiskCacheStatistics { core.statistics }
+  /// Values that failed verification on a read, were dropped and counted as misses.
+  public var corruptValuesDropped: Int { statistics.corruptValuesDropped }
 
   /// The value under `key`, or nil; a hit counts as an access for the policy.
-  public func value(forKey key: String) throws(DiskError) -> [UInt8]? {
-    guard !key.isEmpty else { throw .emptyKey }
-    return try locked { () throws(DiskError) in
-      time += 1
-      var evicted: [String] = []
-      let read = Request(key: key, weight: 1, time: time, carriesWeight: false)
-      let found = policy.lookup(read, { evicted.append($1) }) != nil
-      for victim in evicted { try store.removeValue(forKey: victim) }
-      guard found else {
-        pendingMiss = key
-        return nil
-      }
-      pendingMiss = nil
-      let value: [UInt8]?
-      do throws(DiskError) { value = try store.value(forKey: key) } catch {
-        // A value that failed verification was dropped by the store: a miss here.
-        guard case .corruptValue = error else { throw error }
-        corruptValuesDropped += 1
-        value = nil
-      }
-      guard let value else {
-        // Removed behind the cache's back (another process, a repair) or dropped as damaged.
-        _ = policy.remove(key)
-        return nil
-      }
-      return value
-    }
-  }
+  public func value(forKey key: Key) throws(DiskError) -> Value? { try read(key)?.value }
 
-  func weight(of value: [UInt8]) -> Int64 { weighsCost ? max(1, Int64(value.count)) : 1 }
-
-  /// Whether `key` is stored (not an access).
-  public func contains(_ key: String) throws(DiskError) -> Bool {
-    try locked { () throws(DiskError) in try store.contains(key) }
-  }
-
+  /// Stores `value` under `key`, evicting what the policy and the limits
+  /// say, and says what became of it: `.stored`; `.rejected(.policy)` when
+  /// the policy refused it (the key's older value is removed too); or
+  /// `.evicted` when the limits evicted it before the call returned.
+  ///
+  /// A `setValue` right after a `value(forKey:)` of the same key that
+  /// missed admits without a second lookup, as `MemoryCache` and the
+  /// replay do, so a policy's ghost hits count the same in all three.
   @discardableResult
-  public func removeValue(forKey key: String) throws(DiskError) -> Bool {
-    try locked { () throws(DiskError) in
-      _ = policy.remove(key)
-      pendingMiss = nil
-      return try store.removeValue(forKey: key)
+  public func setValue(_ value: Value, forKey key: Key) throws(DiskError) -> StoreOutcome {
+    try write(value, forKey: key).outcome
+  }
+
+  /// Removes `key`'s value; true if there was one.
+  @discardableResult
+  public func removeValue(forKey key: Key) throws(DiskError) -> Bool {
+    try core.removeValue(forKey: storeKey(key))
+  }
+
+  /// Removes every value (the files go to the trash, emptied in the background).
+  public func removeAll() throws(DiskError) { try core.removeAll() }
+
+  /// Whether `key` has a value (not an access for the policy).
+  public func contains(_ key: Key) throws(DiskError) -> Bool { try core.contains(storeKey(key)) }
+
+  /// The values stored and their bytes.
+  public func totals() throws(DiskError) -> (count: Int, bytes: Int64) { try core.totals() }
+
+  /// How many values the policy holds (equal to the stored count once consistent).
+  public var policyCount: Int { core.policyCount }
+
+  /// Removes values older than the age limit and evicts until the
+  /// free-space limit holds.
+  public func trimToLimits() throws(DiskError) { try core.trimToLimits() }
+
+  /// The value under `key` and its encoded size, or nil.
+  func read(_ key: Key) throws(DiskError) -> (value: Value, bytes: Int)? {
+    let decode = coder.decode
+    return try core.value(forKey: storeKey(key)) { bytes in (try decode(bytes), bytes.count) }
+  }
+
+  /// Stores `value`; its outcome and encoded size.
+  func write(_ value: Value, forKey key: Key) throws(DiskError) -> (outcome: StoreOutcome, bytes: Int) {
+    let text = try storeKey(key)
+    let bytes: [UInt8]
+    do { bytes = try coder.encode(value) } catch {
+      throw .encoding("the value of key '\(text)' could not be encoded: \(error)")
     }
+    return (try core.setValue(bytes, forKey: text), bytes.count)
   }
 
-  public func removeAll() throws(DiskError) {
-    try locked { () throws(DiskError) in
-      while policy.evictOne({ _, _ in }) {}
-      try store.removeAll()
-    }
+  func storeKey(_ key: Key) throws(DiskError) -> String {
+    do { return try coder.key(key) } catch { throw .encoding("a key could not be encoded: \(error)") }
   }
 
-  /// Values stored and their bytes.
-  public func totals() throws(DiskError) -> (count: Int, bytes: Int64) {
-    try locked { () throws(DiskError) in try store.totals() }
-  }
-
-  /// Entries the policy holds (equal to the stored count once consistent).
-  public var policyCount: Int { (try? locked { () throws(DiskError) in policy.count() }) ?? 0 }
-
-  /// Removes values older than the age limit and evicts until the free-space
-  /// limit holds.
-  public func trimToLimits() throws(DiskError) {
-    try locked { () throws(DiskError) in try trimAgeAndSpace() }
-  }
-
-  func trimAgeAndSpace() throws(DiskError) {
-    if let ageLimit {
-      let nanoseconds = ageLimit.components.seconds * 1_000_000_000 + ageLimit.components.attoseconds / 1_000_000_000
-      let cutoff = DiskStore.now() - nanoseconds
-      for entry in try store.entriesByAccessTime() {
-        guard entry.lastAccessTime < cutoff else { break }
-        _ = policy.remove(entry.key)
-        try store.removeValue(forKey: entry.key)
+  /// Runs `body` on the cache's queue.
+  func onQueue<T: Sendable>(_ body: @escaping @Sendable () throws(DiskError) -> T) async throws(DiskError) -> T {
+    let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, DiskError>, Never>) in
+      queue.async {
+        do throws(DiskError) { continuation.resume(returning: .success(try body())) } catch {
+          continuation.resume(returning: .failure(error))
+        }
       }
     }
-    if let freeDiskSpaceLimit {
-      while Self.freeBytes(store.directory) < freeDiskSpaceLimit {
-        var victim: String? = nil
-        guard policy.evictOne({ victim = $1 }), let victim else { break }
-        try store.removeValue(forKey: victim)
-      }
-    }
+    return try result.get()
   }
 
-  /// Bytes available to this user on the file system holding `path`.
-  static func freeBytes(_ path: String) -> Int64 {
-    var info = statvfs()
-    guard statvfs(path, &info) == 0 else { return Int64.max }
-    return Int64(info.f_bavail) * Int64(info.f_frsize)
+  /// ``value(forKey:)`` on the cache's queue, leaving the caller's thread free.
+  public func value(forKey key: Key) async throws(DiskError) -> Value? {
+    try await onQueue { () throws(DiskError) in try self.read(key)?.value }
+  }
+
+  /// ``setValue(_:forKey:)`` on the cache's queue. A write that has begun
+  /// completes even if the calling task is cancelled.
+  @discardableResult
+  public func setValue(_ value: Value, forKey key: Key) async throws(DiskError) -> StoreOutcome {
+    try await onQueue { () throws(DiskError) in try self.write(value, forKey: key).outcome }
+  }
+
+  /// ``removeValue(forKey:)`` on the cache's queue.
+  @discardableResult
+  public func removeValue(forKey key: Key) async throws(DiskError) -> Bool {
+    try await onQueue { () throws(DiskError) in try self.core.removeValue(forKey: self.storeKey(key)) }
+  }
+
+  /// ``removeAll()`` on the cache's queue.
+  public func removeAll() async throws(DiskError) {
+    try await onQueue { () throws(DiskError) in try self.core.removeAll() }
+  }
+}
+
+extension DiskCache where Key: Encodable, Value: Codable {
+  /// A cache of `Codable` keys and values, written by ``DiskCoder/json``;
+  /// the parameters are those of ``init(directory:policy:countLimit:costLimit:ageLimit:freeDiskSpaceLimit:heavyEntries:inlineThreshold:coder:)``.
+  public convenience init(
+    directory: String, policy: CachePolicy = .lru, countLimit: Int? = nil, costLimit: Int? = nil,
+    ageLimit: Duration? = nil, freeDiskSpaceLimit: Int? = nil, heavyEntries: HeavyEntryRule = .admit,
+    inlineThreshold: Int = DiskStore.defaultInlineThreshold
+  ) throws(DiskError) {
+    try self.init(
+      directory: directory, policy: policy, countLimit: countLimit, costLimit: costLimit, ageLimit: ageLimit,
+      freeDiskSpaceLimit: freeDiskSpaceLimit, heavyEntries: heavyEntries, inlineThreshold: inlineThreshold,
+      coder: .json)
+  }
+}
+
+/// How a ``DiskCache`` writes its keys and values: each key as the store's
+/// text key (distinct keys must give distinct texts), each value as bytes
+/// and back.
+public struct DiskCoder<Key, Value>: Sendable {
+  /// The store's text key for a key (not empty).
+  public let key: @Sendable (Key) throws -> String
+  /// A value's bytes.
+  public let encode: @Sendable (Value) throws -> [UInt8]
+  /// A value from its bytes; a throw drops the stored value, read as a miss.
+  public let decode: @Sendable ([UInt8]) throws -> Value
+
+  /// A coder of your own (a binary format, a compression step).
+  public init(
+    key: @escaping @Sendable (Key) throws -> String, encode: @escaping @Sendable (Value) throws -> [UInt8],
+    decode: @escaping @Sendable ([UInt8]) throws -> Value
+  ) {
+    self.key = key
+    self.encode = encode
+    self.decode = decode
+  }
+}
+
+extension DiskCoder where Key: Encodable & Sendable, Value: Codable & Sendable {
+  /// JSON (keys with sorted object keys, so equal keys give equal texts);
+  /// `String` keys and `[UInt8]` values are stored as they are.
+  public static var json: DiskCoder {
+    DiskCoder(
+      key: { key in
+        if let text = key as? String { return text }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return String(decoding: try encoder.encode(key), as: UTF8.self)
+      },
+      encode: { value in
+        if Value.self == [UInt8].self { return unsafeBitCast(value, to: [UInt8].self) }
+        return [UInt8](try JSONEncoder().encode(value))
+      },
+      decode: { bytes in
+        if Value.self == [UInt8].self { return unsafeBitCast(bytes, to: Value.self) }
+        return try JSONDecoder().decode(Value.self, from: Data(bytes))
+      })
   }
 }

@@ -6,7 +6,9 @@ import EvictionTraces
 
 /// What `evlab disk check` found in a store and, with repair, what it did.
 public struct DiskCheckReport: Sendable, Equatable {
+  /// Rows in the manifest.
   public var rows = 0
+  /// Value files in `data/` that rows name.
   public var valueFiles = 0
   /// Whether values were read and verified against their checksums (not
   /// with `quick`, which compares lengths only).
@@ -17,6 +19,7 @@ public struct DiskCheckReport: Sendable, Equatable {
   public var unverifiedValues: [String] = []
   /// Keys whose row names a file that is missing or of the wrong length.
   public var missingFiles: [String] = []
+  /// Keys whose value file is of another length than the row says.
   public var wrongSizeFiles: [String] = []
   /// Keys whose inline value's length differs from the row's size.
   public var wrongSizeRows: [String] = []
@@ -33,8 +36,9 @@ public struct DiskCheckReport: Sendable, Equatable {
   public var manifestProblem: String? = nil
   /// Every finding of SQLite's integrity check, one a line (`--verbose`).
   public var manifestDetail: [String] = []
-  /// With repair: what was done, and the keys whose values could not be saved.
+  /// With repair: what was done, one line each.
   public var actions: [String] = []
+  /// With repair: the keys whose values could not be saved.
   public var lostKeys: [String] = []
   /// With repair: values lost that cannot be counted (inline values of a
   /// manifest that cannot be read), said in words.
@@ -47,6 +51,7 @@ public struct DiskCheckReport: Sendable, Equatable {
       && invalidNames.isEmpty && orphanFiles.isEmpty && manifestProblem == nil
   }
 
+  /// The report in lines, as `evlab disk check` prints it.
   public var summary: String {
     var lines = [
       "\(rows) rows, \(valueFiles) value files"
@@ -480,7 +485,7 @@ extension DiskStore {
   /// Opens the manifest on a connection of its own, takes the write lock
   /// (`BEGIN IMMEDIATE`), calls `onHeld`, sleeps, and commits: how tests
   /// play a second process that keeps the database busy.
-  public static func holdWriteLock(directory: String, milliseconds: Int, onHeld: () -> Void) throws(DiskError) {
+  package static func holdWriteLock(directory: String, milliseconds: Int, onHeld: () -> Void) throws(DiskError) {
     let db = try SQLiteDatabase(path: directory + "/manifest.sqlite")
     defer { db.close() }
     try db.execute("BEGIN IMMEDIATE")

@@ -21,7 +21,7 @@ import EvictionTraces
 ///
 /// What it guarantees, where YYKVStorage's users were bitten:
 /// - it touches nothing outside its folder: files are reached by name under
-///   the folder's descriptors (``StoreFolder``), a file name read from the
+///   the folder's descriptors (`StoreFolder`), a file name read from the
 ///   manifest is used only if it has the form the store generates, and
 ///   `data/` or `trash/` that are links are refused; a folder that is not
 ///   empty and not a store is refused too;
@@ -50,15 +50,21 @@ public final class DiskStore {
 
   /// One manifest row.
   public struct Entry: Sendable, Equatable {
+    /// The value's key.
     public var key: String
+    /// The value's length in bytes.
     public var size: Int64
-    /// Nanoseconds since the Unix epoch.
+    /// When the value was written: nanoseconds since the Unix epoch.
     public var modificationTime: Int64
+    /// When the value was last read or written: nanoseconds since the Unix epoch.
     public var lastAccessTime: Int64
+    /// Whether the value lives in the manifest (else in a file of its own).
     public var isInline: Bool
   }
 
+  /// The store's folder.
   public let directory: String
+  /// Values up to this many bytes live in the manifest; larger ones in files.
   public let inlineThreshold: Int
   let folder: StoreFolder
   let database: SQLiteDatabase
@@ -207,7 +213,7 @@ public final class DiskStore {
   // MARK: Values
 
   /// Stores `value` under `key` (replacing any earlier value).
-  public func set(_ value: [UInt8], forKey key: String, extendedData: [UInt8]? = nil) throws(DiskError) {
+  public func setValue(_ value: [UInt8], forKey key: String, extendedData: [UInt8]? = nil) throws(DiskError) {
     guard !key.isEmpty else { throw .emptyKey }
     guard database.handle != nil else { throw .closed }
     let time = Self.now()
@@ -409,6 +415,12 @@ public final class DiskStore {
       (s) throws(DiskError) in try s.step()
     }
     if !shared { removeValueFile(filename) }
+  }
+
+  /// The earlier spelling of ``setValue(_:forKey:extendedData:)``.
+  @available(*, deprecated, renamed: "setValue(_:forKey:extendedData:)")
+  public func set(_ value: [UInt8], forKey key: String, extendedData: [UInt8]? = nil) throws(DiskError) {
+    try setValue(value, forKey: key, extendedData: extendedData)
   }
 
   /// Whether `key` is stored (not an access).

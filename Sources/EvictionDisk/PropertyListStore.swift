@@ -19,9 +19,9 @@ import Synchronization
 /// rename wins, however stale; a serial write queue fixes it. And every
 /// change costs a rewrite of everything, so a write's cost grows with the
 /// dictionary.
-public final class PropertyListStore: @unchecked Sendable {
+package final class PropertyListStore: @unchecked Sendable {
   /// How writes reach the file.
-  public enum Design: String, Sendable, CaseIterable {
+  package enum Design: String, Sendable, CaseIterable {
     /// Each writer changes the dictionary under a lock, takes a snapshot and
     /// rewrites the file from it, atomically, concurrently with the others.
     case atomic
@@ -33,23 +33,23 @@ public final class PropertyListStore: @unchecked Sendable {
   }
 
   /// What the store has done.
-  public struct Statistics: Sendable {
+  package struct Statistics: Sendable {
     /// Rewrites of the file.
-    public var rewrites = 0
+    package var rewrites = 0
     /// How long each rewrite took: serialising the whole dictionary, writing it and renaming.
-    public var rewriteTimes = WaitTimes()
+    package var rewriteTimes = WaitTimes()
     /// The size of the last file written.
-    public var fileBytes = 0
+    package var fileBytes = 0
     /// Rewrites that replaced the file with an older snapshot than the one
     /// it held: each lost, for a while or for good, the updates between.
-    public var staleRenames = 0
+    package var staleRenames = 0
     /// Changes the stale renames took out of the file: for each, the
     /// changes between its snapshot and the newest one the file held.
-    public var changesRolledBack = 0
+    package var changesRolledBack = 0
   }
 
-  public let path: String
-  public let design: Design
+  package let path: String
+  package let design: Design
   let directory: Int32
   let name: String
   let files = FileLayer()
@@ -71,7 +71,7 @@ public final class PropertyListStore: @unchecked Sendable {
   var afterSnapshot: (@Sendable () -> Void)?
 
   /// Opens the file at `path` (its folder must exist), reading what it holds if it exists.
-  public init(path: String, design: Design) throws(DiskError) {
+  package init(path: String, design: Design) throws(DiskError) {
     guard !path.isEmpty, !path.hasSuffix("/") else { throw .invalidPath("'\(path)' names no file") }
     let slash = path.lastIndex(of: "/")
     let folder = slash.map { String(path[..<$0]) } ?? "."
@@ -89,7 +89,7 @@ public final class PropertyListStore: @unchecked Sendable {
   deinit { close(directory) }
 
   /// What the file at `path` holds (empty if there is none).
-  public static func read(path: String) throws(DiskError) -> [String: Data] {
+  package static func read(path: String) throws(DiskError) -> [String: Data] {
     guard let bytes = try FileLayer.read(path) else { return [:] }
     do {
       return try PropertyListDecoder().decode([String: Data].self, from: Data(bytes))
@@ -99,7 +99,7 @@ public final class PropertyListStore: @unchecked Sendable {
   }
 
   /// The value for `key` in memory, or nil.
-  public func value(forKey key: String) -> [UInt8]? {
+  package func value(forKey key: String) -> [UInt8]? {
     switch design {
     case .atomic: mutex.withLock { _ in entries[key].map { [UInt8]($0) } }
     case .serial: dictionaryQueue.sync { entries[key].map { [UInt8]($0) } }
@@ -107,18 +107,18 @@ public final class PropertyListStore: @unchecked Sendable {
   }
 
   /// Entries in memory.
-  public var count: Int {
+  package var count: Int {
     switch design {
     case .atomic: mutex.withLock { _ in entries.count }
     case .serial: dictionaryQueue.sync { entries.count }
     }
   }
 
-  public var statistics: Statistics { counters.withLock { $0 } }
+  package var statistics: Statistics { counters.withLock { $0 } }
 
   /// Stores `value` and rewrites the file: before returning in the `atomic`
   /// design, on the write queue in the `serial` one (``flush()`` waits).
-  public func set(_ value: [UInt8], forKey key: String) throws(DiskError) {
+  package func setValue(_ value: [UInt8], forKey key: String) throws(DiskError) {
     let data = Data(value)
     try change(waits: false) {
       $0[key] = data
@@ -128,12 +128,12 @@ public final class PropertyListStore: @unchecked Sendable {
 
   /// Removes `key` and, if it was there, rewrites the file; returns whether it was.
   @discardableResult
-  public func removeValue(forKey key: String) throws(DiskError) -> Bool {
+  package func removeValue(forKey key: String) throws(DiskError) -> Bool {
     try change(waits: true) { $0.removeValue(forKey: key) != nil }
   }
 
   /// Waits for the rewrites asked for so far; throws the first that failed.
-  public func flush() throws(DiskError) {
+  package func flush() throws(DiskError) {
     writeQueue.sync {}
     let failed = deferredError.withLock { error in
       defer { error = nil }
@@ -182,7 +182,7 @@ public final class PropertyListStore: @unchecked Sendable {
 
   /// Replaces the dictionary with `entries` and rewrites the file once (to
   /// start an experiment from a dictionary of a given size).
-  public func replaceAll(with entries: [String: [UInt8]]) throws(DiskError) {
+  package func replaceAll(with entries: [String: [UInt8]]) throws(DiskError) {
     let data = entries.mapValues { Data($0) }
     try change(waits: true) {
       $0 = data

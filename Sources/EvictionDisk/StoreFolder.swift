@@ -65,7 +65,7 @@ final class StoreFolder {
     dataPath = path + "/data"
     trashPath = path + "/trash"
     manifestPath = path + "/" + Self.manifestName
-    if create && mkdir(path, 0o755) != 0 && errno != EEXIST { throw FileLayer.error(path, "create folder") }
+    if create { try Self.makeFolder(path) }
     let rootFD = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     guard rootFD >= 0 else {
       if errno == ENOTDIR { throw .notADirectory(path: path) }
@@ -107,6 +107,32 @@ final class StoreFolder {
 
   deinit {
     for fd in [lock, trash, data, root] { Glibc.close(fd) }
+  }
+
+  /// Makes the folder at `path` and the folders above it that are missing
+  /// (`mkdir -p`); a file where a folder should be is named in the error.
+  static func makeFolder(_ path: String) throws(DiskError) {
+    if mkdir(path, 0o755) == 0 || errno == EEXIST { return }
+    switch errno {
+    case ENOENT:
+      var parent = path
+      while parent.count > 1 && parent.hasSuffix("/") { parent.removeLast() }
+      guard let slash = parent.lastIndex(of: "/") else { throw FileLayer.error(path, "create folder") }
+      parent = String(parent[..<slash])
+      guard !parent.isEmpty else { throw FileLayer.error(path, "create folder") }
+      try makeFolder(parent)
+      if mkdir(path, 0o755) != 0 && errno != EEXIST { throw FileLayer.error(path, "create folder") }
+    case ENOTDIR:
+      // The first folder above it that exists and is not a folder.
+      for end in path.indices where path[end] == "/" && end != path.startIndex {
+        let prefix = String(path[..<end])
+        var info = stat()
+        if stat(prefix, &info) == 0 && info.st_mode & S_IFMT != S_IFDIR { throw .notADirectory(path: prefix) }
+      }
+      throw .notADirectory(path: path)
+    default:
+      throw FileLayer.error(path, "create folder")
+    }
   }
 
   /// Opens `name` under `parent` as a folder, never through a link.

@@ -184,7 +184,7 @@ public enum DiskBench {
       store = try PropertyListStore(path: directory + "/cache.plist", design: .serial)
     }
     func write(_ value: [UInt8], forKey key: String) throws(DiskError) {
-      try store.set(value, forKey: key)
+      try store.setValue(value, forKey: key)
       try store.flush()
     }
     func read(_ key: String) throws(DiskError) -> [UInt8]? { store.value(forKey: key) }
@@ -273,7 +273,7 @@ public enum DiskBench {
 }
 
 extension DiskStore: DiskBench.BenchedStore {
-  func write(_ value: [UInt8], forKey key: String) throws(DiskError) { try set(value, forKey: key) }
+  func write(_ value: [UInt8], forKey key: String) throws(DiskError) { try setValue(value, forKey: key) }
   func read(_ key: String) throws(DiskError) -> [UInt8]? { try value(forKey: key) }
   func delete(_ key: String) throws(DiskError) { try removeValue(forKey: key) }
 }

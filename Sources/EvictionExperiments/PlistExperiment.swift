@@ -90,10 +90,10 @@ extension DiskBench {
           if store == "sqlite+files" {
             let disk = try DiskStore(directory: folder + "/store")
             defer { disk.close() }
-            for (key, value) in initial { try disk.set(value, forKey: key) }
+            for (key, value) in initial { try disk.setValue(value, forKey: key) }
             for i in 0..<samples {
               let start = monotonicNanoseconds()
-              try disk.set(value, forKey: "new-\(i)")
+              try disk.setValue(value, forKey: "new-\(i)")
               waits.record(monotonicNanoseconds() &- start)
             }
           } else {
@@ -102,7 +102,7 @@ extension DiskBench {
             try plist.replaceAll(with: initial)
             for i in 0..<samples {
               let start = monotonicNanoseconds()
-              try plist.set(value, forKey: "new-\(i)")
+              try plist.setValue(value, forKey: "new-\(i)")
               try plist.flush()
               waits.record(monotonicNanoseconds() &- start)
             }
@@ -138,7 +138,7 @@ extension DiskBench {
         var mine = WaitTimes()
         for k in 0..<each {
           let began = monotonicNanoseconds()
-          do throws(DiskError) { try store.set(value, forKey: "writer-\(w)-key-\(k)") } catch {
+          do throws(DiskError) { try store.setValue(value, forKey: "writer-\(w)-key-\(k)") } catch {
             firstError.withLock { if $0 == nil { $0 = error } }
           }
           mine.record(monotonicNanoseconds() &- began)

@@ -69,10 +69,10 @@ public enum TieredReplay {
       ScratchPaths.shared.unregister(token)
     }
     let bytes = sizeMode == .bytes
-    let tiered = try TieredCache(
-      directory: path, policy: policy.description, memoryCountLimit: bytes ? nil : Int(memorySize),
-      memoryCostLimit: bytes ? memorySize : nil, diskCountLimit: bytes ? nil : Int(diskSize),
-      diskCostLimit: bytes ? diskSize : nil)
+    let tiered = try TieredCache.bytes(
+      directory: path, policy: CachePolicy(policy), memoryCountLimit: bytes ? nil : Int(memorySize),
+      memoryCostLimit: bytes ? Int(memorySize) : nil, diskCountLimit: bytes ? nil : Int(diskSize),
+      diskCostLimit: bytes ? Int(diskSize) : nil)
     func histogram() -> Histogram<UInt64> {
       Histogram<UInt64>(highestTrackableValue: 60_000_000_000, numberOfSignificantValueDigits: .three)
     }
@@ -93,7 +93,7 @@ public enum TieredReplay {
           case .disk?: diskHits.record(monotonicNanoseconds() &- t0)
           case nil:
             let size = Int(min(max(record.size, 0), 64 << 20))
-            try tiered.set([UInt8](repeating: UInt8(truncatingIfNeeded: record.key), count: size), forKey: key)
+            try tiered.setValue([UInt8](repeating: UInt8(truncatingIfNeeded: record.key), count: size), forKey: key)
             misses.record(monotonicNanoseconds() &- t0)
           }
         } catch {

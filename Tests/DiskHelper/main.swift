@@ -35,9 +35,9 @@ do {
   case "write-stream":
     let store = try DiskStore(directory: arguments[2], inlineThreshold: 2048)
     for i in 0..<1_000_000 {
-      try store.set(value(i), forKey: "key-\(i)")
+      try store.setValue(value(i), forKey: "key-\(i)")
       // Some keys are written again, so replacements are killed too.
-      if i % 5 == 4 { try store.set(value(i - 2), forKey: "key-\(i - 2)") }
+      if i % 5 == 4 { try store.setValue(value(i - 2), forKey: "key-\(i - 2)") }
       say("ack \(i)\n")
     }
   case "hold":

@@ -28,6 +28,28 @@ import Testing
     #expect(statistics.loads == 1 && statistics.misses == 2 && statistics.hits == 2)
   }
 
+  /// A loader that learns the cost as it loads (the bytes it downloaded):
+  /// the value is stored at that cost, once for all the waiters.
+  @Test func aLoaderCanSayWhatItsValueCosts() async throws {
+    let cache = try MemoryCache<Int, [UInt8]>(policy: "lru", costLimit: 1000)
+    let calls = Calls()
+    try await withThrowingTaskGroup(of: [UInt8].self) { group in
+      for _ in 0..<8 {
+        group.addTask {
+          try await cache.value(forKey: 1) {
+            calls.record([1])
+            try await Task.sleep(for: .milliseconds(10))
+            return ([1, 2, 3], 600)
+          }
+        }
+      }
+      for try await value in group { #expect(value == [1, 2, 3]) }
+    }
+    #expect(calls.all == [[1]] && cache.totalCost == 600)
+    _ = try await cache.value(forKey: 2) { ([4], 500) }
+    #expect(cache.totalCost == 500 && !cache.contains(1), "the costs bind the limit")
+  }
+
   /// Failures are per key: a key left out of the answer, a loader that
   /// throws, a key asked for by its own loader.
   @Test func failuresArePerKey() async throws {

@@ -27,7 +27,7 @@ import Testing
       try Data("nested".utf8).write(to: URL(fileURLWithPath: root + "/victim/sub/x"))
       let store = try DiskStore(directory: root + "/store", inlineThreshold: 100)
       for i in 0..<values {
-        try store.set(bytes(i % 2 == 0 ? 50 + i : 500 + i, seed: i), forKey: "k\(i)")
+        try store.setValue(bytes(i % 2 == 0 ? 50 + i : 500 + i, seed: i), forKey: "k\(i)")
       }
       store.close()
     }
@@ -80,14 +80,14 @@ import Testing
       return true
     }
     try world.pointRow("k3", at: target)
-    try store.set(bytes(700, seed: 9), forKey: "k3")  // replaces: the old "file" would be removed
+    try store.setValue(bytes(700, seed: 9), forKey: "k3")  // replaces: the old "file" would be removed
     try world.pointRow("k5", at: target)
     #expect(try store.removeValue(forKey: "k5"))
     store.close()
     try world.pointRow("k3", at: target)
     do {
-      let cache = try DiskCache(directory: world.store, policy: "lru", countLimit: 1)  // evicts all but one on open
-      try cache.set([1], forKey: "new")
+      let cache = try ByteDiskCache(directory: world.store, policy: "lru", countLimit: 1)  // evicts all but one on open
+      try cache.setValue([1], forKey: "new")
     }
     try world.pointRow("new", at: target)
     let repaired = try DiskStore.check(directory: world.store, repair: true)
@@ -214,7 +214,7 @@ import Testing
   @Test func repairRefusesWhileAnotherOwnerHasTheStoreOpenAndCheckWritesNothing() throws {
     let world = try World()
     let owner = try DiskStore(directory: world.store, inlineThreshold: 100)
-    try owner.set(bytes(300, seed: 1), forKey: "live")
+    try owner.setValue(bytes(300, seed: 1), forKey: "live")
     // An orphan a repair would sweep, and a check must not.
     try Data(DataFileHeader.encode(key: "x", value: [1]) + [1]).write(
       to: URL(fileURLWithPath: world.store + "/data/" + "00000000000000000000000000000000-0000000000000000"))
@@ -316,9 +316,9 @@ import Testing
 
   @Test func aDiskCacheCountsADamagedValueAsAMiss() throws {
     let world = try World(values: 0)
-    let cache = try DiskCache(directory: world.store, policy: "lru", countLimit: 10, inlineThreshold: 10)
-    try cache.set(bytes(400, seed: 1), forKey: "a")
-    let name = try #require(try cache.store.filename(ofKey: "a"))
+    let cache = try ByteDiskCache(directory: world.store, policy: "lru", countLimit: 10, inlineThreshold: 10)
+    try cache.setValue(bytes(400, seed: 1), forKey: "a")
+    let name = try #require(try cache.core.store.filename(ofKey: "a"))
     let path = world.store + "/data/" + name
     var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
     bytes[bytes.count - 1] ^= 1

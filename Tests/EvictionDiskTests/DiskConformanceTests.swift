@@ -1,3 +1,4 @@
+import EvictionCache
 import EvictionCore
 import EvictionDisk
 import EvictionTestSupport
@@ -14,12 +15,12 @@ import Testing
     let requests = Array(conformanceRequests(seed: 8, weighted: false).prefix(1_500))
     var driver = ConformanceDriver(requests: requests, checkEvery: 500, policy: spec)
     let expected = spec.withPolicy(capacity: 64, index: IntegerSlotIndex<UInt64>.self, visitor: &driver).hitSequence
-    let cache = try DiskCache(directory: Scratch.path("conformance"), policy: policy, countLimit: 64)
+    let cache = try ByteDiskCache(directory: Scratch.path("conformance"), policy: CachePolicy(policy), countLimit: 64)
     var hits: [Bool] = []
     for request in requests {
       let key = String(request.key)
       let hit = try cache.value(forKey: key) != nil
-      if !hit { try cache.set([UInt8(truncatingIfNeeded: request.key)], forKey: key) }
+      if !hit { try cache.setValue([UInt8(truncatingIfNeeded: request.key)], forKey: key) }
       hits.append(hit)
     }
     #expect(

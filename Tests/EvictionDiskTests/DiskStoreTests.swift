@@ -7,6 +7,9 @@ import Testing
 /// A path for a new store (removed with the test process's scratch root).
 func scratchStore() throws -> String { Scratch.path("disk") }
 
+/// The byte cache most tests drive.
+typealias ByteDiskCache = DiskCache<String, [UInt8]>
+
 func bytes(_ count: Int, seed: Int) -> [UInt8] { (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ seed) } }
 
 func dataFiles(_ directory: String) throws -> [String] {
@@ -26,7 +29,7 @@ func dataFiles(_ directory: String) throws -> [String] {
     do {
       let store = try DiskStore(directory: dir, inlineThreshold: threshold)
       for (i, size) in Self.sizes.enumerated() {
-        try store.set(bytes(size, seed: i), forKey: "k\(i)", extendedData: [UInt8(i)])
+        try store.setValue(bytes(size, seed: i), forKey: "k\(i)", extendedData: [UInt8(i)])
       }
       for (i, size) in Self.sizes.enumerated() {
         #expect(try store.value(forKey: "k\(i)") == bytes(size, seed: i), "\(name) \(size)")
@@ -47,17 +50,17 @@ func dataFiles(_ directory: String) throws -> [String] {
   @Test func replacingAndRemovingLeaveNoFileBehind() throws {
     let dir = try scratchStore()
     let store = try DiskStore(directory: dir, inlineThreshold: 100)
-    try store.set(bytes(5000, seed: 1), forKey: "a")
+    try store.setValue(bytes(5000, seed: 1), forKey: "a")
     let first = try dataFiles(dir)
-    try store.set(bytes(6000, seed: 2), forKey: "a")  // file → new file
+    try store.setValue(bytes(6000, seed: 2), forKey: "a")  // file → new file
     let second = try dataFiles(dir)
     #expect(first.count == 1 && second.count == 1 && first != second, "each write gets a new file; the old one goes")
-    try store.set(bytes(10, seed: 3), forKey: "a")  // file → inline
+    try store.setValue(bytes(10, seed: 3), forKey: "a")  // file → inline
     #expect(try dataFiles(dir).isEmpty && store.value(forKey: "a") == bytes(10, seed: 3))
-    try store.set(bytes(5000, seed: 4), forKey: "b")
+    try store.setValue(bytes(5000, seed: 4), forKey: "b")
     #expect(try store.removeValue(forKey: "b") && !store.removeValue(forKey: "b"))
     #expect(try dataFiles(dir).isEmpty && store.value(forKey: "b") == nil)
-    for i in 0..<20 { try store.set(bytes(200 + i, seed: i), forKey: "c\(i)") }
+    for i in 0..<20 { try store.setValue(bytes(200 + i, seed: i), forKey: "c\(i)") }
     try store.removeAll()
     #expect(try store.totals().count == 0 && dataFiles(dir).isEmpty)
     #expect(try DiskStore.check(directory: dir).isConsistent)
@@ -66,7 +69,7 @@ func dataFiles(_ directory: String) throws -> [String] {
   @Test func readsBatchTheirAccessTimesAndOrderEviction() throws {
     let dir = try scratchStore()
     let store = try DiskStore(directory: dir)
-    for i in 0..<5 { try store.set(bytes(10, seed: i), forKey: "k\(i)") }
+    for i in 0..<5 { try store.setValue(bytes(10, seed: i), forKey: "k\(i)") }
     _ = try store.value(forKey: "k0")
     _ = try store.value(forKey: "k2")
     // Not yet written: the batch holds them until it fills, a flush or close.
@@ -78,7 +81,7 @@ func dataFiles(_ directory: String) throws -> [String] {
   @Test func badInputIsAClearError() throws {
     let dir = try scratchStore()
     let store = try DiskStore(directory: dir)
-    #expect(throws: DiskError.emptyKey) { try store.set([1], forKey: "") }
+    #expect(throws: DiskError.emptyKey) { try store.setValue([1], forKey: "") }
     #expect(throws: DiskError.emptyKey) { try store.value(forKey: "") }
     let file = dir + "/not-a-folder"
     #expect(FileManager.default.createFile(atPath: file, contents: Data([1])))
@@ -96,17 +99,17 @@ func dataFiles(_ directory: String) throws -> [String] {
   @Test func aFullDiskIsAClearErrorAndTheStoreStaysConsistent() throws {
     let dir = try scratchStore()
     let store = try DiskStore(directory: dir, inlineThreshold: 100)
-    try store.set(bytes(5000, seed: 1), forKey: "a")
+    try store.setValue(bytes(5000, seed: 1), forKey: "a")
     store.files.fault = { operation, _ in operation == .write ? ENOSPC : nil }
     #expect {
-      try store.set(bytes(9000, seed: 2), forKey: "a")
+      try store.setValue(bytes(9000, seed: 2), forKey: "a")
     } throws: { error in
       guard case .io(_, "write", ENOSPC, _) = error as? DiskError else { return false }
       return "\(error)".contains("the disk is full")
     }
     // A failed rename leaves no temporary file either.
     store.files.fault = { operation, _ in operation == .rename ? EIO : nil }
-    #expect(throws: DiskError.self) { try store.set(bytes(9000, seed: 3), forKey: "b") }
+    #expect(throws: DiskError.self) { try store.setValue(bytes(9000, seed: 3), forKey: "b") }
     store.files.fault = nil
     #expect(try store.value(forKey: "a") == bytes(5000, seed: 1), "the old value survives")
     #expect(try store.value(forKey: "b") == nil)
@@ -118,8 +121,8 @@ func dataFiles(_ directory: String) throws -> [String] {
   @Test func checkFindsAndRepairsMissingFilesAndOrphans() throws {
     let dir = try scratchStore()
     let store = try DiskStore(directory: dir, inlineThreshold: 100)
-    for i in 0..<6 { try store.set(bytes(1000 + i, seed: i), forKey: "k\(i)") }
-    try store.set(bytes(10, seed: 9), forKey: "small")
+    for i in 0..<6 { try store.setValue(bytes(1000 + i, seed: i), forKey: "k\(i)") }
+    try store.setValue(bytes(10, seed: 9), forKey: "small")
     store.close()
     let files = try dataFiles(dir)
     try FileManager.default.removeItem(atPath: dir + "/data/" + files[0])
@@ -140,8 +143,8 @@ func dataFiles(_ directory: String) throws -> [String] {
   @Test func aCorruptManifestIsMovedAsideAndRebuiltFromTheFiles() throws {
     let dir = try scratchStore()
     let store = try DiskStore(directory: dir, inlineThreshold: 100)
-    for i in 0..<8 { try store.set(bytes(500 + i, seed: i), forKey: "key \(i)") }
-    try store.set(bytes(5, seed: 1), forKey: "inline")
+    for i in 0..<8 { try store.setValue(bytes(500 + i, seed: i), forKey: "key \(i)") }
+    try store.setValue(bytes(5, seed: 1), forKey: "inline")
     store.close()
     try Data(repeating: 0x42, count: 8192).write(to: URL(fileURLWithPath: dir + "/manifest.sqlite"))
     try? FileManager.default.removeItem(atPath: dir + "/manifest.sqlite-wal")
@@ -166,7 +169,7 @@ func dataFiles(_ directory: String) throws -> [String] {
     for i in 0..<100_000 {
       let key = "k\(i % 5000)"
       if i % 3 == 0 {
-        try store.set(bytes(64 + i % 300, seed: i), forKey: key)
+        try store.setValue(bytes(64 + i % 300, seed: i), forKey: key)
       } else {
         _ = try store.value(forKey: key)
       }

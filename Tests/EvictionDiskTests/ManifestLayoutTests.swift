@@ -33,8 +33,8 @@ import Testing
   @Test func theManifestViewShowsYYKVStoragesColumns() throws {
     let dir = try scratchStore()
     let store = try DiskStore(directory: dir, inlineThreshold: 100)
-    try store.set(bytes(50, seed: 1), forKey: "small", extendedData: [9])
-    try store.set(bytes(500, seed: 2), forKey: "large")
+    try store.setValue(bytes(50, seed: 1), forKey: "small", extendedData: [9])
+    try store.setValue(bytes(500, seed: 2), forKey: "large")
     store.close()
     let db = try SQLiteDatabase(path: dir + "/manifest.sqlite")
     defer { db.close() }
@@ -103,7 +103,7 @@ import Testing
     #expect(!report.summary.contains("every value verified,") && report.summary.contains("1 inline value that carries"))
     let fresh = try scratchStore()
     let store2 = try DiskStore(directory: fresh, inlineThreshold: 100)
-    try store2.set(bytes(50, seed: 3), forKey: "small")
+    try store2.setValue(bytes(50, seed: 3), forKey: "small")
     store2.close()
     let freshReport = try DiskStore.check(directory: fresh)
     #expect(freshReport.unverifiedValues.isEmpty && freshReport.summary.hasSuffix("every value verified"))
@@ -168,9 +168,9 @@ import Testing
   @Test func aDamagedValueFileIsAnErrorNamingItNotAWrongValue() throws {
     let dir = try scratchStore()
     let store = try DiskStore(directory: dir, inlineThreshold: DiskStore.filesOnly)
-    try store.set(bytes(4000, seed: 1), forKey: "cut")
-    try store.set(bytes(4000, seed: 2), forKey: "swapped")
-    try store.set(bytes(4000, seed: 3), forKey: "other")
+    try store.setValue(bytes(4000, seed: 1), forKey: "cut")
+    try store.setValue(bytes(4000, seed: 2), forKey: "swapped")
+    try store.setValue(bytes(4000, seed: 3), forKey: "other")
     func path(_ key: String) throws -> String {
       dir + "/data/" + (try store.filename(ofKey: key) ?? "")
     }

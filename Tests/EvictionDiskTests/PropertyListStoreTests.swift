@@ -12,7 +12,7 @@ import Testing
   func everyChangeIsInTheFileAndSurvivesReopening(design: PropertyListStore.Design) throws {
     let path = try plistPath()
     let store = try PropertyListStore(path: path, design: design)
-    for key in 0..<20 { try store.set(bytes(10 + key, seed: key), forKey: "k\(key)") }
+    for key in 0..<20 { try store.setValue(bytes(10 + key, seed: key), forKey: "k\(key)") }
     #expect(try store.removeValue(forKey: "k3"))
     #expect(try !store.removeValue(forKey: "absent"))
     try store.flush()
@@ -39,11 +39,11 @@ import Testing
       // The first writer waits here until the second has written.
       if calls.add(1, ordering: .relaxed).newValue == 1 { holdFirst.wait() }
     }
-    let first = Thread { try? store.set([1], forKey: "first") }
+    let first = Thread { try? store.setValue([1], forKey: "first") }
     first.start()
     while calls.load(ordering: .relaxed) < 1 { usleep(100) }
     let second = Thread {
-      try? store.set([2], forKey: "second")
+      try? store.setValue([2], forKey: "second")
       secondDone.signal()
     }
     second.start()
@@ -62,7 +62,7 @@ import Testing
     let path = try plistPath()
     let store = try PropertyListStore(path: path, design: .serial)
     DispatchQueue.concurrentPerform(iterations: 8) { w in
-      for k in 0..<25 { try? store.set([UInt8(w), UInt8(k)], forKey: "w\(w)-k\(k)") }
+      for k in 0..<25 { try? store.setValue([UInt8(w), UInt8(k)], forKey: "w\(w)-k\(k)") }
     }
     try store.flush()
     #expect(try PropertyListStore.read(path: path).count == 200)

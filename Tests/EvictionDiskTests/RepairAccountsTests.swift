@@ -11,8 +11,8 @@ import Testing
   @Test func aDamagedManifestGivesBackItsInlineValues() throws {
     let dir = try scratchStore()
     let store = try DiskStore(directory: dir, inlineThreshold: 100)
-    for i in 0..<5 { try store.set(bytes(500 + i, seed: i), forKey: "file \(i)") }
-    for i in 0..<300 { try store.set(bytes(20 + i % 50, seed: i), forKey: "inline \(i)") }
+    for i in 0..<5 { try store.setValue(bytes(500 + i, seed: i), forKey: "file \(i)") }
+    for i in 0..<300 { try store.setValue(bytes(20 + i % 50, seed: i), forKey: "inline \(i)") }
     store.close()
     try? FileManager.default.removeItem(atPath: dir + "/manifest.sqlite-wal")
     // Garble the access-time index's root page: the integrity check fails, the tables still read.

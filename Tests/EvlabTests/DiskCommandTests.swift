@@ -162,7 +162,7 @@ import Testing
     let dir = try scratchDirectory().appendingPathComponent("store").path
     do {
       let store = try DiskStore(directory: dir)
-      try store.set([1, 2, 3], forKey: "before")
+      try store.setValue([1, 2, 3], forKey: "before")
       store.close()
     }
     let holder = Process()
@@ -177,7 +177,7 @@ import Testing
     }
     let store = try DiskStore(directory: dir)
     let start = ContinuousClock.now
-    for i in 0..<5 { try store.set([UInt8(i)], forKey: "during-\(i)") }
+    for i in 0..<5 { try store.setValue([UInt8(i)], forKey: "during-\(i)") }
     let waited = ContinuousClock.now - start
     holder.waitUntilExit()
     #expect(holder.terminationStatus == 0)
@@ -190,7 +190,7 @@ import Testing
     let dir = try scratchDirectory().appendingPathComponent("store").path
     do {
       let store = try DiskStore(directory: dir, inlineThreshold: 10)
-      for i in 0..<3 { try store.set(Array(repeating: UInt8(i), count: 100), forKey: "k\(i)") }
+      for i in 0..<3 { try store.setValue(Array(repeating: UInt8(i), count: 100), forKey: "k\(i)") }
       store.close()
     }
     let clean = try evlab(["disk", "check", dir])

@@ -35,8 +35,8 @@ import Testing
     let dir = try publicFolder("read-only")
     defer { remove(dir) }
     let store = try DiskStore(directory: dir + "/store", inlineThreshold: 100)
-    try store.set(Array(repeating: 7, count: 10), forKey: "inline")
-    try store.set(Array(repeating: 9, count: 1000), forKey: "file")
+    try store.setValue(Array(repeating: 7, count: 10), forKey: "inline")
+    try store.setValue(Array(repeating: 9, count: 1000), forKey: "file")
     store.close()
     let run = try checkReadOnly(dir)
     #expect(run.status == 0, "\(run.stderr)")
@@ -50,7 +50,7 @@ import Testing
     defer { remove(dir) }
     // The writer keeps the store open: its writes stay in the log.
     let store = try DiskStore(directory: dir + "/store", inlineThreshold: 100)
-    for i in 0..<20 { try store.set(Array(repeating: UInt8(i), count: 10), forKey: "k\(i)") }
+    for i in 0..<20 { try store.setValue(Array(repeating: UInt8(i), count: 10), forKey: "k\(i)") }
     let run = try checkReadOnly(dir)
     _ = try runProgram("/bin/chmod", ["-R", "u+w", dir])
     store.close()

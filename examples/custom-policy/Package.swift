@@ -25,6 +25,14 @@ let package = Package(
     .executableTarget(
       name: "lru2-evlab",
       dependencies: ["LRU2", .product(name: "EvictionLab", package: "EvictionLab")]),
+    // LRU-2 driving a two-tier cache (memory over disk) of Codable values.
+    .executableTarget(
+      name: "lru2-thumbnails",
+      dependencies: [
+        "LRU2",
+        .product(name: "EvictionCache", package: "EvictionLab"),
+        .product(name: "EvictionDisk", package: "EvictionLab"),
+      ]),
     .testTarget(
       name: "LRU2Tests",
       dependencies: [

@@ -1,4 +1,5 @@
 import EvictionSim
+
 /// The practical limit of an LRU replay here: the keys already in memory, a
 /// linear-probing table of (key, slot) pairs and three arrays for the list,
 /// nothing generic, no reader. What the framework's replay is measured against.
