@@ -519,7 +519,7 @@ public final class MemoryCache<Key: Hashable, Value> {
 
   /// Stores `value` unless `key` is cached (and not expired): a loaded
   /// value does not replace one stored while it loaded.
-  func storeIfAbsent(_ value: Value, forKey key: Key, cost: Int?, ttl: Duration?) {
+  package func storeIfAbsent(_ value: Value, forKey key: Key, cost: Int?, ttl: Duration?) {
     let cost = Int64(cost ?? costOf?(value) ?? unitCost.load(ordering: .relaxed))
     let shard = shard(for: key)
     let now = clock()

@@ -105,7 +105,7 @@ public final class DiskCache<Key: Hashable & Sendable, Value: Sendable>: Sendabl
   /// replay do, so a policy's ghost hits count the same in all three.
   @discardableResult
   public func setValue(_ value: Value, forKey key: Key) throws(DiskError) -> StoreOutcome {
-    try write(value, forKey: key).outcome
+    try write(value, forKey: key).outcome ?? .stored
   }
 
   /// Removes `key`'s value; true if there was one.
@@ -130,20 +130,26 @@ public final class DiskCache<Key: Hashable & Sendable, Value: Sendable>: Sendabl
   /// free-space limit holds.
   public func trimToLimits() throws(DiskError) { try core.trimToLimits() }
 
-  /// The value under `key` and its encoded size, or nil.
-  func read(_ key: Key) throws(DiskError) -> (value: Value, bytes: Int)? {
+  /// The value under `key` and its encoded size, or nil (also when it was
+  /// written before `writtenAfter`, nanoseconds since the Unix epoch: then removed).
+  func read(_ key: Key, writtenAfter: Int64? = nil) throws(DiskError) -> (value: Value, bytes: Int)? {
     let decode = coder.decode
-    return try core.value(forKey: storeKey(key)) { bytes in (try decode(bytes), bytes.count) }
+    return try core.value(forKey: storeKey(key), writtenAfter: writtenAfter) { bytes in
+      (try decode(bytes), bytes.count)
+    }
   }
 
-  /// Stores `value`; its outcome and encoded size.
-  func write(_ value: Value, forKey key: Key) throws(DiskError) -> (outcome: StoreOutcome, bytes: Int) {
+  /// Stores `value` (with `ifAbsent`, only where no value is stored: then
+  /// a nil outcome says one was, and stays); its outcome and encoded size.
+  func write(_ value: Value, forKey key: Key, ifAbsent: Bool = false) throws(DiskError) -> (
+    outcome: StoreOutcome?, bytes: Int
+  ) {
     let text = try storeKey(key)
     let bytes: [UInt8]
     do { bytes = try coder.encode(value) } catch {
       throw .encoding("the value of key '\(text)' could not be encoded: \(error)")
     }
-    return (try core.setValue(bytes, forKey: text), bytes.count)
+    return (try core.setValue(bytes, forKey: text, ifAbsent: ifAbsent), bytes.count)
   }
 
   func storeKey(_ key: Key) throws(DiskError) -> String {
@@ -171,7 +177,7 @@ public final class DiskCache<Key: Hashable & Sendable, Value: Sendable>: Sendabl
   /// completes even if the calling task is cancelled.
   @discardableResult
   public func setValue(_ value: Value, forKey key: Key) async throws(DiskError) -> StoreOutcome {
-    try await onQueue { () throws(DiskError) in try self.write(value, forKey: key).outcome }
+    try await onQueue { () throws(DiskError) in try self.write(value, forKey: key).outcome ?? .stored }
   }
 
   /// ``removeValue(forKey:)`` on the cache's queue.
@@ -224,12 +230,16 @@ public struct DiskCoder<Key, Value>: Sendable {
 }
 
 extension DiskCoder where Key: Encodable & Sendable, Value: Codable & Sendable {
-  /// JSON (keys with sorted object keys, so equal keys give equal texts);
-  /// `String` keys and `[UInt8]` values are stored as they are.
+  /// JSON, with object keys sorted; `String` keys and `[UInt8]` values
+  /// are stored as they are. A key type must encode equal keys to equal
+  /// texts in every process: structs, enums, strings, integers and arrays
+  /// do; a `Set`, a dictionary keyed by anything but strings or integers
+  /// (encoded in hashing order, seeded per process) and `-0.0` beside
+  /// `0.0` do not: give such keys a ``DiskCoder`` of your own.
   public static var json: DiskCoder {
     DiskCoder(
       key: { key in
-        if let text = key as? String { return text }
+        if Key.self == String.self { return unsafeBitCast(key, to: String.self) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         return String(decoding: try encoder.encode(key), as: UTF8.self)

@@ -30,7 +30,8 @@ final class DiskCacheCore: @unchecked Sendable {
   let ageLimit: Duration?
   let freeDiskSpaceLimit: Int?
   let heavyEntries: HeavyEntryRule
-  var mutex = pthread_mutex_t()
+  /// On the heap: a `pthread_mutex_t` must not move.
+  let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
   var time: Int64 = 0
   /// The key of the last `value(forKey:)` that missed.
   var pendingMiss: String? = nil
@@ -66,7 +67,9 @@ final class DiskCacheCore: @unchecked Sendable {
     weighsCost = costLimit != nil
     // A policy that sizes a structure by entries (W-TinyLFU's sketch) is
     // sized for the count limit, not one entry per byte of the cost limit.
-    spec = weighsCost ? MemoryCache<String, [UInt8]>.sizedForEntries(parsed, countLimit: countLimit, shards: 1) : parsed
+    spec =
+      weighsCost && heavyEntries == .admit
+      ? MemoryCache<String, [UInt8]>.sizedForEntries(parsed, countLimit: countLimit, shards: 1) : parsed
     let capacity = Int64(costLimit ?? countLimit ?? Int(Int32.max))
     let minimum = spec.minimumCapacity
     if capacity < minimum {
@@ -82,18 +85,19 @@ final class DiskCacheCore: @unchecked Sendable {
     var visitor = BoxingVisitor<String>()
     self.policy = spec.withPolicy(capacity: capacity, index: HashedSlotIndex<String>.self, visitor: &visitor)
     weightBound = capacity
-    pthread_mutex_init(&mutex, nil)
+    pthread_mutex_init(mutex, nil)
     try locked { () throws(DiskError) in try rebuild() }
   }
 
   deinit {
     store.close()
-    pthread_mutex_destroy(&mutex)
+    pthread_mutex_destroy(mutex)
+    mutex.deallocate()
   }
 
   func locked<T>(_ body: () throws(DiskError) -> T) throws(DiskError) -> T {
-    pthread_mutex_lock(&mutex)
-    defer { pthread_mutex_unlock(&mutex) }
+    pthread_mutex_lock(mutex)
+    defer { pthread_mutex_unlock(mutex) }
     return try body()
   }
 
@@ -124,11 +128,13 @@ final class DiskCacheCore: @unchecked Sendable {
     if let bytes = excess.removeValue(forKey: key) { excessTotal -= bytes }
   }
 
-  /// Removes what departed from the store.
+  /// Removes what departed from the store (a key stays listed until its
+  /// removal succeeds, so a failed one is tried again at the next write).
   func removeDeparted() throws(DiskError) {
-    while let key = departed.popLast() {
-      counters.evictions += 1
+    while let key = departed.last {
       try store.removeValue(forKey: key)
+      departed.removeLast()
+      counters.evictions += 1
     }
   }
 
@@ -198,14 +204,17 @@ final class DiskCacheCore: @unchecked Sendable {
     try removeDeparted()
   }
 
-  /// Stores `value` under `key` (see ``DiskCache/setValue(_:forKey:)``).
-  func setValue(_ value: [UInt8], forKey key: String) throws(DiskError) -> StoreOutcome {
+  /// Stores `value` under `key` (see ``DiskCache/setValue(_:forKey:)``);
+  /// with `ifAbsent`, only if no value is stored under it (nil: one was,
+  /// and it stays).
+  func setValue(_ value: [UInt8], forKey key: String, ifAbsent: Bool = false) throws(DiskError) -> StoreOutcome? {
     guard !key.isEmpty else { throw .emptyKey }
     let cost = cost(of: value.count)
     if weighsCost, let costLimit, cost > Int64(costLimit) {
       throw .valueTooLarge(key: key, bytes: value.count, limit: costLimit)
     }
-    return try locked { () throws(DiskError) -> StoreOutcome in
+    return try locked { () throws(DiskError) -> StoreOutcome? in
+      if ifAbsent, try store.contains(key) { return nil }
       time += 1
       counters.sets += 1
       var resident = false
@@ -215,8 +224,9 @@ final class DiskCacheCore: @unchecked Sendable {
         resident = policy.lookup(probe) { _, key in self.depart(key) } != nil
       }
       pendingMiss = nil
-      if resident && weighsCost {
-        // A new weight: the policy admits the entry afresh.
+      if resident && weighsCost, try store.metadata(forKey: key)?.size != Int64(value.count) {
+        // A new weight: the policy admits the entry afresh (the same
+        // weight keeps its place, as in the memory cache).
         forget(key)
         resident = false
       }
@@ -230,8 +240,10 @@ final class DiskCacheCore: @unchecked Sendable {
         return .rejected(.policy)
       }
       do throws(DiskError) { try store.setValue(value, forKey: key) } catch {
-        // Not on disk: the policy must not believe it is.
+        // Not written: the key leaves the policy and the store both (an
+        // older value the failed write left in place is not served).
         forget(key)
+        _ = try? store.removeValue(forKey: key)
         try? removeDeparted()
         throw error
       }
@@ -248,8 +260,12 @@ final class DiskCacheCore: @unchecked Sendable {
 
   /// The value under `key` as `decode` makes it, or nil. Decoded under the
   /// lock, so a value that does not decode is dropped before another
-  /// writer can replace it: a miss, counted.
-  func value<T>(forKey key: String, decode: ([UInt8]) throws -> T) throws(DiskError) -> T? {
+  /// writer can replace it: a miss, counted. A value written before
+  /// `writtenAfter` (nanoseconds since the Unix epoch) is removed and
+  /// missed, counted as an expiration.
+  func value<T>(forKey key: String, writtenAfter: Int64? = nil, decode: ([UInt8]) throws -> T) throws(DiskError)
+    -> T?
+  {
     guard !key.isEmpty else { throw .emptyKey }
     return try locked { () throws(DiskError) -> T? in
       time += 1
@@ -262,6 +278,13 @@ final class DiskCacheCore: @unchecked Sendable {
         return nil
       }
       pendingMiss = nil
+      if let writtenAfter, let written = try store.metadata(forKey: key)?.modificationTime, written < writtenAfter {
+        forget(key)
+        counters.misses += 1
+        counters.expirations += 1
+        try store.removeValue(forKey: key)
+        return nil
+      }
       let value: [UInt8]?
       do throws(DiskError) { value = try store.value(forKey: key) } catch {
         // A value that failed verification was dropped by the store: a miss here.

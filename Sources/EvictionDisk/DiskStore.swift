@@ -483,6 +483,14 @@ public final class DiskStore {
     }
   }
 
+  /// The size in bytes of the value under `key` and when it was written
+  /// (nanoseconds since the Unix epoch), or nil.
+  public func metadata(forKey key: String) throws(DiskError) -> (size: Int64, modificationTime: Int64)? {
+    try database.with("SELECT size, modification_time FROM entries WHERE key = ?", bind: { $0.bind(1, key) }) {
+      (s) throws(DiskError) in try s.step() ? (s.int64(0), s.int64(1)) : nil
+    }
+  }
+
   /// The extended data stored with `key`.
   public func extendedData(forKey key: String) throws(DiskError) -> [UInt8]? {
     try database.with("SELECT extended_data FROM entries WHERE key = ?", bind: { $0.bind(1, key) }) {

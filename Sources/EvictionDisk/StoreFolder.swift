@@ -115,6 +115,13 @@ final class StoreFolder {
     if mkdir(path, 0o755) == 0 || errno == EEXIST { return }
     switch errno {
     case ENOENT:
+      // `missing/..` would make `missing` and name the folder above it,
+      // which was judged (not a store, not empty) before it was reachable.
+      if path.split(separator: "/").contains("..") {
+        throw .invalidPath(
+          "\(path): a folder on the way is missing and the path goes back up ('..'); name the store's folder without '..'"
+        )
+      }
       var parent = path
       while parent.count > 1 && parent.hasSuffix("/") { parent.removeLast() }
       guard let slash = parent.lastIndex(of: "/") else { throw FileLayer.error(path, "create folder") }

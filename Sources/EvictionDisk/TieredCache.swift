@@ -18,6 +18,10 @@ public final class TieredCache<Key: Hashable & Sendable, Value: Sendable>: Senda
   /// The disk tier.
   public let disk: DiskCache<Key, Value>
   let counters = Mutex(Statistics())
+  /// Locks by key hash: a key's write to both tiers, its removal, and a
+  /// read's promotion from disk run one at a time, so the tiers never end
+  /// up holding different values of a key (an older one in memory).
+  let stripes: [Stripe] = (0..<64).map { _ in Stripe() }
 
   /// Where the reads were served, and what the disk tier cost.
   public struct Statistics: Sendable, Equatable {
@@ -32,6 +36,9 @@ public final class TieredCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     public var bytesReadFromDisk: Int64 = 0
     /// Values the get-or-load calls loaded (each load shared by its waiters counts once).
     public var loads = 0
+    /// Values the disk tier refused or failed to write (heavier than its
+    /// cost limit, a full disk, a coder's error): kept in memory only.
+    public var diskWriteFailures = 0
 
     /// Counts as given.
     public init(memoryHits: Int = 0, diskHits: Int = 0, misses: Int = 0, bytesReadFromDisk: Int64 = 0, loads: Int = 0) {
@@ -45,7 +52,8 @@ public final class TieredCache<Key: Hashable & Sendable, Value: Sendable>: Senda
 
   /// Two tiers you built. A `MemoryCache` built in your own module runs its
   /// policy specialised for `Key` (fastest); the memory tier should weigh
-  /// values as the disk does (`cost:`), or count them.
+  /// values as the disk does (`cost:`), or count them. Its `onEvict` must
+  /// not write to this tiered cache (a write holds a lock of the key's).
   public init(memory: MemoryCache<Key, Value>, disk: DiskCache<Key, Value>) {
     self.memory = memory
     self.disk = disk
@@ -77,7 +85,7 @@ public final class TieredCache<Key: Hashable & Sendable, Value: Sendable>: Senda
   public enum Tier: Sendable, Equatable {
     /// The memory tier.
     case memory
-    /// The disk tier (the value is now in memory too).
+    /// The disk tier (and the value is kept in memory, unless a write came in meanwhile).
     case disk
   }
 
@@ -90,20 +98,32 @@ public final class TieredCache<Key: Hashable & Sendable, Value: Sendable>: Senda
       counters.withLock { $0.memoryHits += 1 }
       return (value, .memory)
     }
-    guard let (value, bytes) = try readDisk(key) else {
-      counters.withLock { $0.misses += 1 }
-      return nil
+    return try stripe(key).mutex.withLock { _ throws(DiskError) -> (value: Value, tier: Tier)? in
+      guard let (value, bytes) = try readDisk(key) else {
+        counters.withLock { $0.misses += 1 }
+        return nil
+      }
+      // A write that came in meanwhile is newer: it stays.
+      memory.storeIfAbsent(value, forKey: key, cost: bytes, ttl: nil)
+      return (value, .disk)
     }
-    memory.setValue(value, forKey: key, cost: bytes)
-    return (value, .disk)
   }
+
+  func stripe(_ key: Key) -> Stripe { stripes[key.hashValue & (stripes.count - 1)] }
 
   /// The value for `key`: from memory; else from disk; else loaded by
   /// `load`, written to disk and kept in memory. However many tasks ask for
   /// one missing key at once, the disk is read (and `load` runs) once, and
   /// every one of them receives the value or the error, as
-  /// `MemoryCache.value(forKey:cost:ttl:timeout:orLoad:)` does; `ttl`
-  /// and `timeout` are the memory tier's.
+  /// `MemoryCache.value(forKey:cost:ttl:timeout:orLoad:)` does.
+  ///
+  /// With a `ttl`, the value expires from memory that long after it is
+  /// stored, and a value on disk written longer ago than that is not
+  /// served but loaded again: the loader runs at least once per `ttl`.
+  /// `timeout` bounds each caller's wait. A value written while it loads
+  /// is newer and stays, in both tiers. If the disk cannot take the loaded
+  /// value (heavier than its limit, a full disk), it is still returned and
+  /// kept in memory, and counted (``Statistics/diskWriteFailures``).
   public func value(
     forKey key: Key, ttl: Duration? = nil, timeout: Duration? = nil,
     orLoad load: @escaping @Sendable (Key) async throws -> Value
@@ -113,22 +133,37 @@ public final class TieredCache<Key: Hashable & Sendable, Value: Sendable>: Senda
       return value
     }
     return try await memory.load(afterMiss: key, ttl: ttl, timeout: timeout) { [self] in
-      if let (value, bytes) = try await disk.onQueue({ () throws(DiskError) in try self.readDisk(key) }) {
-        return (value, bytes)
+      let writtenAfter = ttl.map { ttl in
+        let (seconds, attoseconds) = ttl.components
+        let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        return nanoseconds.overflow
+          ? Int64.min : DiskStore.now() &- (nanoseconds.partialValue &+ attoseconds / 1_000_000_000)
       }
+      let read = try await disk.onQueue { () throws(DiskError) in try self.readDisk(key, writtenAfter: writtenAfter) }
+      if let (value, bytes) = read { return (value, bytes) }
       counters.withLock {
         $0.misses += 1
         $0.loads += 1
       }
       let value = try await load(key)
-      let bytes = try await disk.onQueue { () throws(DiskError) in try self.disk.write(value, forKey: key).bytes }
+      let bytes = try await disk.onQueue { () -> Int? in
+        self.stripe(key).mutex.withLock { _ in
+          do throws(DiskError) {
+            return try self.disk.write(value, forKey: key, ifAbsent: true).bytes
+          } catch {
+            self.counters.withLock { $0.diskWriteFailures += 1 }
+            if case .valueTooLarge(_, let bytes, _) = error { return bytes }
+            return nil
+          }
+        }
+      }
       return (value, bytes)
     }
   }
 
   /// Reads `key` from the disk tier, counting a hit.
-  func readDisk(_ key: Key) throws(DiskError) -> (Value, Int)? {
-    guard let (value, bytes) = try disk.read(key) else { return nil }
+  func readDisk(_ key: Key, writtenAfter: Int64? = nil) throws(DiskError) -> (Value, Int)? {
+    guard let (value, bytes) = try disk.read(key, writtenAfter: writtenAfter) else { return nil }
     counters.withLock {
       $0.diskHits += 1
       $0.bytesReadFromDisk += Int64(bytes)
@@ -136,18 +171,35 @@ public final class TieredCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     return (value, bytes)
   }
 
-  /// Writes to disk, then to memory (at its encoded bytes).
+  /// Writes to disk, then to memory (at its encoded bytes). A value
+  /// heavier than the disk tier's cost limit is kept in memory only (the
+  /// key's older value leaves the disk), and counted
+  /// (``Statistics/diskWriteFailures``); another disk error removes the
+  /// key from both tiers and is thrown.
   public func setValue(_ value: Value, forKey key: Key) throws {
-    let bytes = try disk.write(value, forKey: key).bytes
-    memory.setValue(value, forKey: key, cost: bytes)
+    try stripe(key).mutex.withLock { _ throws(DiskError) in
+      let bytes: Int
+      do throws(DiskError) { bytes = try disk.write(value, forKey: key).bytes } catch {
+        counters.withLock { $0.diskWriteFailures += 1 }
+        guard case .valueTooLarge(_, let size, _) = error else {
+          memory.removeValue(forKey: key)
+          throw error
+        }
+        try disk.removeValue(forKey: key)
+        bytes = size
+      }
+      memory.setValue(value, forKey: key, cost: bytes)
+    }
   }
 
   /// Removes `key` from both tiers; true if either held it.
   @discardableResult
   public func removeValue(forKey key: Key) throws -> Bool {
-    let inMemory = memory.removeValue(forKey: key)
-    let onDisk = try disk.removeValue(forKey: key)
-    return inMemory || onDisk
+    try stripe(key).mutex.withLock { _ throws(DiskError) in
+      let inMemory = memory.removeValue(forKey: key)
+      let onDisk = try disk.removeValue(forKey: key)
+      return inMemory || onDisk
+    }
   }
 }
 
@@ -181,4 +233,9 @@ extension TieredCache where Key == String, Value == [UInt8] {
       directory: directory, policy: policy, countLimit: diskCountLimit, costLimit: diskCostLimit)
     return TieredCache(memory: memory, disk: disk)
   }
+}
+
+/// One of a tiered cache's key locks.
+final class Stripe: Sendable {
+  let mutex = Mutex(())
 }

@@ -221,6 +221,121 @@ import Testing
   }
 }
 
+/// What a hostile review found, each pinned down.
+@Suite struct DiskCacheReviewTests {
+  /// `missing/..` would create `missing` and open the folder above it,
+  /// judged before it was reachable: refused, and nothing is written there.
+  @Test func aPathThatGoesBackUpThroughAMissingFolderIsRefused() throws {
+    let root = try scratchStore()
+    try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+    #expect(FileManager.default.createFile(atPath: root + "/notes.txt", contents: Data("mine".utf8)))
+    #expect {
+      try ByteDiskCache(directory: root + "/missing/..", countLimit: 10)
+    } throws: { error in
+      guard case DiskError.invalidPath = error else { return false }
+      return true
+    }
+    #expect(try FileManager.default.contentsOfDirectory(atPath: root) == ["notes.txt"])
+  }
+
+  /// A same-size overwrite keeps the entry's place, as in the memory
+  /// cache: after the same stream of reads and writes (hits rewritten) the
+  /// two hold the same keys.
+  @Test(arguments: ["slru", "s3fifo", "wtinylfu", "lru", "arc"])
+  func overwritesKeepTheirPlaceAsInTheMemoryCache(policy: String) throws {
+    let disk = try ByteDiskCache(
+      directory: try scratchStore(), policy: CachePolicy(policy), costLimit: 2_000, heavyEntries: .refuse,
+      inlineThreshold: 64)
+    let memory = try MemoryCache<String, [UInt8]>(
+      policy: CachePolicy(policy), costLimit: 2_000, cost: { $0.count }, heavyEntries: .refuse)
+    var state: UInt64 = 7
+    for _ in 0..<800 {
+      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      let k = Int((state >> 33) % 50) * Int((state >> 20) % 2 + 1) / 2
+      let key = "key-\(k)"
+      let value = bytes(40 + k % 3 * 20, seed: k)
+      _ = try disk.value(forKey: key)
+      try disk.setValue(value, forKey: key)
+      _ = memory.value(forKey: key)
+      memory.setValue(value, forKey: key)
+    }
+    let candidates = (0..<50).map { "key-\($0)" }
+    let onDisk = Set(try candidates.filter { try disk.contains($0) })
+    #expect(onDisk == Set(candidates.filter { memory.contains($0) }), "\(policy)")
+  }
+
+  @Test func optionalStringKeysStayDistinct() throws {
+    let cache = try DiskCache<String?, Int>(directory: try scratchStore(), countLimit: 10)
+    try cache.setValue(1, forKey: nil)
+    try cache.setValue(2, forKey: "null")
+    #expect(try cache.value(forKey: nil) == 1 && cache.value(forKey: "null") == 2)
+  }
+
+  /// Writers of one key through both tiers leave both holding the same value.
+  @Test func concurrentWritersLeaveTheTiersAgreeing() throws {
+    let tiered = try TieredCache<String, [UInt8]>(
+      directory: try scratchStore(), memoryCountLimit: 10, diskCountLimit: 10)
+    DispatchQueue.concurrentPerform(iterations: 4) { t in
+      for i in 0..<60 {
+        try! tiered.setValue(bytes(10 + t, seed: i), forKey: "k")
+        if i % 3 == 0 { _ = try! tiered.lookup("k") }
+        if i % 7 == 0 { try! tiered.removeValue(forKey: "k") }
+      }
+    }
+    #expect(tiered.memory.value(forKey: "k") == (try tiered.disk.value(forKey: "k")))
+  }
+
+  /// A value written while it loads is newer: it stays in both tiers.
+  @Test func aWriteDuringALoadWinsInBothTiers() async throws {
+    let tiered = try TieredCache<String, String>(
+      directory: try scratchStore(), memoryCountLimit: 10, diskCountLimit: 10)
+    let started = AsyncStream<Void>.makeStream()
+    let load = Task {
+      try await tiered.value(forKey: "k") { _ in
+        started.continuation.yield()
+        try await Task.sleep(for: .milliseconds(200))
+        return "loaded"
+      }
+    }
+    for await _ in started.stream { break }
+    try tiered.setValue("written", forKey: "k")
+    #expect(try await load.value == "loaded")
+    let onDisk = try await tiered.disk.value(forKey: "k")
+    #expect(tiered.memory.value(forKey: "k") == "written" && onDisk == "written")
+  }
+
+  /// With a `ttl`, a value on disk older than it is loaded again.
+  @Test func aTTLReloadsWhatTheDiskHoldsWhenItIsOlder() async throws {
+    let tiered = try TieredCache<String, Int>(directory: try scratchStore(), memoryCountLimit: 10, diskCountLimit: 10)
+    let loads = Counter()
+    func get() async throws -> Int {
+      try await tiered.value(forKey: "weather", ttl: .milliseconds(100)) { _ in
+        loads.increment()
+        return loads.value
+      }
+    }
+    #expect(try await get() == 1)
+    #expect(try await get() == 1)
+    try await Task.sleep(for: .milliseconds(300))
+    #expect(try await get() == 2, "expired from memory, and the disk's copy is as old")
+    #expect(tiered.disk.statistics.expirations == 1)
+  }
+
+  /// A value heavier than the disk's limit is kept in memory only, and the
+  /// disk's older value of the key leaves.
+  @Test func aValueTooHeavyForTheDiskIsKeptInMemoryOnly() async throws {
+    let tiered = try TieredCache<String, [UInt8]>(
+      directory: try scratchStore(), memoryCostLimit: 10_000, diskCostLimit: 1_000)
+    try tiered.setValue(bytes(100, seed: 1), forKey: "k")
+    try tiered.setValue(bytes(5_000, seed: 2), forKey: "k")
+    #expect(tiered.memory.value(forKey: "k") == bytes(5_000, seed: 2))
+    #expect(try !tiered.disk.contains("k"))
+    let loaded = try await tiered.value(forKey: "big") { _ in bytes(4_000, seed: 3) }
+    #expect(loaded.count == 4_000 && tiered.memory.contains("big"))
+    #expect(tiered.statistics.diskWriteFailures == 2)
+  }
+}
+
 /// A thread-safe count.
 final class Counter: @unchecked Sendable {
   private let lock = NSLock()
