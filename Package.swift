@@ -35,11 +35,14 @@ let package = Package(
     .library(name: "EvictionLab", targets: ["EvictionLab"]),
     .library(name: "EvictionConformance", targets: ["EvictionConformance"]),
     .library(name: "EvictionLearned", targets: ["EvictionLearned"]),
+    .library(name: "EvictionMetrics", targets: ["EvictionMetrics"]),
     .executable(name: "evlab", targets: ["evlab"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
     .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+    // The EvictionMetrics product only (EvictionCache depends on nothing).
+    .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
     // `swift package generate-documentation`: the DocC catalogs (scripts/docs.sh).
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
   ],
@@ -114,6 +117,11 @@ let package = Package(
     // only a program that asks for them links XGBoost. They join the catalog
     // as a depending package's policies do (`EvictionLearned.policies`).
     .target(name: "EvictionLearned", dependencies: ["EvictionCore", "CXGBoost"]),
+    // A cache's statistics through swift-metrics: a product of its own, so
+    // EvictionCache stays free of third-party dependencies.
+    .target(
+      name: "EvictionMetrics",
+      dependencies: ["EvictionCache", .product(name: "CoreMetrics", package: "swift-metrics")]),
     // `evlab`: EvictionLab.main() with the learned policies, and nothing else.
     .executableTarget(name: "evlab", dependencies: ["EvictionLab", "EvictionLearned"]),
 
@@ -151,6 +159,11 @@ let package = Package(
         "EvictionTestSupport",
       ],
       swiftSettings: tests),
+    .testTarget(
+      name: "EvictionMetricsTests",
+      dependencies: [
+        "EvictionMetrics", "EvictionCache", .product(name: "MetricsTestKit", package: "swift-metrics"),
+      ], swiftSettings: tests),
     .testTarget(
       name: "EvictionDiskTests",
       dependencies: ["EvictionDisk", "EvictionCore", "EvictionCache", "EvictionTestSupport"], swiftSettings: tests),

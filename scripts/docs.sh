@@ -4,7 +4,8 @@
 # swift-docc-plugin into .build/docs/<Target>.doccarchive. CI runs it, so the
 # catalogs build and every symbol link in them resolves (warnings are
 # errors); then scripts/doc-coverage.sh, so the app-facing modules
-# (EvictionCache, EvictionDisk) have no undocumented public symbol.
+# (EvictionCache, EvictionDisk, EvictionMetrics) have no undocumented
+# public symbol.
 #
 #   scripts/docs.sh                 # build the archives
 #   scripts/docs.sh --preview       # serve EvictionCache's pages locally (swift-docc-plugin's preview)
@@ -23,4 +24,4 @@ for target in EvictionCore EvictionCache EvictionDisk; do
   }
   echo "documentation: .build/docs/$target.doccarchive"
 done
-scripts/doc-coverage.sh EvictionCache EvictionDisk
+scripts/doc-coverage.sh EvictionCache EvictionDisk EvictionMetrics

@@ -119,6 +119,9 @@ public final class MemoryCache<Key: Hashable, Value> {
   public typealias EvictionHandler = @Sendable (Key, Value, EvictionReason) -> Void
   /// What an entry stored without an explicit cost weighs (see ``setValue(_:forKey:cost:ttl:)``).
   public typealias CostFunction = @Sendable (Value) -> Int
+  /// How long an entry stored without a `ttl:` lives (nil: until evicted),
+  /// asked at each write: Caffeine's `expireAfter(Expiry)` on create and update.
+  public typealias ExpiryFunction = @Sendable (Key, Value) -> Duration?
 
   @usableFromInline let shards: [CacheShard<Key, Value>]
   /// The `buffered` strategy's read side, owned by the one shard: held
@@ -129,6 +132,8 @@ public final class MemoryCache<Key: Hashable, Value> {
   @usableFromInline let clock: () -> UInt64
   @usableFromInline let onEvict: EvictionHandler?
   @usableFromInline let costOf: CostFunction?
+  /// The `expiry` closure: a time-to-live for writes that give none.
+  @usableFromInline let expiryOf: ExpiryFunction?
   /// What an entry stored without a cost weighs when there is no `cost`
   /// closure: 1 while the cache has a cost limit, else 0 (a cache without
   /// costs keeps no cost column).
@@ -190,6 +195,10 @@ public final class MemoryCache<Key: Hashable, Value> {
   ///     than the policy's segment takes (S3-FIFO's small queue, W-TinyLFU's
   ///     window) but within the limit: cache it (``HeavyEntryRule/admit``,
   ///     the default), or refuse it as the simulator does (``HeavyEntryRule/refuse``).
+  ///   - expiry: the time-to-live of an entry stored without a `ttl:`,
+  ///     asked at each write with its key and value (nil: it never
+  ///     expires), as Caffeine's `expireAfter(Expiry)`: an HTTP response's
+  ///     `max-age`, say. A `ttl:` given to the write wins.
   ///   - largestCost: the heaviest entry you will store: a configuration
   ///     that could not cache it (a cost limit below it, or `striped`
   ///     shards whose share of the limit is) is refused here, naming the
@@ -203,7 +212,7 @@ public final class MemoryCache<Key: Hashable, Value> {
     cost: CostFunction? = nil, ageLimit: Duration? = nil, tracksAges: Bool = false, lock: LockStrategy = .mutex,
     instrumentLocks: Bool = false, autoTrimInterval: Duration? = nil, clock: (@Sendable () -> UInt64)? = nil,
     onEvict: EvictionHandler? = nil, admission: CacheAdmission = .none, heavyEntries: HeavyEntryRule = .admit,
-    largestCost: Int? = nil
+    largestCost: Int? = nil, expiry: ExpiryFunction? = nil
   ) throws(CacheError) where Index.Key == Key {
     let named: PolicySpec
     do { named = try policy.spec() } catch { throw .policy(error) }
@@ -276,6 +285,7 @@ public final class MemoryCache<Key: Hashable, Value> {
     self.clock = clock
     self.onEvict = onEvict
     costOf = cost
+    expiryOf = expiry
     unitCost = Atomic(costLimit == nil ? 0 : 1)
     deliveries = Self.deliveryQueue(lock, onEvict)
     lockStrategy = lock
@@ -293,13 +303,14 @@ public final class MemoryCache<Key: Hashable, Value> {
     policy: CachePolicy = .lru, countLimit: Int? = nil, costLimit: Int? = nil, cost: CostFunction? = nil,
     ageLimit: Duration? = nil, tracksAges: Bool = false, lock: LockStrategy = .mutex, instrumentLocks: Bool = false,
     autoTrimInterval: Duration? = nil, clock: (@Sendable () -> UInt64)? = nil, onEvict: EvictionHandler? = nil,
-    admission: CacheAdmission = .none, heavyEntries: HeavyEntryRule = .admit, largestCost: Int? = nil
+    admission: CacheAdmission = .none, heavyEntries: HeavyEntryRule = .admit, largestCost: Int? = nil,
+    expiry: ExpiryFunction? = nil
   ) throws(CacheError) {
     try self.init(
       policy: policy, index: HashedSlotIndex<Key>.self, countLimit: countLimit, costLimit: costLimit, cost: cost,
       ageLimit: ageLimit, tracksAges: tracksAges, lock: lock, instrumentLocks: instrumentLocks,
       autoTrimInterval: autoTrimInterval, clock: clock, onEvict: onEvict, admission: admission,
-      heavyEntries: heavyEntries, largestCost: largestCost)
+      heavyEntries: heavyEntries, largestCost: largestCost, expiry: expiry)
   }
 
   /// A cache driven by a policy you built: its capacity is the primary limit
@@ -326,6 +337,7 @@ public final class MemoryCache<Key: Hashable, Value> {
     self.clock = clock
     self.onEvict = onEvict
     costOf = cost
+    expiryOf = nil
     unitCost = Atomic(weighsCost ? 1 : 0)
     deliveries = Self.deliveryQueue(lock, onEvict)
     lockStrategy = lock
@@ -429,7 +441,8 @@ public final class MemoryCache<Key: Hashable, Value> {
   /// key, or `trimExpired()`, removes it with reason `expired`; until then
   /// it keeps its room, as libCacheSim's and memcached's lazy expiry do. A
   /// hit does not extend it; a set replaces it (a set without `ttl` stores
-  /// an entry that never expires). A `ttl` of zero or less (an HTTP
+  /// an entry that lives as the cache's `expiry` closure says, or never
+  /// expires without one). A `ttl` of zero or less (an HTTP
   /// response's `max-age=0`) is expired already: the key's cached value
   /// leaves as `replaced` and the new one as `expired`, never stored. The
   /// replay's `--use-ttl` and `--semantics kv` expire objects by the same
@@ -465,8 +478,9 @@ public final class MemoryCache<Key: Hashable, Value> {
   @inlinable @discardableResult
   func write(_ value: Value, forKey key: Key, cost: Int, ttl: Duration?, waits: Bool) -> StoreOutcome {
     let cost = Int64(cost)
+    let lifetime = ttl ?? expiryOf?(key, value)
     let shard = shard(for: key)
-    if let ttl, ttl <= .zero, cost >= 0 {
+    if let lifetime, lifetime <= .zero, cost >= 0 {
       let now = clock()
       deliver(
         shard.exclusive(ownRing: true) {
@@ -475,7 +489,7 @@ public final class MemoryCache<Key: Hashable, Value> {
         })
       return .expired
     }
-    let ttl = ttl.map { $0 > .zero ? saturatingNanoseconds($0) : 0 } ?? 0
+    let ttl = lifetime.map { $0 > .zero ? saturatingNanoseconds($0) : 0 } ?? 0
     if ttl == 0, cost >= 0, let bufferedReads,
       let (old, fullStripe) = bufferedReads._withUnsafeGuaranteedRef({
         $0.update(key, value, cost: cost, returnsOld: onEvict != nil)
@@ -521,6 +535,7 @@ public final class MemoryCache<Key: Hashable, Value> {
   /// value does not replace one stored while it loaded.
   package func storeIfAbsent(_ value: Value, forKey key: Key, cost: Int?, ttl: Duration?) {
     let cost = Int64(cost ?? costOf?(value) ?? unitCost.load(ordering: .relaxed))
+    let ttl = ttl ?? expiryOf?(key, value)
     let shard = shard(for: key)
     let now = clock()
     let departed = shard.exclusive(ownRing: true) {

@@ -30,6 +30,36 @@ import Testing
     cache.checkInvariants()
   }
 
+  /// An `expiry` closure gives each write without a `ttl:` its own
+  /// lifetime, from its key and value (an HTTP response's `max-age`); a
+  /// `ttl:` wins; nil never expires; zero is expired at once; loads use it too.
+  @Test(arguments: ["mutex", "buffered", "striped:4"])
+  func anExpiryClosureGivesEachEntryItsLifetime(lock: String) async throws {
+    let clock = ManualClock()
+    let log = DepartureLog()
+    // A value is its own max-age in seconds; a negative one never expires.
+    let cache = try MemoryCache<Int, Int>(
+      policy: "lru", countLimit: 100, lock: LockStrategy(lock), clock: { clock.now() },
+      onEvict: { log.record($0, $1, $2) },
+      expiry: { _, maxAge in maxAge < 0 ? nil : .seconds(maxAge) })
+    cache.setValue(10, forKey: 1)
+    cache.setValue(2, forKey: 2)
+    cache.setValue(-1, forKey: 3)
+    cache.setValue(2, forKey: 4, ttl: .seconds(30))
+    #expect(try cache.store(0, forKey: 5) == .expired)
+    let loaded = try await cache.value(forKey: 6) { 3 }
+    #expect(loaded == 3)
+    clock.advance(seconds: 2.5)
+    #expect(cache.value(forKey: 2) == nil && cache.value(forKey: 1) == 10)
+    #expect(cache.value(forKey: 4) == 2, "a ttl: given to the write wins")
+    clock.advance(seconds: 1)
+    #expect(cache.value(forKey: 6) == nil, "a loaded value's lifetime comes from the closure too")
+    clock.advance(seconds: 100)
+    #expect(cache.value(forKey: 3) == -1 && cache.value(forKey: 1) == nil)
+    #expect(log.count(.expired) == 4)
+    cache.checkInvariants()
+  }
+
   @Test(arguments: ["mutex", "buffered", "striped:4"])
   func aSetReplacesTheTTLAndARemovalFindsNothingExpired(lock: String) throws {
     let clock = ManualClock()

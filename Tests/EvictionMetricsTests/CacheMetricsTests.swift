@@ -1,0 +1,65 @@
+import CoreMetrics
+import EvictionCache
+import EvictionMetrics
+import MetricsTestKit
+import Testing
+
+/// A cache's statistics reach a swift-metrics backend (MetricsTestKit's,
+/// given as the factory, so no process-wide bootstrap).
+@Suite struct CacheMetricsTests {
+  @Test func countersReportTheIncreaseSinceTheLastReportAndGaugesTheState() async throws {
+    let backend = TestMetrics()
+    let cache = try MemoryCache<String, Int>(policy: .lru, countLimit: 2)
+    let metrics = CacheMetrics(
+      cache, label: "thumbnails", dimensions: [("region", "eu")], interval: nil, factory: backend)
+    let dims = [("cache", "thumbnails"), ("region", "eu")]
+    cache.setValue(1, forKey: "a")
+    cache.setValue(2, forKey: "b")
+    cache.setValue(3, forKey: "c")  // evicts a (capacity)
+    _ = cache.value(forKey: "b")
+    _ = cache.value(forKey: "a")
+    _ = try await cache.value(forKey: "d") { 4 }  // a load; evicts c
+    struct Offline: Error {}
+    _ = try? await cache.value(forKey: "e") { throw Offline() }
+    metrics.report()
+    #expect(try backend.expectCounter("evictionlab_cache_hits", dims).totalValue == 1)
+    #expect(try backend.expectCounter("evictionlab_cache_misses", dims).totalValue == 3)
+    #expect(try backend.expectCounter("evictionlab_cache_sets", dims).totalValue == 4)
+    #expect(try backend.expectCounter("evictionlab_cache_loads", dims).totalValue == 2)
+    #expect(try backend.expectCounter("evictionlab_cache_load_failures", dims).totalValue == 1)
+    #expect(try backend.expectCounter("evictionlab_cache_departures", dims + [("reason", "capacity")]).totalValue == 2)
+    #expect(try backend.expectGauge("evictionlab_cache_entries", dims).lastValue == 2)
+    // A second report adds only what happened since.
+    _ = cache.value(forKey: "b")
+    metrics.report()
+    metrics.report()
+    #expect(try backend.expectCounter("evictionlab_cache_hits", dims).totalValue == 2)
+    #expect(try backend.expectCounter("evictionlab_cache_misses", dims).totalValue == 3)
+  }
+
+  @Test func rejectionsAreReportedByRule() throws {
+    let backend = TestMetrics()
+    let cache = try MemoryCache<String, Int>(policy: .lru, costLimit: 10)
+    let metrics = CacheMetrics(cache, label: "c", interval: nil, factory: backend)
+    #expect(try cache.store(1, forKey: "heavy", cost: 11) == .rejected(.heavierThanCache))
+    metrics.report()
+    let rejected = try backend.expectCounter(
+      "evictionlab_cache_rejections", [("cache", "c"), ("rule", "heavierThanCache")])
+    #expect(rejected.totalValue == 1)
+  }
+
+  /// With an interval, reports come on their own.
+  @Test func aTimerReportsWithoutBeingAsked() async throws {
+    let backend = TestMetrics()
+    let cache = try MemoryCache<String, Int>(policy: .lru, countLimit: 10)
+    let metrics = CacheMetrics(cache, label: "timed", interval: .milliseconds(10), factory: backend)
+    _ = cache.value(forKey: "x")
+    var seen: Int64 = 0
+    for _ in 0..<500 where seen == 0 {
+      try await Task.sleep(for: .milliseconds(10))
+      seen = backend.counterTotal(label: "evictionlab_cache_misses", dimensions: [("cache", "timed")])
+    }
+    #expect(seen == 1)
+    _ = metrics
+  }
+}
