@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 // EvictionLab: cache replacement policies written once, measured in a simulator
 // and shipped in a real cache. Module layout and import rules: ../shared/DESIGN.md.
 import PackageDescription

@@ -3,7 +3,8 @@ import Synchronization
 extension MemoryCache where Key: Sendable, Value: Sendable {
   /// The value for `key`, loaded by `load` on a miss and stored (at `cost`,
   /// or as ``setValue(_:forKey:cost:ttl:)`` weighs it without one; with
-  /// `ttl`, expiring that long after it is stored).
+  /// `ttl`, expiring that long after it is stored; without, as the cache's
+  /// `expiry` closure says).
   ///
   /// However many tasks ask for one missing key at once, `load` runs once
   /// and every one of them receives its value, as Caffeine's

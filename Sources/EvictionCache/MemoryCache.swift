@@ -82,7 +82,8 @@ public enum CacheError: Error, Equatable, CustomStringConvertible {
 public enum StoreOutcome: Equatable, Sendable {
   /// Cached.
   case stored
-  /// Its time-to-live was zero or less: expired at once, never stored.
+  /// Its time-to-live (`ttl:`, or the cache's `expiry` closure) was zero
+  /// or less: expired at once, never stored.
   case expired
   /// Never stored, and why.
   case rejected(RejectionRule)

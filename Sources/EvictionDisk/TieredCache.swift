@@ -120,6 +120,8 @@ public final class TieredCache<Key: Hashable & Sendable, Value: Sendable>: Senda
   /// With a `ttl`, the value expires from memory that long after it is
   /// stored, and a value on disk written longer ago than that is not
   /// served but loaded again: the loader runs at least once per `ttl`.
+  /// (The memory tier's own `expiry` closure or age limit bounds only the
+  /// memory copy: without a `ttl` a disk copy serves until evicted.)
   /// `timeout` bounds each caller's wait. A value written while it loads
   /// is newer and stays, in both tiers. If the disk cannot take the loaded
   /// value (heavier than its limit, a full disk), it is still returned and

@@ -38,11 +38,16 @@ public final class CacheMetrics: Sendable {
 
   /// The metrics of one cache, created once through `factory`.
   struct Counters: Sendable {
-    let hits, misses, sets, loads, loadFailures: Counter
+    let hits: Counter
+    let misses: Counter
+    let sets: Counter
+    let loads: Counter
+    let loadFailures: Counter
     let loadSeconds: FloatingPointCounter
     let departures: [EvictionReason: Counter]
     let rejections: [RejectionRule: Counter]
-    let entries, cost: Gauge
+    let entries: Gauge
+    let cost: Gauge
   }
 
   /// Starts reporting `cache`'s statistics.
@@ -89,10 +94,9 @@ public final class CacheMetrics: Sendable {
       return
     }
     let timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
-    let (seconds, attoseconds) = max(interval, .milliseconds(1)).components
-    let nanoseconds =
-      Int(clamping: seconds.multipliedReportingOverflow(by: 1_000_000_000).partialValue)
-      &+ Int(attoseconds / 1_000_000_000)
+    // At most a year between reports (a longer interval would overflow the timer's nanoseconds).
+    let (seconds, attoseconds) = min(max(interval, .milliseconds(1)), .seconds(365 * 24 * 3600)).components
+    let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
     timer.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds))
     self.timer = timer
     timer.setEventHandler { [weak self] in self?.report() }
@@ -103,29 +107,41 @@ public final class CacheMetrics: Sendable {
 
   /// Reports the statistics now: each counter's increase since the last
   /// report, and the gauges. Safe from any thread; reports never overlap.
+  /// The first report carries everything since the cache was created. A
+  /// count read lower than before (a `buffered` cache's hits may read one
+  /// high for an instant) reports nothing until it passes its highest.
   public func report() {
     reported.withLock { last in
       let now = read()
       let c = counters
-      func add(_ counter: Counter, _ new: Int, _ old: Int) { if new > old { counter.increment(by: Int64(new - old)) } }
-      add(c.hits, now.hits, last.hits)
-      add(c.misses, now.misses, last.misses)
-      add(c.sets, now.sets, last.sets)
-      add(c.loads, now.loads, last.loads)
-      add(c.loadFailures, now.loadFailures, last.loadFailures)
-      let seconds =
-        Double((now.loadTime - last.loadTime).components.seconds)
-        + Double((now.loadTime - last.loadTime).components.attoseconds) / 1e18
-      if seconds > 0 { c.loadSeconds.increment(by: seconds) }
+      func add(_ counter: Counter, _ new: Int, _ old: inout Int) {
+        guard new > old else { return }
+        counter.increment(by: Int64(new - old))
+        old = new
+      }
+      add(c.hits, now.hits, &last.hits)
+      add(c.misses, now.misses, &last.misses)
+      add(c.sets, now.sets, &last.sets)
+      add(c.loads, now.loads, &last.loads)
+      add(c.loadFailures, now.loadFailures, &last.loadFailures)
+      if now.loadTime > last.loadTime {
+        let (seconds, attoseconds) = (now.loadTime - last.loadTime).components
+        c.loadSeconds.increment(by: Double(seconds) + Double(attoseconds) / 1e18)
+        last.loadTime = now.loadTime
+      }
       for (reason, counter) in c.departures {
-        add(counter, now.evictions[reason, default: 0], last.evictions[reason, default: 0])
+        var old = last.evictions[reason, default: 0]
+        add(counter, now.evictions[reason, default: 0], &old)
+        last.evictions[reason] = old
       }
       for (rule, counter) in c.rejections {
-        add(counter, now.rejections[rule, default: 0], last.rejections[rule, default: 0])
+        var old = last.rejections[rule, default: 0]
+        add(counter, now.rejections[rule, default: 0], &old)
+        last.rejections[rule] = old
       }
       c.entries.record(now.count)
       c.cost.record(now.cost)
-      last = now
     }
   }
+
 }

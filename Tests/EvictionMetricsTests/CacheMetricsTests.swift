@@ -1,8 +1,10 @@
 import CoreMetrics
 import EvictionCache
-import EvictionMetrics
 import MetricsTestKit
+import Synchronization
 import Testing
+
+@testable import EvictionMetrics
 
 /// A cache's statistics reach a swift-metrics backend (MetricsTestKit's,
 /// given as the factory, so no process-wide bootstrap).
@@ -48,6 +50,23 @@ import Testing
     #expect(rejected.totalValue == 1)
   }
 
+  /// A count that reads lower than before (a buffered cache's hits can
+  /// for an instant) is not reported again when it climbs back; a
+  /// whole-year interval is accepted, not wrapped into a negative one.
+  @Test func aCountThatDipsIsNotCountedTwice() throws {
+    let backend = TestMetrics()
+    let readings = Readings([3, 2, 3, 5])
+    let metrics = CacheMetrics(
+      label: "dips", prefix: "p", dimensions: [], interval: .seconds(100 * 365 * 24 * 3600), factory: backend,
+      read: {
+        var statistics = CacheStatistics()
+        statistics.hits = readings.next()
+        return statistics
+      })
+    for _ in 0..<4 { metrics.report() }
+    #expect(try backend.expectCounter("p_hits", [("cache", "dips")]).totalValue == 5)
+  }
+
   /// With an interval, reports come on their own.
   @Test func aTimerReportsWithoutBeingAsked() async throws {
     let backend = TestMetrics()
@@ -62,4 +81,11 @@ import Testing
     #expect(seen == 1)
     _ = metrics
   }
+}
+
+/// Values handed out in turn, across threads.
+final class Readings: Sendable {
+  let state: Mutex<[Int]>
+  init(_ values: [Int]) { state = Mutex(values) }
+  func next() -> Int { state.withLock { $0.isEmpty ? 0 : $0.removeFirst() } }
 }
