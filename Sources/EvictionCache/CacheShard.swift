@@ -437,14 +437,7 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
   func probeWeightBound(_ key: Key) {
     guard !boundProbed, let probe else { return }
     boundProbed = true
-    guard probe(key, 1) else { return }
-    var (admits, refuses) = (Int64(1), policy.capacity + 1)
-    if probe(key, policy.capacity) { admits = policy.capacity }
-    while refuses - admits > 1 {
-      let middle = admits + (refuses - admits) / 2
-      if probe(key, middle) { admits = middle } else { refuses = middle }
-    }
-    weightBound = admits
+    if let bound = heaviestAdmitted(upTo: policy.capacity, { probe(key, $0) }) { weightBound = bound }
   }
 
   /// The heaviest entry this shard stores.
@@ -773,4 +766,19 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
       reads.check(costs: costOf)
     }
   }
+}
+
+/// The heaviest weight from 1 to `capacity` that `admits` takes (nil: not
+/// even 1), by a binary search: an empty policy admits every weight up to
+/// its segment's size and none above. The memory cache's shards and the
+/// disk cache find their heavy-entry bound with it.
+package func heaviestAdmitted(upTo capacity: Int64, _ admits: (Int64) -> Bool) -> Int64? {
+  guard admits(1) else { return nil }
+  var (admitted, refused) = (Int64(1), capacity + 1)
+  if admits(capacity) { admitted = capacity }
+  while refused - admitted > 1 {
+    let middle = admitted + (refused - admitted) / 2
+    if admits(middle) { admitted = middle } else { refused = middle }
+  }
+  return admitted
 }

@@ -182,14 +182,7 @@ final class DiskCacheCore: @unchecked Sendable {
       let empty = spec.withPolicy(capacity: capacity, index: HashedSlotIndex<String>.self, visitor: &visitor)
       return empty.admit(Request(key: key, weight: weight, time: 1, carriesWeight: false), { _, _ in }) != nil
     }
-    guard admits(1) else { return }
-    var (admitted, refused) = (Int64(1), capacity + 1)
-    if admits(capacity) { admitted = capacity }
-    while refused - admitted > 1 {
-      let middle = admitted + (refused - admitted) / 2
-      if admits(middle) { admitted = middle } else { refused = middle }
-    }
-    weightBound = admitted
+    if let bound = heaviestAdmitted(upTo: capacity, admits) { weightBound = bound }
   }
 
   /// Evicts until the cost and count limits hold (the policy keeps only its
