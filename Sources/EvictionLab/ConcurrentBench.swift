@@ -27,6 +27,8 @@ struct ConcurrentBench: ParsableCommand {
       the `cores` column says how many there were. Example (what results/concurrency/ holds):
         evlab bench concurrent --mix 100/0,75/25,50/50,0/100 --threads 1,2,4,8 \\
           --lock mutex,pthread,striped:8,buffered --csv concurrency.csv
+      With --ceiling, each cell also runs as N threads with a cache each, sharing nothing: \
+      what the hardware gives N threads, and each row's scaling efficiency against it.
       """)
 
   @Option(help: "Read/write mixes in percent, comma-separated or repeated.")
@@ -50,6 +52,18 @@ struct ConcurrentBench: ParsableCommand {
 
   @Flag(help: "Leave out the Dictionary+Mutex and NSCache comparison points.")
   var noBaselines = false
+
+  @Flag(
+    help: ArgumentHelp(
+      "Also run each cell as N threads that share nothing (a cache each): the machine's ceiling, and each row's scaling efficiency against it.",
+      discussion: "Doubles the run's time."))
+  var ceiling = false
+
+  @Option(
+    help: ArgumentHelp(
+      "Write the key ring and each mix's write positions into DIRECTORY (getput-keys.u64, getput-writes-R-W.u8) and stop, for a harness in another language (scripts/versus-caffeine.sh).",
+      valueName: "directory"))
+  var writeWorkload: String?
 
   @OptionGroup var output: OutputOptions
 
@@ -84,7 +98,12 @@ struct ConcurrentBench: ParsableCommand {
   func run() throws {
     let benchmark = ConcurrentBenchmark(
       policy: try spec(), locks: lock.values(), mixes: mix.values(), threads: threads.counts(), seconds: seconds,
-      rounds: runs, baselines: !noBaselines)
+      rounds: runs, baselines: !noBaselines, ceiling: ceiling)
+    if let writeWorkload {
+      let files = try failing { () throws(BenchError) in try benchmark.writeWorkload(into: writeWorkload) }
+      for file in files { print(file) }
+      return
+    }
     let report = try failing { () throws(BenchError) in try benchmark.run(log: printError) }
     try output.emit(
       table: BenchTables.concurrent(report), json: ResultWriter.json(report.results),

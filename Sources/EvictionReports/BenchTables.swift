@@ -56,18 +56,28 @@ public enum BenchTables {
   }
 
   /// `evlab bench concurrent`.
+  /// The columns of today's table, then the speed-up over one thread, and
+  /// the ceiling and scaling efficiency where the run measured them.
   public static func concurrent(_ report: ConcurrentBenchmark.Report) -> String {
-    let rows = report.results.map { r in
-      [
-        r.lock, r.mix, String(r.threads), fixed(r.opsPerSecond / 1e6, 2), fixed(r.opsPerSecondPerThread / 1e6, 2),
-        fixed(r.opsPerSecondMin / 1e6, 2) + "–" + fixed(r.opsPerSecondMax / 1e6, 2),
-        r.droppedShare.map { fixed($0 * 100, 2) + "%" } ?? "–",
-      ]
+    let ceiling = report.results.contains { $0.ceilingOpsPerSecond != nil }
+    let rows = report.results.map { (r: ConcurrentBenchmark.Row) -> [String] in
+      var row: [String] = [r.lock, r.mix, String(r.threads)]
+      row.append(fixed(r.opsPerSecond / 1e6, 2))
+      row.append(fixed(r.opsPerSecondPerThread / 1e6, 2))
+      row.append(fixed(r.opsPerSecondMin / 1e6, 2) + "–" + fixed(r.opsPerSecondMax / 1e6, 2))
+      row.append(r.droppedShare.map { fixed($0 * 100, 2) + "%" } ?? "–")
+      row.append(r.speedupOverOneThread.map { fixed($0, 2) + "×" } ?? "–")
+      if ceiling {
+        row.append(r.ceilingOpsPerSecond.map { fixed($0 / 1e6, 2) } ?? "–")
+        row.append(r.scalingEfficiency.map { fixed($0 * 100, 0) + "%" } ?? "–")
+      }
+      return row
     }
     let cores = report.results.first.map { "\($0.cores) cores, \($0.rounds) rounds of \($0.seconds) s each\n" } ?? ""
     return cores
       + ReplayTables.render(
-        header: ["lock", "mix", "threads", "M ops/s", "M ops/s/thread", "range", "dropped"], rows: rows, leftColumns: 2)
+        header: ["lock", "mix", "threads", "M ops/s", "M ops/s/thread", "range", "dropped", "× 1 thread"]
+          + (ceiling ? ["ceiling M ops/s", "efficiency"] : []), rows: rows, leftColumns: 2)
   }
 
   /// `evlab bench concurrent`'s charts: per mix, operations per second by

@@ -101,6 +101,73 @@ import Testing
     }
   }
 
+  /// `--ceiling` runs each cell as N caches that share nothing too: every
+  /// row has its ceiling and its efficiency against it, and its speed-up
+  /// over the same contender's one thread (exactly 1 at one thread).
+  @Test func theCeilingGivesEveryRowItsScalingEfficiency() throws {
+    let run = try evlab([
+      "bench", "concurrent", "--mix", "100/0", "--threads", "1,2", "--lock", "mutex,buffered", "--no-baselines",
+      "--seconds", "0.05", "--runs", "1", "--ceiling", "--json", "-",
+    ])
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(run.stderr.contains("sharing nothing"))
+    let rows =
+      (try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as! [String: Any])["results"]
+      as! [[String: Any]]
+    #expect(rows.count == 4)
+    for row in rows {
+      let ops = row["ops_per_second"] as! Double
+      let ceiling = try #require(row["ceiling_ops_per_second"] as? Double, "\(row)")
+      let efficiency = try #require(row["scaling_efficiency"] as? Double)
+      #expect(ceiling > 0 && abs(efficiency - ops / ceiling) < 1e-9 * max(1, efficiency))
+      let speedup = try #require(row["speedup_over_one_thread"] as? Double)
+      if row["threads"] as! Int == 1 { #expect(speedup == 1) }
+    }
+    // Without it, the keys are there and null; the table has no ceiling column.
+    let plain = try evlab([
+      "bench", "concurrent", "--mix", "100/0", "--threads", "2", "--lock", "mutex", "--no-baselines",
+      "--seconds", "0.02", "--runs", "1",
+    ])
+    #expect(plain.status == 0 && !plain.stdout.contains("efficiency") && plain.stdout.contains("× 1 thread"))
+  }
+
+  /// `--write-workload` writes the very ring and write positions the
+  /// benchmark walks, for another language's harness, and runs nothing.
+  @Test func theWorkloadIsWrittenForAnotherHarness() throws {
+    let dir = try scratchDirectory()
+    let run = try evlab([
+      "bench", "concurrent", "--mix", "100/0,75/25", "--write-workload", dir.appendingPathComponent("w").path,
+    ])
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(!run.stderr.contains("round"), "it ran the benchmark")
+    // 32,768 keys among the cache's 65,536, Zipf-skewed (the hottest key
+    // far above the mean), and the same bytes from a second run.
+    let keys = try Data(contentsOf: dir.appendingPathComponent("w/getput-keys.u64"))
+    #expect(keys.count == 8 * 32_768)
+    let ring = keys.withUnsafeBytes { raw in
+      (0..<raw.count / 8).map { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 8, as: UInt64.self)) }
+    }
+    #expect(ring.allSatisfy { $0 < 65_536 })
+    let counts = Dictionary(ring.map { ($0, 1) }, uniquingKeysWith: +)
+    #expect(counts.values.max()! > 50 * ring.count / counts.count, "not skewed")
+    let again = try evlab([
+      "bench", "concurrent", "--mix", "75/25", "--write-workload", dir.appendingPathComponent("v").path,
+    ])
+    #expect(again.status == 0)
+    #expect(try Data(contentsOf: dir.appendingPathComponent("v/getput-keys.u64")) == keys)
+    let reads = try Data(contentsOf: dir.appendingPathComponent("w/getput-writes-100-0.u8"))
+    #expect(reads.count == 32_768 && reads.allSatisfy { $0 == 0 })
+    let mixed = try Data(contentsOf: dir.appendingPathComponent("w/getput-writes-75-25.u8"))
+    #expect(mixed.count == 32_768 && mixed.allSatisfy { $0 <= 1 })
+    #expect(abs(Double(mixed.filter { $0 == 1 }.count) / 32_768 - 0.25) < 0.02)
+    #expect(try Data(contentsOf: dir.appendingPathComponent("v/getput-writes-75-25.u8")) == mixed)
+    // A folder that cannot be made is a clear error.
+    let blocked = try evlab([
+      "bench", "concurrent", "--write-workload", dir.appendingPathComponent("w/getput-keys.u64/x").path,
+    ])
+    #expect(blocked.status != 0 && blocked.stderr.contains("cannot make"), "\(blocked.stderr)")
+  }
+
   @Test func badMixesAndRepeatedValuesAreRefused() throws {
     for (bad, word) in [
       (["--mix", "70/20"], "--mix"), (["--mix", "75/25,75/25"], "--mix"),

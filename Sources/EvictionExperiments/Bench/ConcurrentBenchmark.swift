@@ -18,6 +18,11 @@ import Synchronization
 /// (the same positions for every contender). A measurement runs all threads
 /// for a fixed time and counts their operations; rounds interleave every
 /// contender, mix and thread count, and each row is the median round.
+///
+/// With ``ceiling``, each cell is also run as N workers that share nothing:
+/// every thread walks its own cache, built and filled alike. That is the
+/// most the machine gives N threads of this code (cores, caches, memory
+/// bandwidth), and a row's ``Row/scalingEfficiency`` is its ops/s over it.
 public struct ConcurrentBenchmark: Sendable {
   /// A read/write mix, `reads/writes` in percent (`75/25`).
   public struct Mix: Hashable, Sendable, CustomStringConvertible {
@@ -49,10 +54,12 @@ public struct ConcurrentBenchmark: Sendable {
   public var seconds: Double
   public var rounds: Int
   public var baselines: Bool
+  /// Measure each cell's shared-nothing ceiling too (`--ceiling`).
+  public var ceiling: Bool
 
   public init(
     policy: PolicySpec, locks: [LockStrategy], mixes: [Mix], threads: [Int], seconds: Double, rounds: Int,
-    baselines: Bool = true
+    baselines: Bool = true, ceiling: Bool = false
   ) {
     self.policy = policy
     self.locks = locks
@@ -61,6 +68,7 @@ public struct ConcurrentBenchmark: Sendable {
     self.seconds = seconds
     self.rounds = rounds
     self.baselines = baselines
+    self.ceiling = ceiling
   }
 
   /// One row (CSV columns and JSON keys: the snake_case names; written by
@@ -85,6 +93,14 @@ public struct ConcurrentBenchmark: Sendable {
     public var cores: Int
     public var rounds: Int
     public var seconds: Double
+    /// The median ops/s over the same contender's one-thread median (null
+    /// when the run has no one-thread cell).
+    public var speedupOverOneThread: Double?
+    /// The median ops/s of N threads that share nothing, each walking a
+    /// cache of its own (`--ceiling`; null without it).
+    public var ceilingOpsPerSecond: Double?
+    /// `opsPerSecond` over `ceilingOpsPerSecond`: 1 is perfect scaling.
+    public var scalingEfficiency: Double?
   }
 
   public struct Report: Codable, Sendable {
@@ -103,6 +119,7 @@ public struct ConcurrentBenchmark: Sendable {
     var samples = [[[Double]]](
       repeating: [[Double]](repeating: [], count: mixes.count * threads.count), count: names.count)
     var dropped = samples
+    var ceilings = samples
     for round in 1...rounds {
       for (m, mix) in mixes.enumerated() {
         let writes = Self.writePositions(readPercent: mix.readPercent)
@@ -110,12 +127,18 @@ public struct ConcurrentBenchmark: Sendable {
           for (c, name) in names.enumerated() {
             let target = try makeTarget(name)
             let (ops, share) = Self.measure(
-              target, threads: threadCount, ring: ring, writes: writes, seconds: seconds)
+              [any CacheTarget](repeating: target, count: threadCount), ring: ring, writes: writes, seconds: seconds)
             samples[c][m * threads.count + t].append(ops)
             dropped[c][m * threads.count + t].append(share ?? -1)
-            log(
+            var line =
               "concurrent: round \(round)/\(rounds), \(mix), \(threadCount) thread\(threadCount == 1 ? "" : "s"), \(name): \(millions(ops)) M ops/s"
-            )
+            if ceiling {
+              let own = try (0..<threadCount).map { _ throws(BenchError) in try makeTarget(name) }
+              let (bound, _) = Self.measure(own, ring: ring, writes: writes, seconds: seconds)
+              ceilings[c][m * threads.count + t].append(bound)
+              line += ", \(millions(bound)) M sharing nothing"
+            }
+            log(line)
           }
         }
       }
@@ -129,13 +152,16 @@ public struct ConcurrentBenchmark: Sendable {
           // The dropped share of the round nearest the median.
           let nearest = figures.indices.min { abs(figures[$0] - median) < abs(figures[$1] - median) }!
           let share = dropped[c][m * threads.count + t][nearest]
+          let one = threads.firstIndex(of: 1).map { SampleSummary(samples[c][m * threads.count + $0]).median }
+          let bound = ceiling ? SampleSummary(ceilings[c][m * threads.count + t]).median : nil
           rows.append(
             Row(
               lock: name, mix: mix.description, threads: threadCount, opsPerSecond: median,
               opsPerSecondPerThread: median / Double(threadCount), opsPerSecondMin: figures.min()!,
               opsPerSecondMax: figures.max()!, policy: c < locks.count ? policy.description : "",
               droppedShare: share < 0 ? nil : share, cores: ProcessInfo.processInfo.activeProcessorCount,
-              rounds: rounds, seconds: seconds))
+              rounds: rounds, seconds: seconds, speedupOverOneThread: one.map { median / $0 },
+              ceilingOpsPerSecond: bound, scalingEfficiency: bound.map { median / $0 }))
         }
       }
     }
@@ -180,20 +206,53 @@ public struct ConcurrentBenchmark: Sendable {
     }
   }
 
+  /// Writes the key ring and each mix's write positions into `directory`
+  /// for a harness in another language, so that it walks the very stream
+  /// this benchmark walks: `getput-keys.u64` (the ring's keys, 64-bit
+  /// little-endian) and `getput-writes-R-W.u8` per mix (a byte per ring
+  /// position, 1 where it writes). Returns the files' paths.
+  public func writeWorkload(into directory: String) throws(BenchError) -> [String] {
+    let fileManager = FileManager.default
+    do {
+      try fileManager.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    } catch {
+      throw BenchError("cannot make \(directory): \(error.localizedDescription)")
+    }
+    var files: [(String, Data)] = []
+    let keys = Self.keyRing().map(\.littleEndian)
+    files.append(("getput-keys.u64", keys.withUnsafeBytes { Data($0) }))
+    for mix in mixes {
+      let name = "getput-writes-" + mix.description.replacingOccurrences(of: "/", with: "-") + ".u8"
+      files.append((name, Data(Self.writePositions(readPercent: mix.readPercent).map { $0 ? 1 : 0 })))
+    }
+    var written: [String] = []
+    for (name, data) in files {
+      let path = (directory as NSString).appendingPathComponent(name)
+      do { try data.write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
+        throw BenchError("cannot write \(path): \(error.localizedDescription)")
+      }
+      written.append(path)
+    }
+    return written
+  }
+
   /// Which ring positions write, for a mix: the same for every contender.
   static func writePositions(readPercent: Int) -> [Bool] {
     var generator = SeededGenerator(seed: 1_234 + UInt64(readPercent))
     return (0..<ringSize).map { _ in generator.below(100) >= readPercent }
   }
 
-  /// Total operations per second of `threads` threads walking the ring for
-  /// `seconds`, and the share of reads the policy never heard of (`MemoryCache` only).
-  static func measure<Target: CacheTarget>(
-    _ target: Target, threads: Int, ring: [UInt64], writes: [Bool], seconds: Double
+  /// Total operations per second of one thread per target walking the
+  /// ring for `seconds` (the same target N times, or N targets that share
+  /// nothing), and the share of reads the policies never heard of
+  /// (`MemoryCache` only).
+  static func measure(
+    _ targets: [any CacheTarget], ring: [UInt64], writes: [Bool], seconds: Double
   ) -> (Double, Double?) {
-    let before = target.counters
-    let control = RunControl(threads: threads)
-    let workers = (0..<threads).map { t in
+    let distinct = targets.indices.filter { i in !targets[..<i].contains { $0 === targets[i] } }.map { targets[$0] }
+    let before = distinct.map(\.counters)
+    let control = RunControl(threads: targets.count)
+    let workers = targets.enumerated().map { t, target in
       WorkerThread {
         control.arrive()
         control.finish(walk(target, ring: ring, writes: writes, thread: t) { _ in !control.stopped })
@@ -206,13 +265,13 @@ public struct ConcurrentBenchmark: Sendable {
     control.stop()
     for worker in workers { worker.join() }
     let elapsed = Double(monotonicNanoseconds() - start) / 1e9
-    let share = before.flatMap { before in
-      target.counters.map { after in
-        let recorded = after.hits + after.writesInPlace - before.hits - before.writesInPlace
-        return recorded == 0 ? 0 : Double(after.dropped - before.dropped) / Double(recorded)
-      }
+    var (recorded, lost) = (0, 0)
+    for (target, before) in zip(distinct, before) {
+      guard let before, let after = target.counters else { return (Double(control.total) / elapsed, nil) }
+      recorded += after.hits + after.writesInPlace - before.hits - before.writesInPlace
+      lost += after.dropped - before.dropped
     }
-    return (Double(control.total) / elapsed, share)
+    return (Double(control.total) / elapsed, recorded == 0 ? 0 : Double(lost) / Double(recorded))
   }
 
   /// One thread's walk over the ring, from a starting point of its own, in
