@@ -16,22 +16,30 @@ import Synchronization
 /// **The read index.** A hash table of the cached keys and values (linear
 /// probing on `stableBits`, so integer keys hash in a multiply), beside the
 /// policy's own index, guarded by a distributed reader-writer lock: each
-/// stripe (one per thread, by a process-wide thread number) counts the readers
-/// inside, and a writer raises one flag and waits for every count to reach
-/// zero. A reader therefore writes only its own stripe's cache line and reads
-/// lines that stay shared between cores while nothing is written; a writer
-/// pays for a scan of the stripes. That is the right trade for a read-mostly
-/// cache on a few cores, and, unlike a seqlock over raw memory, it is safe for
-/// any `Value` (a class, a string) and visible to ThreadSanitizer: every
-/// hand-over is an acquire/release pair. A reader that finds the flag raised
-/// does not wait for it: it takes the policy lock like any miss.
+/// stripe counts the readers inside, and a writer raises one flag and waits
+/// for every count to reach zero. A thread's stripe is its slot
+/// (``currentThreadSlot()``): slots are dense and unique among live
+/// threads, so up to twice as many threads as cores each *own* a stripe,
+/// and an owner announces itself with one uncontended exchange and leaves
+/// with a plain store. A reader therefore writes only lines no other
+/// thread writes, and reads lines that stay shared between cores while
+/// nothing is written; a writer pays for a scan of the stripes. Threads
+/// beyond the stripes are guests of one and count themselves with atomic
+/// adds. That is the right trade for a read-mostly cache, and, unlike a
+/// seqlock over raw memory, it is safe for any `Value` (a class, a string)
+/// and visible to ThreadSanitizer: every hand-over is an acquire/release
+/// pair. A reader that finds the flag raised does not wait for it: it
+/// takes the policy lock like any miss.
 ///
-/// **The ring buffers.** Each stripe keeps the keys its thread read, up to
-/// ``ringCapacity``; a full ring asks for a drain with a try-lock, so readers
-/// never wait for the policy. A hit that finds its ring full, or the ring's
-/// own flag held by a drain, is *dropped*: the reader still gets its value,
-/// but the policy never hears of that access (Caffeine's lossy buffers). Drops
-/// are counted (`CacheStatistics.droppedAccesses`).
+/// **The ring buffers.** Each stripe keeps the keys its owner read, up to
+/// ``ringCapacity``, in a single-producer ring: the owner appends and
+/// publishes its tail, the policy-lock holder takes the keys and publishes
+/// the head, and neither needs a read-modify-write (guests share a second
+/// ring under a flag). A full ring asks for a drain with a try-lock, so
+/// readers never wait for the policy. A hit that finds its ring full (or,
+/// for a guest, the ring's flag held) is *dropped*: the reader still gets
+/// its value, but the policy never hears of that access (Caffeine's lossy
+/// buffers). Drops are counted (`CacheStatistics.droppedAccesses`).
 ///
 /// **Writes in place.** A `set` of a cached key that keeps its cost, in a
 /// cache limited by count and keeping no ages (the GetPut benchmark's writes),
@@ -81,6 +89,7 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
   /// interleaved runs each). 512 keys of 16 bytes cost 8 KiB a stripe. The
   /// hit-ratio drift of `evlab stress` at 8 threads stayed within its noise
   /// (+0.062, +0.065 and +0.045 points for 256, 512 and 1024 keys).
+  /// (A power of two: positions wrap with a mask.)
   @usableFromInline static var ringCapacity: Int { 512 }
 
   /// Set in an entry's cost when it has a time-to-live (costs are never negative).
@@ -117,8 +126,8 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
 
   @usableFromInline
   init(ageLimit: UInt64, clock: @escaping () -> UInt64) {
-    // Two stripes per core, a power of two, at least 4: distinct threads
-    // numbered in a row never share one, up to that many threads.
+    // Two stripes per core, a power of two, at least 4: that many live
+    // threads each own one (their slots are 0..<N).
     var n = 4
     while n < 2 * System.coreCount && n < 256 { n *= 2 }
     stripeCount = n
@@ -131,7 +140,7 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
     shared.initialize(to: SharedFlags())
     shared.pointee.ageLimit.store(ageLimit, ordering: .relaxed)
     self.clock = clock
-    scratch = .allocate(capacity: Self.ringCapacity)
+    scratch = .allocate(capacity: 2 * Self.ringCapacity)
     let initial = 64
     tags = .allocate(capacity: initial)
     tags.initialize(repeating: 0, count: initial)
@@ -204,19 +213,27 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
 
   // MARK: Readers (any thread, no lock)
 
-  /// The calling thread's stripe.
+  /// The calling thread's stripe, and whether it owns it (``ReadStripe``).
   @inlinable
-  func currentStripe() -> Int { currentThreadNumber() & (stripeCount - 1) }
+  func currentStripe() -> (index: Int, owner: Bool) {
+    let slot = currentThreadSlot()
+    return (slot & (stripeCount - 1), slot < stripeCount)
+  }
 
-  /// Enters the table as a reader (`stripe`'s count raised); false if a
+  /// Enters the table as a reader (`stripe`'s count raised: the owner's,
+  /// by an exchange no other thread contends, or the guests'); false if a
   /// writer stays at work, and the policy lock must decide.
   @inlinable
-  func enter(_ stripe: UnsafeMutablePointer<ReadStripe<Key>>) -> Bool {
+  func enter(_ stripe: UnsafeMutablePointer<ReadStripe<Key>>, owner: Bool) -> Bool {
     var attempts = 0
     while true {
-      stripe.pointee.readers.wrappingAdd(1, ordering: .sequentiallyConsistent)
+      if owner {
+        _ = stripe.pointee.ownerReaders.exchange(1, ordering: .sequentiallyConsistent)
+      } else {
+        stripe.pointee.readers.wrappingAdd(1, ordering: .sequentiallyConsistent)
+      }
       if !shared.pointee.writer.load(ordering: .sequentiallyConsistent) { return true }
-      stripe.pointee.readers.wrappingSubtract(1, ordering: .releasing)
+      leave(stripe, owner: owner)
       // A writer's turn is short (a store, an eviction): wait a little for
       // it rather than queue on the policy lock behind it.
       attempts += 1
@@ -226,9 +243,14 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
     }
   }
 
+  /// Leaves the table: the owner by a plain store.
   @inlinable
-  func leave(_ stripe: UnsafeMutablePointer<ReadStripe<Key>>) {
-    stripe.pointee.readers.wrappingSubtract(1, ordering: .releasing)
+  func leave(_ stripe: UnsafeMutablePointer<ReadStripe<Key>>, owner: Bool) {
+    if owner {
+      stripe.pointee.ownerReaders.store(0, ordering: .releasing)
+    } else {
+      stripe.pointee.readers.wrappingSubtract(1, ordering: .releasing)
+    }
   }
 
   /// The value of a cached key, its access recorded for the policy, and
@@ -237,19 +259,19 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
   /// writer that stays at work).
   @inlinable
   func read(_ key: Key) -> (value: Value, fullStripe: Int)? {
-    let index = currentStripe()
+    let (index, owner) = currentStripe()
     let stripe = stripes + index
     let tag = Self.tag(key)
-    guard enter(stripe) else { return nil }
+    guard enter(stripe, owner: owner) else { return nil }
     let i = bucket(of: key, tag: tag)
     if i < 0 {
-      leave(stripe)
+      leave(stripe, owner: owner)
       return nil
     }
     let value = Self.decode(buckets[i].word.load(ordering: .acquiring))
     let stamp = buckets[i].stamp
     let expires = buckets[i].cost < 0
-    leave(stripe)
+    leave(stripe, owner: owner)
     if expires { return nil }
     // While the cache keeps no ages, a hit needs no time of its own: the
     // drain gives it the drain's (the clock is a large share of a hit).
@@ -259,7 +281,7 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
       let ageLimit = shared.pointee.ageLimit.load(ordering: .relaxed)
       if ageLimit != .max && elapsed(since: stamp, until: now) > ageLimit { return nil }
     }
-    return (value, stripe.pointee.record(key, at: now, update: false) ? index : -1)
+    return (value, stripe.pointee.record(key, at: now, update: false, owner: owner) ? index : -1)
   }
 
   /// Replaces the value of a cached key of the same `cost` without the
@@ -272,16 +294,16 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
   @inlinable
   func update(_ key: Key, _ value: Value, cost: Int64, returnsOld: Bool) -> (old: Value?, fullStripe: Int)? {
     guard shared.pointee.inPlace.load(ordering: .relaxed) else { return nil }
-    let index = currentStripe()
+    let (index, owner) = currentStripe()
     let stripe = stripes + index
     if !Self.isInline && stripe.pointee.retiredCount.load(ordering: .relaxed) >= Self.retiredLimit { return nil }
     let tag = Self.tag(key)
-    guard enter(stripe) else { return nil }
+    guard enter(stripe, owner: owner) else { return nil }
     // Checked again inside: the flag is cleared under the writer flag.
     var i = shared.pointee.inPlace.load(ordering: .relaxed) ? bucket(of: key, tag: tag) : -1
     if i >= 0 && buckets[i].cost != cost { i = -1 }
     if i < 0 {
-      leave(stripe)
+      leave(stripe, owner: owner)
       return nil
     }
     // Only now: a key that is not cached costs no box.
@@ -294,8 +316,8 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
       if returnsOld { old = Self.decode(replaced) }
       if !Self.isInline { stripe.pointee.retire(replaced) }
     }
-    leave(stripe)
-    let full = stripe.pointee.record(key, at: Self.untimed, update: true)
+    leave(stripe, owner: owner)
+    let full = stripe.pointee.record(key, at: Self.untimed, update: true, owner: owner)
     let needsGrace = !Self.isInline && stripe.pointee.retiredCount.load(ordering: .relaxed) >= Self.retiredLimit
     return (old, full || needsGrace ? index : -1)
   }
@@ -311,7 +333,9 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
     shared.pointee.writer.store(true, ordering: .sequentiallyConsistent)
     for s in 0..<stripeCount {
       var spins = 0
-      while stripes[s].readers.load(ordering: .sequentiallyConsistent) != 0 {
+      while stripes[s].ownerReaders.load(ordering: .sequentiallyConsistent) != 0
+        || stripes[s].readers.load(ordering: .sequentiallyConsistent) != 0
+      {
         spins += 1
         // A reader preempted inside the table (more threads than cores)
         // holds us up for a time slice; let it run.
@@ -461,7 +485,7 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
     var total = 0
     var drainTime = Self.untimed
     let range = stripe < 0 ? 0..<stripeCount : stripe..<stripe + 1
-    for s in range where stripes[s].pending.load(ordering: .relaxed) > 0 {
+    for s in range where stripes[s].mayHoldKeys {
       let n = stripes[s].take(into: scratch)
       for i in 0..<n {
         var time = scratch[i].time
@@ -514,84 +538,162 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
   }
 }
 
-/// One stripe of the read side: its thread's reader count and ring of
-/// recorded keys, padded so that no two stripes' fields share a cache line.
+/// One stripe of the read side, padded so that no two stripes' fields share
+/// a cache line. A stripe has an *owner*, the thread whose slot
+/// (``currentThreadSlot()``) is the stripe's index: no other live thread has
+/// that slot, so the owner's half is written by it alone, with plain loads
+/// and stores and no read-modify-write, except the one exchange that
+/// announces a reader to the writer. Its ring is single-producer: the owner
+/// appends and publishes `tail`, the policy-lock holder takes and publishes
+/// `head`. Threads beyond the stripes (more threads than twice the cores)
+/// are *guests* and share the other half as every thread once did: a
+/// reader count changed by atomic adds, and a ring of their own (made on
+/// first use) under the `busy` flag.
+///
 /// Every field is an atomic or a constant, so no method mutates the struct
-/// (a mutating call would be an access to all of it, readers' count
-/// included); the counters other than `readers` change only under `busy`,
-/// with relaxed loads and stores (plain moves on x86).
+/// (a mutating call would be an access to all of it, readers' counts
+/// included).
 @usableFromInline
 struct ReadStripe<Key>: ~Copyable {
+  // The owner's line: written by the owner only.
+  /// 1 while the owner is inside the table.
+  @usableFromInline let ownerReaders = Atomic<Int>(0)
+  /// Keys the owner has appended to its ring, ever (the ring's write position).
+  @usableFromInline let tail = Atomic<Int>(0)
+  @usableFromInline let ownerDropped = Atomic<Int>(0)
+  @usableFromInline let ownerUpdates = Atomic<Int>(0)
+  /// The owner's ring: keys read and when (the cache's clock).
+  @usableFromInline let ring: UnsafeMutablePointer<(key: Key, time: UInt64)>
+  @usableFromInline let ownerPadding: (UInt64, UInt64, UInt64) = (0, 0, 0)
+
+  // The drain's line: written under the policy lock.
+  /// Keys taken from the owner's ring, ever (its read position).
+  @usableFromInline let head = Atomic<Int>(0)
+  @usableFromInline let drainPadding: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0)
+
+  // The guests' lines: every counter but `readers` changes under `busy`,
+  // with relaxed loads and stores (plain moves on x86).
   @usableFromInline let readers = Atomic<Int>(0)
-  /// Held while the ring is written or drained.
-  @usableFromInline let busy = Atomic<Bool>(false)
-  /// Keys in the ring; the drain may read it without taking `busy`, as a hint.
+  /// Keys in the guests' ring; the drain may read it without `busy`, as a hint.
   @usableFromInline let pending = Atomic<Int>(0)
   @usableFromInline let dropped = Atomic<Int>(0)
-  /// Hits that found `busy` held (a drain at work): served, not recorded.
+  /// Guests' hits that found `busy` held (a drain at work): served, not recorded.
   @usableFromInline let lost = Atomic<Int>(0)
-  /// Writes made in place (recorded, dropped or lost alike).
+  /// Guests' writes made in place (recorded, dropped or lost alike).
   @usableFromInline let updates = Atomic<Int>(0)
-  /// Boxes swapped out by writes in place, freed after a grace period
-  /// (``BufferedReads/reclaim()``); written under `busy`.
+  /// Boxes swapped out by writes in place, owner's and guests', freed
+  /// after a grace period (``BufferedReads/reclaim()``); written under `busy`.
   @usableFromInline let retiredCount = Atomic<Int>(0)
   @usableFromInline let retiredCapacity = Atomic<Int>(0)
   @usableFromInline let retired = Atomic<UInt>(0)
-  /// Keys read and when (the cache's clock: the age list's stamps).
-  @usableFromInline let ring: UnsafeMutablePointer<(key: Key, time: UInt64)>
-  /// Makes the stripe 128 bytes: two lines, so that neither a neighbour
-  /// nor the line prefetcher's pair shares a line written by another thread.
-  @usableFromInline let padding: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0)
+  /// The guests' ring (0 until a guest records).
+  @usableFromInline let guestRing = Atomic<UInt>(0)
+  /// Held while the guests' ring or the retired list is written or drained.
+  @usableFromInline let busy = Atomic<Bool>(false)
+  @usableFromInline let guestPadding: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0)
 
   @usableFromInline init(capacity: Int) { ring = allocateOnOwnLines((key: Key, time: UInt64).self, capacity: capacity) }
 
-  /// Frees the ring (the owner's deinit).
+  /// The size of the owner's ring and of the guests' (a power of two).
+  @inlinable static var capacity: Int { BufferedReads<Int, Int>.ringCapacity }
+
+  /// Frees the rings (the table's deinit).
   @usableFromInline func release() {
-    ring.deinitialize(count: pending.load(ordering: .relaxed))
+    let first = head.load(ordering: .relaxed)
+    for position in first..<tail.load(ordering: .relaxed) {
+      (ring + (position & (Self.capacity - 1))).deinitialize(count: 1)
+    }
     ring.deallocate()
+    if let guests = guestRingPointer {
+      guests.deinitialize(count: pending.load(ordering: .relaxed))
+      guests.deallocate()
+    }
     UnsafeMutablePointer<UInt64>(bitPattern: retired.load(ordering: .relaxed))?.deallocate()
   }
 
-  /// Records a hit (or a write in place, `update`) on `key` at `time`;
-  /// returns whether the ring is now full.
+  @inlinable var guestRingPointer: UnsafeMutablePointer<(key: Key, time: UInt64)>? {
+    UnsafeMutablePointer(bitPattern: guestRing.load(ordering: .relaxed))
+  }
+
+  /// Records a hit (or a write in place, `update`) on `key` at `time`, as
+  /// the stripe's owner or as a guest; returns whether a ring is now full.
   @inlinable
-  func record(_ key: Key, at time: UInt64, update: Bool) -> Bool {
+  func record(_ key: Key, at time: UInt64, update: Bool, owner: Bool) -> Bool {
+    guard owner else { return recordAsGuest(key, at: time, update: update) }
+    if update { ownerUpdates.store(ownerUpdates.load(ordering: .relaxed) &+ 1, ordering: .relaxed) }
+    let position = tail.load(ordering: .relaxed)
+    // Acquiring: the drain has moved out the keys it passed.
+    let taken = head.load(ordering: .acquiring)
+    guard position &- taken < Self.capacity else {
+      ownerDropped.store(ownerDropped.load(ordering: .relaxed) &+ 1, ordering: .relaxed)
+      return true
+    }
+    (ring + (position & (Self.capacity - 1))).initialize(to: (key, time))
+    tail.store(position &+ 1, ordering: .releasing)
+    return position &+ 1 &- taken >= Self.capacity
+  }
+
+  @inlinable
+  func recordAsGuest(_ key: Key, at time: UInt64, update: Bool) -> Bool {
     guard busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else {
       lost.wrappingAdd(1, ordering: .relaxed)
       if update { updates.wrappingAdd(1, ordering: .relaxed) }
       return false
     }
     if update { updates.store(updates.load(ordering: .relaxed) &+ 1, ordering: .relaxed) }
+    var guests = guestRingPointer
+    if guests == nil {
+      let made = allocateOnOwnLines((key: Key, time: UInt64).self, capacity: Self.capacity)
+      guestRing.store(UInt(bitPattern: made), ordering: .relaxed)
+      guests = made
+    }
     let n = pending.load(ordering: .relaxed)
-    let capacity = BufferedReads<Int, Int>.ringCapacity
-    if n < capacity {
-      (ring + n).initialize(to: (key, time))
+    if n < Self.capacity {
+      (guests! + n).initialize(to: (key, time))
       pending.store(n + 1, ordering: .relaxed)
     } else {
       dropped.store(dropped.load(ordering: .relaxed) &+ 1, ordering: .relaxed)
     }
     busy.store(false, ordering: .releasing)
-    return n + 1 >= capacity
+    return n + 1 >= Self.capacity
   }
 
-  /// Moves the ring's keys to `out`; returns how many.
+  /// Whether either ring may hold keys (a hint: read without the owner).
+  @inlinable var mayHoldKeys: Bool {
+    tail.load(ordering: .relaxed) != head.load(ordering: .relaxed) || pending.load(ordering: .relaxed) > 0
+  }
+
+  /// Moves the owner's ring's keys, then the guests', to `out` (room for
+  /// two rings); returns how many (policy-lock holder).
   @inlinable
   func take(into out: UnsafeMutablePointer<(key: Key, time: UInt64)>) -> Int {
+    let first = head.load(ordering: .relaxed)
+    // Acquiring: the owner's keys up to `last` are initialized.
+    let last = tail.load(ordering: .acquiring)
+    var n = 0
+    for position in first..<last {
+      (out + n).moveInitialize(from: ring + (position & (Self.capacity - 1)), count: 1)
+      n += 1
+    }
+    // Releasing: the owner may write over those slots now.
+    if last != first { head.store(last, ordering: .releasing) }
+    guard pending.load(ordering: .relaxed) > 0 else { return n }
     lockRing()
-    let n = pending.load(ordering: .relaxed)
-    out.moveInitialize(from: ring, count: n)
+    let waiting = pending.load(ordering: .relaxed)
+    if let guests = guestRingPointer { (out + n).moveInitialize(from: guests, count: waiting) }
     pending.store(0, ordering: .relaxed)
     busy.store(false, ordering: .releasing)
-    return n
+    return n + waiting
   }
 
-  /// Accesses recorded and not yet drained, accesses dropped (full ring or
-  /// busy), and writes in place.
+  /// Accesses recorded and not yet drained, accesses dropped (a full ring,
+  /// or a guest's busy one), and writes in place.
   func counts() -> (pending: Int, dropped: Int, updates: Int) {
     lockRing()
     let figures = (
-      pending.load(ordering: .relaxed), dropped.load(ordering: .relaxed) + lost.load(ordering: .relaxed),
-      updates.load(ordering: .relaxed)
+      pending.load(ordering: .relaxed) + tail.load(ordering: .acquiring) - head.load(ordering: .relaxed),
+      dropped.load(ordering: .relaxed) + lost.load(ordering: .relaxed) + ownerDropped.load(ordering: .relaxed),
+      updates.load(ordering: .relaxed) + ownerUpdates.load(ordering: .relaxed)
     )
     busy.store(false, ordering: .releasing)
     return figures
@@ -662,26 +764,58 @@ struct SharedFlags: ~Copyable {
   @usableFromInline init() {}
 }
 
-/// A number for the calling thread, assigned on first use (1, 2, 3, ... in
-/// order of first call), so that threads started together read different
-/// stripes.
+/// The calling thread's slot: the lowest number no other live thread holds,
+/// taken on first use and given back when the thread exits. Slots stay
+/// dense (with N threads alive they are 0..<N), so a cache's first stripes
+/// each have one owner (``ReadStripe``), and a thread that ends leaves its
+/// stripe to the next thread started.
 @inlinable
-func currentThreadNumber() -> Int {
-  let key = ThreadNumbers.key
-  if let stored = pthread_getspecific(key) { return Int(bitPattern: stored) }
-  let number = ThreadNumbers.next.wrappingAdd(1, ordering: .relaxed).oldValue
-  pthread_setspecific(key, UnsafeRawPointer(bitPattern: number))
-  return number
+func currentThreadSlot() -> Int {
+  if let stored = pthread_getspecific(ThreadSlots.key) { return Int(bitPattern: stored) &- 1 }
+  return ThreadSlots.claim()
 }
 
 @usableFromInline
-enum ThreadNumbers {
+enum ThreadSlots {
+  /// The slot plus one (0 is "none yet"), and the destructor that gives it back.
   @usableFromInline static let key: pthread_key_t = {
     var key = pthread_key_t()
-    pthread_key_create(&key, nil)
+    pthread_key_create(&key) { stored in
+      guard let stored else { return }
+      let slot = Int(bitPattern: stored) &- 1
+      ThreadSlots.withTaken { $0[slot >> 6] &= ~(1 << UInt64(slot & 63)) }
+    }
     return key
   }()
-  @usableFromInline static let next = Atomic<Int>(1)
+  /// A bit per slot, set while a thread holds it; under `lock`, a
+  /// `pthread_mutex_t` (which ThreadSanitizer follows, unlike the futex
+  /// under `Synchronization.Mutex` on Linux). Touched once per thread.
+  nonisolated(unsafe) static var taken: [UInt64] = []
+  nonisolated(unsafe) static let lock: UnsafeMutablePointer<pthread_mutex_t> = {
+    let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    pthread_mutex_init(lock, nil)
+    return lock
+  }()
+
+  static func withTaken<R>(_ body: (inout [UInt64]) -> R) -> R {
+    pthread_mutex_lock(lock)
+    defer { pthread_mutex_unlock(lock) }
+    return body(&taken)
+  }
+
+  @usableFromInline static func claim() -> Int {
+    let slot = withTaken { words in
+      if let w = words.firstIndex(where: { $0 != .max }) {
+        let bit = (~words[w]).trailingZeroBitCount
+        words[w] |= 1 << UInt64(bit)
+        return w << 6 | bit
+      }
+      words.append(1)
+      return (words.count - 1) << 6
+    }
+    pthread_setspecific(key, UnsafeRawPointer(bitPattern: slot &+ 1))
+    return slot
+  }
 }
 
 @usableFromInline

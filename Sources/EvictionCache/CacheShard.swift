@@ -279,7 +279,7 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
   @inlinable
   func exclusive<R>(ownRing: Bool = false, _ body: () -> R) -> R {
     lock.exclusive {
-      if let reads { drainReads(only: ownRing ? reads.currentStripe() : -1) }
+      if let reads { drainReads(only: ownRing ? reads.currentStripe().index : -1) }
       defer { reads?.endWrite() }
       return body()
     }

@@ -47,6 +47,12 @@ struct ConcurrentBench: ParsableCommand {
   @Option(help: "Seconds each cell runs in each round.")
   var seconds: Double = 0.5
 
+  @Option(
+    help: ArgumentHelp(
+      "Each thread makes N operations instead of running for --seconds: a fixed amount of work, for instruction counts (valgrind --tool=callgrind).",
+      valueName: "n"))
+  var operations: Int?
+
   @Option(help: "Rounds; the median is reported.")
   var runs: Int = 3
 
@@ -93,12 +99,16 @@ struct ConcurrentBench: ParsableCommand {
     guard Set(locks).count == locks.count else { throw ArgumentError("--lock names a strategy twice") }
     guard seconds > 0 && seconds <= 3_600 else { throw ArgumentError("--seconds \(seconds): give 0 < seconds ≤ 3600") }
     guard runs >= 1 else { throw ArgumentError("--runs must be at least 1") }
+    if let operations, !(1...(1 << 40)).contains(operations) {
+      throw ArgumentError("--operations \(operations): give 1 to 2^40 operations per thread")
+    }
   }
 
   func run() throws {
-    let benchmark = ConcurrentBenchmark(
+    var benchmark = ConcurrentBenchmark(
       policy: try spec(), locks: lock.values(), mixes: mix.values(), threads: threads.counts(), seconds: seconds,
       rounds: runs, baselines: !noBaselines, ceiling: ceiling)
+    benchmark.operations = operations
     if let writeWorkload {
       let files = try failing { () throws(BenchError) in try benchmark.writeWorkload(into: writeWorkload) }
       for file in files { print(file) }

@@ -85,6 +85,41 @@ import Testing
     cache.checkInvariants()
   }
 
+  /// More threads alive at once than the cache has stripes (twice the
+  /// cores): the later ones are guests of a stripe another thread owns,
+  /// counted with atomic adds in a ring of their own. Every read is right,
+  /// every hit and write in place is counted, and the policy heard of each
+  /// access that was not dropped.
+  @Test func guestsBeyondTheStripesReadWriteAndAreCounted() throws {
+    let cache = try MemoryCache<Int, Int>(policy: "lru", countLimit: 512, lock: .buffered)
+    for key in 0..<512 { cache.setValue(key, forKey: key) }
+    let threads = 2 * ProcessInfo.processInfo.activeProcessorCount + 8
+    let arrived = Atomic<Int>(0)
+    let wrong = Atomic<Int>(0)
+    let (reads, writes) = (2_000, 500)
+    Self.onThreads(threads) { t in
+      // All alive together, so that their slots are distinct.
+      arrived.add(1, ordering: .relaxed)
+      while arrived.load(ordering: .relaxed) < threads { sched_yield() }
+      var generator = SeededGenerator(seed: UInt64(t + 31))
+      for step in 0..<(reads + writes) {
+        let key = generator.below(512)
+        if step % 5 == 4 {
+          cache.setValue(key, forKey: key)
+        } else if cache.value(forKey: key) != key {
+          wrong.add(1, ordering: .relaxed)
+        }
+      }
+    }
+    #expect(wrong.load(ordering: .relaxed) == 0)
+    let statistics = cache.statistics
+    #expect(statistics.hits == threads * reads && statistics.misses == 0)
+    #expect(statistics.writesInPlace == threads * writes, "a write of a cached key at its cost stays in place")
+    #expect(statistics.droppedAccesses <= statistics.hits + statistics.writesInPlace)
+    #expect(cache.count == 512)
+    cache.checkInvariants()
+  }
+
   /// A buffered hit reaches the policy before the next eviction: LRU keeps
   /// the key just read.
   @Test func aBufferedHitCountsForTheNextEviction() throws {

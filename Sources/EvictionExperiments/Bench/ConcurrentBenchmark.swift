@@ -56,6 +56,10 @@ public struct ConcurrentBenchmark: Sendable {
   public var baselines: Bool
   /// Measure each cell's shared-nothing ceiling too (`--ceiling`).
   public var ceiling: Bool
+  /// Each thread makes this many operations (rounded up to a block of
+  /// 256) instead of running for `seconds`: a fixed amount of work, for
+  /// instruction counts (`--operations`).
+  public var operations: Int? = nil
 
   public init(
     policy: PolicySpec, locks: [LockStrategy], mixes: [Mix], threads: [Int], seconds: Double, rounds: Int,
@@ -127,14 +131,16 @@ public struct ConcurrentBenchmark: Sendable {
           for (c, name) in names.enumerated() {
             let target = try makeTarget(name)
             let (ops, share) = Self.measure(
-              [any CacheTarget](repeating: target, count: threadCount), ring: ring, writes: writes, seconds: seconds)
+              [any CacheTarget](repeating: target, count: threadCount), ring: ring, writes: writes, seconds: seconds,
+              operations: operations)
             samples[c][m * threads.count + t].append(ops)
             dropped[c][m * threads.count + t].append(share ?? -1)
             var line =
               "concurrent: round \(round)/\(rounds), \(mix), \(threadCount) thread\(threadCount == 1 ? "" : "s"), \(name): \(millions(ops)) M ops/s"
             if ceiling {
               let own = try (0..<threadCount).map { _ throws(BenchError) in try makeTarget(name) }
-              let (bound, _) = Self.measure(own, ring: ring, writes: writes, seconds: seconds)
+              let (bound, _) = Self.measure(
+                own, ring: ring, writes: writes, seconds: seconds, operations: operations)
               ceilings[c][m * threads.count + t].append(bound)
               line += ", \(millions(bound)) M sharing nothing"
             }
@@ -247,7 +253,7 @@ public struct ConcurrentBenchmark: Sendable {
   /// nothing), and the share of reads the policies never heard of
   /// (`MemoryCache` only).
   static func measure(
-    _ targets: [any CacheTarget], ring: [UInt64], writes: [Bool], seconds: Double
+    _ targets: [any CacheTarget], ring: [UInt64], writes: [Bool], seconds: Double, operations: Int? = nil
   ) -> (Double, Double?) {
     let distinct = targets.indices.filter { i in !targets[..<i].contains { $0 === targets[i] } }.map { targets[$0] }
     let before = distinct.map(\.counters)
@@ -255,14 +261,19 @@ public struct ConcurrentBenchmark: Sendable {
     let workers = targets.enumerated().map { t, target in
       WorkerThread {
         control.arrive()
-        control.finish(walk(target, ring: ring, writes: writes, thread: t) { _ in !control.stopped })
+        control.finish(
+          walk(target, ring: ring, writes: writes, thread: t) { done in
+            operations.map { done < $0 } ?? !control.stopped
+          })
       }
     }
     control.waitForArrivals()
     let start = monotonicNanoseconds()
     control.go()
-    usleep(useconds_t(seconds * 1e6))
-    control.stop()
+    if operations == nil {
+      usleep(useconds_t(seconds * 1e6))
+      control.stop()
+    }
     for worker in workers { worker.join() }
     let elapsed = Double(monotonicNanoseconds() - start) / 1e9
     var (recorded, lost) = (0, 0)
