@@ -35,8 +35,11 @@ import Synchronization
 /// ``ringCapacity``, in a single-producer ring: the owner appends and
 /// publishes its tail, the policy-lock holder takes the keys and publishes
 /// the head, and neither needs a read-modify-write (guests share a second
-/// ring under a flag). A full ring asks for a drain with a try-lock, so
-/// readers never wait for the policy. A hit that finds its ring full (or,
+/// ring under a flag). A ring that fills asks for a drain with a try-lock,
+/// so readers never wait for the policy, and if the lock was taken, one in
+/// 32 of the accesses it then drops asks again. The drain replays a batch
+/// through one call into the policy, each key's index bucket and entry
+/// prefetched a few keys ahead. A hit that finds its ring full (or,
 /// for a guest, the ring's flag held) is *dropped*: the reader still gets
 /// its value, but the policy never hears of that access (Caffeine's lossy
 /// buffers). Drops are counted (`CacheStatistics.droppedAccesses`).
@@ -118,8 +121,10 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
   @usableFromInline let drained: UnsafeMutablePointer<Int>
   /// Whether the policy-lock holder has raised the writer flag.
   @usableFromInline @exclusivity(unchecked) var writing = false
-  /// The drain's scratch space (policy-lock holder only).
+  /// The drain's scratch space (policy-lock holder only): the keys taken
+  /// from a stripe's rings, and the requests made of them.
   @usableFromInline let scratch: UnsafeMutablePointer<(key: Key, time: UInt64)>
+  @usableFromInline let requests: UnsafeMutablePointer<Request<Key>>
 
   /// Retired boxes a stripe holds before its writer asks for a grace period.
   @usableFromInline static var retiredLimit: Int { 64 }
@@ -141,6 +146,7 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
     shared.pointee.ageLimit.store(ageLimit, ordering: .relaxed)
     self.clock = clock
     scratch = .allocate(capacity: 2 * Self.ringCapacity)
+    requests = .allocate(capacity: 2 * Self.ringCapacity)
     let initial = 64
     tags = .allocate(capacity: initial)
     tags.initialize(repeating: 0, count: initial)
@@ -164,6 +170,7 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
     shared.deallocate()
     drained.deallocate()
     scratch.deallocate()
+    requests.deallocate()
   }
 
   // MARK: Values in a word
@@ -477,24 +484,21 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
   /// The time a hit records when the age limit does not need it.
   @inlinable static var untimed: UInt64 { .max }
 
-  /// Hands every recorded key and the time it was read to `apply`, stripe by
-  /// stripe in recording order (or only `stripe`'s); returns how many. A hit
-  /// recorded without a time gets the drain's.
+  /// Hands every recorded key and the time it was read to `apply`, a batch
+  /// a stripe, stripe by stripe in recording order (or only `stripe`'s);
+  /// returns how many. A hit recorded without a time gets the drain's.
   @inlinable
-  func drain(only stripe: Int = -1, _ apply: (Key, UInt64) -> Void) -> Int {
+  func drain(only stripe: Int = -1, _ apply: (UnsafeBufferPointer<(key: Key, time: UInt64)>) -> Void) -> Int {
     var total = 0
     var drainTime = Self.untimed
     let range = stripe < 0 ? 0..<stripeCount : stripe..<stripe + 1
     for s in range where stripes[s].mayHoldKeys {
       let n = stripes[s].take(into: scratch)
-      for i in 0..<n {
-        var time = scratch[i].time
-        if time == Self.untimed {
-          if drainTime == Self.untimed { drainTime = clock() }
-          time = drainTime
-        }
-        apply(scratch[i].key, time)
+      for i in 0..<n where scratch[i].time == Self.untimed {
+        if drainTime == Self.untimed { drainTime = clock() }
+        scratch[i].time = drainTime
       }
+      apply(UnsafeBufferPointer(start: scratch, count: n))
       scratch.deinitialize(count: n)
       total += n
     }
@@ -625,8 +629,9 @@ struct ReadStripe<Key>: ~Copyable {
     // Acquiring: the drain has moved out the keys it passed.
     let taken = head.load(ordering: .acquiring)
     guard position &- taken < Self.capacity else {
-      ownerDropped.store(ownerDropped.load(ordering: .relaxed) &+ 1, ordering: .relaxed)
-      return true
+      let dropped = ownerDropped.load(ordering: .relaxed) &+ 1
+      ownerDropped.store(dropped, ordering: .relaxed)
+      return Self.asksAgain(afterDrops: dropped)
     }
     (ring + (position & (Self.capacity - 1))).initialize(to: (key, time))
     tail.store(position &+ 1, ordering: .releasing)
@@ -648,15 +653,25 @@ struct ReadStripe<Key>: ~Copyable {
       guests = made
     }
     let n = pending.load(ordering: .relaxed)
+    var full = n + 1 == Self.capacity
     if n < Self.capacity {
       (guests! + n).initialize(to: (key, time))
       pending.store(n + 1, ordering: .relaxed)
     } else {
-      dropped.store(dropped.load(ordering: .relaxed) &+ 1, ordering: .relaxed)
+      let count = dropped.load(ordering: .relaxed) &+ 1
+      dropped.store(count, ordering: .relaxed)
+      full = Self.asksAgain(afterDrops: count)
     }
     busy.store(false, ordering: .releasing)
-    return n + 1 >= Self.capacity
+    return full
   }
+
+  /// Whether an access dropped from a full ring asks for a drain again:
+  /// one in 32. The drain the ring asked for when it filled found the
+  /// policy lock taken; asking at every drop would make every hit try that
+  /// lock, a write to the one line all threads share, and the hits that
+  /// meant to write nothing shared would queue on it.
+  @inlinable static func asksAgain(afterDrops dropped: Int) -> Bool { dropped & 31 == 0 }
 
   /// Whether either ring may hold keys (a hint: read without the owner).
   @inlinable var mayHoldKeys: Bool {

@@ -290,15 +290,24 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
   @inlinable
   func drainReads(only stripe: Int = -1) {
     guard let reads else { return }
-    let drained = reads.drain(only: stripe) { key, now in
-      // A key evicted since it was read is passed over. Its tick counts
-      // all the same: under `mutex` the read it stands for had one.
-      tick &+= 1
-      let request = Request(
-        key: key, weight: 1, time: tick, timestamp: Int64(now / 1_000_000_000), carriesWeight: false)
-      if let slot = policy.lookupIfResident(request, { self.depart($0, $1, .capacity) }), ages != nil {
-        touch(slot, now)
+    let requests = reads.requests
+    // Most of a batch shares the drain's time: its second is worked out once.
+    var (lastTime, lastSecond): (UInt64, Int64) = (.max, 0)
+    let drained = reads.drain(only: stripe) { batch in
+      for i in batch.indices {
+        // A key evicted since it was read is passed over. Its tick counts
+        // all the same: under `mutex` the read it stands for had one.
+        tick &+= 1
+        if batch[i].time != lastTime { (lastTime, lastSecond) = (batch[i].time, Int64(batch[i].time / 1_000_000_000)) }
+        (requests + i).initialize(
+          to: Request(key: batch[i].key, weight: 1, time: tick, timestamp: lastSecond, carriesWeight: false))
       }
+      policy.lookupEachIfResident(
+        UnsafeBufferPointer(start: requests, count: batch.count), { self.depart($0, $1, .capacity) }
+      ) { i, slot in
+        if self.ages != nil { self.touch(slot, batch[i].time) }
+      }
+      requests.deinitialize(count: batch.count)
     }
     // As a hit under the lock would have, the hits forget an earlier miss.
     if drained > 0 { pendingMiss = nil }

@@ -129,6 +129,9 @@ public final class MemoryCache<Key: Hashable, Value> {
   /// unretained so that a hit writes no reference count (a shared cache
   /// line between cores).
   @usableFromInline let bufferedReads: Unmanaged<BufferedReads<Key, Value>>?
+  /// The `buffered` strategy's one shard, held unretained for the same
+  /// reason: a hit that asks for a drain retains nothing.
+  @usableFromInline let bufferedShard: Unmanaged<CacheShard<Key, Value>>?
   @usableFromInline let shardShift: UInt64
   @usableFromInline let clock: () -> UInt64
   @usableFromInline let onEvict: EvictionHandler?
@@ -282,6 +285,7 @@ public final class MemoryCache<Key: Hashable, Value> {
     }
     shards = built
     bufferedReads = built[0].reads.map { Unmanaged.passUnretained($0) }
+    bufferedShard = built[0].reads == nil ? nil : Unmanaged.passUnretained(built[0])
     shardShift = 32
     self.clock = clock
     self.onEvict = onEvict
@@ -334,6 +338,7 @@ public final class MemoryCache<Key: Hashable, Value> {
         reads: lock.layout == .buffered ? BufferedReads(ageLimit: .max, clock: clock) : nil)
     ]
     bufferedReads = shards[0].reads.map { Unmanaged.passUnretained($0) }
+    bufferedShard = shards[0].reads == nil ? nil : Unmanaged.passUnretained(shards[0])
     shardShift = 63
     self.clock = clock
     self.onEvict = onEvict
@@ -397,7 +402,7 @@ public final class MemoryCache<Key: Hashable, Value> {
   @inlinable
   public func value(forKey key: Key) -> Value? {
     if let bufferedReads, let (value, fullStripe) = bufferedReads._withUnsafeGuaranteedRef({ $0.read(key) }) {
-      if fullStripe >= 0 { drainIfFree(shards[0], stripe: fullStripe) }
+      if fullStripe >= 0 { drainIfFree(stripe: fullStripe) }
       return value
     }
     let shard = shard(for: key)
@@ -416,13 +421,15 @@ public final class MemoryCache<Key: Hashable, Value> {
   /// its lock (the other rings wait for their own threads, or for the next
   /// operation under the lock: a drain reads no other core's ring).
   @inlinable
-  func drainIfFree(_ shard: CacheShard<Key, Value>, stripe: Int) {
+  func drainIfFree(stripe: Int) {
     var departed: [(key: Key, value: Value, reason: EvictionReason)] = []
-    let drained = shard.lock.tryExclusive {
-      shard.drainReads(only: stripe)
-      shard.reads?.reclaimIfDue(stripe: stripe)
-      shard.reads?.endWrite()
-      departed = shard.takeDeparted()
+    let drained = bufferedShard.unsafelyUnwrapped._withUnsafeGuaranteedRef { shard in
+      shard.lock.tryExclusive {
+        shard.drainReads(only: stripe)
+        shard.reads?.reclaimIfDue(stripe: stripe)
+        shard.reads?.endWrite()
+        departed = shard.takeDeparted()
+      }
     }
     if drained && !departed.isEmpty { deliver(departed) }
   }
@@ -496,7 +503,7 @@ public final class MemoryCache<Key: Hashable, Value> {
         $0.update(key, value, cost: cost, returnsOld: onEvict != nil)
       })
     {
-      if fullStripe >= 0 { drainIfFree(shards[0], stripe: fullStripe) }
+      if fullStripe >= 0 { drainIfFree(stripe: fullStripe) }
       if let old { deliver([(key, old, .replaced)]) }
       return .stored
     }

@@ -1,3 +1,5 @@
+import CChunkMatch
+
 /// Holds a concrete policy in a class, so closures can share and mutate it.
 @usableFromInline
 final class PolicyHolder<Policy: ReplacementPolicy & ~Copyable> {
@@ -19,6 +21,12 @@ public struct AnyCachePolicy<Key: Hashable> {
   public let lookup: (Request<Key>, (Slot, Key) -> Void) -> Slot?
   /// ``ReplacementPolicy/lookupIfResident(_:onEvict:)``.
   public let lookupIfResident: (Request<Key>, (Slot, Key) -> Void) -> Slot?
+  /// ``ReplacementPolicy/lookupIfResident(_:onEvict:)`` for each request
+  /// in order, `hit(i, slot)` told of each resident one: one indirect call
+  /// a batch, and each request's index bucket and entry prefetched a few
+  /// requests ahead, as the replay loop does. How a cache replays the hits
+  /// it served without its lock.
+  public let lookupEachIfResident: (UnsafeBufferPointer<Request<Key>>, (Slot, Key) -> Void, (Int, Slot) -> Void) -> Void
   public let admit: (Request<Key>, (Slot, Key) -> Void) -> Slot?
   /// ``ReplacementPolicy/admit(_:onEvict:approve:)``: how an admission
   /// policy in front of the box (``AdmittedPolicy``) vets each victim.
@@ -50,6 +58,14 @@ public struct AnyCachePolicy<Key: Hashable> {
     access = { holder.policy.access($0) }
     lookup = { holder.policy.lookup($0, onEvict: $1) }
     lookupIfResident = { holder.policy.lookupIfResident($0, onEvict: $1) }
+    lookupEachIfResident = { requests, onEvict, hit in
+      let n = requests.count
+      for i in 0..<n {
+        if i &+ 16 < n { evictionlab_chunk_prefetch(holder.policy.indexAddress(of: requests[i &+ 16].key)) }
+        if i &+ 8 < n { evictionlab_chunk_prefetch(holder.policy.entryAddress(of: requests[i &+ 8].key)) }
+        if let slot = holder.policy.lookupIfResident(requests[i], onEvict: onEvict) { hit(i, slot) }
+      }
+    }
     admit = { holder.policy.admit($0, onEvict: $1) }
     admitApproving = { holder.policy.admit($0, onEvict: $1, approve: $2) }
     remove = { holder.policy.remove($0) }
