@@ -42,7 +42,7 @@ import Testing
     let cache = try MemoryCache<Int, Int>(policy: CachePolicy(policy), countLimit: 16, lock: LockStrategy(lock))
     let clock = Atomic<Int>(0)
     let logs = Mutex<[Log]>([])
-    Self.onThreads(Self.threads) { t in
+    BufferedMemoryCacheTests.onThreads(Self.threads) { t in
       var log = Log()
       var generator = SeededGenerator(seed: UInt64(97 + t))
       for step in 0..<Self.steps {
@@ -110,16 +110,5 @@ import Testing
     #expect(cache.count <= 16)
     #expect(cache.totalCost == resident.reduce(0) { $0 + Self.cost(of: $1) }, "\(policy), \(lock)")
     cache.checkInvariants()
-  }
-
-  /// Runs `body(thread)` on `count` plain threads (ThreadSanitizer sees their
-  /// happens-before edges) and waits for all of them.
-  static func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
-    let workers = (0..<count).map { t in
-      let thread = Thread { body(t) }
-      thread.start()
-      return thread
-    }
-    while workers.contains(where: { !$0.isFinished }) { usleep(1_000) }
   }
 }
