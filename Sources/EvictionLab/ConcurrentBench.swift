@@ -99,6 +99,17 @@ struct ConcurrentBench: ParsableCommand {
     guard Set(locks).count == locks.count else { throw ArgumentError("--lock names a strategy twice") }
     guard seconds > 0 && seconds <= 3_600 else { throw ArgumentError("--seconds \(seconds): give 0 < seconds ≤ 3600") }
     guard runs >= 1 else { throw ArgumentError("--runs must be at least 1") }
+    if writeWorkload != nil {
+      // It runs nothing, so nothing would be written to these: say so.
+      let ignored =
+        (ceiling ? ["--ceiling"] : []) + (charts != nil ? ["--charts"] : [])
+        + (output.json != nil ? ["--json"] : []) + (output.csv != nil ? ["--csv"] : [])
+        + (operations != nil ? ["--operations"] : [])
+      if !ignored.isEmpty {
+        throw ArgumentError(
+          "--write-workload runs no benchmark, so \(ignored.joined(separator: ", ")) would do nothing: run them apart")
+      }
+    }
     if let operations, !(1...(1 << 40)).contains(operations) {
       throw ArgumentError("--operations \(operations): give 1 to 2^40 operations per thread")
     }

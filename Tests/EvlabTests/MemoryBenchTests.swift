@@ -129,6 +129,14 @@ import Testing
       "--seconds", "0.02", "--runs", "1",
     ])
     #expect(plain.status == 0 && !plain.stdout.contains("efficiency") && plain.stdout.contains("× 1 thread"))
+    // A fixed amount of work (`--operations`, for callgrind) ends by itself,
+    // whatever --seconds says.
+    let fixed = try evlab([
+      "bench", "concurrent", "--mix", "100/0", "--threads", "2", "--lock", "buffered", "--no-baselines",
+      "--seconds", "3600", "--runs", "1", "--operations", "4096", "--json", "-",
+    ])
+    #expect(fixed.status == 0, "\(fixed.stderr)")
+    #expect(fixed.stdout.contains("ops_per_second"))
   }
 
   /// `--write-workload` writes the very ring and write positions the
@@ -173,7 +181,9 @@ import Testing
       (["--mix", "70/20"], "--mix"), (["--mix", "75/25,75/25"], "--mix"),
       (["--threads", "2", "--threads", "2"], "--threads"),
       (["--lock", "buffered,buffered"], "--lock"), (["--lock", "spin"], "spin"), (["--seconds", "0"], "--seconds"),
-      (["--policy", "belady"], "belady"),
+      (["--policy", "belady"], "belady"), (["--operations", "0"], "--operations"),
+      (["--write-workload", "/tmp/unused-workload", "--ceiling"], "--ceiling"),
+      (["--write-workload", "/tmp/unused-workload", "--json", "-"], "--json"),
     ] {
       let run = try evlab(["bench", "concurrent", "--runs", "1", "--seconds", "0.01"] + bad)
       #expect(run.status != 0 && run.stderr.contains(word), "\(bad): \(run.stderr)")
