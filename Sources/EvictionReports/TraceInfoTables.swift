@@ -23,6 +23,7 @@ public enum TraceInfoTables {
       "stack_distance_log2_buckets": \(list(info.stackDistanceBuckets)), \
       "size_percentiles": {\(percentiles.joined(separator: ", "))}, \
       "first_time": \(info.firstTime), "last_time": \(info.lastTime), "time_span": \(info.timeSpan), \
+      "time_span_overflows": \(info.timeSpanOverflows), \
       "suggested_sizes": \(list(info.suggestedSizes)), "suggested_byte_sizes": \(list(info.suggestedByteSizes)), \
       "skipped_bad_lines": \(info.skipped.count), "gets": \(info.gets), "sets": \(info.sets), \
       "deletes": \(info.deletes), "requests_with_ttl": \(info.requestsWithTtl), "ttl_min": \(info.ttlMin), \
@@ -47,7 +48,7 @@ public enum TraceInfoTables {
         \(info.trace) (\(info.format))
           requests \(info.requests), unique objects \(info.uniqueObjects), one-hit wonders \(rounded(info.oneHitWonderShare * 100, 10))%
           bytes requested \(info.bytesRequested), footprint \(info.footprintBytes) bytes
-          Zipf alpha \(rounded(info.zipfAlpha, 100)) (R² \(rounded(info.zipfR2, 100))), time span \(info.timeSpan) s
+          Zipf alpha \(rounded(info.zipfAlpha, 100)) (R² \(rounded(info.zipfR2, 100))), time span \(info.timeSpanOverflows ? "past 2⁶³−1" : String(info.timeSpan)) s
           object sizes p50 \(info.sizePercentiles[2]), p90 \(info.sizePercentiles[4]), max \(info.sizePercentiles[6])
           sizes to sweep: \(info.suggestedSizes.map(String.init).joined(separator: ",")) (count); \
         \(info.suggestedByteSizes.map(String.init).joined(separator: ",")) (bytes)

@@ -63,6 +63,11 @@ public enum Expiration: Sendable, Hashable, CustomStringConvertible {
 ///
 /// Scans remove objects in order of expiry, then key, so a policy that
 /// draws at random sees the same removals in every run.
+///
+/// Times are the trace's signed 64-bit seconds, and no sum or difference of
+/// them may trap: an expiry past 2^63 − 1 s is 2^63 − 1 (the object never
+/// expires within representable time), waste is integrated in doubles, and
+/// scan times are worked out in 128-bit arithmetic.
 @usableFromInline
 struct ExpiryTable {
   @usableFromInline
@@ -111,6 +116,14 @@ struct ExpiryTable {
     (earliest, latest) = (min(earliest, now), max(latest, now))
   }
 
+  /// The expiry of an object admitted at `now` with `ttl` seconds to live:
+  /// their sum, or the latest representable time where that overflows.
+  @inlinable @inline(__always)
+  static func expiry(at now: Int64, ttl: Int64) -> Int64 {
+    let (sum, overflow) = now.addingReportingOverflow(ttl)
+    return overflow ? (ttl > 0 ? .max : .min) : sum
+  }
+
   /// Records that `key`'s object, of `size` bytes, expires at `expiry`.
   @inlinable
   mutating func insert(_ key: UInt64, expiry: Int64, size: Int64) {
@@ -140,7 +153,7 @@ struct ExpiryTable {
   @inlinable
   mutating func count(_ entry: Entry, leavingAt now: Int64) {
     expiredObjects &+= 1
-    expiredByteSeconds += Double(entry.size) * Double(now - entry.expiry)
+    expiredByteSeconds += Double(entry.size) * (Double(now) - Double(entry.expiry))
   }
 
   /// Whether a scan is due before the request at `now`.
@@ -153,24 +166,25 @@ struct ExpiryTable {
   /// policy (in order of expiry, then key). Schedules the next scan.
   @inlinable
   mutating func sweep(at now: Int64) -> [UInt64] {
-    let interval = scanInterval ?? 0
-    // The last scan due: `nextScan` plus whole intervals up to `now`.
-    let last = interval == 0 ? now : nextScan &+ (now &- nextScan) / interval &* interval
-    let firstDue = nextScan
-    nextScan = interval == 0 ? now : (last > .max - interval ? .max : last + interval)
+    let interval = Int128(scanInterval ?? 0)
+    // The last scan due: `nextScan` plus whole intervals up to `now` (in
+    // 128 bits: the two may lie further apart than 2^63 s).
+    let firstDue = Int128(nextScan)
+    let last = interval == 0 ? Int128(now) : firstDue + (Int128(now) - firstDue) / interval * interval
+    nextScan = interval == 0 ? now : Int64(clamping: last + interval)
     var expired: [UInt64] = []
-    while let top = heap.first, top.expiry < last {
+    while let top = heap.first, Int128(top.expiry) < last {
       popMin()
       guard let entry = entries[top.key], entry.expiry == top.expiry else { continue }
       entries[top.key] = nil
       // The first scan after the expiry (scans fall on `firstDue` plus whole intervals).
       var scan = last
-      if interval > 0 && entry.expiry >= firstDue {
-        scan = firstDue &+ ((entry.expiry &- firstDue) / interval &+ 1) &* interval
+      if interval > 0 && Int128(entry.expiry) >= firstDue {
+        scan = firstDue + ((Int128(entry.expiry) - firstDue) / interval + 1) * interval
       } else if interval > 0 {
         scan = firstDue
       }
-      count(entry, leavingAt: scan)
+      count(entry, leavingAt: Int64(clamping: scan))
       expired.append(top.key)
     }
     return expired

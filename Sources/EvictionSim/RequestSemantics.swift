@@ -66,7 +66,7 @@ extension TraceReplay {
           counts.bytesMissed &+= record.size
           if policy.admit(request, onEvict: { _, key in table.leave(key, at: now) }) != nil {
             let ttl = record.ttl != 0 ? Int64(record.ttl) : rule.defaultTTL
-            if ttl != 0 { table.insert(request.key, expiry: now &+ ttl, size: record.size) }
+            if ttl != 0 { table.insert(request.key, expiry: ExpiryTable.expiry(at: now, ttl: ttl), size: record.size) }
           }
           counts.maxOccupancy = max(counts.maxOccupancy, policy.usedWeight)
         }
@@ -156,7 +156,7 @@ extension TraceReplay {
         /// Admits the object with `record`'s TTL.
         func admit() {
           if policy.admit(request, onEvict: { _, evicted in table.leave(evicted, at: now) }) != nil, record.ttl != 0 {
-            table.insert(key, expiry: now &+ Int64(record.ttl), size: record.size)
+            table.insert(key, expiry: ExpiryTable.expiry(at: now, ttl: Int64(record.ttl)), size: record.size)
           }
           counts.maxOccupancy = max(counts.maxOccupancy, policy.usedWeight)
         }

@@ -32,8 +32,12 @@ public struct TraceInfo: Sendable, Codable, Equatable {
   public var firstTime: Int64 = 0
   public var lastTime: Int64 = 0
   /// The latest timestamp less the earliest (not the last less the first:
-  /// a clock may go back), at most 2⁶³−1.
+  /// a clock may go back), at most 2⁶³−1: a longer one is flagged by
+  /// ``timeSpanOverflows``.
   public var timeSpan: Int64 = 0
+  /// Whether the timestamps lie further apart than 2⁶³−1 s (``timeSpan``
+  /// then holds 2⁶³−1).
+  public var timeSpanOverflows = false
   /// Cache sizes worth sweeping: 0.1% to 10% of the distinct objects
   /// (count mode) and of the footprint (byte mode), log-spaced.
   public var suggestedSizes: [Int64] = []
@@ -62,7 +66,8 @@ public struct TraceInfo: Sendable, Codable, Equatable {
     case trace, format, requests, uniqueObjects, bytesRequested, footprintBytes, oneHitWonderShare, zipfAlpha, zipfR2
     case reuseDistanceBuckets = "reuseDistanceLog2Buckets"
     case stackDistanceBuckets = "stackDistanceLog2Buckets"
-    case firstRequests, sizePercentiles, firstTime, lastTime, timeSpan, suggestedSizes, suggestedByteSizes, digest
+    case firstRequests, sizePercentiles, firstTime, lastTime, timeSpan, timeSpanOverflows, suggestedSizes,
+      suggestedByteSizes, digest
     case gets, sets, deletes, requestsWithTtl, ttlMin, ttlMean, ttlMax
   }
 
@@ -140,7 +145,7 @@ public struct TraceInfo: Sendable, Codable, Equatable {
       info.ttlMean = ttlSum / Double(info.requestsWithTtl)
     }
     let (span, overflow) = latest.subtractingReportingOverflow(earliest)
-    info.timeSpan = overflow ? .max : span
+    (info.timeSpan, info.timeSpanOverflows) = (overflow ? .max : span, overflow)
     info.uniqueObjects = counts.count
     info.oneHitWonderShare = Double(counts.values.filter { $0 == 1 }.count) / Double(counts.count)
     func trimmed(_ buckets: [Int64]) -> [Int64] {

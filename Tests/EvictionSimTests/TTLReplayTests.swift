@@ -215,4 +215,56 @@ import Testing
     // The trace exercises expiry: thousands of requests found their object expired.
     #expect(expired > 10_000)
   }
+  /// Replays `csv` (a `time,key,size,ttl` trace) with TTLs by `rule`, or
+  /// under key-value semantics with `kv`.
+  func replayCSV(_ csv: String, ttl: TTLRule? = TTLRule(), kv: KVRule? = nil) throws -> ReplayResult {
+    let scratch = try ScratchFolder()
+    let path = scratch.url.path + "/t.csv"
+    try csv.write(toFile: path, atomically: true, encoding: .utf8)
+    return try TraceReplay.run(
+      TraceSource(path: path, format: .csv), policy: PolicySpec("lru"), cacheSize: 10, sizeMode: .count,
+      ttl: kv == nil ? ttl : nil, kv: kv)
+  }
+
+  /// Times are signed 64-bit seconds: an expiry past 2^63 − 1 is the latest
+  /// time (the object outlives the trace), and expired waste, scans and the
+  /// trace's span are worked out without overflow. These replays trapped.
+  @Test(arguments: [Expiration.lazy, .scan(interval: 1), .scan(interval: 1_000)])
+  func timesNearTheEndsOfSixtyFourBitsDoNotTrap(expiration: Expiration) throws {
+    let late = """
+      time,key,size,ttl
+      1,1,10,5
+      9223372036854775806,2,10,5
+      9223372036854775807,2,10,0
+      9223372036854775807,1,10,0
+
+      """
+    // 2 expires at the latest time, so still serves; 1 expired long ago.
+    let result = try replayCSV(late, ttl: TTLRule(expiration: expiration))
+    #expect(result.hits == 1 && result.misses == 3)
+    let semantics = try #require(result.semantics)
+    #expect(semantics.expiredObjects == 1)
+    #expect(semantics.expiredRequests == (expiration == .lazy ? 1 : 0))
+    // Lazily, ten bytes stay expired for nearly the whole span (a mean of
+    // ten); a scan removes them within an interval of their expiry.
+    let wasted = try #require(semantics.meanExpiredBytes)
+    #expect(abs(wasted - (expiration == .lazy ? 10 : 0)) < 1e-6)
+
+    // A trace spanning more than 2^63 s: from the earliest time to the latest.
+    let wide = """
+      time,key,size,ttl
+      -9223372036854775807,1,10,5
+      9223372036854775806,1,10,5
+
+      """
+    let across = try replayCSV(wide, ttl: TTLRule(expiration: expiration))
+    #expect(across.misses == 2 && across.semantics?.expiredObjects == 1)
+    let kv = try replayCSV(wide, kv: KVRule(fillOnMiss: true, expiration: expiration))
+    #expect(kv.misses == 2 && kv.semantics?.expiredObjects == 1)
+    let scratch = try ScratchFolder()
+    let path = scratch.url.path + "/wide.csv"
+    try wide.write(toFile: path, atomically: true, encoding: .utf8)
+    let info = try TraceInfo.measure(TraceSource(path: path, format: .csv))
+    #expect(info.timeSpanOverflows && info.timeSpan == .max)
+  }
 }
