@@ -100,6 +100,10 @@ extension TraceReplay {
 ///   the key (nothing in between changed the policy): that get's lookup
 ///   stands, as a memory cache's `get` then `set` would have it.
 /// - A delete removes the object.
+/// - Sets and deletes apply whatever their size: a set of 0 bytes stores
+///   an empty value, weighed as 1 byte (an entry takes room however small
+///   its value); only zero-size gets are skipped, as every zero-size
+///   request is under libCacheSim's semantics.
 /// - TTLs always hold: an object past its expiry is removed by the next
 ///   operation on it (before the operation, so a get misses), or by a scan
 ///   (``Expiration``); otherwise it keeps its room until evicted.
@@ -125,6 +129,8 @@ extension TraceReplay {
     _ trace: TraceSource, through policy: inout Policy, sizeMode: SizeMode, rule: KVRule,
     needsNextAccess: Bool = false, progress: ReplayProgress? = nil
   ) throws(TraceError) -> (counts: ReplayCounts, semantics: SemanticsCounts) where Policy.Key == UInt64 {
+    var trace = trace
+    trace.keepsZeroSizeWrites = true
     var counts = ReplayCounts()
     var semantics = SemanticsCounts(semantics: "kv", useTtl: true, expiredRequests: 0)
     var (sets, deletes): (Int64, Int64) = (0, 0)
@@ -146,7 +152,8 @@ extension TraceReplay {
           if !expired.isEmpty { pendingMiss = nil }
           for key in expired { _ = policy.remove(key) }
         }
-        let request = record.request(in: tile, time: time, countMode: countMode)
+        var request = record.request(in: tile, time: time, countMode: countMode)
+        request.weight = max(request.weight, 1)  // a set of an empty value
         let key = request.key
         if table.takeIfExpired(key, at: now) {
           _ = policy.remove(key)

@@ -8,10 +8,17 @@ public protocol RecordLayout {
   /// Whether decoded sizes can fall outside 0 … ``TraceLine/sizeLimit``
   /// (a signed or 64-bit size field) and must be checked. Default: false.
   static var sizesNeedChecking: Bool { get }
+  /// Whether a record can hold a value its format does not define (an
+  /// unknown operation code) that ``flaw(_:)`` must look for. Default: false.
+  static var recordsNeedChecking: Bool { get }
+  /// What is wrong with the record at `p`, or nil. Default: nil.
+  static func flaw(_ p: UnsafeRawPointer) -> String?
 }
 
 extension RecordLayout {
   public static var sizesNeedChecking: Bool { false }
+  public static var recordsNeedChecking: Bool { false }
+  public static func flaw(_ p: UnsafeRawPointer) -> String? { nil }
 }
 
 extension TraceInput {
@@ -35,6 +42,8 @@ final class FixedRecordReader: TraceReader {
   private(set) var firstZeroSizeRecord: Int? = nil
   /// Whether a cut-off last record is counted in `skipped` instead of thrown.
   let skipBad: Bool
+  /// ``TraceInput/keepsZeroSizeWrites``.
+  let keepWrites: Bool
   private(set) var badRecords = SkippedRecords()
   var skipped: SkippedRecords {
     badRecords.addingZeroSize(skippedZeroSize, first: firstZeroSizeRecord.map { "record \($0)" })
@@ -49,6 +58,7 @@ final class FixedRecordReader: TraceReader {
     format = input.format
     self.input = buffered
     skipBad = input.skipBadRecords
+    keepWrites = input.keepsZeroSizeWrites
     origin = buffered.consumed
     decodeBatch = { (reader, buffer) throws(TraceError) in try reader.read(Layout.self, into: buffer) }
   }
@@ -88,15 +98,23 @@ final class FixedRecordReader: TraceReader {
           badRecords.note(error)
           continue
         }
+        if L.recordsNeedChecking, let reason = L.flaw(base + i * size) {
+          let error = TraceError.malformedRecord(file: path, record: recordNumber(i, size), reason: reason)
+          guard skipBad else { throw error }
+          badRecords.note(error)
+          continue
+        }
         buffer[filled] = record
         // Branch-free skip of zero-size records: the slot is overwritten next.
-        let keep = record.size != 0 ? 1 : 0
+        let keep = record.isSkippedAsZeroSize(keepingWrites: keepWrites) ? 0 : 1
         filled += keep
         skipped += 1 - keep
       }
       skippedZeroSize += skipped
       if skipped > 0 && firstZeroSizeRecord == nil,
-        let i = (0..<whole).first(where: { L.decode(base + $0 * size).size == 0 })
+        let i = (0..<whole).first(where: {
+          L.decode(base + $0 * size).isSkippedAsZeroSize(keepingWrites: keepWrites)
+        })
       {
         firstZeroSizeRecord = Int(recordNumber(i, size))
       }

@@ -186,6 +186,8 @@ final class LineRecordReader: TraceReader {
   var path: String { lines.path }
   private(set) var skippedZeroSize = 0
   private(set) var firstZeroSizeLine: Int? = nil
+  /// ``TraceInput/keepsZeroSizeWrites``.
+  let keepWrites: Bool
   var ended = false
   /// The requests of a line not yet handed out: `next`, then `next` with
   /// its key moved by `step` (1 for blocks, 0 for a repeated request), …
@@ -199,6 +201,7 @@ final class LineRecordReader: TraceReader {
   init<Parser: LineParser>(_ input: TraceInput, parser: Parser) {
     lines = LineSplitter(input.source, path: input.path, skipBad: input.skipBadRecords)
     format = input.format
+    keepWrites = input.keepsZeroSizeWrites
     // The parser is moved out of the closure's box for each batch and back
     // after it: working on the box itself costs a dynamic exclusivity
     // check per access (several per line).
@@ -241,7 +244,7 @@ final class LineRecordReader: TraceReader {
       switch try parser.parse(TraceLine(bytes: line, splitter: lines)) {
       case .skip: break
       case .record(let record):
-        if record.size == 0 {
+        if record.isSkippedAsZeroSize(keepingWrites: keepWrites) {
           if firstZeroSizeLine == nil { firstZeroSizeLine = lines.lineNumber }
           skippedZeroSize += 1
         } else {
@@ -252,7 +255,7 @@ final class LineRecordReader: TraceReader {
         pending = (TraceRecord(key: first, size: size, time: time), count, 1)
         drain()
       case .repeated(let record, let count):
-        if record.size == 0 {
+        if record.isSkippedAsZeroSize(keepingWrites: keepWrites) {
           if firstZeroSizeLine == nil { firstZeroSizeLine = lines.lineNumber }
           skippedZeroSize += Int(clamping: count)
         } else {

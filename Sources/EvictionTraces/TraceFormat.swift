@@ -141,6 +141,12 @@ public struct TraceInput {
   /// Whether a malformed line or record is counted and passed over
   /// (``TraceReader/skipped``) instead of ending the read.
   public let skipBadRecords: Bool
+  /// Whether sets and deletes of zero bytes are kept, for key-value
+  /// semantics to apply (a delete's size is no part of it); zero-size
+  /// gets, and every zero-size record otherwise, are skipped as
+  /// libCacheSim skips them. Readers honour it through
+  /// ``TraceRecord/isSkippedAsZeroSize(keepingWrites:)``.
+  public let keepsZeroSizeWrites: Bool
 }
 
 /// The formats EvictionLab reads: the built-in ones, then any a depending
@@ -223,7 +229,8 @@ public enum TraceFormats {
 /// read; errors of the stream itself (a corrupt compressed stream, a wrong
 /// format) still do.
 public func openTrace(
-  _ path: String, format: TraceFormat? = nil, csv: CSVOptions = CSVOptions(), skipBadRecords: Bool = false
+  _ path: String, format: TraceFormat? = nil, csv: CSVOptions = CSVOptions(), skipBadRecords: Bool = false,
+  keepsZeroSizeWrites: Bool = false
 ) throws(TraceError) -> TraceReader {
   guard let format = format ?? TraceFormat.infer(fromPath: path) else {
     // Check existence first: a missing file is the likelier mistake.
@@ -231,7 +238,9 @@ public func openTrace(
     throw .cannotInferFormat(path: path)
   }
   return try format.definition.reader(
-    TraceInput(source: openByteSource(path), path: path, format: format, csv: csv, skipBadRecords: skipBadRecords))
+    TraceInput(
+      source: openByteSource(path), path: path, format: format, csv: csv, skipBadRecords: skipBadRecords,
+      keepsZeroSizeWrites: keepsZeroSizeWrites))
 }
 
 /// Reads a trace held in memory (compressed or not) as if it were the file
@@ -242,5 +251,5 @@ public func openTrace(
   try format.definition.reader(
     TraceInput(
       source: decompressing(MemorySource(contents), path: name), path: name, format: format, csv: csv,
-      skipBadRecords: skipBadRecords))
+      skipBadRecords: skipBadRecords, keepsZeroSizeWrites: false))
 }

@@ -31,6 +31,14 @@ public struct TraceRecord: Equatable, Sendable {
     self.op = op
   }
 
+  /// Whether a reader skips this record as a zero-size request: any record
+  /// of size 0 (as libCacheSim skips them), but with `keepingWrites` (key-value
+  /// semantics) only a get, since a set or delete applies whatever its size.
+  @inlinable @inline(__always)
+  public func isSkippedAsZeroSize(keepingWrites: Bool) -> Bool {
+    size == 0 && !(keepingWrites && op != .get)
+  }
+
   /// A request's operation. Traces name many (memcached's, libCacheSim's
   /// `req_op_e`); each reads as one of three, by what it does to the cache:
   ///

@@ -20,6 +20,9 @@ public struct TraceSource: Sendable, Hashable {
   /// otherwise idle, as when a single replay runs. The records, batches'
   /// tiles, errors and counts are the same either way.
   public var readAhead = false
+  /// Whether sets and deletes of zero bytes are read, not skipped
+  /// (``TraceInput/keepsZeroSizeWrites``): key-value semantics set it.
+  public var keepsZeroSizeWrites = false
 
   public init(
     path: String, format: TraceFormat, csv: CSVOptions = CSVOptions(), copies: Int = 1, skipBadRecords: Bool = false
@@ -53,7 +56,8 @@ public struct TraceSource: Sendable, Hashable {
 
   /// Opens the trace for one pass.
   public func open() throws(TraceError) -> TraceReader {
-    let reader = try openTrace(path, format: format, csv: csv, skipBadRecords: skipBadRecords)
+    let reader = try openTrace(
+      path, format: format, csv: csv, skipBadRecords: skipBadRecords, keepsZeroSizeWrites: keepsZeroSizeWrites)
     return renumberIDs ? RenumberingTraceReader(reader) : reader
   }
 

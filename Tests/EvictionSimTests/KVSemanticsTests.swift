@@ -52,6 +52,36 @@ final class TraceClock: Sendable {
     #expect(filled.hits == 2 && filled.misses == 1)
   }
 
+  /// Sets and deletes apply whatever their size; only zero-size gets are
+  /// skipped. A zero-byte DELETE was skipped as a "zero-size request", so
+  /// the next get hit an object the trace had deleted.
+  @Test(arguments: [SizeMode.count, .bytes])
+  func zeroByteSetsAndDeletesApplyAndOnlyZeroByteGetsAreSkipped(sizeMode: SizeMode) throws {
+    let records = [
+      set(1, size: 10), get(1, size: 10),  // hit
+      TraceRecord(key: 1, size: 0, op: .delete), get(1, size: 10),  // miss: deleted
+      set(2, size: 0), get(2, size: 0),  // an empty value is stored; a zero-size get is skipped
+      get(2, size: 1),  // hit: the empty value
+    ]
+    let result = try replay(records, size: 100, sizeMode: sizeMode)
+    #expect(result.requests == 3 && result.hits == 2 && result.misses == 1)
+    #expect(result.fields.skippedZeroSize == 1)
+    let counts = try #require(result.semantics)
+    #expect(counts.sets == 2 && counts.deletes == 1)
+    // The same records in a CSV trace with an op column read alike.
+    let scratch = try ScratchFolder()
+    let lines = records.map { "\($0.time),\($0.key),\($0.size),\($0.op)" }
+    let path = try scratch.file("t.csv", Data(("time,key,size,op\n" + lines.joined(separator: "\n") + "\n").utf8))
+    let csv = try TraceReplay.run(
+      TraceSource(path: path, format: .csv), policy: PolicySpec("lru"), cacheSize: 100, sizeMode: sizeMode,
+      kv: KVRule())
+    #expect(csv.hits == result.hits && csv.misses == result.misses && csv.semantics == result.semantics)
+    // Under libCacheSim's semantics every zero-size record is skipped, as libCacheSim skips it.
+    let plain = try TraceReplay.run(
+      TraceSource(path: path, format: .csv), policy: PolicySpec("lru"), cacheSize: 100, sizeMode: sizeMode)
+    #expect(plain.fields.skippedZeroSize == 3 && plain.requests == 4)
+  }
+
   @Test func aSetReplacesTheObjectAtItsNewSize() throws {
     // 350 bytes: 1 (100) and 2 (200) fit; 1 set again at 300 leaves no room for 2.
     let records = [set(1, size: 100), set(2, size: 200), set(1, size: 300), get(2, size: 200), get(1, size: 300)]

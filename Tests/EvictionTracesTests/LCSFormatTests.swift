@@ -81,6 +81,32 @@ import Testing
     }
   }
 
+  /// An op code libCacheSim does not define (15, its OP_INVALID, and up) is
+  /// a malformed record in every version that has one: read as a get, a
+  /// write or delete would count as a request without a word.
+  @Test func anUnknownOperationCodeIsRefusedAndNamed() throws {
+    let scratch = try ScratchFolder()
+    let v2 = { (op: UInt8) in
+      self.bytes(UInt32(9)) + self.bytes(UInt64(42)) + self.bytes(UInt32(512)) + Data([op, 1, 0, 0])
+        + self.bytes(Int64(-1))
+    }
+    let two = try scratch.file("two.lcs", header(version: 2) + v2(9) + v2(15) + v2(1))
+    #expect { _ = try readAll(two) } throws: {
+      ($0 as? TraceError)
+        == .malformedRecord(
+          file: two, record: 2,
+          reason: "operation code 15 is not one of libCacheSim's (0 to 14: get, set, delete and their kin)")
+    }
+    let good = version3(time: 1, id: 5, size: 70, op: 14, ttl: 0, next: -1, features: 2)
+    let bad = version3(time: 1, id: 6, size: 70, op: 200, ttl: 0, next: -1, features: 2)
+    let five = try scratch.file("five.lcs", header(version: 5) + good + bad)
+    #expect { _ = try readAll(five) } throws: { "\($0)".contains("record 2: operation code 200") }
+    // Skipping passes over it and counts it, as any bad record.
+    let reader = try openTrace(two, skipBadRecords: true)
+    #expect(try reader.readAll().map(\.op) == [.delete, .get])
+    #expect(reader.skipped.count == 1)
+  }
+
   @Test func csvReadsOperationAndTTLColumnsItsHeaderNames() throws {
     let scratch = try ScratchFolder()
     let path = try scratch.file("kv.csv", "time,key,size,Operation,TTL\n1,a,10,GET,0\n2,a,10,add,30\n3,a,10,delete,0\n")

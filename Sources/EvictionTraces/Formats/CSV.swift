@@ -51,7 +51,9 @@ enum CSVFormat: TraceFormatDefinition {
   static let summary = "delimited text with a header or not; key, size and time columns by name or number"
   static let carriesSizes = true
   static func reader(_ input: TraceInput) throws(TraceError) -> TraceReader {
-    try CSVTraceReader(input.source, path: input.path, options: input.csv, skipBad: input.skipBadRecords)
+    try CSVTraceReader(
+      input.source, path: input.path, options: input.csv, skipBad: input.skipBadRecords,
+      keepWrites: input.keepsZeroSizeWrites)
   }
 }
 
@@ -71,6 +73,8 @@ final class CSVTraceReader: TraceReader {
   var format: TraceFormat { .csv }
   private(set) var skippedZeroSize = 0
   private(set) var firstZeroSizeLine: Int? = nil
+  /// ``TraceInput/keepsZeroSizeWrites``.
+  let keepWrites: Bool
   var options: CSVOptions
   var delimiter = UInt8(ascii: ",")
   /// 0-based columns once resolved.
@@ -97,8 +101,11 @@ final class CSVTraceReader: TraceReader {
     lines.skipped.addingZeroSize(skippedZeroSize, first: firstZeroSizeLine.map { "line \($0)" })
   }
 
-  init(_ source: ByteSource, path: String, options: CSVOptions, skipBad: Bool = false) throws(TraceError) {
+  init(_ source: ByteSource, path: String, options: CSVOptions, skipBad: Bool = false, keepWrites: Bool = false)
+    throws(TraceError)
+  {
     lines = LineSplitter(source, path: path, skipBad: skipBad)
+    self.keepWrites = keepWrites
     self.options = options
     let columns = [
       ("key", options.keyColumn), ("size", options.sizeColumn), ("time", options.timeColumn),
@@ -265,7 +272,7 @@ final class CSVTraceReader: TraceReader {
       }
       record.ttl = ttl
     }
-    if record.size == 0 {
+    if record.isSkippedAsZeroSize(keepingWrites: keepWrites) {
       if firstZeroSizeLine == nil { firstZeroSizeLine = number }
       skippedZeroSize += 1
       return nil

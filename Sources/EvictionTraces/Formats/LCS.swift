@@ -10,7 +10,8 @@
 /// | 3 | 36 | u32 time, u64 id, i64 size, u8 op, 24-bit tenant, u32 ttl, i64 next access |
 /// | 4–8 | 40–100 | version 3's, then 1, 2, 4, 8 or 16 u32 features |
 ///
-/// Operations are libCacheSim's codes (``TraceRecord/Operation/init(libCacheSimCode:)``);
+/// Operations are libCacheSim's codes (``TraceRecord/Operation/init(libCacheSimCode:)``;
+/// a record with another code is malformed);
 /// tenants and features are read past.
 enum LCSFormat: TraceFormatDefinition {
   static let name = "lcs"
@@ -58,15 +59,27 @@ enum LCSFormat: TraceFormatDefinition {
     return next < 0 ? TraceRecord.never : next
   }
 
-  /// An op byte: libCacheSim's code, an unknown one read as a get (as
-  /// libCacheSim, which replays every record alike).
+  /// An op byte: libCacheSim's code (an unknown one never gets this far:
+  /// ``operationFlaw(_:at:)`` refuses it first).
   @inline(__always)
   static func operation(_ p: UnsafeRawPointer, at offset: Int) -> TraceRecord.Operation {
     TraceRecord.Operation(libCacheSimCode: p.load(fromByteOffset: offset, as: UInt8.self)) ?? .get
   }
 
+  /// Why the op byte at `offset` is refused: a code libCacheSim does not
+  /// define (15, its `OP_INVALID`, and above). Read as a get, as libCacheSim
+  /// reads it, it would count a write or delete as a request without a word.
+  @inline(__always)
+  static func operationFlaw(_ p: UnsafeRawPointer, at offset: Int) -> String? {
+    let code = p.load(fromByteOffset: offset, as: UInt8.self)
+    guard TraceRecord.Operation(libCacheSimCode: code) == nil else { return nil }
+    return "operation code \(code) is not one of libCacheSim's (0 to 14: get, set, delete and their kin)"
+  }
+
   enum Version2: RecordLayout {
     static var recordSize: Int { 28 }
+    static var recordsNeedChecking: Bool { true }
+    static func flaw(_ p: UnsafeRawPointer) -> String? { LCSFormat.operationFlaw(p, at: 16) }
     @inline(__always)
     static func decode(_ p: UnsafeRawPointer) -> TraceRecord {
       TraceRecord(
@@ -81,6 +94,8 @@ enum LCSFormat: TraceFormatDefinition {
   enum Version3<Size: RecordBytes>: RecordLayout {
     static var recordSize: Int { Size.bytes }
     static var sizesNeedChecking: Bool { true }
+    static var recordsNeedChecking: Bool { true }
+    static func flaw(_ p: UnsafeRawPointer) -> String? { LCSFormat.operationFlaw(p, at: 20) }
     @inline(__always)
     static func decode(_ p: UnsafeRawPointer) -> TraceRecord {
       TraceRecord(
