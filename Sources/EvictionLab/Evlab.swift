@@ -47,8 +47,8 @@ public enum EvictionLab {
     Interruption.install()
     watchMemory()
     do {
-      try checkOptions(Array(CommandLine.arguments.dropFirst()))
-      var command = try Evlab.parseAsRoot(nil)
+      let arguments = try checkOptions(Array(CommandLine.arguments.dropFirst()))
+      var command = try Evlab.parseAsRoot(arguments)
       try command.run()
       exit(0)
     } catch {
@@ -80,7 +80,15 @@ public enum EvictionLab {
   /// `--size` of replay) may repeat. What each option is comes from the
   /// command's own description (the parser's `--experimental-dump-help`
   /// document).
-  static func checkOptions(_ arguments: [String]) throws(ArgumentError) {
+  ///
+  /// It also mends two things the parser takes for options: a negative
+  /// number given to an option (`--size -5`, which it called a missing
+  /// value) is passed as `--size=-5`, so the command's own range is what the
+  /// user reads; and a word that starts with one dash and is no option (a
+  /// trace named `-dash.oracleGeneral`, whose letters the parser read as
+  /// `-h` and printed help with status 0) is refused with the spelling that
+  /// reads it as a file. Returns the arguments to parse.
+  static func checkOptions(_ arguments: [String]) throws(ArgumentError) -> [String] {
     var path = ["evlab"]
     var command: any ParsableCommand.Type = Evlab.self
     var rest = arguments[...]
@@ -104,7 +112,9 @@ public enum EvictionLab {
       }
       var command: Command
     }
-    guard let help = try? JSONDecoder().decode(Help.self, from: Data(command._dumpHelp().utf8)) else { return }
+    guard let help = try? JSONDecoder().decode(Help.self, from: Data(command._dumpHelp().utf8)) else {
+      return arguments
+    }
     // Each spelling of a one-value option maps to its first (`-o` and `--output` are one option).
     var single: [String: String] = [:]
     var valued: Set<String> = []
@@ -119,11 +129,25 @@ public enum EvictionLab {
       }
     }
     var given: [String: (spelled: String, value: String)] = [:]
+    var parsed = Array(arguments[..<rest.startIndex])
     var i = rest.startIndex
     while i < rest.endIndex {
       let word = rest[i]
-      if word == "--" { break }
+      if word == "--" {
+        parsed += rest[i...]
+        break
+      }
       let name = word.hasPrefix("--") ? String(word.prefix { $0 != "=" }) : word
+      if word.hasPrefix("-") && !word.hasPrefix("--") && word.count > 2 && !known.contains(word)
+        && Double(word) == nil
+      {
+        let command = path.joined(separator: " ")
+        let what =
+          FileManager.default.fileExists(atPath: word)
+          ? "'\(word)' is a file, but a word starting with a dash reads as options"
+          : "\(command) has no option \(word)"
+        throw ArgumentError("\(what); for a file whose name starts with a dash write ./\(word)")
+      }
       if name.hasPrefix("--") && !known.contains(name) {
         let command = path.joined(separator: " ")
         let nearest = known.filter { $0.hasPrefix("--") }.min {
@@ -139,6 +163,13 @@ public enum EvictionLab {
       if valued.contains(name) && value == nil && i + 1 < rest.endIndex {
         i += 1
         value = rest[i]
+        if name.hasPrefix("--"), let given = value, given.hasPrefix("-"), Double(given) != nil {
+          parsed.append("\(name)=\(given)")  // else the parser takes -5 for an option
+        } else {
+          parsed += [word, rest[i]]
+        }
+      } else {
+        parsed.append(word)
       }
       if let option = single[name], let value {
         if let first = given[option] {
@@ -149,6 +180,7 @@ public enum EvictionLab {
       }
       i += 1
     }
+    return parsed
   }
 
   /// The one error formatter: a bad value or a failed run is one line,

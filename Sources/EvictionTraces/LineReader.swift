@@ -5,19 +5,43 @@
 #endif
 
 /// Splits a byte stream into lines (LF or CRLF; the last line may lack its LF).
+/// A NUL byte anywhere ends the read: text traces hold none, so the file is
+/// binary (read with the wrong `--format`), and parsing on would turn its
+/// bytes into keys and numbers.
 final class LineSplitter {
   let input: BufferedInput
   let path: String
+  /// The format being read, for the error a NUL byte raises.
+  let format: String
+  /// The stream offset up to which bytes were checked for NUL.
+  private var checkedTo: Int64 = 0
   private(set) var lineNumber = 0
   /// Whether a malformed line is counted in `skipped` and passed over
   /// instead of ending the read.
   let skipBad: Bool
   private(set) var skipped = SkippedRecords()
 
-  init(_ source: ByteSource, path: String, skipBad: Bool = false) {
+  init(_ source: ByteSource, path: String, format: String, skipBad: Bool = false) {
     input = BufferedInput(source)
     self.path = path
+    self.format = format
     self.skipBad = skipBad
+  }
+
+  /// Refuses the buffered bytes not yet checked if one is NUL (one `memchr`
+  /// per buffer, not per line).
+  @inline(__always)
+  private func refuseBinaryData() throws(TraceError) {
+    let end = input.consumed + Int64(input.available)
+    guard checkedTo < end else { return }
+    let base = UnsafeRawPointer(input.storage.baseAddress!)
+    let from = input.start + Int(checkedTo - input.consumed)
+    if let nul = memchr(base + from, 0, input.end - from) {
+      let offset = input.consumed + Int64(base.distance(to: UnsafeRawPointer(nul)) - input.start)
+      throw .notOfFormat(
+        file: path, format: format, reason: "binary data: a NUL byte at byte \(offset) of the text")
+    }
+    checkedTo = end
   }
 
   /// Runs `body` on one line; under `skipBad` a malformed line is counted
@@ -45,6 +69,7 @@ final class LineSplitter {
   @inline(__always)
   func forEachLine(_ body: (UnsafeRawBufferPointer) throws(TraceError) -> Bool) throws(TraceError) -> Bool {
     while true {
+      try refuseBinaryData()
       let base = UnsafeRawPointer(input.storage.baseAddress!)
       var scan = input.start
       while scan < input.end {
@@ -64,6 +89,7 @@ final class LineSplitter {
       let hadPartial = input.available > 0
       if try !input.refill() {
         if hadPartial || input.available > 0 {
+          try refuseBinaryData()
           // The last line has no newline.
           lineNumber += 1
           let line = UnsafeRawBufferPointer(
@@ -199,7 +225,7 @@ final class LineRecordReader: TraceReader {
   }
 
   init<Parser: LineParser>(_ input: TraceInput, parser: Parser) {
-    lines = LineSplitter(input.source, path: input.path, skipBad: input.skipBadRecords)
+    lines = LineSplitter(input.source, path: input.path, format: input.format.rawValue, skipBad: input.skipBadRecords)
     format = input.format
     keepWrites = input.keepsZeroSizeWrites
     // The parser is moved out of the closure's box for each batch and back

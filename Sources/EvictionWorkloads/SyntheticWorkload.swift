@@ -239,6 +239,11 @@ public struct SyntheticWorkload: Sendable {
       throw .invalidOption("hot-objects must be 0 or more (0: a tenth of the objects), shift-every positive")
     }
     guard hotShare >= 0 && hotShare <= 1 else { throw .invalidOption("hot-share \(hotShare): must be in [0, 1]") }
+    guard hotObjects <= objects else {
+      throw .invalidOption(
+        "hot-objects \(hotObjects) exceeds objects \(objects): the hot set is part of the objects; give at most \(objects)"
+      )
+    }
   }
 
   /// The requests, with timestamps of one per 1000 requests and next-access

@@ -15,7 +15,7 @@ import Testing
       ("object-size", { $0.objectSize = 1 << 40 }), ("object-size", { $0.objectSize = 0 }),
       ("objects", { $0.objects = 0 }), ("requests", { $0.requests = -3 }),
       ("scan-every", { $0.scanLength = 0 }), ("hot-objects", { $0.hotObjects = -1 }),
-      ("shift-every", { $0.shiftEvery = 0 }),
+      ("shift-every", { $0.shiftEvery = 0 }), ("hot-objects 11 exceeds objects 10", { $0.hotObjects = 11 }),
     ]
     for (name, spoil) in cases {
       var workload = SyntheticWorkload(kind: .hotspot, objects: 10, requests: 10)

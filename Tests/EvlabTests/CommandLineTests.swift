@@ -49,6 +49,50 @@ func scratchDirectory() throws -> URL { try Scratch.directory("cli") }
       ["replay", "bad.txt", "--policy", "lru", "--size", "2"], mentions: ["bad.txt:3:", "one key per line"], in: dir)
   }
 
+  /// Text formats hold no NUL byte: a binary trace read as text is refused
+  /// by name, not parsed into keys and numbers (a 24-byte oracleGeneral
+  /// record read with --format csv or txt gave numbers and exit 0).
+  @Test(arguments: ["csv", "txt", "twitter"])
+  func binaryDataReadAsTextIsRefused(format: String) throws {
+    let dir = try scratchDirectory()
+    var record = Data()
+    for value in [UInt32(1), 0, 7, 100] { withUnsafeBytes(of: value.littleEndian) { record.append(contentsOf: $0) } }
+    record.append(contentsOf: [UInt8](repeating: 0xFF, count: 8))
+    try Data((0..<50).flatMap { _ in record }).write(to: dir.appendingPathComponent("t.oracleGeneral"))
+    try expectOneLineError(
+      ["replay", "t.oracleGeneral", "--format", format, "--policy", "lru", "--size", "2"],
+      mentions: ["not a \(format) trace", "NUL byte at byte 1", "--format"], in: dir)
+    // Past the first buffer too: a NUL after 200,000 good lines.
+    var text = String(repeating: "1\n2\n", count: 100_000)
+    text += "3\u{0}\n"
+    try text.write(to: dir.appendingPathComponent("late.txt"), atomically: true, encoding: .utf8)
+    try expectOneLineError(
+      ["replay", "late.txt", "--policy", "lru", "--size", "2"], mentions: ["NUL byte at byte 400001"], in: dir)
+  }
+
+  /// A trace whose name starts with a dash: the parser read its letters as
+  /// options (`-h` among them) and printed help with status 0.
+  @Test func aTraceNamedWithALeadingDashIsRefusedWithTheSpellingThatReadsIt() throws {
+    let dir = try scratchDirectory()
+    try "1\n2\n1\n".write(to: dir.appendingPathComponent("-dash.txt"), atomically: true, encoding: .utf8)
+    try expectOneLineError(
+      ["replay", "-dash.txt", "--policy", "lru", "--size", "2"], mentions: ["'-dash.txt' is a file", "./-dash.txt"],
+      in: dir)
+    try expectOneLineError(["replay", "-nothere", "--policy", "lru"], mentions: ["no option -nothere"], in: dir)
+    let run = try evlab(["replay", "./-dash.txt", "--policy", "lru", "--size", "2"], in: dir)
+    #expect(run.status == 0 && run.stdout.contains("0.6667"), "\(run.stderr)")
+  }
+
+  /// A negative number is the option's value, refused by the option's own
+  /// range: the parser called it a missing value.
+  @Test func aNegativeNumberGetsTheOptionsOwnRange() throws {
+    let dir = try scratchDirectory()
+    try "1\n2\n1\n".write(to: dir.appendingPathComponent("t.txt"), atomically: true, encoding: .utf8)
+    let run = try evlab(["replay", "t.txt", "--policy", "lru", "--size", "-5"], in: dir)
+    #expect(run.status != 0 && !run.stderr.contains("Missing value"), "\(run.stderr)")
+    #expect(run.stderr.contains("-5"), "\(run.stderr)")
+  }
+
   @Test func malformedCSVLine() throws {
     let dir = try scratchDirectory()
     try "time,id,size\n1,2,3\n2,3,x\n".write(

@@ -104,7 +104,7 @@ final class CSVTraceReader: TraceReader {
   init(_ source: ByteSource, path: String, options: CSVOptions, skipBad: Bool = false, keepWrites: Bool = false)
     throws(TraceError)
   {
-    lines = LineSplitter(source, path: path, skipBad: skipBad)
+    lines = LineSplitter(source, path: path, format: "csv", skipBad: skipBad)
     self.keepWrites = keepWrites
     self.options = options
     let columns = [
