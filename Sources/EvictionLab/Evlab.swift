@@ -139,7 +139,7 @@ public enum EvictionLab {
       }
       let name = word.hasPrefix("--") ? String(word.prefix { $0 != "=" }) : word
       if word.hasPrefix("-") && !word.hasPrefix("--") && word.count > 2 && !known.contains(word)
-        && Double(word) == nil
+        && !startsNegative(word)
       {
         let command = path.joined(separator: " ")
         let what =
@@ -163,7 +163,7 @@ public enum EvictionLab {
       if valued.contains(name) && value == nil && i + 1 < rest.endIndex {
         i += 1
         value = rest[i]
-        if name.hasPrefix("--"), let given = value, given.hasPrefix("-"), Double(given) != nil {
+        if name.hasPrefix("--"), let given = value, startsNegative(given) {
           parsed.append("\(name)=\(given)")  // else the parser takes -5 for an option
         } else {
           parsed += [word, rest[i]]
@@ -181,6 +181,13 @@ public enum EvictionLab {
       i += 1
     }
     return parsed
+  }
+
+  /// Whether `word` reads as a negative value (`-5`, `-0.5`, `-1/2`): a
+  /// dash, then a digit or a point.
+  static func startsNegative(_ word: String) -> Bool {
+    guard word.hasPrefix("-"), let next = word.dropFirst().first else { return false }
+    return next.isASCII && (next.isNumber || next == ".")
   }
 
   /// The one error formatter: a bad value or a failed run is one line,

@@ -112,8 +112,10 @@ import Testing
     #expect(try EvictionLab.checkOptions(["replay", "--help"]) == ["replay", "--help"])
     // A negative number is an option's value, handed on in the form the parser reads as one.
     #expect(
-      try EvictionLab.checkOptions(["stress", "t.txt", "--size", "-5", "--threads", "-2", "--policy", "lru"])
-        == ["stress", "t.txt", "--size=-5", "--threads=-2", "--policy", "lru"])
+      try EvictionLab.checkOptions([
+        "stress", "t.txt", "--size", "-5", "--threads", "-2", "--policy", "lru", "--ops", "-1/2",
+      ])
+        == ["stress", "t.txt", "--size=-5", "--threads=-2", "--policy", "lru", "--ops=-1/2"])
     func optionHelp(_ command: any ParsableCommand.Type, _ option: String) -> String? {
       Evlab.helpMessage(for: command, columns: 10_000).split(separator: "\n").first {
         $0.drop { $0 == " " }.hasPrefix(option)

@@ -145,7 +145,8 @@ public struct ComparePartial: Codable, Sendable {
 
   /// The digest of everything a merge reports from the part: each run's
   /// number, cell, counts, warm-up, skipped requests, occupancy, flash
-  /// writes and timing, each interval's counts, and the traces' statistics
+  /// writes and timing, the causes of its misses and its operations'
+  /// counts, each interval's counts, and the traces' statistics
   /// and the stress and disk rows (as the file encodes them). Ratios are
   /// computed again from the counts; a file edited by hand no longer matches.
   public static func countsDigest(
@@ -153,6 +154,9 @@ public struct ComparePartial: Codable, Sendable {
     stress: [StressResult], disk: [DiskBench.Result]
   ) -> String {
     var digest = StreamDigest()
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    encoder.keyEncodingStrategy = .convertToSnakeCase
     func add(_ counts: HitCounts) {
       for value in [counts.requests, counts.hits, counts.misses, counts.bytesRequested, counts.bytesMissed] {
         digest.add(value)
@@ -176,6 +180,12 @@ public struct ComparePartial: Codable, Sendable {
         digest.add(trainings)
         digest.add(Int64(bitPattern: (result.trainingSeconds ?? 0).bitPattern))
       }
+      // The causes of its misses and its operations' counts, as the file holds them.
+      for part in [
+        result.attribution.map { try? encoder.encode($0) }, result.semantics.map { try? encoder.encode($0) },
+      ] {
+        digest.add(part.map { $0.map { String(decoding: $0, as: UTF8.self) } ?? "unencodable" } ?? "none")
+      }
       for interval in i < intervals.count ? intervals[i] : [] {
         digest.add(Int64(interval.index))
         digest.add(interval.firstRequest)
@@ -184,9 +194,6 @@ public struct ComparePartial: Codable, Sendable {
       }
     }
     // The rows the counts do not cover, as the file holds them.
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys]
-    encoder.keyEncodingStrategy = .convertToSnakeCase
     for part in [try? encoder.encode(traces), try? encoder.encode(stress), try? encoder.encode(disk)] {
       digest.add(part.map { String(decoding: $0, as: UTF8.self) } ?? "unencodable")
     }
@@ -236,6 +243,8 @@ public struct ComparePartial: Codable, Sendable {
       throw .config(error)
     }
     var results: [ReplayResult?] = Array(repeating: nil, count: first.partial.totalRuns)
+    /// The file that holds each run.
+    var files = Array(repeating: first.path, count: first.partial.totalRuns)
     for (path, part) in parts {
       guard part.runs.count == part.results.count, part.runs.allSatisfy({ results.indices.contains($0) }) else {
         throw .merge("\(path): its runs do not match its results; the file is damaged, run that shard again")
@@ -254,6 +263,7 @@ public struct ComparePartial: Codable, Sendable {
           throw .merge("\(path): \(result.key.id) took \(result.seconds) s; the file is damaged: run that shard again")
         }
         results[run] = result
+        files[run] = path
       }
     }
     guard results.allSatisfy({ $0 != nil }) else {
@@ -267,6 +277,7 @@ public struct ComparePartial: Codable, Sendable {
     let plan = ComparePlan(config: config, infos: first.partial.traces, sources: CompareWorkspace.placeholders(config))
     for (run, result) in results.enumerated() {
       let cell = plan.cells[run]
+      try Self.check(result!, isRun: run, of: cell, in: files[run])
       let most = plan.infos[plan.traceOfRun[run]].requests * Int64(cell.trace.copies)
       guard result!.requests + result!.warmupRequests + Int64(result!.skippedZeroSize) <= most else {
         throw .merge(
@@ -285,6 +296,39 @@ public struct ComparePartial: Codable, Sendable {
 }
 
 extension ComparePartial {
+  /// Refuses a result whose labels are not its run's cell in the plan that
+  /// the configuration makes (the digests prove only that the file is as
+  /// written, not that the run is what it says), or whose misses' causes
+  /// are negative or do not add up to its misses.
+  static func check(_ result: ReplayResult, isRun run: Int, of cell: ReplayCell, in path: String) throws(CompareError) {
+    let expected = CellKey(
+      trace: cell.trace.name, format: cell.trace.format.rawValue, policy: cell.policy.description,
+      cacheSize: cell.cacheSize, sizeMode: cell.sizeMode, admission: cell.admission.description)
+    guard result.key == expected else {
+      throw .merge(
+        "\(path): run \(run) is \(expected.id) in the configuration, but its result is labelled \(result.key.id); "
+          + "the file was edited: run that shard again")
+    }
+    guard (result.attribution != nil) == cell.attribution else {
+      throw .merge(
+        "\(path): \(result.key.id) \(cell.attribution ? "lacks" : "has") the causes of its misses, and the "
+          + "configuration \(cell.attribution ? "asks for" : "does not ask for") them: run that shard again")
+    }
+    if let a = result.attribution {
+      let causes = [
+        a.compulsoryMisses, a.capacityMisses, a.policyMisses, a.admissionMisses, a.compulsoryBytesMissed,
+        a.capacityBytesMissed, a.policyBytesMissed, a.admissionBytesMissed,
+      ]
+      guard causes.allSatisfy({ $0 >= 0 }), a.misses == result.misses, a.bytesMissed == result.bytesMissed else {
+        throw .merge(
+          "\(path): \(result.key.id) has causes of misses that are negative or do not add up to its "
+            + "\(result.misses) misses and \(result.bytesMissed) bytes: the file was edited: run that shard again")
+      }
+    }
+  }
+}
+
+extension ComparePartial {
   /// Refuses a part that does not belong with `first` (the first file
   /// named), was run by another evlab than `version`, or whose counts were
   /// edited or do not add up.
@@ -292,6 +336,11 @@ extension ComparePartial {
     path: String, against first: (path: String, partial: ComparePartial), version: String?, commit: String?
   ) throws(CompareError) {
     let other = first.partial
+    guard shards >= 1, (1...shards).contains(shard), totalRuns >= 0 else {
+      throw .merge(
+        "\(path): shard \(shard) of \(shards) (\(totalRuns) runs) is no shard of a sweep: a shard is I/N with "
+          + "1 ≤ I ≤ N; the file was edited or damaged: run that shard again")
+    }
     guard !evlabVersion.isEmpty else {
       throw .merge("\(path): the partial result names no evlab version; run that shard again with this evlab")
     }
