@@ -76,17 +76,21 @@ let package = Package(
     // GSL-backed statistics and random streams (GPL-3: never linked by Core,
     // Cache, Disk or Traces).
     .target(name: "EvictionStats", dependencies: ["CGSL"]),
+    // What every run shares, whatever it runs: the settings messages name,
+    // interruption, worker threads. No dependencies: the disk tier uses it
+    // without linking the trace readers' compression libraries.
+    .target(name: "EvictionRun"),
     // Trace formats, readers, writers and decompression (no GSL: the fuzzer links it).
-    .target(name: "EvictionTraces", dependencies: ["CCompression"]),
+    .target(name: "EvictionTraces", dependencies: ["EvictionRun", "CCompression"]),
     // Synthetic workloads (Zipf, scans, loops, hot spots, mixes), drawn from EvictionStats' streams.
-    .target(name: "EvictionWorkloads", dependencies: ["EvictionTraces", "EvictionStats"]),
+    .target(name: "EvictionWorkloads", dependencies: ["EvictionRun", "EvictionTraces", "EvictionStats"]),
     // Replay engines and the result model. Not the disk tier: the two build
     // side by side (about 40 s of a 2-core release build).
     .target(
       name: "EvictionSim",
       dependencies: [
-        "EvictionCore", "EvictionCache", "EvictionTraces", "EvictionWorkloads", "EvictionStats",
-        "CAllocator", "CPrefetch", .product(name: "Histogram", package: "hdrhistogram-swift"),
+        "EvictionCore", "EvictionCache", "EvictionRun", "EvictionTraces", "CAllocator", "CPrefetch",
+        .product(name: "Histogram", package: "hdrhistogram-swift"),
       ]),
     // The checks every built-in policy passes, for a policy of your own
     // (`evlab check-policy NAME` runs them on a registered one).
@@ -96,21 +100,26 @@ let package = Package(
     .target(
       name: "EvictionExperiments",
       dependencies: [
-        "EvictionSim", "EvictionCore", "EvictionCache", "EvictionDisk", "EvictionTraces", "EvictionWorkloads",
+        "EvictionSim", "EvictionCore", "EvictionCache", "EvictionDisk", "EvictionRun", "EvictionTraces",
+        "EvictionWorkloads",
         "EvictionStats", "CAllocator", .product(name: "Histogram", package: "hdrhistogram-swift"),
       ]),
-    // The disk tier: a SQLite manifest over value files (libsqlite3, and Traces for its
-    // messages' settings; never GSL).
-    .target(name: "EvictionDisk", dependencies: ["EvictionCore", "EvictionCache", "EvictionTraces", "CSQLite"]),
+    // The disk tier: a SQLite manifest over value files (libsqlite3, and EvictionRun for
+    // its messages' settings; never GSL or a compression library).
+    .target(name: "EvictionDisk", dependencies: ["EvictionCore", "EvictionCache", "EvictionRun", "CSQLite"]),
     // Results as CSV, JSON, tables, Markdown and HTML with SVG charts.
-    .target(name: "EvictionReports", dependencies: ["EvictionSim", "EvictionExperiments", "EvictionStats"]),
+    .target(
+      name: "EvictionReports",
+      dependencies: [
+        "EvictionCore", "EvictionRun", "EvictionTraces", "EvictionSim", "EvictionExperiments", "EvictionStats",
+      ]),
     // The whole command line as a library: `EvictionLab.main(extraPolicies:)`
     // runs it with a depending package's policies in the catalog.
     .target(
       name: "EvictionLab",
       dependencies: [
-        "EvictionCore", "EvictionCache", "EvictionTraces", "EvictionWorkloads", "EvictionSim", "EvictionExperiments",
-        "EvictionStats", "EvictionReports", "EvictionConformance",
+        "EvictionCore", "EvictionCache", "EvictionRun", "EvictionTraces", "EvictionWorkloads", "EvictionSim",
+        "EvictionExperiments", "EvictionStats", "EvictionReports", "EvictionConformance",
         "EvictionDisk", .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
     // Learned policies (GL-Cache) on XGBoost: a module of their own, so that
@@ -136,7 +145,8 @@ let package = Package(
       name: "EvictionCacheTests", dependencies: ["EvictionCache", "EvictionCore", "EvictionTestSupport"],
       swiftSettings: tests),
     .testTarget(
-      name: "EvictionTracesTests", dependencies: ["EvictionTraces", "EvictionTestSupport"], swiftSettings: tests),
+      name: "EvictionTracesTests", dependencies: ["EvictionRun", "EvictionTraces", "EvictionTestSupport"],
+      swiftSettings: tests),
     .testTarget(
       name: "EvictionWorkloadsTests", dependencies: ["EvictionWorkloads", "EvictionTraces", "EvictionTestSupport"],
       swiftSettings: tests),
@@ -155,7 +165,7 @@ let package = Package(
     .testTarget(
       name: "EvictionReportsTests",
       dependencies: [
-        "EvictionReports", "EvictionSim", "EvictionExperiments", "EvictionTraces", "EvictionCore",
+        "EvictionReports", "EvictionSim", "EvictionExperiments", "EvictionRun", "EvictionTraces", "EvictionCore",
         "EvictionTestSupport",
       ],
       swiftSettings: tests),
@@ -169,11 +179,18 @@ let package = Package(
       dependencies: ["EvictionDisk", "EvictionCore", "EvictionCache", "EvictionTestSupport"], swiftSettings: tests),
     // The disk tests' second process: a writer to kill, a holder of the write lock.
     .executableTarget(name: "disk-helper", dependencies: ["EvictionDisk"], path: "Tests/DiskHelper"),
+    // Two apps that link one library each, for the test that reads what
+    // they link (LinkageTests): the memory cache alone, a conformance check.
+    .executableTarget(name: "cache-only-app", dependencies: ["EvictionCache"], path: "Tests/LinkProbes/CacheOnly"),
+    .executableTarget(
+      name: "conformance-only-app", dependencies: ["EvictionConformance", "EvictionCore"],
+      path: "Tests/LinkProbes/ConformanceOnly"),
     .testTarget(
       name: "EvlabTests",
       dependencies: [
-        "EvictionLab", "evlab", "disk-helper", "EvictionDisk", "EvictionSim", "EvictionExperiments", "EvictionCore",
-        "EvictionTraces", "EvictionLearned",
+        "EvictionLab", "evlab", "disk-helper", "cache-only-app", "conformance-only-app", "EvictionDisk", "EvictionSim",
+        "EvictionExperiments", "EvictionCore",
+        "EvictionRun", "EvictionTraces", "EvictionLearned",
         "EvictionTestSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ], swiftSettings: tests),

@@ -1,4 +1,4 @@
-import EvictionTraces
+import EvictionRun
 
 #if canImport(Glibc)
   import Glibc

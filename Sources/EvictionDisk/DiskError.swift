@@ -1,4 +1,4 @@
-import EvictionTraces
+import EvictionRun
 
 /// What can go wrong in the disk tier. Each message names the path and says
 /// what to do.

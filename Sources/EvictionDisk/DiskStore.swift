@@ -1,5 +1,5 @@
 import CSQLite
-import EvictionTraces
+import EvictionRun
 
 #if canImport(Glibc)
   import Glibc

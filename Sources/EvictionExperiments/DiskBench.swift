@@ -1,5 +1,6 @@
 import EvictionCache
 import EvictionDisk
+import EvictionRun
 import EvictionSim
 import EvictionTraces
 import Foundation

@@ -1,5 +1,6 @@
 import EvictionCache
 import EvictionDisk
+import EvictionRun
 import EvictionTraces
 import Foundation
 import Synchronization

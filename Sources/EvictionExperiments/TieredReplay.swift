@@ -1,6 +1,7 @@
 import EvictionCache
 import EvictionCore
 import EvictionDisk
+import EvictionRun
 import EvictionSim
 import EvictionTraces
 import Foundation

@@ -1,3 +1,4 @@
+import EvictionRun
 import EvictionSim
 import EvictionTraces
 import Foundation

@@ -1,6 +1,7 @@
 import ArgumentParser
 import EvictionCore
 import EvictionExperiments
+import EvictionRun
 import EvictionSim
 import EvictionTraces
 import Foundation

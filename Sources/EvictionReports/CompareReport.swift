@@ -1,4 +1,5 @@
 import EvictionExperiments
+import EvictionRun
 import EvictionSim
 import EvictionTraces
 import Foundation

@@ -1,3 +1,4 @@
+import EvictionRun
 import EvictionTraces
 import Foundation
 import Synchronization

@@ -1,3 +1,4 @@
+import EvictionRun
 import EvictionTraces
 
 /// The trace formats as people read them: `evlab formats`' listing and the

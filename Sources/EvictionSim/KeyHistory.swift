@@ -1,4 +1,5 @@
 import EvictionCore
+import EvictionRun
 import EvictionTraces
 
 /// The life of one key in one policy: each request for it, and each change

@@ -1,4 +1,5 @@
 import EvictionCore
+import EvictionRun
 import EvictionTraces
 import Synchronization
 

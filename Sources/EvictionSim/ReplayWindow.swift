@@ -1,4 +1,5 @@
 import EvictionCore
+import EvictionRun
 import EvictionTraces
 
 /// What of a replay is counted, and how the count is cut in time: a

@@ -1,7 +1,7 @@
 import EvictionCache
 import EvictionCore
+import EvictionRun
 import EvictionTraces
-import EvictionWorkloads
 import Foundation
 import Histogram
 import Synchronization

@@ -1,4 +1,3 @@
-import EvictionStats
 import EvictionTraces
 import Foundation
 
@@ -72,6 +71,18 @@ public struct TraceInfo: Sendable, Codable, Equatable {
   }
 
   public static let percentileLevels: [Double] = [0, 25, 50, 75, 90, 99, 100]
+
+  /// The `p` quantile of `sorted` (ascending, not empty) by linear
+  /// interpolation between the two nearest ranks, as GSL's
+  /// `gsl_stats_quantile_from_sorted_data` and NumPy's default define it.
+  /// Here rather than from EvictionStats, so the engine links no GSL.
+  static func quantile(sorted: [Double], _ p: Double) -> Double {
+    let index = p * Double(sorted.count - 1)
+    let lower = Int(index)
+    guard lower < sorted.count - 1 else { return sorted[lower] }
+    let delta = index - Double(lower)
+    return (1 - delta) * sorted[lower] + delta * sorted[lower + 1]
+  }
 
   /// Reads `source` once and computes its statistics.
   /// The footprint alone, as ``measure(_:progress:)`` counts it: distinct
@@ -156,8 +167,8 @@ public struct TraceInfo: Sendable, Codable, Equatable {
     info.reuseDistanceBuckets = trimmed(reuse)
     info.stackDistanceBuckets = trimmed(stack)
     (info.zipfAlpha, info.zipfR2) = zipfFit(counts.values.sorted(by: >))
-    let objectSizes = sizes.values.map(Double.init)
-    info.sizePercentiles = percentileLevels.map { Int64(SampleSummary.quantile(objectSizes, $0 / 100).rounded()) }
+    let objectSizes = sizes.values.map(Double.init).sorted()
+    info.sizePercentiles = percentileLevels.map { Int64(quantile(sorted: objectSizes, $0 / 100).rounded()) }
     info.suggestedSizes = sweep(Int64(info.uniqueObjects))
     info.suggestedByteSizes = sweep(info.footprintBytes)
     return info

@@ -1,5 +1,6 @@
 import CPrefetch
 import EvictionCore
+import EvictionRun
 import EvictionTraces
 import Foundation
 import Synchronization

@@ -1,3 +1,5 @@
+import EvictionRun
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)

@@ -1,3 +1,5 @@
+import EvictionRun
+
 /// What can go wrong reading a trace. Every message names the file and, where
 /// it applies, the line or byte offset, and says what to do.
 public enum TraceError: Error, Equatable, CustomStringConvertible {

@@ -1,3 +1,4 @@
+import EvictionRun
 import Synchronization
 
 /// A trace to replay: where it is and how to read it.

@@ -1,4 +1,5 @@
 import CCompression
+import EvictionRun
 
 #if canImport(Glibc)
   import Glibc

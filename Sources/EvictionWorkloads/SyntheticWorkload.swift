@@ -1,3 +1,4 @@
+import EvictionRun
 import EvictionStats
 import EvictionTraces
 import Foundation

@@ -1,4 +1,5 @@
 import EvictionCore
+import EvictionRun
 import EvictionTestSupport
 import EvictionTraces
 import Foundation

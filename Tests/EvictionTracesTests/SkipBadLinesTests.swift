@@ -1,3 +1,4 @@
+import EvictionRun
 import EvictionTestSupport
 import EvictionTraces
 import Foundation

@@ -1,4 +1,5 @@
 import EvictionLab
+import EvictionRun
 import EvictionTraces
 import Foundation
 import Testing

@@ -1,5 +1,6 @@
 import EvictionCache
 import EvictionCore
+import EvictionRun
 import EvictionSim
 import EvictionStats
 import EvictionTraces

@@ -1,3 +1,5 @@
+import EvictionRun
+
 /// How to read a delimited text trace. Columns are 1-based.
 public struct CSVOptions: Sendable, Equatable {
   public enum Header: String, Sendable { case auto, yes, no }

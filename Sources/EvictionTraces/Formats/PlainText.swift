@@ -1,3 +1,5 @@
+import EvictionRun
+
 /// Plain text (`txt`): one key per line (a decimal integer or any string
 /// without blanks, see ``TextKey``); lines starting `#` or `*` are skipped.
 /// Every request has size 1.
