@@ -83,10 +83,10 @@ public enum TieredReplay {
     var requests: Int64 = 0
     let start = monotonicNanoseconds()
     var failure: Error? = nil
-    try trace.forEachBatch(limit: limit.map(Int64.init)) { records, _ in
+    try trace.forEachBatch(limit: limit.map(Int64.init)) { records, tile in
       for record in records where failure == nil {
         requests += 1
-        let key = String(record.key)
+        let key = String(record.key &+ tile.idOffset)  // copies of a repeated trace share no key
         let t0 = monotonicNanoseconds()
         do {
           switch try tiered.lookup(key)?.tier {

@@ -41,6 +41,7 @@ struct CacheBench: ParsableCommand {
 
   func validate() throws {
     _ = try policies.specs()
+    if let json { try OutputCheck.file(json, option: "--json") }
     try lock.check()
     guard lock.value.items.count == 1 else { throw ArgumentError("--lock '\(lock.text)': name one lock strategy") }
     guard capacity >= 1, keys >= 1, gets >= 1, runs >= 1 else {

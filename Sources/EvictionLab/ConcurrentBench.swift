@@ -88,6 +88,7 @@ struct ConcurrentBench: ParsableCommand {
 
   func validate() throws {
     _ = try spec()
+    if let charts { try OutputCheck.folder(charts, option: "--charts") }
     try mix.check()
     try threads.check()
     try lock.check()

@@ -46,8 +46,10 @@ struct DiskBenchCommand: ParsableCommand {
   var rounds: Int = 3
 
   @Option(
-    help: "The mixed mode's inline threshold: values up to this many bytes stay in SQLite (k, m: powers of 1024).")
-  var inlineThreshold: Checked<AbsoluteSize> = Checked(argument: String(DiskStore.defaultInlineThreshold))
+    help:
+      "The mixed mode's inline threshold: values up to this many bytes stay in SQLite (k, m: powers of 1024; default \(DiskStore.defaultInlineThreshold)). Only with mixed in --mode."
+  )
+  var inlineThreshold: Checked<AbsoluteSize>?
 
   @Option(help: "plist experiment: concurrent writer counts, comma-separated or repeated (default 1,2,4,8).")
   var plistWriters: [Checked<ListOf<WriterCount>>] = []
@@ -69,7 +71,12 @@ struct DiskBenchCommand: ParsableCommand {
     try OutputCheck.folder(dir, option: "--dir")
     try mode.check()
     try valueSize.check()
-    try inlineThreshold.check()
+    try inlineThreshold?.check()
+    if inlineThreshold != nil && !mode.values().contains(DiskBench.Mode.mixed) {
+      throw ArgumentError(
+        "--inline-threshold is the mixed mode's; it would change nothing in --mode \(mode.values().map { "\($0)" }.joined(separator: ",")): add mixed or leave it out"
+      )
+    }
     guard ops >= 10 else { throw ArgumentError("--ops \(ops): at least 10 operations per phase") }
     guard rounds >= 1 else { throw ArgumentError("--rounds \(rounds): at least 1") }
     try plistWriters.check()
@@ -91,7 +98,7 @@ struct DiskBenchCommand: ParsableCommand {
   func run() throws {
     let modes: [DiskBench.Mode] = mode.values()
     let sizes = valueSize.values().map(\.bytes)
-    let threshold = Int(inlineThreshold.bytes)
+    let threshold = inlineThreshold.map { Int($0.bytes) } ?? DiskStore.defaultInlineThreshold
     do { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) } catch {
       throw fail("--dir \(dir): cannot create it (\(error.localizedDescription)); choose another folder")
     }

@@ -151,6 +151,7 @@ enum OutputCheck {
   /// `folder` exists and is writable, or its nearest existing ancestor is a
   /// writable folder (so the missing ones can be made).
   static func creatable(_ folder: String, for path: String, option: String) throws {
+    try nameFits(path, option: option)
     var current = folder.isEmpty ? "." : folder
     var isFolder: ObjCBool = false
     while !FileManager.default.fileExists(atPath: current, isDirectory: &isFolder) {
@@ -162,6 +163,22 @@ enum OutputCheck {
     }
     guard access(current, W_OK | X_OK) == 0 else {
       throw ArgumentError("\(option) \(path): cannot write in \(current); check its permissions or choose another path")
+    }
+  }
+
+  /// Refuses a path the file system cannot hold: a name past 255 bytes
+  /// (NAME_MAX) or a path past 4,095 (PATH_MAX), found before any work
+  /// rather than when the output is written.
+  static func nameFits(_ path: String, option: String) throws {
+    let tooLong = path.split(separator: "/").first { $0.utf8.count > 255 }
+    if let name = tooLong {
+      throw ArgumentError(
+        "\(option): the name '\(name.prefix(24))…' is \(name.utf8.count) bytes, and file names hold at most 255; choose a shorter one"
+      )
+    }
+    guard path.utf8.count < 4096 else {
+      throw ArgumentError(
+        "\(option): the path is \(path.utf8.count) bytes, and paths hold at most 4095; choose a shorter one")
     }
   }
 }

@@ -332,7 +332,7 @@ extension Replay {
   func runTiered() throws {
     let specs = try policies.specs(or: DefaultJob.lru)
     let memorySizes = sizes.sizes.compactMap { size -> Int64? in if case .absolute(let n) = size { n } else { nil } }
-    let sources = try traces.map { try traceSource($0, traceOptions) }
+    let sources = try traces.map { try traceSource($0, traceOptions, copies: copies) }
     let results: [TieredReplay.Result]
     do {
       results = try TieredReplay.runAll(

@@ -34,6 +34,7 @@ struct Convert: ParsableCommand {
       throw ArgumentError("--to '\(to)': write \(TraceWriter.formats.map(\.rawValue).joined(separator: ", "))")
     }
     do throws(TraceError) { try TraceWriter.checkName(output) } catch { throw ArgumentError(error.description) }
+    try OutputCheck.file(output, option: "--output")
     if keysOnly && format != .txt { throw ArgumentError("--keys-only is for --to txt; \(to) keeps sizes and times") }
     try OutputCheck.notAnInput([("--output", output)], inputs: [input])
   }
@@ -64,6 +65,7 @@ struct TraceInfoCommand: ParsableCommand {
 
   func validate() throws {
     guard !traces.isEmpty else { throw ArgumentError("name at least one trace") }
+    if let json { try OutputCheck.file(json, option: "--json") }
     try OutputCheck.notAnInput([("--json", json)], inputs: traces)
   }
 

@@ -70,6 +70,29 @@ func scratchDirectory() throws -> URL { try Scratch.directory("cli") }
       ["replay", "late.txt", "--policy", "lru", "--size", "2"], mentions: ["NUL byte at byte 400001"], in: dir)
   }
 
+  /// An output name the file system cannot hold is refused before any work:
+  /// `trace-info --json` printed its whole table first, then failed.
+  @Test func anOutputNamePastTheFileSystemsLimitIsRefusedFirst() throws {
+    let dir = try scratchDirectory()
+    try "1\n2\n1\n".write(to: dir.appendingPathComponent("t.txt"), atomically: true, encoding: .utf8)
+    let long = String(repeating: "x", count: 300)
+    let commands = [
+      ["trace-info", "t.txt", "--json", long + ".json"],
+      ["replay", "t.txt", "--policy", "lru", "--size", "2", "--csv", long + ".csv"],
+      ["mrc", "t.txt", "--policy", "lru", "--json", "sub/" + long],
+      ["generate", "zipf", "--objects", "10", "--requests", "10", "-o", long + ".csv"],
+      ["convert", "t.txt", "--to", "csv", "-o", long + ".csv"],
+    ]
+    for arguments in commands {
+      try expectOneLineError(arguments, mentions: ["is 30", "file names hold at most 255"], in: dir)
+    }
+    let deep = Array(repeating: "abcdefgh", count: 600).joined(separator: "/")
+    try expectOneLineError(
+      ["replay", "t.txt", "--policy", "lru", "--size", "2", "--json", deep], mentions: ["paths hold at most 4095"],
+      in: dir)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["t.txt"])
+  }
+
   /// A trace whose name starts with a dash: the parser read its letters as
   /// options (`-h` among them) and printed help with status 0.
   @Test func aTraceNamedWithALeadingDashIsRefusedWithTheSpellingThatReadsIt() throws {

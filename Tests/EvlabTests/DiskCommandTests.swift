@@ -228,6 +228,9 @@ import Testing
     #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty, "scratch stores are removed")
     let bad = try evlab(["disk-bench", "--mode", "tape"])
     #expect(bad.status == 1 && bad.stderr.contains("--mode 'tape'"))
+    // The mixed mode's threshold without the mixed mode would change nothing: refused.
+    let unused = try evlab(["disk-bench", "--dir", dir.path, "--mode", "file,sqlite", "--inline-threshold", "100"])
+    #expect(unused.status == 1 && unused.stderr.contains("--inline-threshold is the mixed mode's"), "\(unused.stderr)")
   }
 
   /// `--mode plist`: the plist store's phases, then the plist experiment's
@@ -330,6 +333,17 @@ import Testing
     try #require(lines.count == 2)
     let fields = lines[1].split(separator: ",")
     #expect(fields[5] == "120" && fields[6] == "0" && fields[7] == "90" && fields[8] == "30")
+    // --repeat 2 replays a second copy whose 30 objects are new: 30 more
+    // first misses, then 90 more disk hits (it was ignored: the same 120).
+    let twice = try evlab(
+      [
+        "replay", "loop.txt", "--tier", "memory+disk", "--policy", "lru", "--size", "5", "--disk-size", "50",
+        "--disk-dir", dir.path, "--csv", "-", "--repeat", "2",
+      ],
+      in: dir)
+    #expect(twice.status == 0, "\(twice.stderr)")
+    let again = try #require(twice.stdout.split(separator: "\n").last).split(separator: ",")
+    #expect(again[5] == "240" && again[7] == "180" && again[8] == "60", "\(twice.stdout)")
     let noDisk = try evlab(["replay", "loop.txt", "--tier", "memory+disk", "--policy", "lru", "--size", "5"], in: dir)
     #expect(noDisk.status == 1 && noDisk.stderr.contains("--disk-size"))
   }
