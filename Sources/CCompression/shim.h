@@ -1,6 +1,7 @@
 #include <zlib.h>
 #include <lzma.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 // zlib's inflateInit2 is a macro Swift cannot import.
 static inline int ccompression_inflate_init(z_stream *stream) {

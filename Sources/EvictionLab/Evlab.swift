@@ -60,6 +60,17 @@ public enum EvictionLab {
   /// Stops the run with one line when a policy's structures would grow
   /// past the memory the process may use (``GrowthWatch``, ``MemoryBudget``).
   static func watchMemory() {
+    // Below this, a run dies wherever its next buffer, thread stack or
+    // allocator arena does not fit: say so once, before anything starts.
+    let floor: Int64 = 40 << 20
+    if let room = MemoryBudget.headroom(), room.bytes < floor {
+      printError(
+        "evlab: error: not enough memory to start: \(MemoryBudget.describe(room.bytes)) are left under "
+          + "\(room.limit), and a run needs at least \(MemoryBudget.describe(floor)) beyond evlab's libraries "
+          + "(its buffers, threads and allocator); raise the limit (ulimit -v, the container's or job's memory) "
+          + "or free memory")
+      exit(1)
+    }
     GrowthWatch.install { bytes, what in
       guard
         let shortage = MemoryBudget.shortage(

@@ -1,3 +1,4 @@
+import EvictionCore
 import EvictionTraces
 import Foundation
 
@@ -111,7 +112,10 @@ public struct TraceInfo: Sendable, Codable, Equatable {
     var digest = StreamDigest()
     var (earliest, latest) = (Int64.max, Int64.min)
     var (ttlMin, ttlMax, ttlSum) = (UInt32.max, UInt32(0), 0.0)
-    info.skipped = try source.forEachBatch(progress: progress) { records, tile in
+    /// The tables' capacity last reported to ``GrowthWatch``, so a full
+    /// table is reported once, not at every request until it grows.
+    var watched = 0
+    info.skipped = try source.forEachBatch(progress: progress) { (records, tile) throws(TraceError) in
       let offset = tile.idOffset
       for record in records {
         let key = record.key &+ offset
@@ -135,6 +139,16 @@ public struct TraceInfo: Sendable, Codable, Equatable {
         info.lastTime = record.time
         earliest = min(earliest, record.time)
         latest = max(latest, record.time)
+        if counts.count == counts.capacity && counts.capacity != watched {
+          // Three tables of 16-byte entries grow together, each to twice
+          // its slots (at most 3/4 full: about 22 bytes an entry).
+          // Checked at every doubling (not only past GrowthWatch's
+          // threshold): the stack-distance tree grows beside them.
+          watched = counts.capacity
+          try MemoryBudget.check(
+            Int64(3 * counts.capacity * 2 * 22), for: "the trace statistics' tables (\(counts.count) objects)",
+            wayOut: "trace-info keeps an entry per distinct object; run it where more memory is free")
+        }
         counts[key, default: 0] += 1
         if let last = lastSeen[key] {
           reuse[63 - (info.requests - last).leadingZeroBitCount] += 1
@@ -166,6 +180,8 @@ public struct TraceInfo: Sendable, Codable, Equatable {
     }
     info.reuseDistanceBuckets = trimmed(reuse)
     info.stackDistanceBuckets = trimmed(stack)
+    // The sorted frequencies and sizes below, and their copies.
+    GrowthWatch.willAllocate(counts.count * 4 * 8, "sorting \(counts.count) objects' frequencies and sizes")
     (info.zipfAlpha, info.zipfR2) = zipfFit(counts.values.sorted(by: >))
     let objectSizes = sizes.values.map(Double.init).sorted()
     info.sizePercentiles = percentileLevels.map { Int64(quantile(sorted: objectSizes, $0 / 100).rounded()) }

@@ -142,7 +142,7 @@ final class GzipSource: ByteSource {
     self.input = input
     self.path = path
     guard ccompression_inflate_init(&stream) == Z_OK else {
-      throw .corruptCompressedStream(file: path, codec: "gzip", reason: "zlib failed to start")
+      throw .noMemoryToDecompress(path, codec: "gzip")
     }
   }
 
@@ -180,6 +180,7 @@ final class GzipSource: ByteSource {
       if status == Z_BUF_ERROR && inputEnded {
         throw .corruptCompressedStream(file: path, codec: "gzip", reason: "unexpected end of data")
       }
+      if status == Z_MEM_ERROR { throw .noMemoryToDecompress(path, codec: "gzip") }
       if status != Z_OK && status != Z_BUF_ERROR {
         let message = stream.msg.map { String(cString: $0) } ?? "error \(status)"
         throw .corruptCompressedStream(file: path, codec: "gzip", reason: message)
@@ -203,7 +204,7 @@ final class XzSource: ByteSource {
     self.path = path
     let concatenated: UInt32 = 0x08  // LZMA_CONCATENATED: read every stream of the file
     guard lzma_stream_decoder(&stream, UInt64.max, concatenated) == LZMA_OK else {
-      throw .corruptCompressedStream(file: path, codec: "xz", reason: "liblzma failed to start")
+      throw .noMemoryToDecompress(path, codec: "xz")
     }
   }
 
@@ -228,6 +229,7 @@ final class XzSource: ByteSource {
         finished = true
         break
       }
+      if status == LZMA_MEM_ERROR { throw .noMemoryToDecompress(path, codec: "xz") }
       if status != LZMA_OK {
         let reason = status == LZMA_BUF_ERROR ? "unexpected end of data" : "liblzma error \(status.rawValue)"
         throw .corruptCompressedStream(file: path, codec: "xz", reason: reason)
@@ -253,7 +255,7 @@ final class ZstdSource: ByteSource {
     self.input = input
     self.path = path
     guard let context = ZSTD_createDStream() else {
-      throw .corruptCompressedStream(file: path, codec: "zstd", reason: "libzstd failed to start")
+      throw .noMemoryToDecompress(path, codec: "zstd")
     }
     self.context = context
   }
@@ -277,6 +279,7 @@ final class ZstdSource: ByteSource {
       let before = output.pos
       let hint = ZSTD_decompressStream(context, &output, &inBuffer)
       if ZSTD_isError(hint) != 0 {
+        if ZSTD_getErrorCode(hint) == ZSTD_error_memory_allocation { throw .noMemoryToDecompress(path, codec: "zstd") }
         throw .corruptCompressedStream(
           file: path, codec: "zstd", reason: String(cString: ZSTD_getErrorName(hint)))
       }
@@ -290,5 +293,18 @@ final class ZstdSource: ByteSource {
       }
     }
     return output.pos
+  }
+}
+
+extension TraceError {
+  /// A decompressor that could not get its memory: not a damaged file (the
+  /// advice to fetch it again would be wrong), but a limit to raise.
+  static func noMemoryToDecompress(_ path: String, codec: String) -> TraceError {
+    let limit = MemoryBudget.headroom().map { " (\(MemoryBudget.describe($0.bytes)) left under \($0.limit))" } ?? ""
+    return .unreadable(
+      path: path,
+      reason:
+        "not enough memory to decompress its \(codec) stream\(limit); free memory or raise the limit, or decompress it first"
+    )
   }
 }

@@ -70,6 +70,36 @@ import Testing
     #expect(fits.status == 0, "\(fits.stderr)")
   }
 
+  /// Under a limit that leaves a run almost nothing beyond evlab's own
+  /// libraries, it stops at once with one line; it died wherever its next
+  /// allocation failed (a backtrace, or a zstd "allocation error" called a
+  /// damaged file).
+  @Test func aLimitThatLeavesNoRoomToStartIsNamedAtOnce() throws {
+    let dir = try scratchDirectory()
+    let trace = "\(repositoryRoot.path)/traces/zipf-0.9.oracleGeneral.zst"
+    for megabytes in [100, 110] {
+      let run = try limited(megabytes, ["replay", trace, "--policy", "lru", "--size", "1000"], in: dir)
+      #expect(run.status == 1, "\(megabytes) MiB: status \(run.status): \(run.stderr)")
+      let lines = run.stderr.split(separator: "\n")
+      #expect(lines.count <= 1 && !run.stderr.contains("Fatal error"), "\(megabytes) MiB: \(run.stderr)")
+      #expect(
+        run.stderr.contains("not enough memory") || run.stderr.contains("error while loading shared libraries"),
+        "\(megabytes) MiB: \(run.stderr)")
+      #expect(!run.stderr.contains("damaged"), "\(megabytes) MiB: \(run.stderr)")
+    }
+  }
+
+  @Test func traceStatisticsThatOutgrowMemoryStopWithOneLine() throws {
+    // 3 M distinct objects: trace-info's tables grow past 400 MiB of address
+    // space (a dictionary's failed growth ended in a backtrace).
+    let dir = try scratchDirectory()
+    let made = try evlab(
+      ["generate", "loop", "--objects", "3000000", "--requests", "3000000", "-o", "loop.oracleGeneral"], in: dir)
+    #expect(made.status == 0, "\(made.stderr)")
+    let run = try limited(400, ["trace-info", "loop.oracleGeneral"], in: dir)
+    expectShortage(run, mentions: ["the trace statistics' tables"])
+  }
+
   @Test func beladyOnATraceLargerThanMemoryStopsWhileReadingIt() throws {
     // Belady holds a CSV trace whole (32 bytes a request) to find each next access.
     let dir = try scratchDirectory()
