@@ -142,12 +142,17 @@ public struct TraceInfo: Sendable, Codable, Equatable {
         if counts.count == counts.capacity && counts.capacity != watched {
           // Three tables of 16-byte entries grow together, each to twice
           // its slots (at most 3/4 full: about 22 bytes an entry).
-          // Checked at every doubling (not only past GrowthWatch's
-          // threshold): the stack-distance tree grows beside them.
+          // Checked at every doubling from 8 MiB (not only past
+          // GrowthWatch's 64 MiB): the stack-distance tree grows beside
+          // them. Smaller tables are left alone, or the check's 64 MiB
+          // margin would refuse a trace of a few objects under a tight limit.
           watched = counts.capacity
-          try MemoryBudget.check(
-            Int64(3 * counts.capacity * 2 * 22), for: "the trace statistics' tables (\(counts.count) objects)",
-            wayOut: "trace-info keeps an entry per distinct object; run it where more memory is free")
+          let growth = Int64(3 * counts.capacity * 2 * 22)
+          if growth >= 8 << 20 {
+            try MemoryBudget.check(
+              growth, for: "the trace statistics' tables (\(counts.count) objects)",
+              wayOut: "trace-info keeps an entry per distinct object; run it where more memory is free")
+          }
         }
         counts[key, default: 0] += 1
         if let last = lastSeen[key] {
