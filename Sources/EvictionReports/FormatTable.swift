@@ -4,7 +4,7 @@ import EvictionTraces
 /// The trace formats as people read them: `evlab formats`' listing and the
 /// table in docs/traces.md, both written from the definitions. A format
 /// without file suffixes is named by the format setting, as the front end
-/// spells it (``EvictionTraces/Setting``).
+/// spells it (``EvictionRun/Setting``).
 public enum FormatTable {
   /// One line per format: name, aliases, file suffixes, what a record holds.
   public static func text(_ definitions: [any TraceFormatDefinition.Type]) -> String {
