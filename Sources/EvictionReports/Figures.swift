@@ -113,23 +113,20 @@ public final class Figures {
     let next = Atomic<Int>(0)
     // The first failure stops the rest (a full disk fails every one after it).
     let failed = Atomic<Bool>(false)
-    let workers = (0..<max(1, min(parallelism, jobs.count))).map { _ in
-      WorkerThread {
-        while !failed.load(ordering: .relaxed) {
-          let i = next.add(1, ordering: .relaxed).oldValue
-          guard i < jobs.count else { return }
-          let (name, format, extra) = jobs[i]
-          let outcome = Self.render(name, format: format, extra: extra, in: folder, converter: converter)
-          if case .failure = outcome { failed.store(true, ordering: .relaxed) }
-          let done = outcomes.withLock {
-            $0[i] = outcome
-            return $0.count
-          }
-          progress?(done, jobs.count)
+    WorkerThread.pool(min(parallelism, jobs.count)) {
+      while !failed.load(ordering: .relaxed) {
+        let i = next.add(1, ordering: .relaxed).oldValue
+        guard i < jobs.count else { return }
+        let (name, format, extra) = jobs[i]
+        let outcome = Self.render(name, format: format, extra: extra, in: folder, converter: converter)
+        if case .failure = outcome { failed.store(true, ordering: .relaxed) }
+        let done = outcomes.withLock {
+          $0[i] = outcome
+          return $0.count
         }
+        progress?(done, jobs.count)
       }
     }
-    for worker in workers { worker.join() }
     for (_, outcome) in outcomes.withLock({ $0 }).sorted(by: { $0.key < $1.key }) { files.append(try outcome.get()) }
     let warning =
       rendered.count < charts.count

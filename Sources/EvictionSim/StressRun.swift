@@ -164,27 +164,25 @@ public enum StressRun {
     let go = Atomic<Bool>(false)
     let keys = workload.keys
     let sizes = workload.sizes
-    let workers = (0..<threads).map { t in
-      WorkerThread {
-        let figures = perThread[t]
-        ready.add(1, ordering: .releasing)
-        while !go.load(ordering: .acquiring) {}
-        while true {
-          let first = next.wrappingAdd(Self.block, ordering: .relaxed).oldValue
-          if first >= ops { break }
-          for i in first..<min(first + Self.block, ops) {
-            let index = i % keys.count
-            let key = keys[index]
-            let start = monotonicNanoseconds()
-            let hit = driver.get(key)
-            let afterGet = monotonicNanoseconds()
-            figures.gets.record(afterGet &- start)
-            if hit {
-              figures.hits += 1
-            } else {
-              driver.set(key, cost: sizes[index])
-              figures.sets.record(monotonicNanoseconds() &- afterGet)
-            }
+    let workers = WorkerThread.all(threads) { t in
+      let figures = perThread[t]
+      ready.add(1, ordering: .releasing)
+      while !go.load(ordering: .acquiring) {}
+      while true {
+        let first = next.wrappingAdd(Self.block, ordering: .relaxed).oldValue
+        if first >= ops { break }
+        for i in first..<min(first + Self.block, ops) {
+          let index = i % keys.count
+          let key = keys[index]
+          let start = monotonicNanoseconds()
+          let hit = driver.get(key)
+          let afterGet = monotonicNanoseconds()
+          figures.gets.record(afterGet &- start)
+          if hit {
+            figures.hits += 1
+          } else {
+            driver.set(key, cost: sizes[index])
+            figures.sets.record(monotonicNanoseconds() &- afterGet)
           }
         }
       }

@@ -198,28 +198,25 @@ public enum TraceReplay {
     // A cell whose worker has a core to spare reads its trace on that core
     // (a single replay: about 15% less wall time for LRU on cloudPhysicsIO).
     let readAhead = 2 * workers <= ProcessInfo.processInfo.activeProcessorCount
-    let threads = (0..<workers).map { _ in
-      WorkerThread {
-        while failure.withLock({ $0 == nil }) {
-          let i = next.add(1, ordering: .relaxed).oldValue
-          if i >= cells.count { return }
-          var cell = cells[i]
-          cell.trace.readAhead = readAhead
-          do throws(TraceError) {
-            let reference = try cell.attribution ? references.reference(for: cell, progress: progress) : nil
-            let result = try run(
-              cell.trace, policy: cell.policy, cacheSize: cell.cacheSize, sizeMode: cell.sizeMode,
-              admission: cell.admission, window: cell.window, progress: progress, attributingAgainst: reference,
-              ttl: cell.ttl, kv: cell.kv)
-            results.withLock { $0[i] = result }
-            progress?.cellsDone.add(1, ordering: .relaxed)
-          } catch {
-            failure.withLock { if $0 == nil { $0 = error } }
-          }
+    WorkerThread.pool(workers) {
+      while failure.withLock({ $0 == nil }) {
+        let i = next.add(1, ordering: .relaxed).oldValue
+        if i >= cells.count { return }
+        var cell = cells[i]
+        cell.trace.readAhead = readAhead
+        do throws(TraceError) {
+          let reference = try cell.attribution ? references.reference(for: cell, progress: progress) : nil
+          let result = try run(
+            cell.trace, policy: cell.policy, cacheSize: cell.cacheSize, sizeMode: cell.sizeMode,
+            admission: cell.admission, window: cell.window, progress: progress, attributingAgainst: reference,
+            ttl: cell.ttl, kv: cell.kv)
+          results.withLock { $0[i] = result }
+          progress?.cellsDone.add(1, ordering: .relaxed)
+        } catch {
+          failure.withLock { if $0 == nil { $0 = error } }
         }
       }
     }
-    for thread in threads { thread.join() }
     if let error = failure.withLock({ $0 }) { throw error }
     return results.withLock { $0.map { $0! } }
   }

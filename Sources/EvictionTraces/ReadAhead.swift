@@ -50,7 +50,12 @@ final class ReadAhead: @unchecked Sendable {
     changed = .allocate(capacity: 1)
     pthread_mutex_init(mutex, nil)
     pthread_cond_init(changed, nil)
-    thread = WorkerThread { [self] in produce(source, withNextAccess: withNextAccess, limit: limit) }
+    do throws(WorkerThread.Failure) {
+      thread = try WorkerThread { [self] in produce(source, withNextAccess: withNextAccess, limit: limit) }
+    } catch {
+      // The reader then finds the stream finished with this failure.
+      (failure, finished) = (.threadNotStarted(what: "\(source.path)'s read-ahead thread", reason: error.reason), true)
+    }
   }
 
   deinit {

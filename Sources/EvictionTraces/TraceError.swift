@@ -23,6 +23,8 @@ public enum TraceError: Error, Equatable, CustomStringConvertible {
   case valueOutOfRange(path: String, request: Int64, field: String, value: Int64, format: String, holds: String)
   /// Work that would need more memory than the process may use (``MemoryBudget``).
   case notEnoughMemory(what: String, needed: Int64, available: Int64, limit: String, wayOut: String)
+  /// A thread the run needs could not start (`what`: "a read-ahead thread").
+  case threadNotStarted(what: String, reason: String)
 
   public var description: String {
     switch self {
@@ -66,6 +68,9 @@ public enum TraceError: Error, Equatable, CustomStringConvertible {
     case .notEnoughMemory(let what, let needed, let available, let limit, let wayOut):
       return
         "not enough memory: \(what) needs \(MemoryBudget.describe(needed)) more, and \(MemoryBudget.describe(MemoryBudget.margin(for: needed))) to spare for the rest of the run, but \(MemoryBudget.describe(available)) are left under \(limit); \(wayOut)"
+    case .threadNotStarted(let what, let reason):
+      return
+        "\(what) could not start: \(reason); run fewer at once (\(Setting("jobs")) 1), or raise the process's limits on threads and memory (ulimit -u, ulimit -v)"
     }
   }
 }

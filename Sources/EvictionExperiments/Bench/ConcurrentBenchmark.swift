@@ -259,14 +259,13 @@ public struct ConcurrentBenchmark: Sendable {
     let distinct = targets.indices.filter { i in !targets[..<i].contains { $0 === targets[i] } }.map { targets[$0] }
     let before = distinct.map(\.counters)
     let control = RunControl(threads: targets.count)
-    let workers = targets.enumerated().map { t, target in
-      WorkerThread {
-        control.arrive()
-        control.finish(
-          walk(target, ring: ring, writes: writes, thread: t) { done in
-            operations.map { done < $0 } ?? !control.stopped
-          })
-      }
+    let workers = WorkerThread.all(targets.count) { t in
+      let target = targets[t]
+      control.arrive()
+      control.finish(
+        walk(target, ring: ring, writes: writes, thread: t) { done in
+          operations.map { done < $0 } ?? !control.stopped
+        })
     }
     control.waitForArrivals()
     let start = monotonicNanoseconds()
@@ -340,12 +339,10 @@ public struct ConcurrentBenchmark: Sendable {
     public func run(threads: Int, operationsPerThread: Int) {
       let control = RunControl(threads: threads)
       let (target, ring, writes) = (self.target, self.ring, self.writes)
-      let workers = (0..<threads).map { t in
-        WorkerThread {
-          control.arrive()
-          control.finish(
-            ConcurrentBenchmark.walk(target, ring: ring, writes: writes, thread: t) { $0 < operationsPerThread })
-        }
+      let workers = WorkerThread.all(threads) { t in
+        control.arrive()
+        control.finish(
+          ConcurrentBenchmark.walk(target, ring: ring, writes: writes, thread: t) { $0 < operationsPerThread })
       }
       control.waitForArrivals()
       control.go()

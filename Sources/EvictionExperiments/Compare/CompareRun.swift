@@ -65,22 +65,19 @@ public struct ComparePlan: Sendable {
     let infos = Mutex<[TraceInfo?]>(Array(repeating: nil, count: config.traces.count))
     let failure = Mutex<(Int, TraceError)?>(nil)
     let next = Atomic<Int>(0)
-    let threads = (0..<max(1, min(parallelism, config.traces.count))).map { _ in
-      WorkerThread {
-        while true {
-          let t = next.add(1, ordering: .relaxed).oldValue
-          if t >= config.traces.count || failure.withLock({ $0 != nil }) { return }
-          do throws(TraceError) {
-            let info = try measure(config.traces[t], source: sources[t][0], progress: progress)
-            infos.withLock { $0[t] = info }
-          } catch {
-            // The first trace's error, whichever thread found it: runs repeat their messages.
-            failure.withLock { if $0 == nil || $0!.0 > t { $0 = (t, error) } }
-          }
+    WorkerThread.pool(min(parallelism, config.traces.count)) {
+      while true {
+        let t = next.add(1, ordering: .relaxed).oldValue
+        if t >= config.traces.count || failure.withLock({ $0 != nil }) { return }
+        do throws(TraceError) {
+          let info = try measure(config.traces[t], source: sources[t][0], progress: progress)
+          infos.withLock { $0[t] = info }
+        } catch {
+          // The first trace's error, whichever thread found it: runs repeat their messages.
+          failure.withLock { if $0 == nil || $0!.0 > t { $0 = (t, error) } }
         }
       }
     }
-    for thread in threads { thread.join() }
     if let (_, error) = failure.withLock({ $0 }) { throw error }
     return infos.withLock { $0.map { $0! } }
   }
