@@ -2,6 +2,7 @@ import ArgumentParser
 import EvictionCore
 import EvictionExperiments
 import EvictionReports
+import EvictionRun
 import EvictionSim
 import EvictionTraces
 import Foundation
@@ -69,22 +70,16 @@ struct Compare: ParsableCommand {
   @Option(help: "Replays run at once (default: the configuration's jobs, else the number of cores).")
   var jobs: Int?
 
-  @Option(
-    help:
-      "Without --config: requests served before counting starts, or a duration on the trace's clock (3600s, 90m, 6h, 2d)."
-  )
+  @Option(help: declared(.warmup, "Without --config: "))
   var warmup: String?
 
   @Option(
-    help:
-      "Without --config: record the miss ratio per interval of N requests (or of a duration: 1h) into timeseries.csv, with a chart per trace."
-  )
+    help: declared(.interval, "Without --config: ", suffix: " Written to timeseries.csv, with a chart per trace."))
   var interval: String?
 
   @Flag(
-    help:
-      "Attribute every miss to its cause against Belady's optimum at the same size (compulsory, capacity, policy, admission; as attribution = true in a configuration): adds their columns and a chart of causes to the report."
-  )
+    help: declared(
+      .attribution, suffix: " As attribution = true in a configuration; the report adds a chart of causes."))
   var attribution = false
 
   @OptionGroup(title: "Figures (over the configuration's [figures], [labels] and [colors])") var figureOptions:

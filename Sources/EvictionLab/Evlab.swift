@@ -229,7 +229,8 @@ struct Evlab: ParsableCommand {
     subcommands: [
       Compare.self, Merge.self, Disk.self, DiskBenchCommand.self, Replay.self, Explain.self, MRC.self, Stress.self,
       Generate.self,
-      Convert.self, TraceInfoCommand.self, Catalog.self, Policies.self, Formats.self, CheckPolicy.self, Bench.self,
+      Convert.self, TraceInfoCommand.self, Catalog.self, Policies.self, Formats.self, Settings.self, CheckPolicy.self,
+      Bench.self,
     ])
 }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import EvictionCache
 import EvictionCore
 import EvictionExperiments
+import EvictionRun
 import EvictionSim
 import EvictionTraces
 import Synchronization
@@ -111,7 +112,7 @@ struct SizeOptions: ParsableArguments {
 
 /// `--size-mode`, as every command with a cache size takes it.
 struct SizeModeOption: ParsableArguments {
-  @Option(help: "What capacity counts: count (every object weighs 1) or bytes (objects weigh their size).")
+  @Option(help: declared(.sizeMode))
   var sizeMode: SizeMode = .count
 }
 
@@ -142,35 +143,33 @@ struct AdmissionList: ArgumentValue, Sequence {
 }
 
 extension [Checked<AdmissionList>] {
-  /// The admission policies named, `none` when none was; an error if one is
-  /// named twice, if size admission is asked for in count mode, or if one
-  /// cannot sit in front of one of `policies` (TinyLFU: not a bound or a model).
+  /// The admission policies named, `none` when none was, as the run
+  /// description's one check takes them with `sizeMode` and `policies`
+  /// (``RunDescription/check(spelling:)``).
   func specs(sizeMode: SizeMode, policies: [PolicySpec]) throws(ArgumentError) -> [AdmissionSpec] {
     try check()
-    let specs: [AdmissionSpec] = isEmpty ? [.none] : values()
-    guard Set(specs).count == specs.count else { throw ArgumentError("--admission names one twice; name each once") }
-    for spec in specs {
-      if spec.judgesSizes, sizeMode == .count {
-        throw ArgumentError(
-          "--admission \(spec) judges sizes, but in count mode every object weighs 1; add --size-mode bytes")
-      }
-      for policy in policies {
-        do throws(AdmissionError) { try spec.check(composesWith: policy.descriptor) } catch {
-          throw ArgumentError("--admission: \(error.description)")
-        }
-      }
-    }
-    return specs
+    var run = RunDescription()
+    (run.policies, run.sizeMode, run.admissions) = (policies, sizeMode, isEmpty ? [.none] : values())
+    do throws(RunError) { try run.check() } catch { throw ArgumentError(error.description) }
+    return run.admissions
   }
+}
+
+/// A replay setting's help as its declaration gives it
+/// (``RunDescription/settings``), with what this command says around it.
+func declared(_ setting: Setting, _ prefix: String = "", suffix: String = "") -> ArgumentHelp {
+  guard let declaration = RunDescription.declaration(of: setting) else {
+    preconditionFailure("\(setting.name) is not a declared replay setting")
+  }
+  return ArgumentHelp(prefix + declaration.help + suffix)
 }
 
 /// `--admission`, as replay, mrc and stress take it.
 struct AdmissionOptions: ParsableArguments {
   /// What every command's `--admission` says: each admission policy there is.
-  static let help =
-    "Admission policies in front of every policy, comma-separated or repeated: none (the default), bloom-filter (admit on the second miss), prob:p=F[,seed=N] (admit with probability F), size:max=BYTES (admit objects of at most BYTES; byte mode), adaptsize[:interval=N] (AdaptSize's tuned size filter; byte mode), tinylfu (admit a miss rated above each victim the policy would evict for it; every online policy). Each gives rows of its own."
+  static var help: String { RunDescription.declaration(of: .admission)!.help }
 
-  @Option(name: .customLong("admission"), help: ArgumentHelp(stringLiteral: help))
+  @Option(name: .customLong("admission"), help: declared(.admission))
   var admissions: [Checked<AdmissionList>] = []
 
   var isEmpty: Bool { admissions.isEmpty }

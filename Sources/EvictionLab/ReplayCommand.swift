@@ -2,6 +2,7 @@ import ArgumentParser
 import EvictionCore
 import EvictionExperiments
 import EvictionReports
+import EvictionRun
 import EvictionSim
 import EvictionTraces
 import Foundation
@@ -31,43 +32,31 @@ struct Replay: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
 
   @OptionGroup var output: OutputOptions
 
-  @Option(help: "Cells replayed at once (default: the number of cores).")
+  @Option(help: declared(.jobs))
   var jobs: Int?
 
-  @Option(
-    help:
-      "memory+disk: replay through a real TieredCache (a MemoryCache of --size over a DiskCache of --disk-size, same policy); reports memory hits, disk hits, misses, bytes read from disk and latency per class."
-  )
+  @Option(help: declared(.tier))
   var tier: String?
 
-  @Option(
-    help: "With --tier memory+disk: the disk tier's size (objects in count mode, bytes in byte mode; k/m/g suffixes).")
-  var diskSize: Checked<AbsoluteSize>?
+  @Option(help: declared(.diskSize, "With --tier memory+disk: "))
+  var diskSize: String?
 
-  @Option(
-    help: "With --tier memory+disk: the folder for the disk tier's scratch store.")
+  @Option(help: declared(.diskDirectory, "With --tier memory+disk: "))
   var diskDir: String?
 
-  @Option(help: "With --tier memory+disk: replay only the first N requests of each trace.")
+  @Option(help: declared(.limit, "With --tier memory+disk: "))
   var limit: Int?
 
-  @Option(
-    help:
-      "Requests each cell serves before counting starts, or a duration on the trace's clock (3600s, 90m, 6h, 2d); warmup_requests says how many."
-  )
-  var warmup: Checked<SpanValue>?
+  @Option(help: declared(.warmup))
+  var warmup: String?
 
-  @Option(
-    help: "Also count per interval of N requests (or of a duration: 1h) and write the series to --timeseries PATH.")
-  var interval: Checked<SpanValue>?
+  @Option(help: declared(.interval, suffix: " Needs --timeseries PATH for the series."))
+  var interval: String?
 
   @Option(help: "With --interval: the CSV of miss ratios per interval (- for standard output).")
   var timeseries: String?
 
-  @Flag(
-    help:
-      "Attribute each counted miss to its cause against Belady's optimum at the same size: compulsory (first request), capacity (Belady misses it too), policy (Belady hits it) or admission (turned away by --admission at its last miss); adds compulsory_misses, capacity_misses, policy_misses, admission_misses and their bytes."
-  )
+  @Flag(help: declared(.attribution))
   var attribution = false
 
   @Option(
@@ -76,41 +65,49 @@ struct Replay: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
   )
   var regret: String?
 
-  @Flag(
-    help:
-      "Honour the trace's TTLs as libCacheSim's TTL build does: an object expires ttl seconds after the request that admitted it, and a later request finds it expired, a miss that admits it again (lcs traces from version 3 carry TTLs); adds use_ttl and expired_requests."
-  )
+  @Flag(help: declared(.useTTL))
   var useTtl = false
 
-  @Option(
-    help:
-      "How records are read: libcachesim (every record a request, as libCacheSim replays it) or kv (records are get, set and delete of a lookaside key-value cache: a get's miss fills only on the trace's next set or with --fill-on-miss, a set replaces the object, a delete removes it, TTLs always hold; adds gets, get_hits, sets, deletes)."
-  )
-  var semantics: Semantics = .libcachesim
+  @Option(help: declared(.semantics))
+  var semantics: RunDescription.Semantics = .libcachesim
 
-  @Flag(help: "With --semantics kv: a get's miss admits the object at once, as a cache that loads on a miss.")
+  @Flag(help: declared(.fillOnMiss))
   var fillOnMiss = false
 
-  @Option(
-    help:
-      "With --use-ttl or --semantics kv: when expired objects leave. lazy (the default, as libCacheSim): when next requested or evicted; scan[:interval=S]: also every S seconds of trace time (default 1, 0 before every request), as Segcache removes expired segments. Adds expiration, expired_objects (objects that expired while cached) and mean_expired_bytes (bytes held by expired objects, averaged over the trace's time)."
-  )
+  @Option(help: declared(.expiration))
   var expiration: String?
 
-  @Option(
-    name: .customLong("repeat"),
-    help:
-      "Replay each trace this many times in a row, copy k with k·(largest id + 1) added to every id so copies share no object (a longer trace with the same structure)."
-  )
+  @Option(name: .customLong("repeat"), help: declared(.repeatTrace))
   var copies: Int = 1
 
-  func validate() throws {
-    _ = try policies.specs()
-    _ = try admissions.specs(sizeMode: sizeMode, policies: try policies.specs())
+  /// The replay these options describe, in the run description every front
+  /// end fills (``RunDescription``); with no trace, the Quick start job's
+  /// policies and sizes. `all` leaves out the policies this replay cannot run.
+  func described() throws -> RunDescription {
+    var run = RunDescription()
+    run.policies = traces.isEmpty && policies.isEmpty ? DefaultJob.policies : try policies.specs()
     try sizes.check()
-    try diskSize?.check()
-    try warmup?.check()
-    try interval?.check()
+    run.sizes = traces.isEmpty && sizes.isEmpty ? DefaultJob.sizes : sizes.sizes
+    try admissions.admissions.check()
+    if !admissions.isEmpty { run.admissions = admissions.admissions.values() }
+    (run.sizeMode, run.attribution, run.useTTL, run.semantics) = (sizeMode, attribution, useTtl, semantics)
+    (run.fillOnMiss, run.copies, run.jobs, run.limit) = (fillOnMiss, copies, jobs, limit)
+    try failing { () throws(RunError) in
+      for (setting, text) in [
+        (Setting.warmup, warmup), (.interval, interval), (.expiration, expiration), (.tier, tier),
+        (.diskSize, diskSize), (.diskDirectory, diskDir),
+      ] {
+        if let text { try run.set(setting, to: text) }
+      }
+    }
+    if run.hasOperations && policies.namesAll { run.policies.removeAll { $0.descriptor.isOffline } }
+    return run
+  }
+
+  func validate() throws {
+    let run = try described()
+    try failing { () throws(RunError) in try run.check() }
+    // What only the command line has: its traces and its output files.
     if interval != nil && timeseries == nil {
       throw ArgumentError("--interval needs --timeseries PATH for the series (a CSV file, or - for standard output)")
     }
@@ -120,9 +117,6 @@ struct Replay: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
       try OutputCheck.distinct([("--csv", output.csv), ("--json", output.json), ("--timeseries", timeseries)])
     }
     if regret != nil && !attribution { throw ArgumentError("--regret needs --attribution") }
-    if attribution && interval != nil {
-      throw ArgumentError("--attribution does not cut a replay into intervals yet; drop --interval or --attribution")
-    }
     if let regret {
       try OutputCheck.file(regret, option: "--regret")
       try OutputCheck.distinct([
@@ -132,97 +126,28 @@ struct Replay: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
     try OutputCheck.notAnInput(
       [("--csv", output.csv), ("--json", output.json), ("--timeseries", timeseries), ("--regret", regret)],
       inputs: traces)
-    if tier != nil && attribution { throw ArgumentError("--tier memory+disk does not take --attribution") }
-    if fillOnMiss && semantics != .kv { throw ArgumentError("--fill-on-miss is for --semantics kv") }
-    if let expiration {
-      if !useTtl && semantics != .kv { throw ArgumentError("--expiration is for --use-ttl or --semantics kv") }
-      do { _ = try Expiration(parsing: expiration) } catch { throw ArgumentError("--expiration: \(error)") }
-    }
-    if (useTtl || semantics == .kv) && copies > 1 {
-      throw ArgumentError(
-        "--repeat \(copies) restarts the trace's clock in each copy, so objects would expire backwards; "
-          + "drop --repeat with \(useTtl ? "--use-ttl" : "--semantics kv")")
-    }
-    if useTtl || semantics == .kv, !policies.namesAll,
-      let offline = try policies.specs().first(where: { $0.descriptor.isOffline })
-    {
-      throw ArgumentError(
-        "\(offline.name) is no bound once objects expire or are set and deleted (it ignores TTLs and operations); "
-          + "leave it out with \(useTtl ? "--use-ttl" : "--semantics kv")")
-    }
-    if semantics == .kv && (attribution || warmup != nil || interval != nil || tier != nil) {
-      throw ArgumentError(
-        "--semantics kv is not yet replayed with --attribution, --warmup, --interval or --tier; drop one of them")
-    }
-    if useTtl && (attribution || warmup != nil || interval != nil || tier != nil) {
-      throw ArgumentError(
-        "--use-ttl is not yet replayed with --attribution, --warmup, --interval or --tier; drop one of them")
-    }
-    if tier != nil && (warmup != nil || interval != nil) {
-      throw ArgumentError("--tier memory+disk does not take --warmup or --interval yet")
-    }
-    if let jobs, jobs < 1 { throw ArgumentError("--jobs \(jobs): at least one job is needed") }
-    guard copies >= 1 else { throw ArgumentError("--repeat \(copies): at least one copy is needed") }
-    if tier == nil {
-      for (given, option) in [
-        (diskSize != nil, "--disk-size"), (diskDir != nil, "--disk-dir"), (limit != nil, "--limit"),
-      ]
-      where given {
-        throw ArgumentError("\(option) is for --tier memory+disk; add --tier memory+disk or leave \(option) out")
-      }
-    }
-    guard diskDir?.isEmpty != true else {
-      throw ArgumentError("--disk-dir is an empty path; name a folder for the disk tier's scratch store")
-    }
     if !traces.isEmpty {
       guard !policies.isEmpty else { throw ArgumentError("no --policy given; e.g. --policy lru,arc") }
       guard !sizes.isEmpty else {
         throw ArgumentError("no --size given; e.g. --size 1000,5000 or --size 16m --size-mode bytes")
       }
     }
-    if let tier {
-      guard tier.lowercased() == "memory+disk" else {
-        throw ArgumentError("--tier '\(tier)': the one tier stack is memory+disk")
-      }
-      guard !traces.isEmpty else { throw ArgumentError("--tier memory+disk needs a trace") }
-      guard admissions.isEmpty else { throw ArgumentError("--tier memory+disk does not take --admission yet") }
-      guard diskSize != nil else {
-        throw ArgumentError("--tier memory+disk needs --disk-size (the disk tier's capacity)")
-      }
-      if let limit, limit < 1 { throw ArgumentError("--limit \(limit): at least 1 request") }
-      for spec in try policies.specs() where !spec.descriptor.canDriveACache {
-        throw ArgumentError(
-          "--tier memory+disk runs real caches: \(spec.name) cannot drive one; choose an online policy")
-      }
-      for size in sizes.sizes {
-        guard case .absolute = size else {
-          throw ArgumentError("--tier memory+disk takes absolute memory sizes (5000, 64m), not shares of the footprint")
-        }
-      }
-    }
+    if tier != nil && traces.isEmpty { throw ArgumentError("--tier memory+disk needs a trace") }
   }
 
   func run() throws {
-    if tier != nil { return try runTiered() }
+    let run = try described()
+    if run.tier != nil { return try runTiered(run) }
     let isDefaultJob = traces.isEmpty
     let paths = isDefaultJob ? try defaultTraces() : traces
-    var specs = policies.isEmpty ? DefaultJob.policies : try policies.specs()
-    // `all` is every policy this replay can run: not the offline ones under TTLs or kv.
-    if useTtl || semantics == .kv { specs.removeAll { $0.descriptor.isOffline } }
-    let sources = try paths.map { try traceSource($0, traceOptions, copies: copies) }
-    let admissionSpecs = try admissions.specs(sizeMode: sizeMode, policies: specs)
-    let expiry = try failing { () throws(TraceError) in try expiration.map(Expiration.init(parsing:)) ?? .lazy }
-    let settings = ReplaySettings(
-      window: ReplayWindow(warmup: warmup?.value.span, interval: interval?.value.span), attribution: attribution,
-      ttl: useTtl ? TTLRule(expiration: expiry) : nil,
-      kv: semantics == .kv ? KVRule(fillOnMiss: fillOnMiss, expiration: expiry) : nil)
+    let sources = try paths.map { try traceSource($0, traceOptions, copies: run.copies) }
     let cells = try failing { () throws(TraceError) in
       try ReplayCell.grid(
-        sources, policies: specs, sizes: sizes.isEmpty ? DefaultJob.sizes : sizes.sizes, sizeMode: sizeMode,
-        admissions: admissionSpecs, settings: settings)
+        sources, policies: run.policies, sizes: run.sizes, sizeMode: run.sizeMode, admissions: run.admissions,
+        settings: run.replaySettings)
     }
     let results = try failing { () throws(TraceError) in
-      try Sweep.replay(cells, jobs: jobs, interactive: isatty(2) == 1) {
+      try Sweep.replay(cells, jobs: run.jobs, interactive: isatty(2) == 1) {
         ProgressLine($0, total: $1, label: "replay")
       }
     }
@@ -329,15 +254,15 @@ struct SpanValue: ArgumentValue {
 
 extension Replay {
   /// `--tier memory+disk`: every trace × policy × memory size through a real tiered cache.
-  func runTiered() throws {
-    let specs = try policies.specs(or: DefaultJob.lru)
-    let memorySizes = sizes.sizes.compactMap { size -> Int64? in if case .absolute(let n) = size { n } else { nil } }
-    let sources = try traces.map { try traceSource($0, traceOptions, copies: copies) }
+  func runTiered(_ run: RunDescription) throws {
+    let memorySizes = run.sizes.compactMap { size -> Int64? in if case .absolute(let n) = size { n } else { nil } }
+    let sources = try traces.map { try traceSource($0, traceOptions, copies: run.copies) }
     let results: [TieredReplay.Result]
     do {
       results = try TieredReplay.runAll(
-        sources, policies: specs, memorySizes: memorySizes, diskSize: diskSize!.bytes, sizeMode: sizeMode,
-        directory: diskDir ?? FileManager.default.temporaryDirectory.path, limit: limit, log: printError)
+        sources, policies: run.policies, memorySizes: memorySizes, diskSize: run.diskSize!, sizeMode: run.sizeMode,
+        directory: run.diskDirectory ?? FileManager.default.temporaryDirectory.path, limit: run.limit,
+        log: printError)
     } catch {
       throw fail(String(describing: error))
     }
@@ -371,7 +296,4 @@ func defaultTraces() throws -> [String] {
   return traces
 }
 
-/// How `replay` reads records (``KVRule``).
-enum Semantics: String, ExpressibleByArgument, CaseIterable {
-  case libcachesim, kv
-}
+extension RunDescription.Semantics: ExpressibleByArgument {}

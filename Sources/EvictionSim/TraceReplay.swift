@@ -28,29 +28,16 @@ public enum TraceReplay {
     attributingAgainst reference: AttributionReference? = nil, ttl: TTLRule? = nil, kv: KVRule? = nil
   ) throws(TraceError) -> ReplayResult {
     try checkMinimumCapacity(policy, cacheSize)
-    if (ttl != nil || kv != nil) && policy.descriptor.isOffline {
-      throw .invalidOption(
-        "\(policy.name) is no bound once objects expire or are set and deleted: it ranks by the next request and "
-          + "ignores TTLs and operations; leave it out of runs with TTLs (\(Setting.useTTL)) or key-value semantics")
-    }
-    if (ttl != nil || kv != nil) && trace.copies > 1 {
-      throw .invalidOption(
-        "copies of a trace (\(Setting.repeatTrace)) restart its clock, so objects would expire backwards; "
-          + "replay one copy with TTLs or key-value semantics")
-    }
-    if kv != nil && (reference != nil || !window.isEmpty) {
-      throw .invalidOption(
-        "key-value semantics (\(Setting.semantics) kv) are not yet replayed with a warm-up, intervals or miss attribution; drop one of them"
-      )
-    }
-    if ttl != nil && (reference != nil || !window.isEmpty) {
-      throw .invalidOption(
-        "time-to-live (\(Setting.useTTL)) is not yet replayed with a warm-up, intervals or miss attribution; drop one of them"
-      )
-    }
-    do throws(AdmissionError) { try admission.check(composesWith: policy.descriptor) } catch {
-      throw .invalidOption(error.description)
-    }
+    // The one check every front end's replay goes through, for this cell.
+    var described = RunDescription()
+    (described.policies, described.sizeMode, described.admissions) = ([policy], sizeMode, [admission])
+    (described.window, described.attribution, described.copies) = (window, reference != nil, trace.copies)
+    (described.useTTL, described.semantics, described.fillOnMiss) = (
+      ttl != nil, kv == nil ? .libcachesim : .kv, kv?.fillOnMiss ?? false
+    )
+    let expiration = kv?.expiration ?? ttl?.expiration ?? .lazy
+    described.expiration = expiration == .lazy ? nil : expiration
+    do throws(RunError) { try described.check() } catch { throw .invalidOption(error.description) }
     let clock = ContinuousClock()
     let start = clock.now
     var counts: ReplayCounts

@@ -177,7 +177,7 @@ import Testing
       try TraceReplay.run(
         TraceSource(path: path, format: .lcs), policy: PolicySpec("lru"), cacheSize: 1, sizeMode: .count,
         window: ReplayWindow(warmup: .requests(1)), ttl: TTLRule())
-    } throws: { "\($0)".contains("not yet replayed with a warm-up") }
+    } throws: { "\($0)".contains("useTtl is not yet replayed with warmup") }
   }
 
   /// The rows of scripts/reference/libcachesim_035_ttl.tsv (libCacheSim 0.3.5's

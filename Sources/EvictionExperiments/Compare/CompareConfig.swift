@@ -121,10 +121,46 @@ public struct CompareConfig: Sendable {
 
   /// Refuses attribution with intervals: its replay does not cut them yet.
   public func checkAttribution(file: String) throws(ConfigError) {
-    guard attribution, window.interval != nil else { return }
-    throw ConfigError(
-      file: file,
-      "attribution does not cut a replay into intervals yet; drop \(Setting.interval) or \(Setting.attribution)")
+    var run = RunDescription()
+    (run.policies, run.sizeMode, run.admissions) = (policies, sizeMode, admissions)
+    (run.window, run.attribution, run.jobs) = (window, attribution, jobs)
+    do throws(RunError) { try run.check(spelling: RunDescription.configSpelling) } catch {
+      throw ConfigError(file: file, error.description)
+    }
+  }
+
+  /// The replay settings a configuration's top level gives (``RunDescription``:
+  /// every setting `compare` takes, read by its declaration), with
+  /// `policies`, checked as every front end's replay is.
+  static func runSettings(
+    _ table: [String: ConfigValue], policies: [PolicySpec], reader: TableReader
+  ) throws(ConfigError) -> RunDescription {
+    var run = RunDescription()
+    run.policies = policies
+    for declared in RunDescription.settings where declared.declaration.commands.contains("compare") {
+      guard let key = declared.declaration.configKey, let value = table[key] else { continue }
+      let text: String
+      switch value {
+      case .string(let s): text = s
+      case .integer(let n): text = String(n)
+      case .bool(let b): text = String(b)
+      case .array(let items):
+        var pieces: [String] = []
+        for item in items {
+          guard case .string(let s) = item else { throw reader.fail(key, declared.declaration.value, value) }
+          pieces.append(s)
+        }
+        text = pieces.joined(separator: ",")
+      default: throw reader.fail(key, declared.declaration.value, value)
+      }
+      do throws(RunError) { try run.set(declared.setting, to: text, spelling: RunDescription.configSpelling) } catch {
+        throw ConfigError(file: reader.file, error.description)
+      }
+    }
+    do throws(RunError) { try run.check(spelling: RunDescription.configSpelling) } catch {
+      throw ConfigError(file: reader.file, error.description)
+    }
+    return run
   }
 
   /// Every policy × admission as reports name them (``CompareRow/label``), in sweep order.
@@ -135,11 +171,11 @@ public struct CompareConfig: Sendable {
   }
 
   /// Keys each table accepts; anything else is an error naming the known ones.
-  static let topKeys: Set<String> = [
-    "name", "size_mode", "policies", "admissions", "sizes", "seeds", "traces", "chart_size", "stress", "disk", "jobs",
-    "skip_bad_lines", "small_sizes", "warmup", "interval", "figures", "labels", "colors", "colours",
-    "attribution",
-  ]
+  /// (The replay settings among them come from their declarations, ``RunDescription/settings``.)
+  static let topKeys: Set<String> = RunDescription.configKeys(of: "compare").union([
+    "name", "policies", "sizes", "seeds", "traces", "chart_size", "stress", "disk", "skip_bad_lines", "small_sizes",
+    "figures", "labels", "colors", "colours",
+  ])
   static let readingKeys: Set<String> = [
     "format", "dataset", "key_column", "size_column", "time_column", "header", "delimiter", "renumber_ids",
   ]
@@ -391,10 +427,6 @@ public struct CompareConfig: Sendable {
     guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else {
       throw ConfigError(file: file, "name '\(name)' must be a plain folder name (it becomes results/\(name)/)")
     }
-    let modeText = try reader.string("size_mode") ?? "count"
-    guard let sizeMode = SizeMode(rawValue: modeText.lowercased()) else {
-      throw ConfigError(file: file, "size_mode '\(modeText)': use \"count\" or \"bytes\"")
-    }
     let policyTexts = try reader.strings("policies") ?? []
     guard !policyTexts.isEmpty else {
       throw ConfigError(
@@ -406,30 +438,7 @@ public struct CompareConfig: Sendable {
         throw ConfigError(file: file, "policies: \(error.description)")
       }
     }
-    guard Set(policies).count == policies.count else {
-      throw ConfigError(file: file, "policies names a policy twice")
-    }
-    var admissions: [AdmissionSpec] = []
-    for text in try reader.strings("admissions") ?? ["none"] {
-      do throws(AdmissionError) { admissions += try AdmissionSpec.list(text) } catch {
-        throw ConfigError(file: file, "admissions: \(error.description)")
-      }
-    }
-    guard !admissions.isEmpty, Set(admissions).count == admissions.count else {
-      throw ConfigError(file: file, "admissions names one twice (or none at all); e.g. [\"none\", \"bloom-filter\"]")
-    }
-    for admission in admissions {
-      if admission.judgesSizes, sizeMode == .count {
-        throw ConfigError(
-          file: file,
-          "admissions: \(admission) judges sizes, but in count mode every object weighs 1; set size_mode = \"bytes\"")
-      }
-      for policy in policies {
-        do throws(AdmissionError) { try admission.check(composesWith: policy.descriptor) } catch {
-          throw ConfigError(file: file, "admissions: \(error.description)")
-        }
-      }
-    }
+    let run = try runSettings(table, policies: policies, reader: reader)
     let sizes = try reader.sizes("sizes") ?? []
     guard !sizes.isEmpty else {
       throw ConfigError(
@@ -445,8 +454,6 @@ public struct CompareConfig: Sendable {
     guard sizes.contains(chartSize) else {
       throw ConfigError(file: file, "chart_size \(chartSize) is not one of the sizes")
     }
-    let jobs = try reader.integers("jobs", single: true)?.first.map(Int.init)
-    if let jobs, jobs < 1 { throw ConfigError(file: file, "jobs must be at least 1") }
     let skipBadLines = try reader.bool("skip_bad_lines") ?? false
     let smallText = try reader.string("small_sizes") ?? "error"
     guard let smallSizes = SmallSizes(rawValue: smallText.lowercased()) else {
@@ -487,31 +494,13 @@ public struct CompareConfig: Sendable {
       disk = try diskSection(t, file: file)
     }
     var config = CompareConfig(
-      name: name, sizeMode: sizeMode, policies: policies, sizes: sizes, seeds: seedValues.map { UInt64($0) },
-      traces: traces, chartSize: chartSize, stress: stress, disk: disk, jobs: jobs, skipBadLines: skipBadLines,
+      name: name, sizeMode: run.sizeMode, policies: policies, sizes: sizes, seeds: seedValues.map { UInt64($0) },
+      traces: traces, chartSize: chartSize, stress: stress, disk: disk, jobs: run.jobs, skipBadLines: skipBadLines,
       source: source, sourceFormat: sourceFormat)
-    config.admissions = admissions
+    (config.admissions, config.window, config.attribution) = (run.admissions, run.window, run.attribution)
     config.smallSizes = smallSizes
     config.figures = try FigureSettings.read(table, file: file)
     try config.figures.check(policies: config.labels, traces: traces.map(\.name), file: file)
-    for (key, option) in [("warmup", "warmup"), ("interval", "interval")] {
-      let text: String?
-      switch table[key] {
-      case nil: text = nil
-      case .integer(let n)?: text = String(n)
-      case .string(let s)?: text = s
-      case let value?: throw reader.fail(key, "a number of requests or a duration such as \"1h\"", value)
-      }
-      guard let text else { continue }
-      do throws(TraceError) {
-        let span = try ReplayWindow.Span(parsing: text, option: option)
-        if key == "warmup" { config.window.warmup = span } else { config.window.interval = span }
-      } catch {
-        throw ConfigError(file: file, error.description)
-      }
-    }
-    config.attribution = try reader.bool("attribution") ?? false
-    try config.checkAttribution(file: file)
     return config
   }
 
