@@ -109,6 +109,12 @@ import Testing
     #expect(file.stderr.contains("attribution and interval do not go together"), "\(file.stderr)")
     #expect(!file.stderr.contains("--interval"), "a configuration's reader is told its keys: \(file.stderr)")
 
+    // compare's own flags go through the configuration's reader, and are named as flags.
+    let flags = try evlab(
+      ["compare", "--trace", "t.txt", "--policy", "lru", "--size", "2", "--attribution", "--interval", "1"], in: dir)
+    #expect(flags.status == 1)
+    #expect(flags.stderr.contains("--attribution and --interval do not go together"), "\(flags.stderr)")
+
     var library = RunDescription()
     library.policies = DefaultJob.lru
     (library.attribution, library.window) = (true, ReplayWindow(interval: .requests(1)))

@@ -94,6 +94,9 @@ public struct CompareConfig: Sendable {
   /// Whether every miss is attributed to its cause against Belady's optimum
   /// (`attribution = true`; ``EvictionSim/MissAttribution``).
   public var attribution = false
+  /// Whether the sweep was given as a front end's flags, not a file (its
+  /// messages then name settings as flags).
+  public var givenAsFlags = false
   /// How figures look, and what they call each policy and trace.
   public var figures = FigureSettings()
   /// The configuration as read (partial results carry it to `evlab merge`).
@@ -115,16 +118,19 @@ public struct CompareConfig: Sendable {
     table["attribution"] = .bool(true)
     config.source = ConfigValue.table(table).jsonText
     config.sourceFormat = "json"
-    try config.checkAttribution(file: "the configuration")
+    try config.checkAttribution(file: givenAsFlags ? Self.commandLine : "the configuration")
     return config
   }
 
   /// Refuses attribution with intervals: its replay does not cut them yet.
   public func checkAttribution(file: String) throws(ConfigError) {
+    let flags: @Sendable (Setting) -> String = { $0.description }
     var run = RunDescription()
     (run.policies, run.sizeMode, run.admissions) = (policies, sizeMode, admissions)
     (run.window, run.attribution, run.jobs) = (window, attribution, jobs)
-    do throws(RunError) { try run.check(spelling: RunDescription.configSpelling) } catch {
+    do throws(RunError) {
+      try run.check(spelling: file == Self.commandLine ? flags : RunDescription.configSpelling)
+    } catch {
       throw ConfigError(file: file, error.description)
     }
   }
@@ -135,6 +141,9 @@ public struct CompareConfig: Sendable {
   static func runSettings(
     _ table: [String: ConfigValue], policies: [PolicySpec], reader: TableReader
   ) throws(ConfigError) -> RunDescription {
+    // Settings given as flags are named as flags; a file's, as its keys.
+    let flags: @Sendable (Setting) -> String = { $0.description }
+    let spell = reader.file == commandLine ? flags : RunDescription.configSpelling
     var run = RunDescription()
     run.policies = policies
     for declared in RunDescription.settings where declared.declaration.commands.contains("compare") {
@@ -153,11 +162,11 @@ public struct CompareConfig: Sendable {
         text = pieces.joined(separator: ",")
       default: throw reader.fail(key, declared.declaration.value, value)
       }
-      do throws(RunError) { try run.set(declared.setting, to: text, spelling: RunDescription.configSpelling) } catch {
+      do throws(RunError) { try run.set(declared.setting, to: text, spelling: spell) } catch {
         throw ConfigError(file: reader.file, error.description)
       }
     }
-    do throws(RunError) { try run.check(spelling: RunDescription.configSpelling) } catch {
+    do throws(RunError) { try run.check(spelling: spell) } catch {
       throw ConfigError(file: reader.file, error.description)
     }
     return run
@@ -324,7 +333,7 @@ public struct CompareConfig: Sendable {
     admissions: [String] = [], warmup: String? = nil, interval: String? = nil,
     reading: Choices.Reading = Choices.Reading()
   ) throws(ConfigError) -> CompareConfig {
-    let file = "the command line"
+    let file = commandLine
     for trace in traces where reading.format == nil && TraceFormat.infer(fromPath: trace) == nil {
       throw ConfigError(
         file: file,
@@ -337,15 +346,20 @@ public struct CompareConfig: Sendable {
     document["traces"] = traces.map { ["path": $0].merging(reading.traceKeys) { given, _ in given } }
     if reading.skipBadLines { document["skip_bad_lines"] = true }
     let data = try! JSONSerialization.data(withJSONObject: document, options: [.sortedKeys])
-    return try parse(String(decoding: data, as: UTF8.self), format: "json", file: file)
+    var config = try parse(String(decoding: data, as: UTF8.self), format: "json", file: file)
+    config.givenAsFlags = true
+    return config
   }
+
+  /// What errors about a sweep given as flags name as their file.
+  static let commandLine = "the command line"
 
   /// The flags as a configuration document.
   static func flagDocument(
     name: String?, sizeMode: String?, policies: [String], traces: [String], sizes: [String], seeds: [String],
     admissions: [String], warmup: String? = nil, interval: String? = nil
   ) throws(ConfigError) -> [String: Any] {
-    let file = "the command line"
+    let file = commandLine
     func items(_ values: [String], _ option: String) throws(ConfigError) -> [String] {
       let items = values.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }
         .map { $0.trimmingCharacters(in: .whitespaces) }
