@@ -400,6 +400,10 @@ extension DiskStore {
     report.lostKeys.append(contentsOf: salvage.damaged.map { "\($0) (inline)" })
     switch salvage.readable {
     case .all: break
+    case .some(let read) where salvage.unreadableRows > 0:
+      report.lostUncounted =
+        "the inline values of any of \(salvage.unreadableRows) rows the old manifest cannot read even by rowid "
+        + "(it yielded \(read) inline rows around them)"
     case .some(let read):
       report.lostUncounted =
         "any inline values past the damage (the old manifest yielded \(read) inline rows before it failed; "
@@ -423,20 +427,108 @@ extension DiskStore {
     var values: [DiskStore.InlineRow] = []
     var damaged: [String] = []
     var readable = Readable.none
+    /// Rows of the entries table that could not be read even by rowid.
+    var unreadableRows = 0
   }
 
   static func salvageInlineValues(_ folder: StoreFolder) -> Salvage {
-    var salvage = Salvage()
-    guard let db = try? SQLiteDatabase(path: folder.manifestPath, readOnly: true) else { return salvage }
+    guard let db = try? SQLiteDatabase(path: folder.manifestPath, readOnly: true) else { return Salvage() }
     defer { db.close() }
-    guard let version = try? layoutVersion(db) else { return salvage }
-    let sql =
-      version == 3
-      ? """
-      SELECT e.key, e.size, v.data, v.checksum, e.modification_time, e.last_access_time, e.extended_data
-      FROM entries e JOIN inline_values v ON v.id = e.id WHERE e.filename IS NULL
-      """
-      : """
+    guard let version = try? layoutVersion(db) else { return Salvage() }
+    return version == 3 ? salvageByRowID(db) : salvageByScan(db)
+  }
+
+  /// The rowids looked up one by one past the point where a scan of the
+  /// entries stops: a damaged page costs its own rows, not every later one.
+  static let probedRowIDs: Int64 = 1 << 22
+
+  /// Layout 3: the inline rows' keys come from `entries`, scanned in rowid
+  /// order and, where the scan stops at a damaged page, looked up rowid by
+  /// rowid after it; each value is then looked up by its rowid in
+  /// `inline_values` and checked against its checksum. A damaged page of
+  /// values loses the values on it, each named by its key; a damaged page of
+  /// entries loses the rows on it, counted.
+  static func salvageByRowID(_ db: SQLiteDatabase) -> Salvage {
+    struct Row {
+      var id: Int64
+      var key: String
+      var size: Int64
+      var modificationTime: Int64
+      var lastAccessTime: Int64
+      var extendedData: [UInt8]?
+    }
+    func row(_ s: SQLiteDatabase.Statement) -> Row {
+      Row(
+        id: s.int64(0), key: s.text(1) ?? "", size: s.int64(3), modificationTime: s.int64(4),
+        lastAccessTime: s.int64(5), extendedData: s.blob(6))
+    }
+    let columns = "id, key, filename, size, modification_time, last_access_time, extended_data"
+    var rows: [Row] = []
+    var lastID: Int64 = 0
+    var salvage = Salvage()
+    do {
+      try db.with("SELECT \(columns) FROM entries ORDER BY id") { (s) throws(DiskError) in
+        while try s.step() {
+          lastID = s.int64(0)
+          if s.isNull(2) { rows.append(row(s)) }
+        }
+      }
+      salvage.readable = .all
+    } catch {
+      // Past the damage, each rowid alone, up to the largest the table's right edge gives.
+      let largest = try? db.with("SELECT max(id) FROM entries") { (s) throws(DiskError) in
+        try s.step() ? s.int64(0) : 0
+      }
+      guard let largest else {
+        salvage.readable = rows.isEmpty ? .none : .some(rows.count)
+        return lookUpValues(of: rows, in: db, into: salvage)
+      }
+      var unreadable = 0
+      var id = lastID + 1
+      while id <= min(largest, lastID + probedRowIDs) {
+        do {
+          try db.with("SELECT \(columns) FROM entries WHERE id = ?", bind: { $0.bind(1, id) }) {
+            (s) throws(DiskError) in
+            if try s.step(), s.isNull(2) { rows.append(row(s)) }
+          }
+        } catch {
+          unreadable += 1
+        }
+        id += 1
+      }
+      salvage.unreadableRows = unreadable + Int(max(0, largest - lastID - probedRowIDs))
+      salvage.readable = salvage.unreadableRows == 0 ? .all : .some(rows.count)
+    }
+    return lookUpValues(of: rows, in: db, into: salvage)
+
+    func lookUpValues(of rows: [Row], in db: SQLiteDatabase, into salvage: Salvage) -> Salvage {
+      var salvage = salvage
+      for row in rows where !row.key.isEmpty {
+        let value = try? db.with("SELECT data, checksum FROM inline_values WHERE id = ?", bind: { $0.bind(1, row.id) })
+        {
+          (s) throws(DiskError) -> [UInt8]? in
+          guard try s.step(), !s.isNull(1) else { return nil }
+          let data = s.blob(0) ?? []
+          return checksum(data) == UInt64(bitPattern: s.int64(1)) && Int64(data.count) == row.size ? data : nil
+        }
+        guard let value else {
+          salvage.damaged.append(row.key)
+          continue
+        }
+        salvage.values.append(
+          DiskStore.InlineRow(
+            key: row.key, value: value, modificationTime: row.modificationTime, lastAccessTime: row.lastAccessTime,
+            extendedData: row.extendedData))
+      }
+      return salvage
+    }
+  }
+
+  /// Layouts before 3: one scan of the manifest table, as far as it reads
+  /// (its inline values carry no checksum, so none verifies).
+  static func salvageByScan(_ db: SQLiteDatabase) -> Salvage {
+    var salvage = Salvage()
+    let sql = """
       SELECT key, size, inline_data, NULL, modification_time, last_access_time, extended_data
       FROM manifest WHERE filename IS NULL
       """

@@ -162,6 +162,45 @@ func dataFiles(_ directory: String) throws -> [String] {
     #expect(try reopened.value(forKey: "inline") == nil)
   }
 
+  /// A damaged page among the inline values costs the values on it, each
+  /// named by its key, and no other: repair looks each value up by its rowid
+  /// where a scan of the table would stop at the damage (it lost every inline
+  /// value after the first bad page, and named none).
+  @Test func repairKeepsEveryInlineValueSQLiteCanStillReadByRowID() throws {
+    let dir = try scratchStore()
+    let store = try DiskStore(directory: dir, inlineThreshold: 100)
+    func value(_ i: Int) -> [UInt8] { Array("value-\(i)-".utf8) + bytes(50, seed: i) }
+    let count = 3000
+    for i in 0..<count { try store.setValue(value(i), forKey: "k\(i)") }
+    store.close()
+    #expect(!FileManager.default.fileExists(atPath: dir + "/manifest.sqlite-wal"), "closing folds the log in")
+    // Overwrite the page that holds value 1500 (never the first page, which holds the schema).
+    let path = dir + "/manifest.sqlite"
+    var file = try Data(contentsOf: URL(fileURLWithPath: path))
+    let pageSize = Int(file[16]) << 8 | Int(file[17])
+    let offset = try #require(file.firstRange(of: Data("value-1500-".utf8))).lowerBound
+    let page = offset / pageSize
+    #expect(page > 0)
+    file.replaceSubrange(page * pageSize..<(page + 1) * pageSize, with: Data(repeating: 0xA5, count: pageSize))
+    try file.write(to: URL(fileURLWithPath: path))
+
+    let repaired = try DiskStore.check(directory: dir, repair: true)
+    let lost = repaired.lostKeys
+    #expect(lost.contains("k1500 (inline)"), "\(lost.prefix(5))")
+    #expect(lost.count > 0 && lost.count < 200, "one page's values, not the rest of the table: \(lost.count)")
+    #expect(lost.allSatisfy { $0.hasSuffix(" (inline)") })
+    #expect(repaired.lostUncounted == nil, "\(repaired.lostUncounted ?? "")")
+    #expect(
+      repaired.actions.contains { $0.contains("restored \(count - lost.count) inline values") }, "\(repaired.actions)")
+    #expect(try DiskStore.check(directory: dir).isConsistent)
+    let reopened = try DiskStore(directory: dir, inlineThreshold: 100)
+    let lostKeys = Set(lost.map { String($0.dropLast(" (inline)".count)) })
+    for i in 0..<count where !lostKeys.contains("k\(i)") {
+      #expect(try reopened.value(forKey: "k\(i)") == value(i))
+    }
+    #expect(try reopened.value(forKey: "k1500") == nil)
+  }
+
   @Test func theWriteAheadLogStaysBoundedThroughAHundredThousandOperations() throws {
     let dir = try scratchStore()
     let store = try DiskStore(directory: dir)
