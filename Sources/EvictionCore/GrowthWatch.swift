@@ -16,9 +16,11 @@ public enum GrowthWatch {
   /// The smallest allocation announced: 64 MiB.
   public static let threshold = 64 << 20
 
-  /// Called with the bytes about to be allocated and what grows; it may
-  /// end the process (it cannot make the allocation fail).
-  public typealias Watcher = @Sendable (_ bytes: Int, _ what: String) -> Void
+  /// Called with the bytes about to be allocated, what grows, and the size
+  /// from which that structure is watched (``threshold``, or less for one of
+  /// several tables that grow together, whose growth only has to fit); it
+  /// may end the process (it cannot make the allocation fail).
+  public typealias Watcher = @Sendable (_ bytes: Int, _ what: String, _ from: Int) -> Void
 
   static let watcher = Mutex<Watcher?>(nil)
 
@@ -27,9 +29,18 @@ public enum GrowthWatch {
     self.watcher.withLock { $0 = watcher }
   }
 
-  /// Tells the watcher that `bytes` are about to be allocated for `what`.
-  public static func willAllocate(_ bytes: Int, _ what: @autoclosure () -> String) {
-    guard bytes >= threshold, let watcher = watcher.withLock({ $0 }) else { return }
-    watcher(bytes, what())
+  /// Tells the watcher that `bytes` are about to be allocated for `what`,
+  /// when they are `from` bytes or more (``threshold`` unless a structure
+  /// that grows beside others asks to be watched from less).
+  public static func willAllocate(_ bytes: Int, _ what: @autoclosure () -> String, from: Int = threshold) {
+    guard bytes >= from, let watcher = watcher.withLock({ $0 }) else { return }
+    watcher(bytes, what(), from)
   }
+
+  /// Where the one-per-distinct-object tables of a pass over a trace (a
+  /// stack-distance tree, a set of distinct keys) are watched from: 8 MiB.
+  /// They grow by doubling beside a policy's own tables, so a growth short
+  /// of ``threshold`` may still not fit; below 8 MiB the watcher's margin
+  /// would refuse small traces under a tight limit.
+  public static let perObjectThreshold = 8 << 20
 }

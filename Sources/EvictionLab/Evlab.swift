@@ -71,13 +71,13 @@ public enum EvictionLab {
           + "or free memory")
       exit(1)
     }
-    GrowthWatch.install { bytes, what in
+    GrowthWatch.install { bytes, what, from in
       guard
         let shortage = MemoryBudget.shortage(
           Int64(bytes), for: what,
           wayOut:
-            "use smaller cache sizes or a shorter trace (fewer --repeat copies), fewer runs at once (--jobs 1), or run where more memory is free"
-        )
+            "use smaller cache sizes or a shorter trace (fewer --repeat copies), fewer runs at once (--jobs 1), or run where more memory is free",
+          margin: from < GrowthWatch.threshold ? MemoryBudget.tableMargin(for: Int64(bytes)) : nil)
       else { return }
       Interruption.stop(printing: "evlab: error: \(shortage)")
     }

@@ -65,7 +65,8 @@ struct DistinctKeys {
   }
 
   private mutating func grow() {
-    GrowthWatch.willAllocate(table.count * 2 * 8, "the set of distinct objects (\(count) objects)")
+    GrowthWatch.willAllocate(
+      table.count * 2 * 8, "the set of distinct objects (\(count) objects)", from: GrowthWatch.perObjectThreshold)
     let old = table
     table = Array(repeating: 0, count: old.count * 2)
     shift -= 1

@@ -123,7 +123,11 @@ public struct RequestBits: Sendable {
   mutating func set(_ position: Int64) {
     let word = Int(position >> 6)
     if word >= words.count {
-      words.append(contentsOf: repeatElement(0, count: max(word + 1 - words.count, words.count)))
+      let added = max(word + 1 - words.count, words.count)
+      GrowthWatch.willAllocate(
+        (words.count + added) * 8, "miss attribution's bit per request (\(words.count * 64) requests)",
+        from: GrowthWatch.perObjectThreshold)
+      words.append(contentsOf: repeatElement(0, count: added))
     }
     words[word] |= 1 << UInt64(position & 63)
   }
@@ -314,6 +318,11 @@ struct LifeTable {
       if cell.index < 0 {
         precondition(lives.count < Int(Int32.max), "more than 2^31 objects to attribute")
         cells[i] = Cell(key: key, index: Int32(lives.count))
+        if lives.count == lives.capacity {
+          GrowthWatch.willAllocate(
+            Swift.max(lives.capacity * 2, 16) * MemoryLayout<ObjectLife>.stride,
+            "miss attribution's object lives (\(lives.count) objects)", from: GrowthWatch.perObjectThreshold)
+        }
         lives.append(ObjectLife(key: key, lastRequest: position))
         return (lives.count - 1, true)
       }
@@ -323,6 +332,9 @@ struct LifeTable {
   }
 
   private mutating func grow() {
+    GrowthWatch.willAllocate(
+      cells.count * 2 * MemoryLayout<Cell>.stride, "miss attribution's index of objects (\(lives.count) objects)",
+      from: GrowthWatch.perObjectThreshold)
     let old = cells
     cells = Array(repeating: Cell(key: 0, index: -1), count: old.count * 2)
     shift -= 1

@@ -475,7 +475,9 @@ struct StackDistanceTree {
     if next == capacity { compact() }
     if latest.count == latest.capacity {
       // A native dictionary's slot (8-byte key, 16-byte value), at most 3/4 full.
-      GrowthWatch.willAllocate(latest.capacity * 2 * 32, "the stack-distance table (\(latest.count) objects)")
+      GrowthWatch.willAllocate(
+        latest.capacity * 2 * 32, "the stack-distance table (\(latest.count) objects)",
+        from: GrowthWatch.perObjectThreshold)
     }
     var distance: Int64? = nil
     var changed = false
@@ -522,7 +524,8 @@ struct StackDistanceTree {
   /// more than half of it is live.
   mutating func compact() {
     GrowthWatch.willAllocate(
-      latest.count * 32 + (capacity * 2 + 1) * 8, "the stack-distance tree (\(latest.count) objects)")
+      latest.count * 32 + (capacity * 2 + 1) * 8, "the stack-distance tree (\(latest.count) objects)",
+      from: GrowthWatch.perObjectThreshold)
     let live = latest.sorted { $0.value.position < $1.value.position }
     if live.count * 2 > capacity { capacity *= 2 }
     tree = Array(repeating: 0, count: capacity + 1)

@@ -51,9 +51,18 @@ public enum MemoryBudget {
   /// and 64 MiB. An estimate that only just fits would still fail.
   public static func margin(for bytes: Int64) -> Int64 { bytes / 4 + (64 << 20) }
 
-  /// The error `check` throws, or nil when `bytes` and their ``margin(for:)`` fit.
-  public static func shortage(_ bytes: Int64, for what: String, wayOut: String) -> TraceError? {
-    let (withMargin, overflow) = bytes.addingReportingOverflow(margin(for: bytes))
+  /// The margin of one of several per-object tables that grow together
+  /// (``GrowthWatch/perObjectThreshold``): an eighth of the growth and 8 MiB.
+  /// Their growths are many and each small beside the run, so the whole
+  /// margin at each would refuse runs that fit.
+  public static func tableMargin(for bytes: Int64) -> Int64 { bytes / 8 + (8 << 20) }
+
+  /// The error `check` throws, or nil when `bytes` and their margin
+  /// (``margin(for:)`` unless another is given) fit.
+  public static func shortage(_ bytes: Int64, for what: String, wayOut: String, margin given: Int64? = nil)
+    -> TraceError?
+  {
+    let (withMargin, overflow) = bytes.addingReportingOverflow(given ?? margin(for: bytes))
     guard let room = headroom(), overflow || withMargin > room.bytes else { return nil }
     return .notEnoughMemory(what: what, needed: bytes, available: room.bytes, limit: room.limit, wayOut: wayOut)
   }

@@ -6,7 +6,7 @@ import Testing
 @Suite(.serialized) struct GrowthWatchTests {
   @Test func aLargeGrowthIsAnnouncedBeforeItIsMadeAndASmallOneIsNot() {
     let seen = Mutex<[(Int, String)]>([])
-    GrowthWatch.install { bytes, what in seen.withLock { $0.append((bytes, what)) } }
+    GrowthWatch.install { bytes, what, _ in seen.withLock { $0.append((bytes, what)) } }
     defer { GrowthWatch.install(nil) }
     _ = FrequencySketch(entries: 1 << 10)
     #expect(seen.withLock { $0.allSatisfy { !$0.1.contains("1024 keys") } })

@@ -108,4 +108,37 @@ import Testing
     let run = try limited(600, ["replay", "loop.csv", "--policy", "belady", "--size", "100"], in: dir)
     expectShortage(run, mentions: ["holding loop.csv in memory", "oracleGeneral"])
   }
+
+  /// The exact curve's stack-distance tree and table grow with the distinct
+  /// objects; their growths short of 64 MiB ended in a backtrace under these
+  /// limits (48 MiB at 200 MiB). Each limit now ends in the one line.
+  @Test(arguments: [150, 200, 300])
+  func anExactCurveThatOutgrowsMemoryStopsWithOneLine(megabytes: Int) throws {
+    let dir = try scratchDirectory()
+    let made = try evlab(
+      ["generate", "uniform", "--objects", "3000000", "--requests", "6000000", "-o", "u.oracleGeneral"], in: dir)
+    #expect(made.status == 0, "\(made.stderr)")
+    let run = try limited(
+      megabytes, ["mrc", "u.oracleGeneral", "--method", "exact", "--sizes", "1000..1000000:log5"], in: dir)
+    expectShortage(run, mentions: [])
+  }
+
+  /// Miss attribution's lives, index and bit per request grow with the
+  /// objects and requests of every copy (`--repeat`): at 300 MiB a 75 MiB
+  /// growth ended in a backtrace.
+  @Test(arguments: [250, 300, 350])
+  func attributionOverManyCopiesThatOutgrowsMemoryStopsWithOneLine(megabytes: Int) throws {
+    let dir = try scratchDirectory()
+    let made = try evlab(
+      ["generate", "zipf", "--objects", "100000", "--requests", "1000000", "-o", "z.oracleGeneral"], in: dir)
+    #expect(made.status == 0, "\(made.stderr)")
+    let run = try limited(
+      megabytes,
+      [
+        "replay", "z.oracleGeneral", "--policy", "lru", "--size", "1%", "--attribution", "--repeat", "10", "--jobs",
+        "1",
+      ],
+      in: dir)
+    expectShortage(run, mentions: [])
+  }
 }
