@@ -63,6 +63,9 @@ struct BenchUpdate: ParsableCommand {
   @OptionGroup var options: BaselineOptions
 
   func run() throws {
+    let root = URL(fileURLWithPath: options.root).standardizedFileURL.path
+    try OutputCheck.notAnInput(
+      [("--baseline", options.baseline)], inputs: Baseline.plannedCells(root: root).map(\.trace.path))
     let cells = try options.measure()
     try write(Baseline(cells: cells).encoded(), to: options.baseline)
   }

@@ -50,6 +50,13 @@ struct CacheBench: ParsableCommand {
   }
 
   func run() throws {
+    // The keys (shuffled, then mapped: 16 bytes each) and reads (8) are drawn before the rounds start.
+    let bytes =
+      Double(keys) * 16 + Double(gets) * 8 + Double(min(capacity, keys)) * Double(MemoryBench.bytesPerEntry)
+    try MemoryBudget.check(
+      bytes < 0x1p62 ? Int64(bytes) : 1 << 62,
+      for: "\(keys) keys, \(gets) reads and a cache of \(min(capacity, keys)) entries",
+      wayOut: "measure fewer --keys or --gets, or a smaller --capacity, or run where more memory is free")
     let benchmark = CacheBenchmark(
       policies: try policies.specs(), capacity: capacity, keys: keys, gets: gets, rounds: runs,
       lock: lock.value.items[0])

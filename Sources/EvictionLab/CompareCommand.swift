@@ -113,8 +113,11 @@ struct Compare: ParsableCommand {
       if case .file(let source) = entry.origin { return source.path }
       return nil
     }
+    // A shard writes its partial result; a whole run, the report's files.
+    let written = shardSpec.map { [ComparePartial.fileName(shard: $0.0, of: $0.1)] } ?? reportFiles
     try OutputCheck.notAnInput(
-      reportFiles.map { ("--output", (directory as NSString).appendingPathComponent($0)) }, inputs: inputs)
+      written.map { ("--output", (directory as NSString).appendingPathComponent($0)) }, inputs: inputs,
+      others: [("the --config file", self.config ?? Self.defaultConfig), ("the --collection file", collection)])
     if shardSpec == nil {
       try OutputCheck.reportFolder(directory, option: "--output", files: reportFiles)
     } else {

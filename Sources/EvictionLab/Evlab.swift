@@ -5,6 +5,7 @@ import EvictionRun
 import EvictionSim
 import EvictionTraces
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -51,6 +52,7 @@ public enum EvictionLab {
       let arguments = try checkOptions(Array(CommandLine.arguments.dropFirst()))
       var command = try Evlab.parseAsRoot(arguments)
       try command.run()
+      try checkStandardOutput()
       exit(0)
     } catch {
       exit(report(error))
@@ -252,17 +254,36 @@ struct StandardError: TextOutputStream {
 func writeStandardError(_ string: String) { writeFully(string, descriptor: 2) }
 
 /// Writes to file descriptor 1 at once (no buffer a kill could lose).
-func writeStandardOutput(_ string: String) { writeFully(string, descriptor: 1) }
+func writeStandardOutput(_ string: String) {
+  if let error = writeFully(string, descriptor: 1) { standardOutputError.withLock { $0 = $0 ?? error } }
+}
 
-/// Writes all of `string` to `fd`, retrying short writes and EINTR; gives up
-/// silently on any other error (there is nowhere left to report it).
-func writeFully(_ string: String, descriptor fd: Int32) {
+/// The first error writing standard output (`errno`), if any.
+let standardOutputError = Mutex<Int32?>(nil)
+
+/// Refuses to end a run with status 0 when what it printed did not all
+/// reach standard output (a full disk, `> /dev/full`): the output a user
+/// redirected is not there. Flushes the C stream `print` writes to first.
+func checkStandardOutput() throws {
+  if fflush(nil) != 0 { standardOutputError.withLock { $0 = $0 ?? errno } }
+  guard let error = standardOutputError.withLock({ $0 }) else { return }
+  throw ArgumentError(
+    "cannot write standard output (\(String(cString: strerror(error)))): the results did not all reach it; "
+      + "free space where it goes, or write them to a file (--csv, --json or -o where the command takes one)")
+}
+
+/// Writes all of `string` to `fd`, retrying short writes and EINTR; returns
+/// the error (`errno`) that stopped it, if any.
+@discardableResult
+func writeFully(_ string: String, descriptor fd: Int32) -> Int32? {
   let bytes = Array(string.utf8)
   var offset = 0
   while offset < bytes.count {
     let n = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
     if n < 0 && errno == EINTR { continue }
-    if n <= 0 { return }
+    if n < 0 { return errno }
+    if n == 0 { return EIO }
     offset += n
   }
+  return nil
 }

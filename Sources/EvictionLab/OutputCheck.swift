@@ -109,12 +109,32 @@ enum OutputCheck {
   /// path and hard links): `replay t.csv --csv t.csv` overwrote its own
   /// trace, and `--regret` then read its output back as the trace. A
   /// provenance sidecar counts as an output too.
-  static func notAnInput(_ outputs: [(option: String, path: String?)], inputs: [String]) throws {
-    var identities: [(dev: UInt, ino: UInt, path: String)] = []
-    for input in inputs {
+  /// Refuses a trace named twice, by the file's identity (another spelling,
+  /// a link): it would give the same rows twice, as if two traces agreed.
+  static func distinctTraces(_ traces: [String]) throws {
+    var seen: [(dev: UInt, ino: UInt, path: String)] = []
+    for trace in traces {
+      var info = stat()
+      guard stat(trace, &info) == 0 else { continue }
+      if let first = seen.first(where: { $0.dev == UInt(info.st_dev) && $0.ino == UInt(info.st_ino) }) {
+        throw ArgumentError(
+          "\(trace) and \(first.path) are the same file; name each trace once")
+      }
+      seen.append((UInt(info.st_dev), UInt(info.st_ino), trace))
+    }
+  }
+
+  /// `others` are inputs that are no trace, each with what it is ("the
+  /// --baseline file").
+  static func notAnInput(
+    _ outputs: [(option: String, path: String?)], inputs: [String], others: [(what: String, path: String?)] = []
+  ) throws {
+    var identities: [(dev: UInt, ino: UInt, path: String, what: String)] = []
+    let named = inputs.map { ("the input trace", Optional($0)) } + others
+    for case (let what, let input?) in named {
       var info = stat()
       if stat(input, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG {
-        identities.append((UInt(info.st_dev), UInt(info.st_ino), input))
+        identities.append((UInt(info.st_dev), UInt(info.st_ino), input, what))
       }
     }
     guard !identities.isEmpty else { return }
@@ -128,7 +148,7 @@ enum OutputCheck {
         guard stat(candidate, &info) == 0 else { continue }
         if let input = identities.first(where: { $0.dev == UInt(info.st_dev) && $0.ino == UInt(info.st_ino) }) {
           throw ArgumentError(
-            "\(option) \(path) would overwrite the input trace \(input.path); write the output to another path")
+            "\(option) \(path) would overwrite \(input.what) \(input.path); write the output to another path")
         }
       }
     }

@@ -126,6 +126,7 @@ struct Replay: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
     try OutputCheck.notAnInput(
       [("--csv", output.csv), ("--json", output.json), ("--timeseries", timeseries), ("--regret", regret)],
       inputs: traces)
+    try OutputCheck.distinctTraces(traces)
     if !traces.isEmpty {
       guard !policies.isEmpty else { throw ArgumentError("no --policy given; e.g. --policy lru,arc") }
       guard !sizes.isEmpty else {

@@ -107,12 +107,26 @@ struct Catalog: ParsableCommand {
 
   func validate() throws {
     guard !roots.isEmpty else { throw ArgumentError("name at least one folder, e.g. ../shared/traces") }
+    try OutputCheck.file(output, option: "--output")
+    try OutputCheck.notAnInput([("--output", output)], inputs: roots)
+    // A walked folder's traces are inputs too, and one passed over (listed in
+    // another format) is read all the same: replace only a catalog.
+    if output != "-", let handle = FileHandle(forReadingAtPath: output) {
+      defer { try? handle.close() }
+      let start = (try? handle.read(upToCount: 64)) ?? Data()
+      guard start.starts(with: Data("# Trace catalog for ".utf8)) else {
+        throw ArgumentError(
+          "--output \(output) exists and is not a catalog evlab wrote (it may be a trace); name a new file, or remove it first"
+        )
+      }
+    }
   }
 
   func run() throws {
     let base = output == "-" ? "." : output.parentPath
+    let folder = base.isEmpty ? "." : base
     let catalog = try failing { () throws(TraceError) in
-      try TraceCatalog.scan(roots, relativeTo: base.isEmpty ? "." : base) { path in
+      try TraceCatalog.scan(roots, relativeTo: folder) { path in
         if isatty(2) == 1 { printError("catalog: reading \(path)") }
       }
     }

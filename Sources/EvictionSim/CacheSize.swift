@@ -23,6 +23,9 @@ public enum CacheSize: Sendable, Hashable, CustomStringConvertible {
   public static let auto: [CacheSize] = [0.001, 0.003, 0.01, 0.03, 0.1, 0.2, 0.4, 0.8].map { .fraction($0) }
 
   /// What the grammar looks like, for errors.
+  /// The most sizes one range gives.
+  public static let maximumRangePoints = 10_000
+
   public static let grammar = "write e.g. 5000, 64m, 1%, 0.01, 100..100000:log20 or auto"
 
   /// Parses one size (no list, no range).
@@ -75,6 +78,11 @@ public enum CacheSize: Sendable, Hashable, CustomStringConvertible {
     else {
       throw SizeError(
         "sizes '\(item)': a range is A..B:logN (N ≥ 2 sizes from A to B, e.g. 100..100000:log20 or 0.1%..80%:log8)")
+    }
+    // More points than any sweep runs would only ask for memory (log99999999999 asked for 800 GB).
+    guard n <= Self.maximumRangePoints else {
+      throw SizeError(
+        "sizes '\(item)': \(n) points; a range gives at most \(Self.maximumRangePoints) (e.g. 100..100000:log20)")
     }
     let low = try CacheSize(String(item[..<dots.lowerBound]))
     let high = try CacheSize(String(rest[..<colon]))

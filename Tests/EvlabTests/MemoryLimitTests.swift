@@ -141,4 +141,17 @@ import Testing
       in: dir)
     expectShortage(run, mentions: [])
   }
+
+  /// Values that only ask for memory are refused before it is asked for:
+  /// a range of 10^11 points and a benchmark of 10^14 keys ended in a backtrace.
+  @Test func valuesPastAnyMemoryAreRefusedFirst() throws {
+    let dir = try scratchDirectory()
+    try "1\n2\n".write(to: dir.appendingPathComponent("t.txt"), atomically: true, encoding: .utf8)
+    let range = try evlab(["replay", "t.txt", "--policy", "lru", "--size", "10..100:log99999999999"], in: dir)
+    #expect(range.status == 1 && range.stderr.contains("a range gives at most 10000"), "\(range.stderr)")
+    let keys = try evlab(
+      ["bench", "cache", "--policy", "lru", "--capacity", "100", "--keys", "99999999999999", "--runs", "1"], in: dir)
+    #expect(keys.status == 1 && keys.stderr.split(separator: "\n").count == 1, "\(keys.stderr)")
+    #expect(keys.stderr.hasPrefix("evlab: error: not enough memory: 99999999999999 keys"), "\(keys.stderr)")
+  }
 }

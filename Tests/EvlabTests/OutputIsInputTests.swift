@@ -62,4 +62,67 @@ import Testing
     #expect(run.status == 0, "\(run.stderr)")
     #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("rows.csv").path))
   }
+
+  /// Inputs that are no trace, and traces a command finds itself, are
+  /// inputs too (a hostile pass: each of these replaced its input, exit 0).
+  @Test func everyKindOfInputIsKeptFromTheOutputs() throws {
+    let dir = try Self.folder()
+    let manager = FileManager.default
+    func file(_ name: String) throws -> String {
+      try String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8)
+    }
+    for folder in ["shard", "conf", "cat"] {
+      try manager.createDirectory(at: dir.appendingPathComponent(folder), withIntermediateDirectories: true)
+    }
+    // A shard's partial result over the trace it reads.
+    try Self.trace.write(to: dir.appendingPathComponent("shard/partial-1-of-2.json"), atomically: true, encoding: .utf8)
+    let shard = try evlab(
+      [
+        "compare", "--trace", "shard/partial-1-of-2.json", "--format", "txt", "--policy", "lru", "--size", "2",
+        "--shard", "1/2", "--output", "shard",
+      ], in: dir)
+    #expect(shard.status == 1 && shard.stderr.contains("would overwrite the input trace"), "\(shard.stderr)")
+    #expect(try file("shard/partial-1-of-2.json") == Self.trace)
+    // A configuration named as a report file, in the report's folder.
+    let config = #"{"policies": ["lru"], "sizes": [2], "traces": [{"path": "t.txt"}]}"#
+    try config.write(to: dir.appendingPathComponent("conf/provenance.json"), atomically: true, encoding: .utf8)
+    let conf = try evlab(["compare", "--config", "conf/provenance.json", "--output", "conf"], in: dir)
+    #expect(conf.status == 1 && conf.stderr.contains("would overwrite the --config file"), "\(conf.stderr)")
+    #expect(try file("conf/provenance.json") == config)
+    // A catalog over a trace of the folder it walks, listed or passed over.
+    try Self.trace.write(to: dir.appendingPathComponent("cat/a.txt"), atomically: true, encoding: .utf8)
+    let catalog = try evlab(["catalog", "cat", "-o", "cat/a.txt"], in: dir)
+    #expect(catalog.status == 1 && catalog.stderr.contains("is not a catalog evlab wrote"), "\(catalog.stderr)")
+    #expect(try file("cat/a.txt") == Self.trace)
+    #expect(try evlab(["catalog", "cat", "-o", "cat/catalog.toml"], in: dir).status == 0)
+    #expect(try evlab(["catalog", "cat", "-o", "cat/catalog.toml"], in: dir).status == 0, "a catalog is replaced")
+    // A throughput baseline written over itself.
+    try "{}".write(to: dir.appendingPathComponent("base.json"), atomically: true, encoding: .utf8)
+    let bench = try evlab(
+      [
+        "bench", "throughput", "t.txt", "--policy", "lru", "--size", "2", "--baseline", "base.json", "--json",
+        "base.json",
+      ],
+      in: dir)
+    #expect(bench.status == 1 && bench.stderr.contains("would overwrite the --baseline file"), "\(bench.stderr)")
+    #expect(try file("base.json") == "{}")
+  }
+
+  /// The same trace twice gave the same rows twice, as if two traces agreed.
+  @Test func aTraceNamedTwiceIsRefused() throws {
+    let dir = try Self.folder()
+    let run = try evlab(
+      ["replay", "t.txt", "./link.csv", "--format", "txt", "--policy", "lru", "--size", "2"], in: dir)
+    #expect(run.status == 1 && run.stderr.contains("are the same file"), "\(run.stderr)")
+  }
+
+  /// Output that never reached standard output is an error, not exit 0.
+  @Test(arguments: [
+    ["policies"], ["replay", "t.txt", "--policy", "lru", "--size", "2", "--csv", "-"], ["trace-info", "t.txt"],
+  ])
+  func standardOutputThatCannotBeWrittenIsAnError(arguments: [String]) throws {
+    let dir = try Self.folder()
+    let run = try runProgram("/bin/sh", ["-c", "exec \"$0\" \"$@\" > /dev/full", evlabPath] + arguments, in: dir)
+    #expect(run.status == 1 && run.stderr.contains("cannot write standard output"), "\(run.stderr)")
+  }
 }
