@@ -120,7 +120,7 @@ let package = Package(
       dependencies: [
         "EvictionCore", "EvictionCache", "EvictionRun", "EvictionTraces", "EvictionWorkloads", "EvictionSim",
         "EvictionExperiments", "EvictionStats", "EvictionReports", "EvictionConformance",
-        "EvictionDisk", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        "EvictionDisk", "CAllocator", .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
     // Learned policies (GL-Cache) on XGBoost: a module of their own, so that
     // only a program that asks for them links XGBoost. They join the catalog

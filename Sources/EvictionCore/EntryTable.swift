@@ -139,7 +139,8 @@ public struct EntryTable<Key: Hashable, Payload>: ~Copyable {
     let newAllocated = allocated * 2
     precondition(newAllocated <= Int(Int32.max), "more than 2^31 entries")
     GrowthWatch.willAllocate(
-      newAllocated * MemoryLayout<Element>.stride, "a policy's entry table (growing to \(newAllocated) entries)")
+      newAllocated * MemoryLayout<Element>.stride, "a policy's entry table (growing to \(newAllocated) entries)",
+      from: GrowthWatch.perObjectThreshold)
     let newBase = UnsafeMutablePointer<Element>.allocate(capacity: newAllocated)
     newBase.moveInitialize(from: base, count: initialized)
     base.deallocate()

@@ -88,7 +88,9 @@ public struct OwnedArray<Element: BitwiseCopyable>: ~Copyable {
   @usableFromInline
   mutating func grow(to minimum: Int = 0) {
     let size = Swift.max(allocated * 2, minimum)
-    GrowthWatch.willAllocate(size * MemoryLayout<Element>.stride, "a policy's array (growing to \(size) elements)")
+    GrowthWatch.willAllocate(
+      size * MemoryLayout<Element>.stride, "a policy's array (growing to \(size) elements)",
+      from: GrowthWatch.perObjectThreshold)
     let larger = UnsafeMutablePointer<Element>.allocate(capacity: size)
     larger.initialize(from: base, count: count)
     base.deallocate()

@@ -283,7 +283,7 @@ public struct IntegerSlotIndex<Key: FixedWidthInteger>: SlotIndex, ~Copyable {
     let chunks = chunkCount * 2
     GrowthWatch.willAllocate(
       chunks * Self.chunkWords * MemoryLayout<UInt32>.stride,
-      "a policy's index (growing to \(chunks * Self.capacityPerChunk) keys)")
+      "a policy's index (growing to \(chunks * Self.capacityPerChunk) keys)", from: GrowthWatch.perObjectThreshold)
     words = Self.allocateChunks(chunks)
     chunkCount = chunks
     let held = _count

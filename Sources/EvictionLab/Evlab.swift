@@ -1,4 +1,5 @@
 import ArgumentParser
+import CAllocator
 import EvictionCore
 import EvictionExperiments
 import EvictionRun
@@ -73,15 +74,26 @@ public enum EvictionLab {
           + "or free memory")
       exit(1)
     }
+    // What no announcement covers (a buffer, an arena, a structure too small
+    // to announce itself) fails where it fails: say so in words, not a backtrace.
+    callocator_note_allocation_failures(
+      "evlab: error: not enough memory: the run stopped with less than 128 MiB left under the address-space "
+        + "limit (ulimit -v), most likely on a failed allocation (the line above); raise the limit, or use smaller "
+        + "cache sizes, a shorter trace (fewer --repeat copies) or fewer runs at once (--jobs 1)\n", 128 << 20)
     GrowthWatch.install { bytes, what, from in
-      guard
-        let shortage = MemoryBudget.shortage(
-          Int64(bytes), for: what,
-          wayOut:
-            "use smaller cache sizes or a shorter trace (fewer --repeat copies), fewer runs at once (--jobs 1), or run where more memory is free",
-          margin: from < GrowthWatch.threshold ? MemoryBudget.tableMargin(for: Int64(bytes)) : nil)
+      // One of several per-object tables needs only fit with a small margin.
+      let margin =
+        from < GrowthWatch.threshold
+        ? MemoryBudget.tableMargin(for: Int64(bytes)) : MemoryBudget.margin(for: Int64(bytes))
+      let wayOut =
+        "use smaller cache sizes or a shorter trace (fewer --repeat copies), fewer runs at once (--jobs 1), or run where more memory is free"
+      guard MemoryBudget.shortage(Int64(bytes), for: what, wayOut: wayOut, margin: margin) != nil,
+        let room = MemoryBudget.headroom()
       else { return }
-      Interruption.stop(printing: "evlab: error: \(shortage)")
+      Interruption.stop(
+        printing: "evlab: error: "
+          + MemoryBudget.shortageText(
+            what: what, needed: Int64(bytes), spare: margin, available: room.bytes, limit: room.limit, wayOut: wayOut))
     }
   }
 

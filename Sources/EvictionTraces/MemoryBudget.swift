@@ -67,6 +67,15 @@ public enum MemoryBudget {
     return .notEnoughMemory(what: what, needed: bytes, available: room.bytes, limit: room.limit, wayOut: wayOut)
   }
 
+  /// The one line of a shortage: what needs how much, with how much to
+  /// spare beside it, against what is left under which limit, and the way out.
+  public static func shortageText(
+    what: String, needed: Int64, spare: Int64, available: Int64, limit: String, wayOut: String
+  ) -> String {
+    "not enough memory: \(what) needs \(describe(needed)) more, and \(describe(spare)) to spare for the rest of the "
+      + "run, but \(describe(available)) are left under \(limit); \(wayOut)"
+  }
+
   /// `bytes` as a reader wants them: 1.5 GiB, 230 MiB, 12 KiB.
   public static func describe(_ bytes: Int64) -> String {
     let units = ["bytes", "KiB", "MiB", "GiB", "TiB", "PiB"]

@@ -67,7 +67,9 @@ public enum TraceError: Error, Equatable, CustomStringConvertible {
         + (format == "txt" ? ", or pass \(Setting.keysOnly) to keep the keys alone" : "")
     case .notEnoughMemory(let what, let needed, let available, let limit, let wayOut):
       return
-        "not enough memory: \(what) needs \(MemoryBudget.describe(needed)) more, and \(MemoryBudget.describe(MemoryBudget.margin(for: needed))) to spare for the rest of the run, but \(MemoryBudget.describe(available)) are left under \(limit); \(wayOut)"
+        MemoryBudget.shortageText(
+          what: what, needed: needed, spare: MemoryBudget.margin(for: needed), available: available, limit: limit,
+          wayOut: wayOut)
     case .threadNotStarted(let what, let reason):
       return
         "\(what) could not start: \(reason); run fewer at once (\(Setting("jobs")) 1), or raise the process's limits on threads and memory (ulimit -u, ulimit -v)"

@@ -154,4 +154,24 @@ import Testing
     #expect(keys.status == 1 && keys.stderr.split(separator: "\n").count == 1, "\(keys.stderr)")
     #expect(keys.stderr.hasPrefix("evlab: error: not enough memory: 99999999999999 keys"), "\(keys.stderr)")
   }
+
+  /// What no structure announces (a buffer, a small table, an allocator's
+  /// arena) fails where it fails under a tight limit: the run ends with
+  /// status 1 and a line that says it ran out of memory, not a backtrace
+  /// (these runs ended in "Program crashed", status 134).
+  /// (Which allocation fails first depends on the machine: every limit
+  /// must end in the one kind of line.)
+  @Test(arguments: [150, 165, 180])
+  func anAllocationThatFailsUnannouncedEndsInWords(megabytes: Int) throws {
+    let dir = try scratchDirectory()
+    let trace = sharedTraces + "/libcachesim/cloudPhysicsIO.oracleGeneral.bin"
+    let run = try limited(
+      megabytes,
+      [
+        "replay", trace, "--policy", "wtinylfu,lhd,hyperbolic", "--size", "90%", "--jobs", "1", "--repeat", "20",
+      ], in: dir)
+    #expect(run.status == 1, "status \(run.status): \(run.stderr.prefix(300))")
+    #expect(run.stderr.contains("evlab: error: not enough memory: "), "\(run.stderr.prefix(300))")
+    #expect(!run.stderr.contains("Program crashed") && !run.stderr.contains("Backtrac"))
+  }
 }
