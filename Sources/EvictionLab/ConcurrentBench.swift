@@ -44,8 +44,9 @@ struct ConcurrentBench: ParsableCommand {
   @Option(help: "The cache's policy (one; catalog name with parameters).")
   var policy: String = "lru"
 
-  @Option(help: "Seconds each cell runs in each round.")
-  var seconds: Double = 0.5
+  @Option(name: .customLong("seconds"), help: "Seconds each cell runs in each round (default 0.5).")
+  var secondsGiven: Double?
+  var seconds: Double { secondsGiven ?? 0.5 }
 
   @Option(
     help: ArgumentHelp(
@@ -98,6 +99,9 @@ struct ConcurrentBench: ParsableCommand {
     guard Set(mixes).count == mixes.count else { throw ArgumentError("--mix names a mix twice") }
     guard Set(counts).count == counts.count else { throw ArgumentError("--threads names a count twice") }
     guard Set(locks).count == locks.count else { throw ArgumentError("--lock names a strategy twice") }
+    if secondsGiven != nil && operations != nil {
+      throw ArgumentError("--seconds and --operations both say how long each thread runs; give one of them")
+    }
     guard seconds > 0 && seconds <= 3_600 else { throw ArgumentError("--seconds \(seconds): give 0 < seconds ≤ 3600") }
     guard runs >= 1 else { throw ArgumentError("--runs must be at least 1") }
     if writeWorkload != nil {

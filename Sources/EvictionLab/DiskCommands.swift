@@ -30,8 +30,11 @@ struct DiskCheckCommand: ParsableCommand {
   @Flag(help: "Compare lengths only; skip reading every value to verify its checksum.")
   var quick = false
 
-  @Option(help: "Seconds --repair waits for other processes to close the store before refusing.")
-  var wait: Double = 0
+  @Option(
+    name: .customLong("wait"),
+    help: "Seconds --repair waits for other processes to close the store before refusing (default 0).")
+  var waitGiven: Double?
+  var wait: Double { waitGiven ?? 0 }
 
   @Flag(help: "List every problem SQLite's integrity check found (else the count and the first).")
   var verbose = false
@@ -39,6 +42,9 @@ struct DiskCheckCommand: ParsableCommand {
   func validate() throws {
     guard !directory.isEmpty else { throw ArgumentError("the store's folder is an empty path; name a folder") }
     guard wait >= 0 && wait.isFinite else { throw ArgumentError("--wait \(wait): give seconds, 0 or more") }
+    if waitGiven != nil && !repair {
+      throw ArgumentError("--wait is for --repair (a check waits for no one); add --repair or leave --wait out")
+    }
   }
 
   func run() throws {

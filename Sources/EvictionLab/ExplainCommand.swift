@@ -36,8 +36,9 @@ struct Explain: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
   @Option(help: "Show the policy's lists at the start of request N (1-based) instead of a key's life.")
   var around: Int64?
 
-  @Option(help: "With --around: keys shown at each end of each list.")
-  var shown: Int = 5
+  @Option(name: .customLong("shown"), help: "With --around: keys shown at each end of each list (default 5).")
+  var shownGiven: Int?
+  var shown: Int { shownGiven ?? 5 }
 
   @Option(help: "Rows of a key's life shown (0: all).")
   var events: Int = 200
@@ -59,6 +60,9 @@ struct Explain: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
     if let around, around < 1 { throw ArgumentError("--around \(around): requests are numbered from 1") }
     guard events >= 0 else { throw ArgumentError("--events \(events): 0 (all) or more") }
     guard (1...1000).contains(shown) else { throw ArgumentError("--shown \(shown): from 1 to 1000 keys") }
+    if shownGiven != nil && around == nil {
+      throw ArgumentError("--shown is for --around N; add --around or leave --shown out")
+    }
   }
 
   func run() throws {

@@ -429,9 +429,21 @@ struct TraceOptions: ParsableArguments {
 
   /// The source for `path`, with the format given or inferred.
   func source(_ path: String, copies: Int = 1) throws(TraceError) -> TraceSource {
-    try TraceSource(
+    let source = try TraceSource(
       checking: path, formatName: format, csv: csv, copies: copies, skipBadRecords: skipBadLines,
       renumberIDs: renumberIds)
+    // The CSV options read CSV alone: on another format they would be dropped without a word.
+    let given = [
+      ("--key-column", keyColumn != nil), ("--size-column", sizeColumn != nil), ("--time-column", timeColumn != nil),
+      ("--op-column", opColumn != nil), ("--ttl-column", ttlColumn != nil), ("--header", header != .auto),
+      ("--delimiter", delimiter != nil),
+    ].filter(\.1).map(\.0)
+    if source.format != .csv, let first = given.first {
+      throw .invalidOption(
+        "\(first) reads CSV traces, but \(path) is read as \(source.format); leave \(given.joined(separator: ", ")) "
+          + "out, or pass --format csv if it is CSV")
+    }
+    return source
   }
 }
 
@@ -493,11 +505,17 @@ struct FigureOptions: ParsableArguments {
     }
     if noTitles { settings.titles = false }
     func pairs(_ values: [String], _ option: String, _ example: String) throws(ArgumentError) -> [(String, String)] {
-      try values.map { (value: String) throws(ArgumentError) -> (String, String) in
+      var named: [String: String] = [:]
+      return try values.map { (value: String) throws(ArgumentError) -> (String, String) in
         guard let equals = value.firstIndex(of: "="), equals != value.startIndex else {
           throw ArgumentError("\(option) '\(value)': write NAME=VALUE, e.g. \(option) \(example)")
         }
-        return (String(value[..<equals]), String(value[value.index(after: equals)...]))
+        let (name, text) = (String(value[..<equals]), String(value[value.index(after: equals)...]))
+        // The later would replace the earlier without a word.
+        if let earlier = named.updateValue(text, forKey: name) {
+          throw ArgumentError("\(option) names \(name) twice (\(earlier) and \(text)); give each once")
+        }
+        return (name, text)
       }
     }
     for (name, text) in try pairs(labels, "--label", "s3fifo=S3-FIFO") { settings.labels[name] = text }

@@ -52,11 +52,15 @@ struct ThroughputBench: ParsableCommand, TakesSizeMode {
   @Option(help: "A samples file written by --json, or another evlab executable to run interleaved with this one.")
   var baseline: String?
 
-  @Option(help: "Significance level of Welch's test.")
-  var alpha: Double = 0.01
+  @Option(name: .customLong("alpha"), help: "With --baseline: significance level of Welch's test (default 0.01).")
+  var alphaGiven: Double?
+  var alpha: Double { alphaGiven ?? 0.01 }
 
-  @Option(help: "Smallest drop of the median called a regression, as a fraction.")
-  var minEffect: Double = 0.05
+  @Option(
+    name: .customLong("min-effect"),
+    help: "With --baseline: smallest drop of the median called a regression, as a fraction (default 0.05).")
+  var minEffectGiven: Double?
+  var minEffect: Double { minEffectGiven ?? 0.05 }
 
   func validate() throws {
     _ = try policies.specs()
@@ -66,6 +70,12 @@ struct ThroughputBench: ParsableCommand, TakesSizeMode {
     try OutputCheck.notAnInput([("--json", json)], inputs: [trace], others: [("the --baseline file", baseline)])
     guard runs >= (baseline == nil ? 1 : 2) else {
       throw ArgumentError("--runs \(runs): a comparison needs at least 2 runs per side")
+    }
+    if baseline == nil,
+      let given = [("--alpha", alphaGiven != nil), ("--min-effect", minEffectGiven != nil)].first(where: \.1)
+    {
+      throw ArgumentError(
+        "\(given.0) is for --baseline (it judges a comparison); add --baseline or leave \(given.0) out")
     }
     guard alpha > 0 && alpha < 1 else {
       throw ArgumentError("--alpha \(alpha): a significance level lies between 0 and 1")

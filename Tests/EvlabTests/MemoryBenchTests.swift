@@ -129,14 +129,19 @@ import Testing
       "--seconds", "0.02", "--runs", "1",
     ])
     #expect(plain.status == 0 && !plain.stdout.contains("efficiency") && plain.stdout.contains("× 1 thread"))
-    // A fixed amount of work (`--operations`, for callgrind) ends by itself,
-    // whatever --seconds says.
+    // A fixed amount of work (`--operations`, for callgrind) ends by itself;
+    // --seconds beside it would say something else, and is refused.
     let fixed = try evlab([
       "bench", "concurrent", "--mix", "100/0", "--threads", "2", "--lock", "buffered", "--no-baselines",
-      "--seconds", "3600", "--runs", "1", "--operations", "4096", "--json", "-",
+      "--runs", "1", "--operations", "4096", "--json", "-",
     ])
     #expect(fixed.status == 0, "\(fixed.stderr)")
     #expect(fixed.stdout.contains("ops_per_second"))
+    let both = try evlab([
+      "bench", "concurrent", "--mix", "100/0", "--threads", "1", "--lock", "mutex", "--no-baselines",
+      "--seconds", "3600", "--runs", "1", "--operations", "4096",
+    ])
+    #expect(both.status == 1 && both.stderr.contains("give one of them"), "\(both.stderr)")
   }
 
   /// `--write-workload` writes the very ring and write positions the

@@ -182,3 +182,40 @@ import Testing
       "docs/settings.md's table differs from `evlab settings --markdown`: paste its output over the table")
   }
 }
+
+/// Values that no part of a run would use, in the commands beyond replay:
+/// each was accepted and dropped without a word (a hostile pass).
+@Suite struct IgnoredValueTests {
+  @Test(arguments: [
+    (["replay", "t.oracleGeneral", "--policy", "lru", "--size", "2", "--key-column", "2"], "--key-column reads CSV"),
+    (["trace-info", "t.oracleGeneral", "--delimiter", ";"], "--delimiter reads CSV"),
+    (
+      ["explain", "t.oracleGeneral", "--policy", "lru", "--size", "2", "--key", "1", "--shown", "3"],
+      "--shown is for --around"
+    ),
+    (["disk", "check", "store", "--wait", "5"], "--wait is for --repair"),
+    (
+      ["bench", "throughput", "t.oracleGeneral", "--policy", "lru", "--size", "2", "--alpha", "0.5"],
+      "--alpha is for --baseline"
+    ),
+  ])
+  func aValueNothingUsesIsRefused(arguments: [String], message: String) throws {
+    let dir = try scratchDirectory()
+    let made = try evlab(
+      ["generate", "zipf", "--objects", "50", "--requests", "500", "-o", "t.oracleGeneral"], in: dir)
+    #expect(made.status == 0, "\(made.stderr)")
+    try FileManager.default.createDirectory(at: dir.appendingPathComponent("store"), withIntermediateDirectories: true)
+    let run = try evlab(arguments, in: dir)
+    #expect(run.status == 1 && run.stderr.contains(message), "\(arguments): \(run.stderr)")
+  }
+
+  /// A label given twice kept the later and dropped the earlier.
+  @Test func aLabelGivenTwiceIsRefused() throws {
+    let dir = try scratchDirectory()
+    try "1\n2\n1\n".write(to: dir.appendingPathComponent("t.txt"), atomically: true, encoding: .utf8)
+    let run = try evlab(
+      ["compare", "--trace", "t.txt", "--policy", "lru", "--size", "2", "--label", "lru=X", "--label", "lru=Y"], in: dir
+    )
+    #expect(run.status == 1 && run.stderr.contains("--label names lru twice"), "\(run.stderr)")
+  }
+}
