@@ -125,20 +125,7 @@ public enum EvictionLab {
       path.append(word)
       rest = rest.dropFirst()
     }
-    struct Help: Decodable {
-      struct Command: Decodable { var arguments: [Argument]? }
-      struct Argument: Decodable {
-        struct Name: Decodable {
-          var kind: String
-          var name: String
-        }
-        var kind: String
-        var isRepeating: Bool
-        var names: [Name]?
-      }
-      var command: Command
-    }
-    guard let help = try? JSONDecoder().decode(Help.self, from: Data(command._dumpHelp().utf8)) else {
+    guard let help = CommandHelp(command) else {
       return arguments
     }
     // Each spelling of a one-value option maps to its first (`-o` and `--output` are one option).
@@ -298,4 +285,31 @@ func writeFully(_ string: String, descriptor fd: Int32) -> Int32? {
     offset += n
   }
   return nil
+}
+
+/// A command's options as the parser describes them (its
+/// `--experimental-dump-help` document): what ``EvictionLab/checkOptions(_:)``
+/// and the tests read.
+struct CommandHelp: Decodable {
+  struct Command: Decodable { var arguments: [Argument]? }
+  struct Argument: Decodable {
+    struct Name: Decodable {
+      var kind: String
+      var name: String
+    }
+    var kind: String
+    var isRepeating: Bool
+    var names: [Name]?
+  }
+  var command: Command
+
+  init?(_ type: any ParsableCommand.Type) {
+    guard let help = try? JSONDecoder().decode(Self.self, from: Data(type._dumpHelp().utf8)) else { return nil }
+    self = help
+  }
+
+  /// Every long option, as `--name`.
+  var longOptions: Set<String> {
+    Set((command.arguments ?? []).flatMap { $0.names ?? [] }.filter { $0.kind == "long" }.map { "--" + $0.name })
+  }
 }

@@ -16,21 +16,8 @@ import Testing
 @Suite struct RunDescriptionTests {
   /// The long options of `command`, from the parser's own description of it.
   func options(of command: String) throws -> Set<String> {
-    struct Help: Decodable {
-      struct Command: Decodable { var arguments: [Argument]? }
-      struct Argument: Decodable {
-        struct Name: Decodable {
-          var kind: String
-          var name: String
-        }
-        var names: [Name]?
-      }
-      var command: Command
-    }
     let type = try #require(Evlab.configuration.subcommands.first { $0._commandName == command })
-    let help = try JSONDecoder().decode(Help.self, from: Data(type._dumpHelp().utf8))
-    return Set(
-      (help.command.arguments ?? []).flatMap { $0.names ?? [] }.filter { $0.kind == "long" }.map { "--" + $0.name })
+    return try #require(CommandHelp(type)).longOptions
   }
 
   /// A declaration names exactly the commands that take its option: a
