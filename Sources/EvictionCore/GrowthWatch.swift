@@ -3,7 +3,7 @@ import Synchronization
 /// Large allocations announce themselves first.
 ///
 /// The structures a policy grows as it fills (``EntryTable``, the integer
-/// slot index, ``OwnedArray``) call ``willAllocate(_:_:)`` before each
+/// slot index, ``OwnedArray``) call ``willAllocate(_:_:from:)`` before each
 /// allocation of ``threshold`` bytes or more. A program that knows its
 /// memory limits installs a watcher that stops the run with a clear message
 /// when an allocation will not fit; without one, the allocation fails as it
