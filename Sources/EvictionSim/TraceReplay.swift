@@ -286,7 +286,7 @@ extension TraceRecord {
   func request(in tile: TraceTile, time: Int64, countMode: Bool) -> Request<UInt64> {
     Request(
       key: key &+ tile.idOffset, weight: countMode ? 1 : size, time: time,
-      nextAccess: nextAccess >= tile.copyLength ? Request<UInt64>.never : nextAccess &+ tile.requestOffset,
+      nextAccess: nextAccess > tile.copyLength ? Request<UInt64>.never : nextAccess &+ tile.requestOffset,
       timestamp: self.time)
   }
 }

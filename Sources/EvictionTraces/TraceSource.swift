@@ -191,6 +191,9 @@ extension TraceSource {
       return reading.stop()
     }
     let (stride, length) = try tiling()
+    // Next-access fields the trace brings are checked on the first copy
+    // (the others are the same file), before a policy acts on them.
+    var fields = withNextAccess && preloaded == nil ? NextAccessCheck(path: path) : nil
     var seen: Int64 = 0
     for copy in 0..<copies {
       let reader: TraceReader =
@@ -200,11 +203,17 @@ extension TraceSource {
         var n = try reader.read(into: buffer)
         if let limit { n = Int(min(Int64(n), limit - seen)) }
         if n <= 0 { break }
+        try fields?.check(buffer[..<n])
         try body(buffer[..<n], tile)
         seen &+= Int64(n)
         progress?.requests.add(n, ordering: .relaxed)
       }
       if copy == 0 && preloaded == nil { skipped = reader.skipped }
+      if let checked = fields {
+        // Claims left open are only wrong where the whole trace was read.
+        if limit.map({ seen < $0 }) ?? true { try checked.finish() }
+        fields = nil
+      }
       if let limit, seen >= limit { break }
     }
     return skipped

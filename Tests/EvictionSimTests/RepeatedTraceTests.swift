@@ -12,16 +12,20 @@ import Testing
 /// trace alone. It counted them as coming in the next copy and missed 15%
 /// more there than an online policy.
 @Suite struct RepeatedTraceTests {
-  /// 20,000 requests over 3,000 objects; a last request of an object points
-  /// `past` requests beyond the end (-1, "never", when `past` is nil).
+  /// 20,000 requests over 3,000 objects, the last one for an object
+  /// requested before (so a copy's last request is one Belady may keep for);
+  /// next accesses are 1-based positions, as libCacheSim writes them, and a
+  /// last request of an object points `past` requests beyond the end (-1,
+  /// "never", when `past` is nil; 0 is the first request after the end).
   static func trace(past: Int64?) throws -> String {
     var random = SeededGenerator(seed: 5)
-    let keys = (0..<20_000).map { _ in UInt64(random.below(random.below(3_000) + 1)) }
+    var keys = (0..<20_000).map { _ in UInt64(random.below(random.below(3_000) + 1)) }
+    keys[keys.count - 1] = keys[keys.count - 4]
     var next = [Int64](repeating: -1, count: keys.count)
     var seen: [UInt64: Int64] = [:]
     for i in keys.indices.reversed() {
-      next[i] = seen[keys[i]] ?? (past.map { Int64(keys.count) + $0 } ?? -1)
-      seen[keys[i]] = Int64(i)
+      next[i] = seen[keys[i]] ?? (past.map { Int64(keys.count) + 1 + $0 } ?? -1)
+      seen[keys[i]] = Int64(i + 1)
     }
     var bytes = Data()
     for (i, key) in keys.enumerated() {
@@ -46,5 +50,25 @@ import Testing
     let once = try Self.beladyMisses(path, copies: 1)
     #expect(once == (try Self.beladyMisses(Self.trace(past: nil), copies: 1)), "a next access past the end is never")
     #expect(try Self.beladyMisses(path, copies: 3) == 3 * once)
+  }
+
+  /// A B C A, A's first request naming request 4, the copy's last: in each
+  /// copy Belady keeps A (B is never requested again) and hits once. Read as
+  /// "past the copy's end", the last position made A's next request never
+  /// come, and a repeated run hit nothing.
+  @Test func aNextAccessAtACopysLastRequestComesInThatCopy() throws {
+    let path = try ScratchFolder("repeated").url.path + "/abca.oracleGeneral"
+    let writer = try TraceWriter(path: path, format: .oracleGeneral)
+    try writer.write(
+      zip([1, 2, 3, 1] as [UInt64], [4, TraceRecord.never, TraceRecord.never, TraceRecord.never]).map {
+        TraceRecord(key: $0, size: 1, nextAccess: $1)
+      })
+    try writer.finish()
+    for copies in [1, 3] {
+      var policy = BeladyPolicy<IntegerSlotIndex<UInt64>>(capacity: 2)
+      let counts = try TraceReplay.replay(
+        TraceSource(path: path, format: .oracleGeneral, copies: copies), through: &policy, sizeMode: .count)
+      #expect(counts.hits == Int64(copies), "\(copies) copies")
+    }
   }
 }
