@@ -575,16 +575,21 @@ struct ReadStripe<Key>: ~Copyable {
   @usableFromInline let head = Atomic<Int>(0)
   @usableFromInline let drainPadding: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0)
 
-  // The guests' lines: every counter but `readers` changes under `busy`,
-  // with relaxed loads and stores (plain moves on x86).
+  // The guests' lines: every counter but `readers`, `lost` and
+  // `lostUpdates` (atomic adds) changes under `busy`, with relaxed loads
+  // and stores (plain moves on x86).
   @usableFromInline let readers = Atomic<Int>(0)
   /// Keys in the guests' ring; the drain may read it without `busy`, as a hint.
   @usableFromInline let pending = Atomic<Int>(0)
   @usableFromInline let dropped = Atomic<Int>(0)
   /// Guests' hits that found `busy` held (a drain at work): served, not recorded.
   @usableFromInline let lost = Atomic<Int>(0)
-  /// Guests' writes made in place (recorded, dropped or lost alike).
+  /// Guests' writes made in place, recorded or dropped (under `busy`).
   @usableFromInline let updates = Atomic<Int>(0)
+  /// Guests' writes made in place that found `busy` held: counted apart,
+  /// by an atomic add, since `updates` is a load and a store under `busy`
+  /// and would lose an add made beside it.
+  @usableFromInline let lostUpdates = Atomic<Int>(0)
   /// Boxes swapped out by writes in place, owner's and guests', freed
   /// after a grace period (``BufferedReads/reclaim()``); written under `busy`.
   @usableFromInline let retiredCount = Atomic<Int>(0)
@@ -594,7 +599,7 @@ struct ReadStripe<Key>: ~Copyable {
   @usableFromInline let guestRing = Atomic<UInt>(0)
   /// Held while the guests' ring or the retired list is written or drained.
   @usableFromInline let busy = Atomic<Bool>(false)
-  @usableFromInline let guestPadding: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0)
+  @usableFromInline let guestPadding: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)
 
   @usableFromInline init(capacity: Int) { ring = allocateOnOwnLines((key: Key, time: UInt64).self, capacity: capacity) }
 
@@ -642,7 +647,7 @@ struct ReadStripe<Key>: ~Copyable {
   func recordAsGuest(_ key: Key, at time: UInt64, update: Bool) -> Bool {
     guard busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else {
       lost.wrappingAdd(1, ordering: .relaxed)
-      if update { updates.wrappingAdd(1, ordering: .relaxed) }
+      if update { lostUpdates.wrappingAdd(1, ordering: .relaxed) }
       return false
     }
     if update { updates.store(updates.load(ordering: .relaxed) &+ 1, ordering: .relaxed) }
@@ -708,7 +713,7 @@ struct ReadStripe<Key>: ~Copyable {
     let figures = (
       pending.load(ordering: .relaxed) + tail.load(ordering: .acquiring) - head.load(ordering: .relaxed),
       dropped.load(ordering: .relaxed) + lost.load(ordering: .relaxed) + ownerDropped.load(ordering: .relaxed),
-      updates.load(ordering: .relaxed) + ownerUpdates.load(ordering: .relaxed)
+      updates.load(ordering: .relaxed) + lostUpdates.load(ordering: .relaxed) + ownerUpdates.load(ordering: .relaxed)
     )
     busy.store(false, ordering: .releasing)
     return figures
