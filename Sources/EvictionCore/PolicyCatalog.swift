@@ -85,6 +85,29 @@ public struct PolicySpec: Hashable, Sendable, CustomStringConvertible {
   /// A switch parameter's value, or its default.
   public func isOn(_ key: String) -> Bool { Bool(text(of: key))! }
 
+  /// Every parameter's value as the policy reads it, defaults filled in:
+  /// `slru` and `slru:segments=4` build the same policy, and so do
+  /// `random:seed=07` and `random:seed=7`.
+  public var settings: [String: String] {
+    var values: [String: String] = [:]
+    for parameter in descriptor.parameters {
+      let text = text(of: parameter.name)
+      let value: String?
+      if parameter.isSwitch {
+        value = Bool(text).map { String($0) }
+      } else if parameter.isFraction {
+        value = Double(text).map { String($0) }
+      } else {
+        value = Int64(text).map { String($0) }
+      }
+      values[parameter.name] = value ?? text
+    }
+    return values
+  }
+
+  /// Whether the two specs build the same policy (``settings`` equal).
+  public func isSamePolicy(as other: PolicySpec) -> Bool { name == other.name && settings == other.settings }
+
   func text(of key: String) -> String {
     if let given = parameters[key] { return given }
     guard let parameter = descriptor.parameters.first(where: { $0.name == key }) else {
@@ -296,5 +319,24 @@ extension String {
   /// The string with every `_` written `-`.
   func replacingUnderscores() -> String {
     String(decoding: utf8.map { $0 == UInt8(ascii: "_") ? UInt8(ascii: "-") : $0 }, as: UTF8.self)
+  }
+}
+
+extension [PolicySpec] {
+  /// The first spec that names a policy an earlier one already builds, with
+  /// the earlier one (`slru` then `slru:segments=4`), or nil.
+  public func firstRepeat() -> (earlier: PolicySpec, later: PolicySpec)? {
+    for (i, later) in enumerated() {
+      if let earlier = self[..<i].first(where: { $0.isSamePolicy(as: later) }) { return (earlier, later) }
+    }
+    return nil
+  }
+
+  /// The words saying which policy is named twice, for an error: `slru twice
+  /// (slru and slru:segments=4 are the same policy)`.
+  public var repeatNamed: String? {
+    guard let (earlier, later) = firstRepeat() else { return nil }
+    return earlier == later
+      ? "\(later) twice" : "\(later.name) twice (\(earlier) and \(later) are the same policy)"
   }
 }

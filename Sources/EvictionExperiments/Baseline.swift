@@ -134,7 +134,9 @@ public struct Baseline: Codable, Sendable, Equatable {
     let differences = differences(from: current)
     if differences.isEmpty { return ("bench check: all \(current.count) cells equal the baseline (\(path))\n", true) }
     let lines =
-      ["bench check: \(differences.count) of \(max(current.count, cells.count)) cells differ from \(path):"]
+      [
+        "bench check: \(differences.count) of \(Set(cells.map(\.id)).union(current.map(\.id)).count) cells differ from \(path):"
+      ]
       + differences.map { "  " + $0 }
       + ["Fix the change, or accept it with `evlab bench update` and commit the baseline's diff."]
     return (lines.joined(separator: "\n") + "\n", false)

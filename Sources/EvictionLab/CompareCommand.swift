@@ -91,6 +91,11 @@ struct Compare: ParsableCommand {
       throw ArgumentError("--shard needs --output DIR: each shard writes its partial result into its own folder")
     }
     if let jobs, jobs < 1 { throw ArgumentError("--jobs \(jobs): at least one job is needed") }
+    if shard != nil, let option = figureOptions.given.first {
+      throw ArgumentError(
+        "\(option) shapes the report's figures, and a shard writes no report: give it to evlab merge, which writes the report from the partial results"
+      )
+    }
     if let output, shard == nil { try OutputCheck.reportFolder(output, option: "--output", files: reportFiles) }
     if let output, shard != nil { try OutputCheck.folder(output, option: "--output") }
   }
@@ -158,6 +163,11 @@ struct Compare: ParsableCommand {
       if same > 0 {
         printError(
           "compare: \(same) (trace, size) cells come to the cache size of a smaller size on their trace and are left out for every policy; the report lists them"
+        )
+      }
+      guard !plan.cells.isEmpty else {
+        throw fail(
+          "every (trace, size) cell is left out, so nothing would be compared: \(small.policy) needs a cache of at least \(small.minimum)\(small.policy.minimumCapacityHint); raise the sizes"
         )
       }
     }

@@ -114,8 +114,11 @@ struct DiskBenchCommand: ParsableCommand {
         modes: modes, valueSizes: sizes, ops: ops, rounds: rounds, directory: directory, mixedThreshold: threshold
       ) {
         round, mode, size, count in
+        let capped =
+          count < ops ? " (--ops \(ops) capped at 256 MiB of \(mode == .plist ? "rewrites" : "values") a phase)" : ""
         printError(
-          "disk-bench: round \(round + 1) of \(rounds): \(mode.rawValue), \(size) bytes, \(count) ops per phase")
+          "disk-bench: round \(round + 1) of \(rounds): \(mode.rawValue), \(size) bytes, \(count) ops per phase\(capped)"
+        )
       }
     } catch { throw scratchFailure(error) }
     var plist: [DiskBench.PlistResult] = []

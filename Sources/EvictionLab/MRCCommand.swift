@@ -107,6 +107,12 @@ struct MRC: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
     }
     display.end()
     if let first = curves.first { warnSkipped(first.skipped, path: source.path) }
+    for curve in curves where !curve.simulatedSizes.isEmpty {
+      let sizes = curve.simulatedSizes.map(String.init).joined(separator: ", ")
+      printError(
+        "note: \(curve.policy): at \(curve.simulatedSizes.count == 1 ? "size" : "sizes") \(sizes) an object is heavier than the cache or changes size, so stack distances do not decide hits there; "
+          + "those points were simulated (method simulate in the output), every other point is exact")
+    }
     for curve in curves where !curve.belowLargestObject.isEmpty {
       let sizes = curve.belowLargestObject
       printError(

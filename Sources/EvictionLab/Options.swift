@@ -81,7 +81,7 @@ extension [Checked<PolicyList>] {
   func specs(or fallback: [PolicySpec] = []) throws(ArgumentError) -> [PolicySpec] {
     try check()
     let specs: [PolicySpec] = isEmpty ? fallback : values()
-    guard Set(specs).count == specs.count else { throw ArgumentError("--policy names a policy twice; name each once") }
+    if let twice = specs.repeatNamed { throw ArgumentError("--policy names \(twice); name each once") }
     return specs
   }
   /// Whether `all` was among the names (filters then drop what a command cannot run).
@@ -219,7 +219,7 @@ struct AbsoluteSize: ArgumentValue {
     switch CacheSize.parseAbsolute(text) {
     case .size(let value) where value > 0: self.value = value
     case .size: throw ArgumentError("size '\(text)' is zero; a cache needs a positive size")
-    case .tooLarge: throw ArgumentError("size '\(text)' is too large")
+    case .tooLarge: throw ArgumentError("size '\(text)' is past the largest size, 2⁶³ - 1 (8 EiB)")
     case .notANumber: throw ArgumentError("size '\(text)' is not a number; write e.g. 5000, 64k, 16m or 1g")
     }
   }
@@ -486,6 +486,14 @@ struct FigureOptions: ParsableArguments {
     name: [.customLong("color"), .customLong("colour")],
     help: "POLICY=#RRGGBB: a policy's colour in every chart; repeatable.")
   var colors: [String] = []
+
+  /// The options given, as spelled on the command line.
+  var given: [String] {
+    [
+      figureWidth.map { _ in "--figure-width" }, fontSize.map { _ in "--font-size" }, noTitles ? "--no-titles" : nil,
+      labels.isEmpty ? nil : "--label", colors.isEmpty ? nil : "--color",
+    ].compactMap { $0 }
+  }
 
   /// `settings` with these options applied, checked against the sweep's
   /// policy labels and trace names.

@@ -34,6 +34,11 @@ struct Convert: ParsableCommand {
       throw ArgumentError("--to '\(to)': write \(TraceWriter.formats.map(\.rawValue).joined(separator: ", "))")
     }
     do throws(TraceError) { try TraceWriter.checkName(output) } catch { throw ArgumentError(error.description) }
+    if let named = TraceFormat.infer(fromPath: output), named != format {
+      throw ArgumentError(
+        "--output \(output) names the \(named.rawValue) format, but --to writes \(format.rawValue): evlab would read it back as \(named.rawValue); end the name in .\(format.rawValue) (optionally .zst)"
+      )
+    }
     try OutputCheck.file(output, option: "--output")
     if keysOnly && format != .txt { throw ArgumentError("--keys-only is for --to txt; \(to) keeps sizes and times") }
     try OutputCheck.notAnInput([("--output", output)], inputs: [input])

@@ -144,29 +144,28 @@ public final class Figures {
     let out = (folder as NSString).appendingPathComponent("\(name).\(format)")
     // rsvg-convert writes through a link; a link left here is replaced.
     if (try? FileManager.default.destinationOfSymbolicLink(atPath: out)) != nil { unlink(out) }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: converter)
     // No creation date in the PDF (cairo honours SOURCE_DATE_EPOCH): the
     // same chart makes the same bytes, so a rerun changes only what changed.
-    var environment = ProcessInfo.processInfo.environment
-    if environment["SOURCE_DATE_EPOCH"] == nil { environment["SOURCE_DATE_EPOCH"] = "0" }
-    process.environment = environment
-    process.arguments = ["--format", format, "--background-color", "white"] + extra + ["--output", out, svg]
-    let errors = Pipe()
-    process.standardError = errors
-    do { try process.run() } catch {
-      return .failure(FigureError("cannot run \(converter): \(error)"))
+    let environment = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"] == nil ? ["SOURCE_DATE_EPOCH": "0"] : [:]
+    // A folder named like an option (-x) is passed as ./-x: a path, never an option.
+    let (svgPath, outPath) = (svg.hasPrefix("-") ? "./" + svg : svg, out.hasPrefix("-") ? "./" + out : out)
+    let exit: ChildProcess.Exit
+    do throws(ChildProcess.Failure) {
+      exit = try ChildProcess.run(
+        converter,
+        ["--format", format, "--background-color", "white"] + extra + ["--output", outPath, svgPath],
+        environment: environment)
+    } catch {
+      return .failure(FigureError(error.description))
     }
-    let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
     // A figure that could not be rendered (a full disk) is an error, never
     // a truncated file reported as written.
-    guard process.terminationStatus == 0 else {
+    guard exit.status == 0 else {
       unlink(out)
       return .failure(
         FigureError(
           "rsvg-convert could not render \(name).svg as \(format) "
-            + "(\(message.trimmingCharacters(in: .whitespacesAndNewlines))); check the free space in \(folder)"))
+            + "(\(exit.errors.trimmingCharacters(in: .whitespacesAndNewlines))); check the free space in \(folder)"))
     }
     return .success(out)
   }

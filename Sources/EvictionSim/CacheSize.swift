@@ -125,7 +125,10 @@ public enum CacheSize: Sendable, Hashable, CustomStringConvertible {
       multiplier = m
       digits = digits.dropLast()
     }
-    guard let value = Int64(digits), value >= 0 else { return .notANumber }
+    guard let value = Int64(digits), value >= 0 else {
+      // Digits alone that Int64 cannot hold: a number, past the largest size.
+      return !digits.isEmpty && digits.allSatisfy({ $0.isASCII && $0.isNumber }) ? .tooLarge : .notANumber
+    }
     let (product, overflow) = value.multipliedReportingOverflow(by: multiplier)
     return overflow ? .tooLarge : .size(product)
   }

@@ -290,7 +290,7 @@ extension RunDescription {
         switch CacheSize.parseAbsolute(text) {
         case .size(let value) where value > 0: run.diskSize = value
         case .size: throw RunError(.diskSize, "\(name) '\(text)' is zero; a cache needs a positive size")
-        case .tooLarge: throw RunError(.diskSize, "\(name) '\(text)' is too large")
+        case .tooLarge: throw RunError(.diskSize, "\(name) '\(text)' is past the largest size, 2⁶³ - 1 (8 EiB)")
         case .notANumber:
           throw RunError(.diskSize, "\(name) '\(text)' is not a number; write e.g. 5000, 64k, 16m or 1g")
         }
@@ -338,7 +338,9 @@ extension RunDescription {
   /// How a configuration file names the replay settings it takes: their
   /// keys (`size_mode`); any other setting by its API name.
   public static let configSpelling: @Sendable (Setting) -> String = { setting in
-    declaration(of: setting)?.configKey ?? Setting.apiSpelling(setting)
+    // Policies and sizes are the configuration's own lists, not declared settings.
+    declaration(of: setting)?.configKey ?? [Setting.policy: "policies", .size: "sizes"][setting]
+      ?? Setting.apiSpelling(setting)
   }
 
   /// The configuration keys of the settings `command` takes.
@@ -394,8 +396,8 @@ extension RunDescription {
 
   /// The policies, sizes and admission policies, as the rest of the run needs them.
   func checkPolicies(_ spell: (Setting) -> String) throws(RunError) {
-    guard Set(policies).count == policies.count else {
-      throw RunError(.policy, "\(spell(.policy)) names a policy twice; name each once")
+    if let twice = policies.repeatNamed {
+      throw RunError(.policy, "\(spell(.policy)) names \(twice); name each once")
     }
     guard Set(sizes).count == sizes.count else {
       throw RunError(.size, "\(spell(.size)) names a size twice; name each once")

@@ -88,7 +88,9 @@ public final class FileSource: RewindableSource {
     let kind: String
     switch info.st_mode & S_IFMT {
     case S_IFREG: kind = ""
-    case S_IFDIR: throw .unreadable(path: path, reason: "it is a directory, not a trace file")
+    case S_IFDIR:
+      throw .invalidOption(
+        "\(path): it is a folder, not a trace file; name a trace in it (evlab catalog lists a folder's traces)")
     case S_IFIFO: kind = "a FIFO"
     case S_IFSOCK: kind = "a socket"
     default: kind = "a device"

@@ -66,6 +66,17 @@ import Testing
     let records = try readAll(adapt, format: .adaptSize)
     #expect(records.map(\.size) == [100, 200, 100] && records.map(\.time) == [1, 2, 3])
     #expect(records[0].key == records[2].key && records[0].key != records[1].key, "the key is the (id, size) pair")
+    // lirs holds block numbers: a CSV or a word trace read as lirs is refused, not hashed into keys.
+    let blocks = try scratch.file("blocks.trace", "5\r\n*\n18446744073709551615\n")
+    #expect(try readAll(blocks, format: .lirs).map(\.key) == [5, .max])
+    for (name, text, reason) in [
+      ("csv.trace", "time,id,size\n1,5,10\n", "decimal block number"),
+      ("word.trace", "7\nkeyA\n", "decimal block number"),
+      ("big.trace", "18446744073709551616\n", "does not fit in 64 bits"),
+    ] {
+      let trace = try scratch.file(name, text)
+      #expect { _ = try readAll(trace, format: .lirs) } throws: { "\($0)".contains(name) && "\($0)".contains(reason) }
+    }
     let badSize = try scratch.file("req2.trace", "1 7 big\n")
     #expect { _ = try readAll(badSize, format: try TraceFormat(name: "lrb")) } throws: {
       "\($0)".contains("req2.trace:1:") && "\($0)".contains("size 'big'")

@@ -35,6 +35,18 @@ import Testing
         "lru on traces/zipf-0.9.oracleGeneral.zst at 100 (count): hits \(hits - 1) → \(hits), misses \(misses + 1) → \(misses)"
       ),
       "\(run.stdout)")
+
+    // A cell the baseline holds under another size: one no longer measured,
+    // one not in the baseline, out of one cell more than either side has
+    // (it said "2 of N", then a count larger than the cells: "919 of 918").
+    cells[index]["misses"] = misses
+    cells[index]["hits"] = hits
+    cells[index]["cache_size"] = 12_345
+    object["cells"] = cells
+    try JSONSerialization.data(withJSONObject: object).write(to: tampered)
+    let moved = try evlab(["bench", "check", "--baseline", tampered.path, "--root", repositoryRoot.path])
+    #expect(moved.status == 1)
+    #expect(moved.stdout.contains("2 of \(cells.count + 1) cells differ"), "\(moved.stdout)")
   }
 
   @Test func aMissingOrBrokenBaselineIsAClearError() throws {

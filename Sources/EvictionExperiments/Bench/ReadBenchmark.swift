@@ -26,6 +26,8 @@ public enum ReadBenchmark {
         try source.forEachBatch { batch, _ in count &+= Int64(batch.count) }
       } catch { throw BenchError(error) }
       let seconds = Double(monotonicNanoseconds() - start) / 1e9
+      // A trace with no records has no reading rate to report.
+      guard count > 0 else { throw BenchError(TraceError.emptyTrace(path: source.path)) }
       if round > 0 { rates.append(Double(count) / seconds) }  // round 0 warms the page cache
       records = count
     }

@@ -109,20 +109,15 @@ public enum ThroughputBenchmark {
       try? FileManager.default.removeItem(at: output)
       ScratchPaths.shared.unregister(token)
     }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments(output.path)
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    do { try process.run() } catch {
-      throw BenchError("cannot run the \(label) build \(executable): \(error.localizedDescription)")
+    let exit: ChildProcess.Exit
+    do throws(ChildProcess.Failure) { exit = try ChildProcess.run(executable, arguments(output.path)) } catch {
+      throw BenchError("cannot run the \(label) build: \(error.description)")
     }
-    process.waitUntilExit()
-    guard process.terminationStatus == 0, let data = FileManager.default.contents(atPath: output.path),
+    guard exit.status == 0, let data = FileManager.default.contents(atPath: output.path),
       let samples = try? JSONDecoder().decode(Samples.self, from: data)
     else {
       throw BenchError(
-        "the \(label) build \(executable) failed (status \(process.terminationStatus)) or wrote no samples; does it have `bench throughput`?"
+        "the \(label) build \(executable) failed (status \(exit.status)) or wrote no samples; does it have `bench throughput`?"
       )
     }
     return samples

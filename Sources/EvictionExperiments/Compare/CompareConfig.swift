@@ -206,9 +206,15 @@ public struct CompareConfig: Sendable {
     guard let data = FileManager.default.contents(atPath: path) else {
       var isDirectory: ObjCBool = false
       if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+        var info = stat()
+        let regular = stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
         throw ConfigError(
           file: path,
-          isDirectory.boolValue ? "is a folder; name the configuration file" : "cannot be read; check its permissions")
+          isDirectory.boolValue
+            ? "is a folder; name the configuration file"
+            : regular
+              ? "cannot be read; check its permissions"
+              : "is not a regular file (a FIFO or a device); write the configuration to a file and name that")
       }
       throw ConfigError(file: path, "no such configuration file; docs/comparing.md describes its keys")
     }
@@ -904,16 +910,23 @@ struct TableReader {
     default: throw fail(key, single ? "a size" : "an array of sizes", value)
     }
     var out: [CompareConfig.SizeSpec] = []
+    func add(_ size: CompareConfig.SizeSpec) throws(ConfigError) {
+      guard !out.contains(size) else {
+        throw ConfigError(file: file, "\(context): \(key) lists the size \(size) twice; list each once")
+      }
+      out.append(size)
+    }
     for item in items {
       switch item {
-      case .integer(let i) where i > 0: out.append(.absolute(i))
+      case .integer(let i) where i > 0: try add(.absolute(i))
       case .string(let s):
+        let parsed: [CacheSize]
         do throws(SizeError) {
-          let parsed = single ? [try CacheSize(s)] : try CacheSize.list(s)
-          for size in parsed where !out.contains(size) { out.append(size) }
+          parsed = single ? [try CacheSize(s)] : try CacheSize.list(s)
         } catch {
           throw ConfigError(file: file, "\(context): \(key): \(error.message)")
         }
+        for size in parsed { try add(size) }
       default: throw ConfigError(file: file, "\(context): \(key): \(item.kind) is not a size; \(CacheSize.grammar)")
       }
     }

@@ -17,7 +17,26 @@ enum LIRSFormat: TraceFormatDefinition {
   static let name = "lirs"
   static let summary = "the LIRS paper's traces: one block number per line, * lines skipped"
   static let carriesSizes = false
-  static func reader(_ input: TraceInput) -> TraceReader { input.readingLines(with: KeyPerLine()) }
+  static func reader(_ input: TraceInput) -> TraceReader { input.readingLines(with: BlockPerLine()) }
+}
+
+/// One decimal block number per line (an unsigned 64-bit integer): a word
+/// or a delimited line is another format's, and refused as such.
+struct BlockPerLine: LineParser {
+  @inline(__always)
+  func parse(_ line: TraceLine) throws(TraceError) -> ParsedLine {
+    let bytes = line.bytes
+    if bytes[0] == UInt8(ascii: "*") { return .skip }
+    guard let block = TextKey.decimal(bytes) else {
+      let digits = !bytes.contains { $0 &- 48 >= 10 }
+      throw line.malformed(
+        digits
+          ? "the block number does not fit in 64 bits"
+          : "expected one decimal block number per line (keys that are words: \(Setting.format) txt; delimited lines: \(Setting.format) csv)"
+      )
+    }
+    return .record(TraceRecord(key: block))
+  }
 }
 
 /// One key per line.

@@ -1,0 +1,99 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Runs another program to its end: `posix_spawn`, a read of its standard
+/// error, `waitpid`. Nothing else is started, so it works where Foundation's
+/// `Process` does not: under a tight memory limit that process's monitoring
+/// thread never started, its children were never reaped, and the run waited
+/// for them forever.
+public enum ChildProcess {
+  /// How a program ended.
+  public struct Exit: Sendable {
+    /// The exit status, or 128 + the signal that ended it.
+    public let status: Int32
+    /// What it wrote on standard error (the first 64 KiB).
+    public let errors: String
+  }
+
+  /// Why a program could not be started: the `posix_spawn` error, in words.
+  public struct Failure: Error, CustomStringConvertible {
+    public let program: String
+    public let code: Int32
+    public var description: String { "cannot run \(program): \(String(cString: strerror(code)))" }
+  }
+
+  /// Runs `program` (a path) with `arguments`, standard input and output on
+  /// /dev/null, and waits for it. `environment` adds to (or replaces in)
+  /// this process's.
+  public static func run(_ program: String, _ arguments: [String], environment: [String: String] = [:])
+    throws(Failure) -> Exit
+  {
+    var pipeEnds: [Int32] = [-1, -1]
+    guard pipe(&pipeEnds) == 0 else { throw Failure(program: program, code: errno) }
+    let (readEnd, writeEnd) = (pipeEnds[0], pipeEnds[1])
+    defer { close(readEnd) }
+
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    posix_spawn_file_actions_adddup2(&actions, writeEnd, 2)
+    posix_spawn_file_actions_addclose(&actions, readEnd)
+    posix_spawn_file_actions_addclose(&actions, writeEnd)
+
+    var inherited: [String: String] = [:]
+    var entry = environ
+    while let pointer = entry.pointee {
+      let text = String(cString: pointer)
+      if let equals = text.firstIndex(of: "=") {
+        inherited[String(text[..<equals])] = String(text[text.index(after: equals)...])
+      }
+      entry += 1
+    }
+    inherited.merge(environment) { _, given in given }
+    let argv = ([program] + arguments).map { strdup($0) } + [nil]
+    let envp = inherited.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer { for pointer in argv + envp { free(pointer) } }
+
+    // The child starts with no signal blocked and the usual dispositions
+    // (the caller may be a worker thread that blocks them): Ctrl-C and
+    // SIGTERM end it as they end evlab.
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var none = sigset_t()
+    sigemptyset(&none)
+    posix_spawnattr_setsigmask(&attributes, &none)
+    var defaults = sigset_t()
+    sigemptyset(&defaults)
+    for signal in [SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT] { sigaddset(&defaults, signal) }
+    posix_spawnattr_setsigdefault(&attributes, &defaults)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+    var child: pid_t = 0
+    let spawned = posix_spawn(&child, program, &actions, &attributes, argv, envp)
+    close(writeEnd)
+    guard spawned == 0 else { throw Failure(program: program, code: spawned) }
+
+    var errors: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+      let n = buffer.withUnsafeMutableBytes { read(readEnd, $0.baseAddress, $0.count) }
+      if n > 0 {
+        if errors.count < 1 << 16 { errors += buffer[..<n] }
+      } else if n == 0 || errno != EINTR {
+        break
+      }
+    }
+    var status: Int32 = 0
+    while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+    // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import as macros.
+    let signal = status & 0x7f
+    let code = signal == 0 ? (status >> 8) & 0xff : 128 + signal
+    return Exit(status: code, errors: String(decoding: errors, as: UTF8.self))
+  }
+}

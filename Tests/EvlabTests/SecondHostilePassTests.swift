@@ -1,0 +1,120 @@
+import EvictionRun
+import EvictionTestSupport
+import Foundation
+import Testing
+
+/// What a second hostile pass over every command found answered wrongly
+/// with exit 0: each now ends in one clear error (or, where the answer was
+/// right but unsaid, a note).
+@Suite struct SecondHostilePassTests {
+  /// A folder holding `t.oracleGeneral` (2,000 requests over 100 objects) and `files`.
+  static func folder(_ files: [String: String] = [:]) throws -> URL {
+    let dir = try scratchDirectory()
+    let made = try evlab(
+      ["generate", "zipf", "--objects", "100", "--requests", "2000", "-o", "t.oracleGeneral"], in: dir)
+    #expect(made.status == 0, "\(made.stderr)")
+    for (name, text) in files {
+      try text.write(to: dir.appendingPathComponent(name), atomically: true, encoding: .utf8)
+    }
+    return dir
+  }
+
+  static let trace = "[[traces]]\npath = \"t.oracleGeneral\"\n"
+
+  @Test(arguments: [
+    // slru's segments default to 4: the same policy under two spellings was run and ranked twice.
+    (["replay", "t.oracleGeneral", "--policy", "slru,slru:segments=4", "--size", "10"], "names slru twice"),
+    (["compare", "--config", "p.toml", "--output", "o"], "policies names slru twice"),
+    // A size as a string and as a number was one size, silently.
+    (["compare", "--config", "s.toml", "--output", "o"], "lists the size 10 twice"),
+    // Every cell too small for qdlp, skipped: an empty report with exit 0.
+    (["compare", "--config", "small.toml", "--output", "o"], "every (trace, size) cell is left out"),
+    // CSV under an oracleGeneral name, which evlab then read as binary.
+    (["convert", "t.oracleGeneral", "--to", "csv", "-o", "c.oracleGeneral"], "names the oracleGeneral format"),
+    (["convert", "t.oracleGeneral", "--to", "oracleGeneral", "-o", "c.csv"], "names the csv format"),
+    // A shard writes no report: figure options were dropped without a word.
+    (
+      [
+        "compare", "--trace", "t.oracleGeneral", "--policy", "lru", "--size", "10", "--shard", "1/2", "--output", "sh",
+        "--label", "lru=Mine",
+      ], "--label shapes the report's figures"
+    ),
+    (
+      [
+        "compare", "--trace", "t.oracleGeneral", "--policy", "lru", "--size", "10", "--shard", "1/2", "--output", "sh",
+        "--no-titles",
+      ], "--no-titles shapes"
+    ),
+    // An empty trace read at "0.0 M records/s".
+    (["bench", "read", "empty.oracleGeneral", "--runs", "1"], "holds no requests"),
+    // A CSV read as lirs turned its header and lines into block numbers.
+    (["replay", "c.csv", "--format", "lirs", "--policy", "lru", "--size", "10"], "decimal block number"),
+  ])
+  func aWrongAnswerIsNowAnError(arguments: [String], message: String) throws {
+    let dir = try Self.folder([
+      "p.toml": "policies = [\"slru\", \"slru:segments=4\"]\nsizes = [10]\n" + Self.trace,
+      "s.toml": "policies = [\"lru\"]\nsizes = [10, \"10\"]\n" + Self.trace,
+      "small.toml": "policies = [\"lru\", \"qdlp\"]\nsizes = [1]\nsmall_sizes = \"skip\"\n" + Self.trace,
+      "empty.oracleGeneral": "", "c.csv": "time,id,size\n1,5,10\n",
+    ])
+    let run = try evlab(arguments, in: dir)
+    #expect(run.status == 1 && run.stderr.contains(message), "\(arguments): \(run.status) \(run.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("o/results.csv").path))
+  }
+
+  /// Errors that were right to refuse but said the wrong thing.
+  @Test(arguments: [
+    // "check the file's permissions"
+    (["replay", "d.oracleGeneral", "--policy", "lru", "--size", "10"], "it is a folder, not a trace file"),
+    (["compare", "--config", "/dev/null"], "not a regular file"),
+    // "is not a number"
+    (
+      [
+        "replay", "t.oracleGeneral", "--policy", "lru", "--size", "10", "--tier", "memory+disk", "--disk-size",
+        "99999999999999999999",
+      ], "past the largest size"
+    ),
+    (["disk-bench", "--dir", "b", "--value-size", "99999999999999999999"], "past the largest size"),
+  ])
+  func aRefusalSaysWhatIsWrong(arguments: [String], message: String) throws {
+    let dir = try Self.folder()
+    try FileManager.default.createDirectory(
+      at: dir.appendingPathComponent("d.oracleGeneral"), withIntermediateDirectories: true)
+    let run = try evlab(arguments, in: dir)
+    #expect(run.status == 1 && run.stderr.contains(message), "\(arguments): \(run.status) \(run.stderr)")
+  }
+
+  /// Byte-mode sizes below the largest object break the stack-distance
+  /// rule: those points were simulated (right, and in the method column),
+  /// but an explicit `--method exact` was not told.
+  @Test func anExactCurveSaysWhichPointsWereSimulated() throws {
+    let dir = try Self.folder()
+    let run = try evlab(
+      ["mrc", "t.oracleGeneral", "--sizes", "10,20,1000000", "--size-mode", "bytes", "--method", "exact"], in: dir)
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(run.stderr.contains("at sizes 10, 20") && run.stderr.contains("were simulated"), "\(run.stderr)")
+    #expect(!run.stderr.contains("1000000"), "the exact point is not named: \(run.stderr)")
+  }
+}
+
+/// Another program run to its end without Foundation's `Process`, whose
+/// monitoring thread never started under a tight memory limit (figures
+/// then waited forever on rsvg-convert children nobody reaped).
+@Suite struct ChildProcessTests {
+  @Test func statusStandardErrorAndEnvironmentComeBack() throws {
+    let exit = try ChildProcess.run(
+      "/bin/sh", ["-c", "echo \"$EVLAB_PROBE\" >&2; echo out; exit 3"], environment: ["EVLAB_PROBE": "heard"])
+    #expect(exit.status == 3)
+    #expect(exit.errors == "heard\n", "standard output goes to /dev/null: \(exit.errors)")
+    #expect(try ChildProcess.run("/bin/sh", ["-c", "kill -TERM $$"]).status == 128 + SIGTERM)
+    #expect(try ChildProcess.run("/bin/true", []).status == 0)
+  }
+
+  @Test func aProgramThatCannotStartIsAnError() throws {
+    #expect {
+      _ = try ChildProcess.run("/nonexistent/rsvg-convert", [])
+    } throws: {
+      "\($0)".contains("cannot run /nonexistent/rsvg-convert") && "\($0)".contains("No such file")
+    }
+  }
+}
