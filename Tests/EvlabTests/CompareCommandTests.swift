@@ -162,8 +162,9 @@ import Testing
 
   /// Shards that read different files under one relative path (run from
   /// two folders), a partial whose counts were edited while their sum was
-  /// kept, one from another evlab, and one whose ratio was edited: the first
-  /// three are refused, the last merges with the ratio computed again.
+  /// kept, one from another evlab, and one whose ratio alone was edited: all
+  /// are refused (the digest covers every column as the file holds it); the
+  /// shards as written merge into the single run's results.
   @Test func mergeProvesTheShardsBelongTogether() throws {
     let dir = try scratchDirectory()
     let manager = FileManager.default
@@ -225,13 +226,15 @@ import Testing
       (["notraces", "here2"], "counts do not match their digest"),
       (["seconds", "here2"], "counts do not match their digest"),
       (["commit", "here2"], "at commit aaaaaaaaaaaa"),
+      // A ratio is computed again from the counts, but an edited one is an edited file.
+      (["ratio", "here2"], "counts do not match their digest"),
     ]
     for (inputs, words) in cases {
       let run = try evlab(["merge"] + inputs + ["-o", "out"], in: dir)
       #expect(run.status == 1 && run.stderr.contains(words), "\(inputs): \(run.stderr)")
     }
     #expect(!manager.fileExists(atPath: dir.appendingPathComponent("out").path), "nothing written on error")
-    let merged = try evlab(["merge", "ratio", "here2", "-o", "merged"], in: dir)
+    let merged = try evlab(["merge", "here1", "here2", "-o", "merged"], in: dir)
     #expect(merged.status == 0, "\(merged.stderr)")
     #expect(try read(dir, "merged/results.csv") == read(dir, "single/results.csv"))
   }

@@ -145,11 +145,10 @@ public struct ComparePartial: Codable, Sendable {
   }
 
   /// The digest of everything a merge reports from the part: each run's
-  /// number, cell, counts, warm-up, skipped requests, occupancy, flash
-  /// writes and timing, the causes of its misses and its operations'
-  /// counts, each interval's counts, and the traces' statistics
-  /// and the stress and disk rows (as the file encodes them). Ratios are
-  /// computed again from the counts; a file edited by hand no longer matches.
+  /// number and every column of its result, each interval's counts, and
+  /// the traces' statistics and the stress and disk rows (as the file
+  /// encodes them). Ratios are computed again from the counts; a file
+  /// edited by hand no longer matches.
   public static func countsDigest(
     runs: [Int], results: [ReplayResult], intervals: [[IntervalCounts]], traces: [TraceInfo],
     stress: [StressResult], disk: [DiskBench.Result]
@@ -165,28 +164,10 @@ public struct ComparePartial: Codable, Sendable {
     }
     for (i, (run, result)) in zip(runs, results).enumerated() {
       digest.add(Int64(run))
-      for text in [result.trace, result.format, result.policy, result.admission, result.sizeMode.rawValue] {
-        digest.add(text)
-      }
-      digest.add(result.cacheSize)
-      add(result.counts)
-      for value in [
-        result.warmupRequests, Int64(result.skippedZeroSize), result.maxOccupancy, result.flashWrites ?? -1,
-        result.flashWriteBytes ?? -1, result.exceedsCapacity ? 1 : 0,
-        Int64(bitPattern: result.seconds.bitPattern), Int64(bitPattern: result.requestsPerSecond.bitPattern),
-      ] {
-        digest.add(value)
-      }
-      if let trainings = result.trainings {
-        digest.add(trainings)
-        digest.add(Int64(bitPattern: (result.trainingSeconds ?? 0).bitPattern))
-      }
-      // The causes of its misses and its operations' counts, as the file holds them.
-      for part in [
-        result.attribution.map { try? encoder.encode($0) }, result.semantics.map { try? encoder.encode($0) },
-      ] {
-        digest.add(part.map { $0.map { String(decoding: $0, as: UTF8.self) } ?? "unencodable" } ?? "none")
-      }
+      // Every column the file holds for the run (cell, counts, fields, the
+      // causes of its misses, its operations' counts), as the file encodes
+      // them: a column added later is digested with no change here.
+      digest.add((try? encoder.encode(result)).map { String(decoding: $0, as: UTF8.self) } ?? "unencodable")
       for interval in i < intervals.count ? intervals[i] : [] {
         digest.add(Int64(interval.index))
         digest.add(interval.firstRequest)
