@@ -53,7 +53,8 @@ public enum CacheError: Error, Equatable, CustomStringConvertible {
       "striped:\(shards) splits a capacity of \(capacity) into more shards than it holds; use at most striped:\(capacity)"
     case .belowMinimumCapacity(let policy, let capacity, let minimum, let hint):
       "\(policy) caches nothing at a capacity of \(capacity) per shard; it needs at least \(minimum)\(hint)"
-    case .invalidLimit(let name, let value): "\(name) \(value) is not a limit: give a positive value, or none"
+    case .invalidLimit(let name, let value):
+      "\(name) \(value) is not a limit: give a positive value (a count or cost up to 2⁵⁶), or none"
     case .limitAbovePolicyCapacity(let name, let value, let capacity):
       "\(name) \(value) exceeds the \(capacity) the cache's policy was built for: create the cache with the larger limit"
     case .offlinePolicy(let name):
@@ -382,8 +383,12 @@ public final class MemoryCache<Key: Hashable, Value> {
   }
 
   @usableFromInline static func validate(countLimit: Int?, costLimit: Int?, ageLimit: Duration?) throws(CacheError) {
-    if let countLimit, countLimit <= 0 { throw .invalidLimit(name: "countLimit", value: "\(countLimit)") }
-    if let costLimit, costLimit <= 0 { throw .invalidLimit(name: "costLimit", value: "\(costLimit)") }
+    // Past PolicySpec.maximumCapacity a policy's sizing arithmetic could overflow.
+    for (name, limit) in [("countLimit", countLimit), ("costLimit", costLimit)] {
+      if let limit, limit <= 0 || Int64(limit) > PolicySpec.maximumCapacity {
+        throw .invalidLimit(name: name, value: "\(limit)")
+      }
+    }
     if let ageLimit, ageLimit <= .zero { throw .invalidLimit(name: "ageLimit", value: "\(ageLimit)") }
   }
 

@@ -159,6 +159,12 @@ extension PolicySpec {
     return capacity
   }
 
+  /// The largest capacity a policy is built with, objects or bytes: 2⁵⁶
+  /// (64 Pi). Far past any cache, and far enough below 2⁶³ that the
+  /// policies' own sizing arithmetic (W-TinyLFU's sketch and window, MQ's
+  /// queues, CAR's targets) cannot overflow.
+  public static let maximumCapacity: Int64 = 1 << 56
+
   /// What to change when a capacity is below ``minimumCapacity``.
   public var minimumCapacityHint: String { PolicyCatalog.definition(named: name)!.minimumCapacityHint(self) }
 }

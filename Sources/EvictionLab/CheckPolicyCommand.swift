@@ -23,12 +23,16 @@ struct CheckPolicy: ParsableCommand {
     help: "Policies, comma-separated or one per argument, with parameters (slru:segments=4); all for every one.")
   var policies: [String]
 
-  @Option(help: "Requests in each stream (at least 1,000).")
+  @Option(help: "Requests in each stream (1,000 to 10,000,000).")
   var requests = 6_000
 
   func validate() throws {
     guard !policies.isEmpty else { throw ArgumentError("name a policy, e.g. evlab check-policy lru") }
     guard requests >= 1_000 else { throw ArgumentError("--requests \(requests): at least 1,000 are needed") }
+    // Each stream is held in memory (48 bytes a request) and checked at every step.
+    guard requests <= 10_000_000 else {
+      throw ArgumentError("--requests \(requests): at most 10,000,000; a longer stream checks nothing more, slower")
+    }
   }
 
   func run() throws {

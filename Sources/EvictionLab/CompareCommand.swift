@@ -119,9 +119,14 @@ struct Compare: ParsableCommand {
       return nil
     }
     // A shard writes its partial result; a whole run, the report's files.
-    let written = shardSpec.map { [ComparePartial.fileName(shard: $0.0, of: $0.1)] } ?? reportFiles
+    // (and every figure there: a chart's name comes from a trace's).
+    let written =
+      shardSpec.map {
+        [ComparePartial.fileName(shard: $0.0, of: $0.1)].map { (directory as NSString).appendingPathComponent($0) }
+      }
+      ?? reportFiles.map { (directory as NSString).appendingPathComponent($0) } + OutputCheck.figureFiles(in: directory)
     try OutputCheck.notAnInput(
-      written.map { ("--output", (directory as NSString).appendingPathComponent($0)) }, inputs: inputs,
+      written.map { ("--output", $0) }, inputs: inputs,
       others: [("the --config file", self.config ?? Self.defaultConfig), ("the --collection file", collection)])
     if shardSpec == nil {
       try OutputCheck.reportFolder(directory, option: "--output", files: reportFiles)

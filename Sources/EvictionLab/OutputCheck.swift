@@ -19,6 +19,13 @@ enum OutputCheck {
     if lstat(path, &link) == 0, (link.st_mode & S_IFMT) == S_IFLNK, realpath(path, nil) == nil {
       throw ArgumentError("\(option) \(path) is a link to nothing; remove it or choose another path")
     }
+    var kind = stat()
+    if stat(path, &kind) == 0, [S_IFIFO, S_IFSOCK].contains(kind.st_mode & S_IFMT) {
+      // Opening a FIFO to write waits for a reader that may never come.
+      throw ArgumentError(
+        "\(option) \(path) is a \(kind.st_mode & S_IFMT == S_IFIFO ? "FIFO" : "socket"); name a regular file, or - for standard output"
+      )
+    }
     var isFolder: ObjCBool = false
     if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) {
       guard !isFolder.boolValue else {
@@ -75,6 +82,35 @@ enum OutputCheck {
           "\(option) \(path): \(figures) is not a writable folder, and the figures go there; move it away")
       }
     }
+    // A report replaces only what an earlier report wrote, as its provenance says.
+    let held =
+      files.filter { manager.fileExists(atPath: (path as NSString).appendingPathComponent($0)) }
+      + (figureFiles(in: path).isEmpty ? [] : ["figures/"])
+    if let first = held.first, !holdsEvlabReport(path) {
+      throw ArgumentError(
+        "\(option) \(path) holds \(first), and no provenance.json there says an evlab run wrote it: a report replaces only its own files; choose a new folder, or move \(first) away"
+      )
+    }
+  }
+
+  /// The files in `folder`'s `figures/`, as paths (none when it has none).
+  static func figureFiles(in folder: String) -> [String] {
+    let figures = (folder as NSString).appendingPathComponent("figures")
+    return ((try? FileManager.default.contentsOfDirectory(atPath: figures)) ?? []).sorted().map {
+      (figures as NSString).appendingPathComponent($0)
+    }
+  }
+
+  /// Whether `folder` holds a `provenance.json` that evlab wrote.
+  static func holdsEvlabReport(_ folder: String) -> Bool {
+    let file = (folder as NSString).appendingPathComponent("provenance.json")
+    var info = stat()
+    guard stat(file, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size < 64 << 20,
+      let data = FileManager.default.contents(atPath: file),
+      let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+      let provenance = object["provenance"] as? [String: Any]
+    else { return false }
+    return provenance["tool"] as? String == "evlab"
   }
 
   /// Refuses two outputs of one run at one path (one would overwrite the

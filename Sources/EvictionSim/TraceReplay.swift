@@ -163,8 +163,14 @@ public enum TraceReplay {
   }
 
   /// Refuses a capacity at which `policy` caches nothing (every request
-  /// would miss, and the row would look like a result).
+  /// would miss, and the row would look like a result), and one past
+  /// ``EvictionCore/PolicySpec/maximumCapacity``.
   public static func checkMinimumCapacity(_ policy: PolicySpec, _ cacheSize: Int64) throws(TraceError) {
+    guard cacheSize <= PolicySpec.maximumCapacity else {
+      throw .invalidOption(
+        "a cache size of \(cacheSize) is past the largest evlab builds, 2⁵⁶ (64 Pi objects or bytes); give a smaller size"
+      )
+    }
     let minimum = policy.minimumCapacity
     guard cacheSize >= minimum else {
       throw .invalidOption(

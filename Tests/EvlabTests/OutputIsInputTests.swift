@@ -43,16 +43,53 @@ import Testing
     #expect(try String(contentsOf: dir.appendingPathComponent("t.txt"), encoding: .utf8) == Self.trace)
   }
 
+  /// A report's folder holding a trace under a report file's name: refused
+  /// as a folder no evlab report wrote, and, in one an earlier report wrote,
+  /// as the input trace; a trace among its figures too.
   @Test func compareRefusesAReportFolderHoldingItsTrace() throws {
     let dir = try Self.folder()
     try FileManager.default.createDirectory(at: dir.appendingPathComponent("out"), withIntermediateDirectories: true)
     try Self.trace.write(to: dir.appendingPathComponent("out/results.csv"), atomically: true, encoding: .utf8)
-    let run = try evlab(
-      ["compare", "--trace", "out/results.csv", "--format", "txt", "--policy", "lru", "--size", "2", "-o", "out"],
-      in: dir)
-    #expect(run.status != 0)
-    #expect(run.stderr.contains("would overwrite the input trace"), "\(run.stderr)")
+    func compare(_ trace: String) throws -> Run {
+      try evlab(
+        ["compare", "--trace", trace, "--format", "txt", "--policy", "lru", "--size", "2", "-o", "out"], in: dir)
+    }
+    let foreign = try compare("out/results.csv")
+    #expect(foreign.status == 1)
+    #expect(foreign.stderr.contains("holds results.csv, and no provenance.json there"), "\(foreign.stderr)")
     #expect(try String(contentsOf: dir.appendingPathComponent("out/results.csv"), encoding: .utf8) == Self.trace)
+
+    try FileManager.default.removeItem(at: dir.appendingPathComponent("out/results.csv"))
+    let first = try compare("t.txt")
+    #expect(first.status == 0, "\(first.stderr)")
+    try Self.trace.write(to: dir.appendingPathComponent("out/results.csv"), atomically: true, encoding: .utf8)
+    let own = try compare("out/results.csv")
+    #expect(own.status == 1 && own.stderr.contains("would overwrite the input trace"), "\(own.stderr)")
+    #expect(try String(contentsOf: dir.appendingPathComponent("out/results.csv"), encoding: .utf8) == Self.trace)
+    // The figures are named after the traces: a trace named as one of them is kept too.
+    let figure = try #require(
+      try FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent("out/figures").path).first {
+        $0.hasSuffix(".svg")
+      })
+    try Self.trace.write(to: dir.appendingPathComponent("out/figures/" + figure), atomically: true, encoding: .utf8)
+    let drawn = try compare("out/figures/" + figure)
+    #expect(drawn.status == 1 && drawn.stderr.contains("would overwrite the input trace"), "\(drawn.stderr)")
+    #expect(try String(contentsOf: dir.appendingPathComponent("out/figures/" + figure), encoding: .utf8) == Self.trace)
+  }
+
+  /// A folder holding files no evlab report wrote is not written into;
+  /// an output that is a FIFO is refused before it could block.
+  @Test func aFolderOfSomeoneElsesFilesIsNotAReportFolder() throws {
+    let dir = try Self.folder()
+    try FileManager.default.createDirectory(
+      at: dir.appendingPathComponent("mine/figures"), withIntermediateDirectories: true)
+    try "keep".write(to: dir.appendingPathComponent("mine/figures/plot.svg"), atomically: true, encoding: .utf8)
+    let run = try evlab(["compare", "--trace", "t.txt", "--policy", "lru", "--size", "2", "-o", "mine"], in: dir)
+    #expect(run.status == 1 && run.stderr.contains("holds figures/"), "\(run.stderr)")
+    #expect(try String(contentsOf: dir.appendingPathComponent("mine/figures/plot.svg"), encoding: .utf8) == "keep")
+    #expect(mkfifo(dir.appendingPathComponent("fifo.csv").path, 0o600) == 0)
+    let fifo = try evlab(["replay", "t.txt", "--policy", "lru", "--size", "2", "--csv", "fifo.csv"], in: dir)
+    #expect(fifo.status == 1 && fifo.stderr.contains("fifo.csv is a FIFO"), "\(fifo.stderr)")
   }
 
   /// A separate output is still written.
@@ -87,7 +124,7 @@ import Testing
     let config = #"{"policies": ["lru"], "sizes": [2], "traces": [{"path": "t.txt"}]}"#
     try config.write(to: dir.appendingPathComponent("conf/provenance.json"), atomically: true, encoding: .utf8)
     let conf = try evlab(["compare", "--config", "conf/provenance.json", "--output", "conf"], in: dir)
-    #expect(conf.status == 1 && conf.stderr.contains("would overwrite the --config file"), "\(conf.stderr)")
+    #expect(conf.status == 1 && conf.stderr.contains("holds provenance.json, and no provenance.json"), "\(conf.stderr)")
     #expect(try file("conf/provenance.json") == config)
     // A catalog over a trace of the folder it walks, listed or passed over.
     try Self.trace.write(to: dir.appendingPathComponent("cat/a.txt"), atomically: true, encoding: .utf8)

@@ -47,6 +47,17 @@ import Testing
     ),
     // An empty trace read at "0.0 M records/s".
     (["bench", "read", "empty.oracleGeneral", "--runs", "1"], "holds no requests"),
+    // Capacities near 2⁶³ trapped in CAR, MQ and W-TinyLFU's sizing arithmetic.
+    (
+      ["replay", "t.oracleGeneral", "--policy", "car,mq,wtinylfu", "--size", "9223372036854775807"],
+      "past the largest evlab builds"
+    ),
+    (
+      ["bench", "cache", "--policy", "car", "--capacity", "9223372036854775807", "--keys", "1000", "--runs", "1"],
+      "countLimit 9223372036854775807 is not a limit"
+    ),
+    // A stream of 10¹¹ requests ended in a failed allocation.
+    (["check-policy", "car", "--requests", "100000000000"], "at most 10,000,000"),
     // A CSV read as lirs turned its header and lines into block numbers.
     (["replay", "c.csv", "--format", "lirs", "--policy", "lru", "--size", "10"], "decimal block number"),
   ])
@@ -82,6 +93,14 @@ import Testing
       at: dir.appendingPathComponent("d.oracleGeneral"), withIntermediateDirectories: true)
     let run = try evlab(arguments, in: dir)
     #expect(run.status == 1 && run.stderr.contains(message), "\(arguments): \(run.status) \(run.stderr)")
+  }
+
+  /// A FIFO given to merge said "You don't have permission".
+  @Test func mergeOfAFIFOSaysItIsOne() throws {
+    let dir = try Self.folder()
+    #expect(mkfifo(dir.appendingPathComponent("partial-1-of-1.json").path, 0o600) == 0)
+    let run = try evlab(["merge", "partial-1-of-1.json", "-o", "m"], in: dir)
+    #expect(run.status == 1 && run.stderr.contains("not a regular file"), "\(run.stderr)")
   }
 
   /// Byte-mode sizes below the largest object break the stack-distance

@@ -527,6 +527,10 @@ extension ComparePartial {
         throw .merge("\(input): holds no partial-I-of-N.json; was it written by \(Setting.shard)?")
       }
       for file in files {
+        var info = stat()
+        if stat(file, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
+          throw .merge("\(file): not a regular file (a FIFO or a device); name the partial-I-of-N.json a shard wrote")
+        }
         do {
           let data = try Data(contentsOf: URL(fileURLWithPath: file))
           let decoder = JSONDecoder()
