@@ -66,6 +66,18 @@ struct BenchUpdate: ParsableCommand {
     let root = URL(fileURLWithPath: options.root).standardizedFileURL.path
     try OutputCheck.notAnInput(
       [("--baseline", options.baseline)], inputs: Baseline.plannedCells(root: root).map(\.trace.path))
+    try OutputCheck.file(options.baseline, option: "--baseline")
+    // It replaces a baseline, never another file (a trace, a CSV) named by mistake.
+    if FileManager.default.fileExists(atPath: options.baseline) {
+      let held = FileManager.default.contents(atPath: options.baseline).flatMap {
+        try? JSONSerialization.jsonObject(with: $0) as? [String: Any]
+      }
+      guard held?["cells"] is [Any] else {
+        throw fail(
+          "--baseline \(options.baseline) exists and is not a baseline (a JSON object with its cells); name a new file, or the baseline to rewrite"
+        )
+      }
+    }
     let cells = try options.measure()
     try write(Baseline(cells: cells).encoded(), to: options.baseline)
   }

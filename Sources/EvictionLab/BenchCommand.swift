@@ -61,6 +61,7 @@ struct ReplayBench: ParsableCommand, TakesSizeMode {
     _ = try policies.specs()
     try size.check()
     guard runs >= 1 && copies >= 1 else { throw ArgumentError("--runs and --repeat must be at least 1") }
+    guard runs <= maximumRuns else { throw ArgumentError("--runs \(runs): at most \(maximumRuns)") }
     if let json { try OutputCheck.file(json, option: "--json") }
     try OutputCheck.notAnInput([("--json", json)], inputs: [trace])
     if bareReference && sizeMode != .count {

@@ -47,6 +47,7 @@ struct CacheBench: ParsableCommand {
     guard capacity >= 1, keys >= 1, gets >= 1, runs >= 1 else {
       throw ArgumentError("--capacity, --keys, --gets and --runs must be at least 1")
     }
+    guard runs <= maximumRuns else { throw ArgumentError("--runs \(runs): at most \(maximumRuns)") }
   }
 
   func run() throws {

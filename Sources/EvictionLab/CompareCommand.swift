@@ -224,6 +224,10 @@ func writeReport(_ outcome: CompareOutcome, config: CompareConfig, to directory:
         + "its misses are those of its untrained rule; results.csv's trainings column says which (docs/learned-policies.md)"
     )
   }
+  // A folder this report makes is removed if the run stops before the
+  // report is whole (Ctrl-C, SIGTERM, a full disk): no half a report.
+  let made = FileManager.default.fileExists(atPath: directory) ? nil : ScratchPaths.shared.register(directory)
+  defer { made.map(ScratchPaths.shared.unregister) }
   do {
     let provenance = runProvenance(configuration: config.source, seeds: config.seeds)
     let held = Set((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
@@ -253,6 +257,7 @@ func writeReport(_ outcome: CompareOutcome, config: CompareConfig, to directory:
               + (others.count > 5 ? " and \(others.count - 5) more" : "") + ", left as they were"))
     }
   } catch {
+    if made != nil { try? FileManager.default.removeItem(atPath: directory) }
     throw fail("cannot write the report into \(directory): \(error.localizedDescription)")
   }
 }

@@ -104,6 +104,7 @@ struct ConcurrentBench: ParsableCommand {
     }
     guard seconds > 0 && seconds <= 3_600 else { throw ArgumentError("--seconds \(seconds): give 0 < seconds ≤ 3600") }
     guard runs >= 1 else { throw ArgumentError("--runs must be at least 1") }
+    guard runs <= maximumRuns else { throw ArgumentError("--runs \(runs): at most \(maximumRuns)") }
     if writeWorkload != nil {
       // It runs nothing, so nothing would be written to these: say so.
       let ignored =

@@ -79,6 +79,7 @@ struct DiskBenchCommand: ParsableCommand {
     }
     guard ops >= 10 else { throw ArgumentError("--ops \(ops): at least 10 operations per phase") }
     guard rounds >= 1 else { throw ArgumentError("--rounds \(rounds): at least 1") }
+    guard rounds <= maximumRuns else { throw ArgumentError("--rounds \(rounds): at most \(maximumRuns)") }
     try plistWriters.check()
     try plistEntries.check()
     if let plistCsv { try OutputCheck.file(plistCsv, option: "--plist-csv") }

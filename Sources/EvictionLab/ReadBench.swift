@@ -23,6 +23,7 @@ struct ReadBench: ParsableCommand {
 
   func validate() throws {
     guard runs >= 1 else { throw ArgumentError("--runs must be at least 1") }
+    guard runs <= maximumRuns else { throw ArgumentError("--runs \(runs): at most \(maximumRuns)") }
   }
 
   func run() throws {
@@ -33,3 +34,7 @@ struct ReadBench: ParsableCommand {
     print(BenchTables.read(rows), terminator: "")
   }
 }
+
+/// The most timed runs (or rounds) a benchmark takes: medians settle long
+/// before, and a count past it is a typo that would run for days.
+let maximumRuns = 10_000

@@ -68,6 +68,7 @@ struct ThroughputBench: ParsableCommand, TakesSizeMode {
     guard copies >= 1 else { throw ArgumentError("--repeat must be at least 1") }
     if let json { try OutputCheck.file(json, option: "--json") }
     try OutputCheck.notAnInput([("--json", json)], inputs: [trace], others: [("the --baseline file", baseline)])
+    guard runs <= maximumRuns else { throw ArgumentError("--runs \(runs): at most \(maximumRuns)") }
     guard runs >= (baseline == nil ? 1 : 2) else {
       throw ArgumentError("--runs \(runs): a comparison needs at least 2 runs per side")
     }

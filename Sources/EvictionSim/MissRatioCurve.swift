@@ -205,7 +205,14 @@ public enum MissRatioCurves {
 
   /// The error for a pass that counted nothing: an empty trace, or one the
   /// warm-up covers whole.
-  static func warmupCoversAll(_ trace: TraceSource, _ warmup: ReplayWindow.Span?) -> TraceError {
+  static func warmupCoversAll(_ trace: TraceSource, _ warmup: ReplayWindow.Span?, sampling: Sampling? = nil)
+    -> TraceError
+  {
+    if let sampling, sampling.rate < 1 {
+      return .invalidOption(
+        "\(trace.path): SHARDS at rate \(sampling.rate) sampled none of its objects\(warmup == nil ? "" : " after the warm-up"); raise \(Setting.rate)"
+      )
+    }
     guard let warmup else { return .emptyTrace(path: trace.path) }
     return .invalidOption(
       "\(trace.path): the warm-up (\(warmup)) covers every request; give a shorter \(Setting.warmup)")
@@ -259,7 +266,7 @@ public enum MissRatioCurves {
         hitBytesBelow[lo] &+= record.size
       }
     }
-    if requests == 0 { throw warmupCoversAll(trace, warmup) }
+    if requests == 0 { throw warmupCoversAll(trace, warmup, sampling: sampling) }
     var points: [CurvePoint] = []
     var hits: Int64 = 0
     var hitBytes: Int64 = 0
@@ -592,7 +599,7 @@ struct MultiSizeRunner {
         }
       }
     }
-    if totals.requests == 0 { throw MissRatioCurves.warmupCoversAll(trace, warmup) }
+    if totals.requests == 0 { throw MissRatioCurves.warmupCoversAll(trace, warmup, sampling: sampling) }
     return totals
   }
 }

@@ -191,7 +191,9 @@ public struct TraceInfo: Sendable, Codable, Equatable {
     let objectSizes = sizes.values.map(Double.init).sorted()
     info.sizePercentiles = percentileLevels.map { Int64(quantile(sorted: objectSizes, $0 / 100).rounded()) }
     info.suggestedSizes = sweep(Int64(info.uniqueObjects))
-    info.suggestedByteSizes = sweep(info.footprintBytes)
+    // A byte cache below the median object holds almost nothing: the sweep starts there.
+    let median = objectSizes.isEmpty ? 1 : Int64(quantile(sorted: objectSizes, 0.5).rounded())
+    info.suggestedByteSizes = sweep(info.footprintBytes, from: median)
     return info
   }
 
@@ -219,12 +221,13 @@ public struct TraceInfo: Sendable, Codable, Equatable {
     return (-slope, r2)
   }
 
-  /// Eight log-spaced sizes from 0.1% to 10% of `total` (at least 1, distinct).
-  static func sweep(_ total: Int64) -> [Int64] {
+  /// Eight log-spaced sizes from 0.1% to 10% of `total`, none below `least`
+  /// (at least 1, at most `total`, distinct).
+  static func sweep(_ total: Int64, from least: Int64 = 1) -> [Int64] {
     var sizes: [Int64] = []
     for i in 0..<8 {
-      let size = max(1, Int64((Double(total) * 0.001 * pow(100, Double(i) / 7)).rounded()))
-      if sizes.last != size { sizes.append(size) }
+      let size = max(1, least, Int64((Double(total) * 0.001 * pow(100, Double(i) / 7)).rounded()))
+      if sizes.last != size && size <= max(total, 1) { sizes.append(size) }
     }
     return sizes
   }

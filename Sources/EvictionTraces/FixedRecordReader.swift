@@ -73,6 +73,7 @@ final class FixedRecordReader: TraceReader {
   {
     var filled = 0
     let size = L.recordSize
+    if !checkedForText { try refuseText() }
     while filled < buffer.count {
       if input.available < size {
         if try !input.refill() || input.available < size {
@@ -121,6 +122,26 @@ final class FixedRecordReader: TraceReader {
       input.advance(whole * size)
     }
     return filled
+  }
+
+  /// Whether the first records were looked at for text.
+  private var checkedForText = false
+
+  /// Refuses a file whose first bytes are lines of text (a CSV named
+  /// `.oracleGeneral`): read as records they make numbers of letters. Real
+  /// records hold zero bytes (the high bytes of ids and sizes) well before
+  /// 256 bytes are read.
+  private func refuseText() throws(TraceError) {
+    checkedForText = true
+    while input.available < 256, try input.refill() {}
+    let head = UnsafeRawBufferPointer(rebasing: input.storage[input.start..<input.start + min(input.available, 256)])
+    guard head.count >= 2, head.contains(10),
+      head.allSatisfy({ (32...126).contains($0) || $0 == 9 || $0 == 10 || $0 == 13 })
+    else { return }
+    let line = String(decoding: head.prefix { $0 != 10 && $0 != 13 }.prefix(40), as: UTF8.self)
+    throw .notOfFormat(
+      file: path, format: format.rawValue, reason: "its first bytes are lines of text (\"\(line)\"), not binary records"
+    )
   }
 
   /// The 1-based number of the record `i` records into the buffered bytes.

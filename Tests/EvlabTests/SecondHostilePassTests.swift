@@ -58,6 +58,23 @@ import Testing
     ),
     // A stream of 10¹¹ requests ended in a failed allocation.
     (["check-policy", "car", "--requests", "100000000000"], "at most 10,000,000"),
+    // CSV text named .oracleGeneral was read as 24-byte records of letters.
+    (["replay", "text.oracleGeneral", "--policy", "lru", "--size", "10"], "lines of text"),
+    (["convert", "text.oracleGeneral", "--to", "csv", "-o", "x.csv"], "lines of text"),
+    // A pinned seed ran once where the seeds asked for two runs.
+    (
+      [
+        "compare", "--trace", "t.oracleGeneral", "--policy", "random:seed=5", "--seeds", "1,2", "--size", "10",
+        "--output", "o",
+      ], "pins its seed"
+    ),
+    // bench update wrote a baseline over a trace.
+    (["bench", "update", "--baseline", "c.csv", "--root", "."], "exists and is not a baseline"),
+    // A sample that caught nothing was "a trace that holds no requests".
+    (
+      ["mrc", "t.oracleGeneral", "--method", "shards", "--rate", "0.000001", "--sizes", "10"],
+      "sampled none of its objects"
+    ),
     // A CSV read as lirs turned its header and lines into block numbers.
     (["replay", "c.csv", "--format", "lirs", "--policy", "lru", "--size", "10"], "decimal block number"),
   ])
@@ -67,6 +84,7 @@ import Testing
       "s.toml": "policies = [\"lru\"]\nsizes = [10, \"10\"]\n" + Self.trace,
       "small.toml": "policies = [\"lru\", \"qdlp\"]\nsizes = [1]\nsmall_sizes = \"skip\"\n" + Self.trace,
       "empty.oracleGeneral": "", "c.csv": "time,id,size\n1,5,10\n",
+      "text.oracleGeneral": String(repeating: "1,5,4096\n", count: 40),
     ])
     let run = try evlab(arguments, in: dir)
     #expect(run.status == 1 && run.stderr.contains(message), "\(arguments): \(run.status) \(run.stderr)")
@@ -86,6 +104,13 @@ import Testing
       ], "past the largest size"
     ),
     (["disk-bench", "--dir", "b", "--value-size", "99999999999999999999"], "past the largest size"),
+    // "an integer is not a size"
+    (
+      ["compare", "--trace", "t.oracleGeneral", "--policy", "lru", "--size", "0", "--output", "o"],
+      "0 is not a size; a cache needs a positive size"
+    ),
+    // Ran until killed.
+    (["bench", "read", "t.oracleGeneral", "--runs", "9223372036854775807"], "at most 10000"),
   ])
   func aRefusalSaysWhatIsWrong(arguments: [String], message: String) throws {
     let dir = try Self.folder()
@@ -93,6 +118,34 @@ import Testing
       at: dir.appendingPathComponent("d.oracleGeneral"), withIntermediateDirectories: true)
     let run = try evlab(arguments, in: dir)
     #expect(run.status == 1 && run.stderr.contains(message), "\(arguments): \(run.status) \(run.stderr)")
+  }
+
+  /// trace-info suggested byte caches smaller than every object (all miss).
+  @Test func suggestedByteSizesHoldAnObject() throws {
+    let dir = try Self.folder()
+    let run = try evlab(["trace-info", "t.oracleGeneral", "--json", "-"], in: dir)
+    #expect(run.status == 0, "\(run.stderr)")
+    let document = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+    let object = try #require((document["traces"] as? [[String: Any]])?.first)
+    let sizes = try #require(object["suggested_byte_sizes"] as? [Int])
+    let median = try #require((object["size_percentiles"] as? [String: Int])?["p50"])
+    #expect(!sizes.isEmpty && sizes.allSatisfy { $0 >= median }, "\(sizes), the median object \(median) bytes")
+  }
+
+  /// A throughput baseline of another file under the same name was compared
+  /// as the same workload.
+  @Test func aThroughputBaselineOfAnotherTraceUnderItsNameIsRefused() throws {
+    let dir = try Self.folder()
+    let bench = ["bench", "throughput", "t.oracleGeneral", "--policy", "lru", "--size", "10", "--runs", "2"]
+    #expect(try evlab(bench + ["--json", "base.json"], in: dir).status == 0)
+    try FileManager.default.createDirectory(at: dir.appendingPathComponent("other"), withIntermediateDirectories: true)
+    let made = try evlab(
+      ["generate", "zipf", "--objects", "100", "--requests", "1000", "-o", "other/t.oracleGeneral"], in: dir)
+    #expect(made.status == 0)
+    var other = bench
+    other[2] = "other/t.oracleGeneral"
+    let run = try evlab(other + ["--baseline", "base.json"], in: dir)
+    #expect(run.status == 1 && run.stderr.contains("(10000 requests)"), "\(run.stderr)")
   }
 
   /// A FIFO given to merge said "You don't have permission".

@@ -20,6 +20,9 @@ public enum ThroughputBenchmark {
     public var copies: Int
     public var policies: [String]
     public var samples: [String: [Double]]
+    /// Requests in one replay of the workload: two files of one name with
+    /// other contents differ here (absent from files written before it).
+    public var requests: Int64? = nil
 
     public init(trace: String, cacheSize: Int64, sizeMode: SizeMode, copies: Int, policies: [String]) {
       self.trace = trace
@@ -35,15 +38,18 @@ public enum ThroughputBenchmark {
       case trace
       case cacheSize = "cache_size"
       case sizeMode = "size_mode"
-      case copies, policies, samples
+      case copies, policies, samples, requests
     }
 
     /// Whether both measured the same workload.
     public func sameWorkload(as other: Samples) -> Bool {
       trace == other.trace && cacheSize == other.cacheSize && sizeMode == other.sizeMode && copies == other.copies
+        && (requests == nil || other.requests == nil || requests == other.requests)
     }
 
-    public var workload: String { "\(trace) at \(cacheSize) (\(sizeMode), \(Setting.repeatTrace) \(copies))" }
+    public var workload: String {
+      "\(trace)\(requests.map { " (\($0) requests)" } ?? "") at \(cacheSize) (\(sizeMode), \(Setting.repeatTrace) \(copies))"
+    }
 
     public func encoded() -> String {
       let encoder = JSONEncoder()
@@ -65,6 +71,7 @@ public enum ThroughputBenchmark {
         do throws(TraceError) {
           let result = try TraceReplay.run(source, policy: spec, cacheSize: cacheSize, sizeMode: sizeMode)
           samples.samples[spec.description, default: []].append(result.requestsPerSecond)
+          samples.requests = result.counts.requests
         } catch { throw BenchError(error) }
       }
       if rounds > 1 { log("round \(round)/\(rounds) done") }

@@ -470,6 +470,17 @@ public struct CompareConfig: Sendable {
     guard !seedValues.isEmpty, seedValues.allSatisfy({ $0 >= 0 }), Set(seedValues).count == seedValues.count else {
       throw ConfigError(file: file, "seeds must be distinct non-negative integers, e.g. [1, 2, 3]")
     }
+    if seedValues.count > 1,
+      let pinned = policies.first(where: {
+        $0.parameters["seed"] != nil
+          && PolicyCatalog.entry(named: $0.name)?.parameters.contains { $0.name == "seed" } == true
+      })
+    {
+      throw ConfigError(
+        file: file,
+        "\(pinned) pins its seed, so it would run once where seeds asks for \(seedValues.count) runs; leave seed= out of it, or give one seed"
+      )
+    }
     let chartSize = try reader.sizes("chart_size", single: true)?.first ?? sizes[sizes.count / 2]
     guard sizes.contains(chartSize) else {
       throw ConfigError(file: file, "chart_size \(chartSize) is not one of the sizes")
@@ -927,6 +938,15 @@ struct TableReader {
           throw ConfigError(file: file, "\(context): \(key): \(error.message)")
         }
         for size in parsed { try add(size) }
+      case .integer(let i):
+        throw ConfigError(file: file, "\(context): \(key): \(i) is not a size; a cache needs a positive size")
+      case .float(let f) where f >= 0x1p63:
+        throw ConfigError(file: file, "\(context): \(key): \(f) is past the largest size, 2⁶³ - 1")
+      case .float(let f):
+        throw ConfigError(
+          file: file,
+          "\(context): \(key): \(f) is not a size: write a count or byte size as an integer (5000), a share of the footprint as text (\"1%\" or \"0.01\")"
+        )
       default: throw ConfigError(file: file, "\(context): \(key): \(item.kind) is not a size; \(CacheSize.grammar)")
       }
     }
