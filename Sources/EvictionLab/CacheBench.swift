@@ -48,6 +48,10 @@ struct CacheBench: ParsableCommand {
       throw ArgumentError("--capacity, --keys, --gets and --runs must be at least 1")
     }
     guard runs <= maximumRuns else { throw ArgumentError("--runs \(runs): at most \(maximumRuns)") }
+    guard Int64(capacity) <= PolicySpec.maximumCapacity else {
+      throw ArgumentError(
+        "--capacity \(capacity): at most 2⁵⁶ (\(PolicySpec.maximumCapacity)), the largest cache evlab builds")
+    }
   }
 
   func run() throws {

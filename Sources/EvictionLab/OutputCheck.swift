@@ -88,7 +88,7 @@ enum OutputCheck {
       + (figureFiles(in: path).isEmpty ? [] : ["figures/"])
     if let first = held.first, !holdsEvlabReport(path) {
       throw ArgumentError(
-        "\(option) \(path) holds \(first), and no provenance.json there says an evlab run wrote it: a report replaces only its own files; choose a new folder, or move \(first) away"
+        "\(option) \(path) holds \(first), and no provenance.json there says an evlab run wrote it (a report stopped half-way has none): a report replaces only a whole report's files; choose a new folder, or remove that one"
       )
     }
   }

@@ -63,7 +63,11 @@ public enum CompareReport {
         ("disk.csv", DiskBenchTables.csv(outcome.disk)), ("disk.json", stamp(DiskBenchTables.json(outcome.disk))),
       ]
     }
-    if let provenance { files.append(("provenance.json", provenance.file)) }
+    // provenance.json goes first and comes back last: a report stopped
+    // half-way (Ctrl-C, a full disk) has none, so no later run takes the
+    // folder for a whole report, and replaces it only when told to.
+    let provenancePath = (directory as NSString).appendingPathComponent("provenance.json")
+    unlink(provenancePath)
     var written: [String] = []
     for (name, content) in files {
       let path = (directory as NSString).appendingPathComponent(name)
@@ -72,6 +76,10 @@ public enum CompareReport {
     }
     let (figureFiles, warning) = try figures.write(into: directory, progress: figureProgress)
     if let warning { warn(warning) }
+    if let provenance {
+      try provenance.file.write(toFile: provenancePath, atomically: true, encoding: .utf8)
+      written.append(provenancePath)
+    }
     if !figureFiles.isEmpty { written.append((directory as NSString).appendingPathComponent("figures")) }
     return written
   }

@@ -1,3 +1,4 @@
+import EvictionCore
 import EvictionTraces
 import Foundation
 
@@ -49,9 +50,10 @@ public enum CacheSize: Sendable, Hashable, CustomStringConvertible {
       return
     }
     switch Self.parseAbsolute(t) {
+    case .size(let value) where value > PolicySpec.maximumCapacity: throw Self.pastTheLargest(text)
     case .size(let value) where value > 0: self = .absolute(value)
     case .size: throw SizeError("size '\(text)' is zero; a cache needs a positive size")
-    case .tooLarge: throw SizeError("size '\(text)' is too large")
+    case .tooLarge: throw Self.pastTheLargest(text)
     case .notANumber: throw SizeError("size '\(text)' is not a size; \(Self.grammar)")
     }
   }
@@ -66,6 +68,12 @@ public enum CacheSize: Sendable, Hashable, CustomStringConvertible {
       for size in try expand(item) where !out.contains(size) { out.append(size) }
     }
     return out
+  }
+
+  /// The error for a size past ``EvictionCore/PolicySpec/maximumCapacity``.
+  static func pastTheLargest(_ text: String) -> SizeError {
+    SizeError(
+      "size '\(text)' is past the largest cache evlab builds, 2⁵⁶ (\(PolicySpec.maximumCapacity)); give a smaller size")
   }
 
   /// One item of a list: a size, a range or `auto`.

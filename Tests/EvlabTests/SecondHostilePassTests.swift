@@ -50,11 +50,11 @@ import Testing
     // Capacities near 2⁶³ trapped in CAR, MQ and W-TinyLFU's sizing arithmetic.
     (
       ["replay", "t.oracleGeneral", "--policy", "car,mq,wtinylfu", "--size", "9223372036854775807"],
-      "past the largest evlab builds"
+      "past the largest cache evlab builds"
     ),
     (
       ["bench", "cache", "--policy", "car", "--capacity", "9223372036854775807", "--keys", "1000", "--runs", "1"],
-      "countLimit 9223372036854775807 is not a limit"
+      "--capacity 9223372036854775807: at most 2⁵⁶"
     ),
     // A stream of 10¹¹ requests ended in a failed allocation.
     (["check-policy", "car", "--requests", "100000000000"], "at most 10,000,000"),
@@ -74,6 +74,16 @@ import Testing
     (
       ["mrc", "t.oracleGeneral", "--method", "shards", "--rate", "0.000001", "--sizes", "10"],
       "sampled none of its objects"
+    ),
+    // A range past 2⁵⁶ trapped converting its top to Int64, or was clamped to 2⁵⁶.
+    (
+      ["replay", "t.oracleGeneral", "--policy", "lru", "--size", "10..9223372036854775807:log3"],
+      "past the largest cache evlab builds"
+    ),
+    (["replay", "t.oracleGeneral", "--policy", "lru", "--size", "10..72057594037927937:log3"], "past the largest"),
+    (
+      ["stress", "t.oracleGeneral", "--policy", "mq", "--size", "72057594037927937", "--threads", "1"],
+      "past the largest cache evlab builds"
     ),
     // A CSV read as lirs turned its header and lines into block numbers.
     (["replay", "c.csv", "--format", "lirs", "--policy", "lru", "--size", "10"], "decimal block number"),
@@ -142,10 +152,53 @@ import Testing
     let made = try evlab(
       ["generate", "zipf", "--objects", "100", "--requests", "1000", "-o", "other/t.oracleGeneral"], in: dir)
     #expect(made.status == 0)
+    // Another stream of as many requests under the name: its digest differs.
+    try FileManager.default.createDirectory(at: dir.appendingPathComponent("same"), withIntermediateDirectories: true)
+    let same = try evlab(
+      ["generate", "uniform", "--objects", "7", "--requests", "2000", "-o", "same/t.oracleGeneral"], in: dir)
+    #expect(same.status == 0, "\(same.stderr)")
+    var twin = bench
+    twin[2] = "same/t.oracleGeneral"
+    let sameCount = try evlab(twin + ["--baseline", "base.json"], in: dir)
+    #expect(sameCount.status == 1 && sameCount.stderr.contains("stream:"), "\(sameCount.stderr)")
     var other = bench
     other[2] = "other/t.oracleGeneral"
     let run = try evlab(other + ["--baseline", "base.json"], in: dir)
-    #expect(run.status == 1 && run.stderr.contains("(10000 requests)"), "\(run.stderr)")
+    #expect(run.status == 1 && run.stderr.contains("(10000 requests"), "\(run.stderr)")
+  }
+
+  /// A trace named `../t.oracleGeneral` in a configuration was in dataset "..".
+  @Test func aTraceUpOneFolderIsInThatFoldersDataset() throws {
+    let dir = try Self.folder()
+    try FileManager.default.createDirectory(at: dir.appendingPathComponent("cfg"), withIntermediateDirectories: true)
+    try "policies = [\"lru\"]\nsizes = [10]\n[[traces]]\npath = \"../t.oracleGeneral\"\n".write(
+      to: dir.appendingPathComponent("cfg/c.toml"), atomically: true, encoding: .utf8)
+    let run = try evlab(["compare", "--config", "cfg/c.toml", "--output", "o"], in: dir)
+    #expect(run.status == 0, "\(run.stderr)")
+    let rows = try String(contentsOf: dir.appendingPathComponent("o/results.csv"), encoding: .utf8)
+      .split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+    let column = try #require(rows.first?.firstIndex(of: "dataset"))
+    #expect(rows.count == 2 && rows[1][column] == dir.lastPathComponent, "\(rows)")
+  }
+
+  /// A report that stops half-way into a folder holding an earlier one
+  /// left the new results beside the old provenance and figures: its
+  /// provenance goes first and comes back last, so the folder is then no
+  /// whole report, and the next run says so.
+  @Test func aReportStoppedHalfWayLeavesNoProvenance() throws {
+    let dir = try Self.folder()
+    let compare = ["compare", "--trace", "t.oracleGeneral", "--policy", "lru", "--size", "10", "--output", "o"]
+    #expect(try evlab(compare, in: dir).status == 0)
+    let figures = dir.appendingPathComponent("o/figures")
+    let svg = try #require(
+      try FileManager.default.contentsOfDirectory(atPath: figures.path).first { $0.hasSuffix(".svg") })
+    try FileManager.default.removeItem(at: figures.appendingPathComponent(svg))
+    try FileManager.default.createDirectory(at: figures.appendingPathComponent(svg), withIntermediateDirectories: true)
+    let stopped = try evlab(compare, in: dir)
+    #expect(stopped.status == 1, "\(stopped.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("o/provenance.json").path))
+    let next = try evlab(compare, in: dir)
+    #expect(next.status == 1 && next.stderr.contains("stopped half-way"), "\(next.stderr)")
   }
 
   /// A FIFO given to merge said "You don't have permission".

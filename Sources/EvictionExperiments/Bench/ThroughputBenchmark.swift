@@ -20,9 +20,11 @@ public enum ThroughputBenchmark {
     public var copies: Int
     public var policies: [String]
     public var samples: [String: [Double]]
-    /// Requests in one replay of the workload: two files of one name with
-    /// other contents differ here (absent from files written before it).
+    /// Requests in one replay of the workload, and the stream's digest
+    /// (``StreamDigest``: every key, size and time): two files of one name
+    /// with other contents differ here (absent from files written before).
     public var requests: Int64? = nil
+    public var digest: String? = nil
 
     public init(trace: String, cacheSize: Int64, sizeMode: SizeMode, copies: Int, policies: [String]) {
       self.trace = trace
@@ -38,17 +40,18 @@ public enum ThroughputBenchmark {
       case trace
       case cacheSize = "cache_size"
       case sizeMode = "size_mode"
-      case copies, policies, samples, requests
+      case copies, policies, samples, requests, digest
     }
 
     /// Whether both measured the same workload.
     public func sameWorkload(as other: Samples) -> Bool {
       trace == other.trace && cacheSize == other.cacheSize && sizeMode == other.sizeMode && copies == other.copies
         && (requests == nil || other.requests == nil || requests == other.requests)
+        && (digest == nil || other.digest == nil || digest == other.digest)
     }
 
     public var workload: String {
-      "\(trace)\(requests.map { " (\($0) requests)" } ?? "") at \(cacheSize) (\(sizeMode), \(Setting.repeatTrace) \(copies))"
+      "\(trace)\(requests.map { " (\($0) requests\(digest.map { ", \($0)" } ?? ""))" } ?? "") at \(cacheSize) (\(sizeMode), \(Setting.repeatTrace) \(copies))"
     }
 
     public func encoded() -> String {
@@ -66,6 +69,14 @@ public enum ThroughputBenchmark {
     var samples = Samples(
       trace: source.name, cacheSize: cacheSize, sizeMode: sizeMode, copies: source.copies,
       policies: policies.map(\.description))
+    // The workload's fingerprint, read once: a baseline of another stream is refused.
+    var digest = StreamDigest()
+    do throws(TraceError) {
+      _ = try source.forEachBatch { records, tile in
+        for record in records { digest.add(key: record.key &+ tile.idOffset, size: record.size, time: record.time) }
+      }
+    } catch { throw BenchError(error) }
+    samples.digest = digest.description
     for round in 1...rounds {
       for spec in policies {
         do throws(TraceError) {

@@ -710,7 +710,11 @@ public struct CompareConfig: Sendable {
     let name = explicitName ?? (given as NSString).lastPathComponent
     var source = TraceSource(path: path, format: format, csv: csv, skipBadRecords: skipBadLines)
     source.renumberIDs = try r.bool("renumber_ids") ?? false
-    let folder = (given.parentPath as NSString).lastPathComponent
+    var folder = (given.parentPath as NSString).lastPathComponent
+    // `../t.csv` is in a folder with a name: `..` is no dataset.
+    if folder == ".." {
+      folder = URL(fileURLWithPath: path).standardizedFileURL.deletingLastPathComponent().lastPathComponent
+    }
     var entry = TraceEntry(
       name: name, origin: .file(source), dataset: try r.string("dataset") ?? (folder.isEmpty ? "." : folder))
     entry.named = explicitName != nil
