@@ -21,8 +21,10 @@
   private var count = 0
   /// Key 0 lives outside the table (0 marks a free slot).
   private var zeroClaim: Int64? = nil
-  /// Requests checked so far: the position of the last one.
+  /// Requests checked so far (the position of the last one, drops left
+  /// out), and the records the reader dropped so far.
   private(set) var position: Int64 = 0
+  private var dropped: Int64 = 0
 
   @usableFromInline init(path: String) {
     self.path = path
@@ -31,35 +33,44 @@
     shift = 64 - 12
   }
 
-  /// Checks `records`, the requests after those already checked.
-  @usableFromInline mutating func check(_ records: Slice<UnsafeMutableBufferPointer<TraceRecord>>) throws(TraceError) {
+  /// Checks `records`, the requests after those already checked. The
+  /// reader had dropped `droppedBefore` records (zero-size, or bad ones it
+  /// was told to skip) before the batch and `droppedAfter` by its end:
+  /// fields name positions in the file, drops included, so a record's
+  /// position is known to within the drops of its batch.
+  @usableFromInline mutating func check(
+    _ records: Slice<UnsafeMutableBufferPointer<TraceRecord>>, droppedBefore: Int64 = 0, droppedAfter: Int64 = 0
+  ) throws(TraceError) {
     for record in records {
       position &+= 1
+      let (earliest, latest) = (position &+ droppedBefore, position &+ droppedAfter)
       let claim = record.nextAccess
-      guard claim > position else {
+      guard claim > earliest else {
         throw .malformedRecord(
-          file: path, record: position,
+          file: path, record: earliest,
           reason:
             "its next-access field says object \(record.key) comes again at request \(claim), not after this one")
       }
       let previous = try exchange(record.key, claim)
-      guard let previous, previous != position else { continue }
+      guard let previous, previous < earliest || previous > latest else { continue }
       let said =
         previous == TraceRecord.never
         ? "never again"
-        : previous < position ? "request \(previous), which is for another object" : "request \(previous)"
+        : previous < earliest ? "request \(previous), which is for another object" : "request \(previous)"
       throw .malformedRecord(
-        file: path, record: position,
+        file: path, record: earliest,
         reason: "object \(record.key) comes here, but the next-access field of its previous request says \(said)")
     }
+    dropped = droppedAfter
   }
 
   /// Checks the claims still open once the whole trace was read: each must
   /// point past its last request.
   @usableFromInline func finish() throws(TraceError) {
+    let length = position &+ dropped
     var open: (key: UInt64, claim: Int64)? = nil
-    if let zeroClaim, zeroClaim <= position { open = (0, zeroClaim) }
-    for (key, claim) in zip(keys, claims) where key != 0 && claim <= position && claim < open?.claim ?? .max {
+    if let zeroClaim, zeroClaim <= length { open = (0, zeroClaim) }
+    for (key, claim) in zip(keys, claims) where key != 0 && claim <= length && claim < open?.claim ?? .max {
       open = (key, claim)
     }
     guard let (key, claim) = open else { return }

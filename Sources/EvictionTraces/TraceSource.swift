@@ -194,6 +194,7 @@ extension TraceSource {
     // Next-access fields the trace brings are checked on the first copy
     // (the others are the same file), before a policy acts on them.
     var fields = withNextAccess && preloaded == nil ? NextAccessCheck(path: path) : nil
+    var dropped = 0
     var seen: Int64 = 0
     for copy in 0..<copies {
       let reader: TraceReader =
@@ -203,7 +204,11 @@ extension TraceSource {
         var n = try reader.read(into: buffer)
         if let limit { n = Int(min(Int64(n), limit - seen)) }
         if n <= 0 { break }
-        try fields?.check(buffer[..<n])
+        if fields != nil {
+          let before = Int64(dropped)
+          dropped = reader.skipped.count &+ reader.skipped.zeroSize
+          try fields!.check(buffer[..<n], droppedBefore: before, droppedAfter: Int64(dropped))
+        }
         try body(buffer[..<n], tile)
         seen &+= Int64(n)
         progress?.requests.add(n, ordering: .relaxed)

@@ -85,6 +85,20 @@ import Testing
     #expect(try Self.refusal(Self.write([3, 5, 6, 5, -1, -1]), limit: 4) == nil)
   }
 
+  /// Fields name positions in the file; a zero-size record the reader
+  /// skips still holds its position (libCacheSim counts it).
+  @Test func aSkippedZeroSizeRecordKeepsItsPosition() throws {
+    let path = try ScratchFolder("next-access").url.path + "/z.oracleGeneral"
+    let writer = try TraceWriter(path: path, format: .oracleGeneral)
+    try writer.write([
+      TraceRecord(key: 7, size: 10, nextAccess: 4), TraceRecord(key: 9, size: 0, nextAccess: TraceRecord.never),
+      TraceRecord(key: 8, size: 10, nextAccess: TraceRecord.never),
+      TraceRecord(key: 7, size: 10, nextAccess: TraceRecord.never),
+    ])
+    try writer.finish()
+    #expect(try Self.read(path).get().map(\.key) == [7, 8, 7])
+  }
+
   @Test func everyCopyOfARepeatedTraceIsReadAfterTheFirstIsChecked() throws {
     #expect(try Self.read(Self.write(Self.truth), copies: 3).get().count == 18)
   }
