@@ -288,9 +288,11 @@ extension RunDescription {
       isGiven: { $0.diskSize != nil },
       read: { run, text, name throws(RunError) in
         switch CacheSize.parseAbsolute(text) {
+        case .size(let value) where value > PolicySpec.maximumCapacity:
+          throw RunError(.diskSize, "\(name) '\(text)' is past the largest cache evlab builds, 2⁵⁶")
         case .size(let value) where value > 0: run.diskSize = value
         case .size: throw RunError(.diskSize, "\(name) '\(text)' is zero; a cache needs a positive size")
-        case .tooLarge: throw RunError(.diskSize, "\(name) '\(text)' is past the largest size, 2⁶³ - 1 (8 EiB)")
+        case .tooLarge: throw RunError(.diskSize, "\(name) '\(text)' is past the largest cache evlab builds, 2⁵⁶")
         case .notANumber:
           throw RunError(.diskSize, "\(name) '\(text)' is not a number; write e.g. 5000, 64k, 16m or 1g")
         }

@@ -97,6 +97,15 @@ import Testing
     ])
     try writer.finish()
     #expect(try Self.read(path).get().map(\.key) == [7, 8, 7])
+    // A claim may name the object's own zero-size request, which the reader drops.
+    let own = try ScratchFolder("next-access").url.path + "/own.oracleGeneral"
+    let ownWriter = try TraceWriter(path: own, format: .oracleGeneral)
+    try ownWriter.write([
+      TraceRecord(key: 7, size: 10, nextAccess: 2), TraceRecord(key: 7, size: 0, nextAccess: 4),
+      TraceRecord(key: 8, size: 10, nextAccess: TraceRecord.never), TraceRecord(key: 7, size: 10, nextAccess: 6),
+    ])
+    try ownWriter.finish()
+    #expect(try Self.read(own).get().map(\.key) == [7, 8, 7])
   }
 
   @Test func everyCopyOfARepeatedTraceIsReadAfterTheFirstIsChecked() throws {

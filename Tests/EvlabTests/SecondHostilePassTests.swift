@@ -111,9 +111,17 @@ import Testing
       [
         "replay", "t.oracleGeneral", "--policy", "lru", "--size", "10", "--tier", "memory+disk", "--disk-size",
         "99999999999999999999",
-      ], "past the largest size"
+      ], "past the largest cache evlab builds, 2⁵⁶"
     ),
     (["disk-bench", "--dir", "b", "--value-size", "99999999999999999999"], "past the largest size"),
+    // A disk tier past 2⁵⁶ would build its policy where the sizing arithmetic overflows.
+    (
+      [
+        "replay", "t.oracleGeneral", "--policy", "lru", "--size", "10", "--tier", "memory+disk", "--disk-size",
+        "72057594037927937",
+      ], "past the largest cache evlab builds, 2⁵⁶"
+    ),
+    (["compare", "--config", "big.toml", "--output", "o"], "72057594037927937 is past the largest cache evlab builds"),
     // "an integer is not a size"
     (
       ["compare", "--trace", "t.oracleGeneral", "--policy", "lru", "--size", "0", "--output", "o"],
@@ -123,7 +131,7 @@ import Testing
     (["bench", "read", "t.oracleGeneral", "--runs", "9223372036854775807"], "at most 10000"),
   ])
   func aRefusalSaysWhatIsWrong(arguments: [String], message: String) throws {
-    let dir = try Self.folder()
+    let dir = try Self.folder(["big.toml": "policies = [\"lru\"]\nsizes = [72057594037927937]\n" + Self.trace])
     try FileManager.default.createDirectory(
       at: dir.appendingPathComponent("d.oracleGeneral"), withIntermediateDirectories: true)
     let run = try evlab(arguments, in: dir)

@@ -933,6 +933,8 @@ struct TableReader {
     }
     for item in items {
       switch item {
+      case .integer(let i) where i > PolicySpec.maximumCapacity:
+        throw ConfigError(file: file, "\(context): \(key): \(i) is past the largest cache evlab builds, 2⁵⁶")
       case .integer(let i) where i > 0: try add(.absolute(i))
       case .string(let s):
         let parsed: [CacheSize]
@@ -944,8 +946,8 @@ struct TableReader {
         for size in parsed { try add(size) }
       case .integer(let i):
         throw ConfigError(file: file, "\(context): \(key): \(i) is not a size; a cache needs a positive size")
-      case .float(let f) where f >= 0x1p63:
-        throw ConfigError(file: file, "\(context): \(key): \(f) is past the largest size, 2⁶³ - 1")
+      case .float(let f) where f > Double(PolicySpec.maximumCapacity):
+        throw ConfigError(file: file, "\(context): \(key): \(f) is past the largest cache evlab builds, 2⁵⁶")
       case .float(let f):
         throw ConfigError(
           file: file,
