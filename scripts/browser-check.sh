@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Opens a report.html in headless Chromium (Debian's `chromium`, installed if
 # missing) and checks what a reader would see, at 400 px and 1200 px wide:
-# every chart's text (titles, labels, legends) inside the chart's box and at
-# least 9 px on screen, no two entries of a chart with the same colour (past
+# every chart's text (titles, labels, legends) inside the chart's box, at
+# least 9 px on screen and clear of every other text of its chart, no two entries of a chart with the same colour (past
 # the palette's 24, the same colour, marker and dash), and no page wider than
 # the window (tables and charts scroll in their own boxes). Screenshots of both widths go to OUTDIR (default
 # .build-browser/) for a person to look at.
@@ -40,9 +40,18 @@ for (const svg of document.querySelectorAll("svg.chart")) {
   const box = svg.getBoundingClientRect();
   const scale = box.width / svg.viewBox.baseVal.width;
   const title = svg.getAttribute("aria-label");
+  const drawn = [];
   for (const t of svg.querySelectorAll("text")) {
     const r = t.getBoundingClientRect();
     if (r.width === 0) continue;
+    // Glyph boxes as the browser lays them out: no two texts may overlap
+    // (a line box is taller than its letters, so a pixel of slack each way).
+    for (const [other, o] of drawn) {
+      const dx = Math.min(r.right, o.right) - Math.max(r.left, o.left);
+      const dy = Math.min(r.bottom, o.bottom) - Math.max(r.top, o.top) - 2 * (r.height * 0.15);
+      if (dx > 1 && dy > 1) problems.push(`${title}: "${t.textContent}" overlaps "${other}"`);
+    }
+    drawn.push([t.textContent, r]);
     if (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 || r.bottom > box.bottom + 1)
       problems.push(`${title}: "${t.textContent}" reaches outside the chart`);
     const px = parseFloat(t.getAttribute("font-size")) * scale;

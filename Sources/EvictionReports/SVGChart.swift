@@ -51,20 +51,22 @@ public enum SVGChart {
     /// two lines are not enough.
     func titleLines(_ title: String) -> [String] {
       let available = width - 20 * scale
-      let size = titleFont * 1.1
-      guard textWidth([title], size: size) > available else { return [title] }
+      let size = titleFont
+      guard textWidth([title], size: size, bold: true) > available else { return [title] }
       let characters = Array(title)
       let breaks = characters.indices.filter { characters[$0] == " " }
-      guard !breaks.isEmpty else { return [fit(title, available, size: size)] }
+      guard !breaks.isEmpty else { return [fit(title, available, size: size, bold: true)] }
       let colon = breaks.last { $0 > 0 && characters[$0 - 1] == ":" }
       let middle = breaks.min { abs($0 - characters.count / 2) < abs($1 - characters.count / 2) }!
       var cut = middle
-      if let colon, textWidth([String(characters[..<colon])], size: size) <= available,
-        textWidth([String(characters[(colon + 1)...])], size: size) <= available
+      if let colon, textWidth([String(characters[..<colon])], size: size, bold: true) <= available,
+        textWidth([String(characters[(colon + 1)...])], size: size, bold: true) <= available
       {
         cut = colon
       }
-      return [String(characters[..<cut]), String(characters[(cut + 1)...])].map { fit($0, available, size: size) }
+      return [String(characters[..<cut]), String(characters[(cut + 1)...])].map {
+        fit($0, available, size: size, bold: true)
+      }
     }
     var left: Double { 70 * scale }
     var bottom: Double { 56 * scale }
@@ -75,26 +77,80 @@ public enum SVGChart {
     /// The most a label column or legend may take; longer names are shortened.
     var maxLabelWidth: Double { min(300 * scale, width * 0.4) }
 
-    /// About how wide the widest of `texts` is (DejaVu Sans, librsvg's and
-    /// browsers' usual sans-serif, averages 0.6 em a character).
-    func textWidth(_ texts: [String], size: Double? = nil) -> Double {
-      Double(texts.map(\.count).max() ?? 0) * (size ?? font) * 0.6
+    /// How wide the widest of `texts` is at `size` (the text size by
+    /// default), measured with the charts' font (``TextMetrics``).
+    func textWidth(_ texts: [String], size: Double? = nil, bold: Bool = false) -> Double {
+      texts.map { TextMetrics.width($0, size: size ?? font, bold: bold) }.max() ?? 0
     }
 
+    /// The height of one line of text at `size`, from its ascent to its descent.
+    func lineHeight(_ size: Double? = nil) -> Double { (size ?? font) * (TextMetrics.ascent + TextMetrics.descent) }
+
     /// `text`, shortened with an ellipsis to fit `available` pixels.
-    func fit(_ text: String, _ available: Double, size: Double? = nil) -> String {
-      let most = max(4, Int(available / ((size ?? font) * 0.6)))
-      return text.count <= most ? text : String(text.prefix(most - 1)) + "…"
+    func fit(_ text: String, _ available: Double, size: Double? = nil, bold: Bool = false) -> String {
+      let size = size ?? font
+      guard TextMetrics.width(text, size: size, bold: bold) > available else { return text }
+      var kept = Array(text)
+      while !kept.isEmpty, TextMetrics.width(String(kept) + "…", size: size, bold: bold) > available {
+        kept.removeLast()
+      }
+      while kept.last == " " { kept.removeLast() }
+      return String(kept) + "…"
+    }
+
+    /// `text` in at most `lines` lines of at most `available` pixels,
+    /// broken at spaces (the last line shortened only if the lines are not
+    /// enough).
+    func wrap(_ text: String, _ available: Double, lines: Int = 2, size: Double? = nil) -> [String] {
+      let size = size ?? font
+      var result: [String] = []
+      var current = ""
+      for word in text.split(separator: " ", omittingEmptySubsequences: true).map(String.init) {
+        let joined = current.isEmpty ? word : current + " " + word
+        if current.isEmpty || TextMetrics.width(joined, size: size) <= available || result.count == lines - 1 {
+          current = joined
+        } else {
+          result.append(current)
+          current = word
+        }
+      }
+      result.append(current)
+      return result.map { fit($0, available, size: size) }
     }
 
     func text(_ x: Double, _ y: Double, _ content: String, anchor: String) -> String {
       "<text x=\"\(f(x))\" y=\"\(f(y))\" text-anchor=\"\(anchor)\" font-size=\"\(size(font))\">\(escape(content))</text>"
     }
 
+    /// `content` shortened to `available` pixels where it is longer; a
+    /// shortened text keeps the whole in a `<title>` (a tooltip, and what a
+    /// screen reader says).
+    func text(_ x: Double, _ y: Double, _ content: String, anchor: String, available: Double) -> String {
+      let shown = fit(content, available)
+      let svg = text(x, y, shown, anchor: anchor)
+      return shown == content ? svg : "<g><title>\(escape(content))</title>\(svg)</g>"
+    }
+
+    /// An axis label centred on `x`, in up to two lines below `y` (the
+    /// first line's baseline), the whole in a `<title>` when wrapped or shortened.
+    func axisLabel(_ x: Double, _ y: Double, _ content: String, available: Double) -> String {
+      let lines = wrap(content, available)
+      var svg = lines.count > 1 || lines.first != content ? "<g><title>\(escape(content))</title>" : "<g>"
+      for (i, line) in lines.enumerated() {
+        svg += text(x, y + Double(i) * labelStep, line, anchor: "middle")
+      }
+      return svg + "</g>"
+    }
+
+    /// How many lines ``axisLabel(_:_:_:available:)`` takes for `content`.
+    func axisLabelLines(_ content: String, available: Double) -> Int { wrap(content, available).count }
+    /// From one line of an axis label to the next.
+    var labelStep: Double { font * 1.2 }
+
     /// The chart's opening tag and its title.
     func open(title: String, height: Double) -> String {
       var svg =
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" viewBox=\"0 0 \(f(width)) \(f(height))\" width=\"\(f(width))\" height=\"\(f(height))\" font-family=\"sans-serif\" role=\"img\" aria-label=\"\(escape(title))\">"
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" viewBox=\"0 0 \(f(width)) \(f(height))\" width=\"\(f(width))\" height=\"\(f(height))\" font-family=\"\(TextMetrics.fontFamily)\" role=\"img\" aria-label=\"\(escape(title))\">"
       guard titles else { return svg }
       for (i, line) in titleLines(title).enumerated() {
         svg +=
@@ -203,26 +259,39 @@ public enum SVGChart {
       )
       : yRange(yMinData, yMaxData, zeroBaseline: zeroBaseline)
     let useLogY = logY && !positive.isEmpty
+    let yTicks =
+      useLogY ? xTicks(yMin, yMax, logX: true) : Array(stride(from: yMin, through: yMax + yStep / 2, by: yStep))
+    let yTickTexts = yTicks.map { yFormat(!useLogY && abs($0) < yStep / 1e6 ? 0 : $0) }
+    var xTickValues = binaryTicks && logX ? binaryXTicks(xMin, xMax) : xTicks(xMin, xMax, logX: logX)
+    let s = layout.scale
     let top = layout.top(title)
     let entries = series.enumerated().map { i, s in (name: s.legendName, series: s.name, look: s.look(i)) }
+    // The y axis's label (turned upright) at the left edge, then the widest
+    // tick label, then the axis.
+    let yLabelX = 6 * s + TextMetrics.ascent * layout.font
+    let left = max(layout.left, yLabelX + TextMetrics.descent * layout.font + 12 * s + layout.textWidth(yTickTexts))
     // Beside the plot, the legend takes what its longest name needs (up to
-    // a limit past which names are shortened); below it, as many columns as fit.
+    // a limit past which names are shortened); below it, as many columns as
+    // fit, and the plot leaves room for half its last tick label.
     let legendW =
       layout.legendBelow
-      ? 12 * layout.scale
-      : min(layout.maxLabelWidth, max(190 * layout.scale, (56 * layout.scale) + layout.textWidth(entries.map(\.name))))
-    let plotW = layout.width - layout.left - legendW
+      ? max(12 * s, layout.textWidth(xTickValues.suffix(1).map(xFormat)) / 2 + 4 * s)
+      : min(layout.maxLabelWidth, max(190 * s, (56 * s) + layout.textWidth(entries.map(\.name))))
+    let plotW = layout.width - left - legendW
+    let xLabelCentre = left + plotW / 2
+    let xLabelRoom = 2 * min(xLabelCentre, layout.width - xLabelCentre) - 8 * s
+    let bottom =
+      layout.bottom + Double(layout.axisLabelLines(xLabel, available: xLabelRoom) - 1) * layout.labelStep
     let below = layout.legendBelow ? legendGrid(entries.count, names: entries.map(\.name), layout: layout) : nil
     let plotH: Double
     let chartHeight: Double
     if let below {
       plotH = layout.height - top - layout.bottom
-      chartHeight = layout.height + Double(below.rows) * layout.legendStep + 6 * layout.scale
+      chartHeight = top + plotH + bottom + Double(below.rows) * layout.legendStep + 6 * s
     } else {
-      chartHeight = max(layout.height, top + Double(series.count) * layout.legendStep + layout.bottom)
-      plotH = chartHeight - top - layout.bottom
+      chartHeight = max(layout.height + bottom - layout.bottom, top + Double(series.count) * layout.legendStep + bottom)
+      plotH = chartHeight - top - bottom
     }
-    let left = layout.left
     let (lo, hi) = logX ? (log10(xMin), log10(max(xMax, xMin * 1.0001))) : (xMin, max(xMax, xMin + 1))
     func px(_ x: Double) -> Double {
       let v = logX ? log10(x) : x
@@ -235,33 +304,30 @@ public enum SVGChart {
     }
 
     var svg = layout.open(title: title, height: chartHeight)
-    // Grid and y ticks.
-    let yTicks =
-      useLogY ? xTicks(yMin, yMax, logX: true) : Array(stride(from: yMin, through: yMax + yStep / 2, by: yStep))
-    for y in yTicks {
+    // Grid and y ticks, every other one (or fewer) where their labels would touch.
+    let yKeep = thinning(yTicks.count, room: plotH, needs: layout.lineHeight() + 2 * s)
+    for (i, y) in yTicks.enumerated() {
       svg += line(left, py(y), left + plotW, py(y), stroke: "#e3e3e3")
-      svg += layout.text(
-        left - 8 * layout.scale, py(y) + 4 * layout.scale, yFormat(!useLogY && abs(y) < yStep / 1e6 ? 0 : y),
-        anchor: "end")
+      guard i % yKeep == 0 else { continue }
+      svg += layout.text(left - 8 * s, py(y) + 4 * s, yTickTexts[i], anchor: "end")
     }
-    // x ticks: powers of ten (and 2, 5 between when the range is short), or the data's values.
-    var xTickValues = binaryTicks && logX ? binaryXTicks(xMin, xMax) : xTicks(xMin, xMax, logX: logX)
-    // Tick labels that would run into each other are thinned.
-    let widest = layout.textWidth(xTickValues.map(xFormat)) + 6 * layout.scale
-    if xTickValues.count > 1, plotW / Double(xTickValues.count - 1) < widest {
-      let keep = max(1, Int((Double(xTickValues.count - 1) * widest / plotW).rounded(.up)))
-      xTickValues = xTickValues.enumerated().filter { $0.offset % keep == 0 }.map(\.element)
-    }
+    // x ticks: powers of ten (and 2, 5 between when the range is short), or
+    // the data's values; labels that would run into each other are thinned.
+    let xKeep = thinning(
+      xTickValues.count, room: plotW, needs: layout.textWidth(xTickValues.map(xFormat)) + 6 * s)
+    xTickValues = xTickValues.enumerated().filter { $0.offset % xKeep == 0 }.map(\.element)
     for x in xTickValues {
-      svg += line(px(x), top + plotH, px(x), top + plotH + 5 * layout.scale, stroke: "#444")
-      svg += layout.text(px(x), top + plotH + 19 * layout.scale, xFormat(x), anchor: "middle")
+      svg += line(px(x), top + plotH, px(x), top + plotH + 5 * s, stroke: "#444")
+      svg += layout.text(px(x), top + plotH + 19 * s, xFormat(x), anchor: "middle")
     }
     svg +=
       line(left, top, left, top + plotH, stroke: "#444")
       + line(left, top + plotH, left + plotW, top + plotH, stroke: "#444")
-    svg += layout.text(left + plotW / 2, top + plotH + 44 * layout.scale, xLabel, anchor: "middle")
+    svg += layout.axisLabel(xLabelCentre, top + plotH + 44 * s, xLabel, available: xLabelRoom)
+    let yShown = layout.fit(yLabel, plotH)
     svg +=
-      "<text x=\"\(f(16 * layout.scale))\" y=\"\(f(top + plotH / 2))\" text-anchor=\"middle\" font-size=\"\(size(layout.font))\" transform=\"rotate(-90 \(f(16 * layout.scale)) \(f(top + plotH / 2)))\">\(escape(layout.fit(yLabel, plotH)))</text>"
+      (yShown == yLabel ? "<g>" : "<g><title>\(escape(yLabel))</title>")
+      + "<text x=\"\(f(yLabelX))\" y=\"\(f(top + plotH / 2))\" text-anchor=\"middle\" font-size=\"\(size(layout.font))\" transform=\"rotate(-90 \(f(yLabelX)) \(f(top + plotH / 2)))\">\(escape(yShown))</text></g>"
     for (i, s) in series.enumerated() {
       let points = s.points.filter { !logX || $0.x > 0 }
       guard !points.isEmpty else { continue }
@@ -284,17 +350,30 @@ public enum SVGChart {
       svg += "</g>"
     }
     if let below {
+      let legendTop = top + plotH + bottom
       svg += legend(entries, layout: layout) { i in
         (
-          12 * layout.scale + Double(i % below.columns) * below.columnWidth,
-          layout.height + 4 * layout.scale + Double(i / below.columns) * layout.legendStep
+          12 * s + Double(i % below.columns) * below.columnWidth,
+          legendTop + 4 * s + Double(i / below.columns) * layout.legendStep
         )
       }
     } else {
-      let x = layout.width - legendW + 16 * layout.scale
-      svg += legend(entries, layout: layout) { i in (x, top + 4 * layout.scale + Double(i) * layout.legendStep) }
+      let x = layout.width - legendW + 16 * s
+      svg += legend(entries, layout: layout) { i in (x, top + 4 * s + Double(i) * layout.legendStep) }
     }
     return svg + "</svg>"
+  }
+
+  /// Every how many ticks to label so that `count` labels, each needing
+  /// `needs` pixels, share `room` pixels without touching: 1, 2, 5, 10, ….
+  static func thinning(_ count: Int, room: Double, needs: Double) -> Int {
+    guard count > 1 else { return 1 }
+    let spacing = room / Double(count - 1)
+    var keep = 1
+    while spacing * Double(keep) < needs && keep < count {
+      keep = [1: 2, 2: 5][keep] ?? keep * 2
+    }
+    return keep
   }
 
   /// Columns for a legend below the plot: as many as the widest name allows.
@@ -333,53 +412,98 @@ public enum SVGChart {
   ) -> String {
     guard let maxValue = (values + intervals.compactMap { $0?.upperBound }).max() else { return "" }
     let xMax = niceCeiling(max(maxValue, 1e-9))
+    let s = layout.scale
     let rowH = layout.rowHeight
     let top = layout.top(title)
-    let bottom = layout.bottom
-    let h = top + Double(labels.count) * rowH + bottom
     let shown = labels.map { styles?.name($0) ?? $0 }
-    let barLeft = min(layout.maxLabelWidth, max(150 * layout.scale, 16 * layout.scale + layout.textWidth(shown)))
-    let valueW = layout.textWidth([format(xMax)]) + 16 * layout.scale
-    let plotW = layout.width - barLeft - max(valueW, 40 * layout.scale)
-    func px(_ x: Double) -> Double { barLeft + x / xMax * plotW }
-    var svg = layout.open(title: title, height: h)
-    svg += barGrid(xMax: xMax, top: top, axis: h - bottom, px: px, format: format, layout: layout)
+    // Each value sits past its bar and past its whisker, never under it.
+    let ends = values.indices.map { i in
+      max(
+        values[i], i < intervals.count ? intervals[i].map { $0.upperBound > $0.lowerBound ? $0.upperBound : 0 } ?? 0 : 0
+      )
+    }
+    let frame = BarFrame(
+      layout: layout, title: title, shown: shown, rows: labels.count, xMax: xMax, format: format,
+      ends: zip(ends, values).map { ($0, format($1)) }, xLabel: xLabel, below: 0)
+    let px = frame.px
+    var svg = layout.open(title: title, height: frame.height)
+    svg += barGrid(xMax: xMax, top: top, axis: frame.axis, plotW: frame.plotW, px: px, format: format, layout: layout)
     for (i, label) in labels.enumerated() {
       let y = top + Double(i) * rowH
-      let name = barLabel(label, shown: shown[i], y: y, barLeft: barLeft, styles: styles, layout: layout)
+      let name = barLabel(label, shown: shown[i], y: y, barLeft: frame.barLeft, styles: styles, layout: layout)
       let colour = styles?.style(label).color ?? colorOf?(label) ?? color(i < colors.count ? colors[i] : i)
       let marker = styles?.style(label).marker ?? "none"
       svg += name.text
       svg +=
-        "<rect class=\"bar\" data-series=\"\(escape(label))\" data-color=\"\(colour)\" data-marker=\"\(marker)\" data-dash=\"\" x=\"\(f(barLeft))\" y=\"\(f(y + 3 * layout.scale))\" width=\"\(f(max(0.5, px(values[i]) - barLeft)))\" height=\"\(f(rowH - 6 * layout.scale))\" fill=\"\(colour)\"><title>\(escape(shown[i])): \(format(values[i]))</title></rect>"
+        "<rect class=\"bar\" data-series=\"\(escape(label))\" data-color=\"\(colour)\" data-marker=\"\(marker)\" data-dash=\"\" x=\"\(f(frame.barLeft))\" y=\"\(f(y + 3 * s))\" width=\"\(f(max(0.5, px(values[i]) - frame.barLeft)))\" height=\"\(f(rowH - 6 * s))\" fill=\"\(colour)\"><title>\(escape(shown[i])): \(format(values[i]))</title></rect>"
       svg += name.marker
-      // The value sits past the bar and past its whisker, never under it.
-      var labelX = px(values[i]) + 6 * layout.scale
       if i < intervals.count, let ci = intervals[i], ci.upperBound > ci.lowerBound {
         let mid = y + rowH / 2
         svg += line(px(ci.lowerBound), mid, px(ci.upperBound), mid, stroke: "#222")
         for x in [ci.lowerBound, ci.upperBound] {
-          svg += line(px(x), mid - 4 * layout.scale, px(x), mid + 4 * layout.scale, stroke: "#222")
+          svg += line(px(x), mid - 4 * s, px(x), mid + 4 * s, stroke: "#222")
         }
-        labelX = max(labelX, px(ci.upperBound) + 6 * layout.scale)
       }
-      svg += layout.text(labelX, y + rowH * 0.65, format(values[i]), anchor: "start")
+      svg += layout.text(px(ends[i]) + 6 * s, y + rowH * 0.65, format(values[i]), anchor: "start")
     }
-    svg += line(barLeft, h - bottom, barLeft + plotW, h - bottom, stroke: "#444")
-    svg += layout.text(
-      barLeft + plotW / 2, h - 14 * layout.scale, layout.fit(xLabel, layout.width - 8 * layout.scale), anchor: "middle")
+    svg += line(frame.barLeft, frame.axis, frame.barLeft + frame.plotW, frame.axis, stroke: "#444")
+    svg += layout.axisLabel(frame.labelCentre, frame.axis + 42 * s, xLabel, available: frame.labelRoom)
     return svg + "</svg>"
   }
 
-  /// A bar chart's vertical grid lines and their values under the axis (every other one where space is short).
+  /// Where a bar chart's parts go: the names' column, the plot (as wide as
+  /// leaves room for the value past the longest bar), the axis and its
+  /// label in one or two lines, and `below` pixels under them (a legend).
+  struct BarFrame {
+    let barLeft: Double
+    let plotW: Double
+    let xMax: Double
+    let axis: Double
+    let labelCentre: Double
+    let labelRoom: Double
+    /// The last axis label line's baseline.
+    let labelEnd: Double
+    let height: Double
+
+    init(
+      layout: Layout, title: String, shown: [String], rows: Int, xMax: Double, format: (Double) -> String,
+      ends: [(end: Double, text: String)], xLabel: String, below: Double
+    ) {
+      let s = layout.scale
+      barLeft = min(layout.maxLabelWidth, max(150 * s, 16 * s + layout.textWidth(shown)))
+      // The plot may reach no further than lets each value's text, past its
+      // bar's end, and the last grid label, centred on the plot's edge, end
+      // inside the picture.
+      var plotW = layout.width - barLeft - 4 * s - layout.textWidth([format(xMax)]) / 2
+      for (end, text) in ends where end > 0 {
+        let room = layout.width - barLeft - 10 * s - layout.textWidth([text])
+        plotW = min(plotW, room / min(1, end / xMax))
+      }
+      self.plotW = max(plotW, 20 * s)
+      self.xMax = xMax
+      axis = layout.top(title) + Double(rows) * layout.rowHeight
+      labelCentre = barLeft + self.plotW / 2
+      labelRoom = 2 * min(labelCentre, layout.width - labelCentre) - 8 * s
+      labelEnd =
+        axis + 42 * s + Double(layout.axisLabelLines(xLabel, available: labelRoom) - 1) * layout.labelStep
+      height = labelEnd + 14 * s + below
+    }
+
+    func px(_ x: Double) -> Double { barLeft + x / xMax * plotW }
+  }
+
+  /// A bar chart's vertical grid lines and their values under the axis
+  /// (every other one, or fewer, where they would touch).
   static func barGrid(
-    xMax: Double, top: Double, axis: Double, px: (Double) -> Double, format: (Double) -> String, layout: Layout
+    xMax: Double, top: Double, axis: Double, plotW: Double, px: (Double) -> Double, format: (Double) -> String,
+    layout: Layout
   ) -> String {
     var svg = ""
-    for i in 0...5 {
-      let x = xMax * Double(i) / 5
+    let values = (0...5).map { xMax * Double($0) / 5 }
+    let keep = thinning(values.count, room: plotW, needs: layout.textWidth(values.map(format)) + 6 * layout.scale)
+    for (i, x) in values.enumerated() {
       svg += line(px(x), top, px(x), axis, stroke: "#e3e3e3")
-      if layout.legendBelow && i % 2 == 1 { continue }
+      if i % keep != 0 { continue }
       svg += layout.text(px(x), axis + 16 * layout.scale, format(x), anchor: "middle")
     }
     return svg
@@ -393,7 +517,7 @@ public enum SVGChart {
     let rowH = layout.rowHeight
     let gap = (styles == nil ? 8.0 : 16.0) * layout.scale
     let text = layout.text(
-      barLeft - gap, y + rowH * 0.65, layout.fit(shown, barLeft - gap - 4 * layout.scale), anchor: "end")
+      barLeft - gap, y + rowH * 0.65, shown, anchor: "end", available: barLeft - gap - 4 * layout.scale)
     guard let styles else { return (text, "") }
     let style = styles.style(label)
     let marker = markerShape(
@@ -415,8 +539,9 @@ public enum SVGChart {
 
   /// Horizontal bars, one per label, each cut into `parts` laid end to
   /// end (a miss ratio split by cause), the total past the bar and a legend
-  /// of the parts below the axis. With `styles`, labels take their display
-  /// names and a bar its label's marker at its base.
+  /// of the parts below the axis, in as many rows as it needs. With
+  /// `styles`, labels take their display names and a bar its label's
+  /// marker at its base.
   public static func stackedBars(
     title: String, xLabel: String, labels: [String], parts: [Part], format: (Double) -> String,
     styles: Styles? = nil, layout: Layout = .screen
@@ -424,46 +549,57 @@ public enum SVGChart {
     let totals = labels.indices.map { i in parts.reduce(0) { $0 + max(0, $1.values[i]) } }
     guard let maxValue = totals.max() else { return "" }
     let xMax = niceCeiling(max(maxValue, 1e-9))
+    let s = layout.scale
     let rowH = layout.rowHeight
     let top = layout.top(title)
-    let legendH = layout.legendStep + 8 * layout.scale
-    let bottom = layout.bottom + legendH
-    let h = top + Double(labels.count) * rowH + bottom
+    // The legend: a swatch and a name per part, in rows that fit the width.
+    let swatch = 12 * s
+    let widths = parts.map { swatch + 6 * s + layout.textWidth([$0.name]) + 18 * s }
+    var legendRows: [[Int]] = [[]]
+    var used = 0.0
+    for (i, width) in widths.enumerated() {
+      if !legendRows[legendRows.count - 1].isEmpty && used + width - 18 * s > layout.width - 8 * s {
+        legendRows.append([])
+        used = 0
+      }
+      legendRows[legendRows.count - 1].append(i)
+      used += width
+    }
     let shown = labels.map { styles?.name($0) ?? $0 }
-    let barLeft = min(layout.maxLabelWidth, max(150 * layout.scale, 16 * layout.scale + layout.textWidth(shown)))
-    let valueW = layout.textWidth([format(xMax)]) + 16 * layout.scale
-    let plotW = layout.width - barLeft - max(valueW, 40 * layout.scale)
-    func px(_ x: Double) -> Double { barLeft + x / xMax * plotW }
-    let axis = h - bottom
-    var svg = layout.open(title: title, height: h)
-    svg += barGrid(xMax: xMax, top: top, axis: axis, px: px, format: format, layout: layout)
+    let frame = BarFrame(
+      layout: layout, title: title, shown: shown, rows: labels.count, xMax: xMax, format: format,
+      ends: totals.map { ($0, format($0)) }, xLabel: xLabel,
+      below: Double(legendRows.count) * layout.legendStep)
+    let px = frame.px
+    var svg = layout.open(title: title, height: frame.height)
+    svg += barGrid(xMax: xMax, top: top, axis: frame.axis, plotW: frame.plotW, px: px, format: format, layout: layout)
     for (i, label) in labels.enumerated() {
       let y = top + Double(i) * rowH
-      let name = barLabel(label, shown: shown[i], y: y, barLeft: barLeft, styles: styles, layout: layout)
+      let name = barLabel(label, shown: shown[i], y: y, barLeft: frame.barLeft, styles: styles, layout: layout)
       svg += name.text + name.marker
       var start = 0.0
       for part in parts where part.values[i] > 0 {
         let end = start + part.values[i]
         svg +=
-          "<rect class=\"part\" data-series=\"\(escape(label))\" data-part=\"\(escape(part.name))\" x=\"\(f(px(start)))\" y=\"\(f(y + 3 * layout.scale))\" width=\"\(f(max(0.5, px(end) - px(start))))\" height=\"\(f(rowH - 6 * layout.scale))\" fill=\"\(part.color)\"><title>\(escape(shown[i])), \(escape(part.name)): \(format(part.values[i]))</title></rect>"
+          "<rect class=\"part\" data-series=\"\(escape(label))\" data-part=\"\(escape(part.name))\" x=\"\(f(px(start)))\" y=\"\(f(y + 3 * s))\" width=\"\(f(max(0.5, px(end) - px(start))))\" height=\"\(f(rowH - 6 * s))\" fill=\"\(part.color)\"><title>\(escape(shown[i])), \(escape(part.name)): \(format(part.values[i]))</title></rect>"
         start = end
       }
-      svg += layout.text(px(totals[i]) + 6 * layout.scale, y + rowH * 0.65, format(totals[i]), anchor: "start")
+      svg += layout.text(px(totals[i]) + 6 * s, y + rowH * 0.65, format(totals[i]), anchor: "start")
     }
-    svg += line(barLeft, axis, barLeft + plotW, axis, stroke: "#444")
-    svg += layout.text(
-      barLeft + plotW / 2, axis + 36 * layout.scale, layout.fit(xLabel, layout.width - 8 * layout.scale),
-      anchor: "middle")
-    // The legend: a swatch and a name per part, in one row under the axis label.
-    let swatch = 12 * layout.scale
-    let widths = parts.map { swatch + 6 * layout.scale + layout.textWidth([$0.name]) + 18 * layout.scale }
-    var x = max(4 * layout.scale, (layout.width - widths.reduce(0, +)) / 2)
-    let legendY = h - legendH + 4 * layout.scale
-    for (part, width) in zip(parts, widths) {
-      svg +=
-        "<rect x=\"\(f(x))\" y=\"\(f(legendY))\" width=\"\(f(swatch))\" height=\"\(f(swatch))\" fill=\"\(part.color)\"/>"
-      svg += layout.text(x + swatch + 6 * layout.scale, legendY + swatch * 0.85, part.name, anchor: "start")
-      x += width
+    svg += line(frame.barLeft, frame.axis, frame.barLeft + frame.plotW, frame.axis, stroke: "#444")
+    svg += layout.axisLabel(frame.labelCentre, frame.axis + 42 * s, xLabel, available: frame.labelRoom)
+    for (row, members) in legendRows.enumerated() {
+      let rowWidth = members.map { widths[$0] }.reduce(0, +) - 18 * s
+      var x = max(4 * s, (layout.width - rowWidth) / 2)
+      let legendY = frame.labelEnd + 10 * s + Double(row) * layout.legendStep
+      for i in members {
+        svg +=
+          "<rect x=\"\(f(x))\" y=\"\(f(legendY))\" width=\"\(f(swatch))\" height=\"\(f(swatch))\" fill=\"\(parts[i].color)\"/>"
+        svg += layout.text(
+          x + swatch + 6 * s, legendY + swatch * 0.85, parts[i].name, anchor: "start",
+          available: layout.width - x - swatch - 10 * s)
+        x += widths[i]
+      }
     }
     return svg + "</svg>"
   }
@@ -517,41 +653,54 @@ public enum SVGChart {
     guard let range = domain ?? boxDomain(boxes) else { return "" }
     let (lo, hi) = (range.lowerBound, range.upperBound)
     let cut = boxes.contains { $0.p5 < lo || $0.mean < lo }
-    let step = niceCeiling(max(hi - lo, 1e-9) / (layout.legendBelow ? 4 : 6))
-    let xMin = (lo / step).rounded(.down) * step
-    let xMax = max((hi / step).rounded(.up) * step, xMin + step)
+    let s = layout.scale
     let rowH = layout.rowHeight
     let top = layout.top(title)
-    let bottom = layout.bottom
     let names = boxes.map { box in
       let shown = styles?.name(box.name) ?? box.name
       return box.bound ? "\(shown) (bound)" : shown
     }
-    let labelW = min(layout.maxLabelWidth, max(160 * layout.scale, 16 * layout.scale + layout.textWidth(names)))
-    let meanW = layout.textWidth([format(-0.999)]) + 28 * layout.scale
-    let h = top + Double(boxes.count) * rowH + bottom
-    let plotW = layout.width - labelW - meanW - 16 * layout.scale
+    let labelW = min(layout.maxLabelWidth, max(160 * s, 16 * s + layout.textWidth(names)))
+    let meanW = layout.textWidth(boxes.map { format($0.mean) } + [format(-0.999), "mean"]) + 28 * s
+    let plotW = layout.width - labelW - meanW - 16 * s
+    // Ticks of a round step, wider where their labels would touch.
+    var step = niceCeiling(max(hi - lo, 1e-9) / (layout.legendBelow ? 4 : 6))
+    func ticks(_ step: Double) -> [Double] {
+      let first = (lo / step).rounded(.down) * step
+      let last = max((hi / step).rounded(.up) * step, first + step)
+      return Array(stride(from: first, through: last + step / 2, by: step))
+    }
+    while ticks(step).count > 2,
+      plotW / Double(ticks(step).count - 1) < layout.textWidth(ticks(step).map(format)) + 6 * s
+    {
+      step = niceCeiling(step * 1.01)
+    }
+    let tickValues = ticks(step)
+    let (xMin, xMax) = (tickValues.first!, tickValues.last!)
+    let axisLabel = cut ? "\(xLabel); ◀ beyond \(format(xMin))" : xLabel
+    let labelRoom = layout.width - 8 * s
+    let axis = top + Double(boxes.count) * rowH
+    let h = axis + layout.bottom + Double(layout.axisLabelLines(axisLabel, available: labelRoom) - 1) * layout.labelStep
     func px(_ x: Double) -> Double { labelW + (max(x, xMin) - xMin) / (xMax - xMin) * plotW }
     var svg = layout.open(title: title, height: h)
-    for x in stride(from: xMin, through: xMax + step / 2, by: step) {
-      svg += line(px(x), top, px(x), h - bottom, stroke: abs(x) < step / 1e6 ? "#555" : "#e3e3e3")
-      svg += layout.text(px(x), h - bottom + 16 * layout.scale, format(abs(x) < step / 1e6 ? 0 : x), anchor: "middle")
+    for x in tickValues {
+      svg += line(px(x), top, px(x), axis, stroke: abs(x) < step / 1e6 ? "#555" : "#e3e3e3")
+      svg += layout.text(px(x), axis + 16 * s, format(abs(x) < step / 1e6 ? 0 : x), anchor: "middle")
     }
-    svg += layout.text(layout.width - meanW / 2, top - 6 * layout.scale, "mean", anchor: "middle")
+    svg += layout.text(layout.width - meanW / 2, top - 4 * s, "mean", anchor: "middle")
     for (i, box) in boxes.enumerated() {
       let y = top + Double(i) * rowH
       let mid = y + rowH / 2
       let (colour, marker) = styles?.style(box.name) ?? style(box.name)
       let dash = box.bound ? " stroke-dasharray=\"4 2\"" : ""
-      let inset = 4 * layout.scale
-      svg += layout.text(
-        labelW - 8 * layout.scale, y + rowH * 0.65, layout.fit(names[i], labelW - 12 * layout.scale), anchor: "end")
+      let inset = 4 * s
+      svg += layout.text(labelW - 8 * s, y + rowH * 0.65, names[i], anchor: "end", available: labelW - 12 * s)
       svg +=
         "<g class=\"box\" data-series=\"\(escape(box.name))\" data-color=\"\(colour)\" data-marker=\"\(marker)\" data-dash=\"\(box.bound ? "dashed" : "")\"><title>\(escape(names[i])): P5 \(format(box.p5)), P25 \(format(box.p25)), median \(format(box.median)), P75 \(format(box.p75)), P95 \(format(box.p95)), mean \(format(box.mean))</title>"
       svg += line(px(box.p5), mid, px(box.p25), mid, stroke: colour)
       svg += line(px(box.p75), mid, px(box.p95), mid, stroke: colour)
       for x in [box.p5, box.p95] {
-        svg += line(px(x), mid - 5 * layout.scale, px(x), mid + 5 * layout.scale, stroke: colour)
+        svg += line(px(x), mid - 5 * s, px(x), mid + 5 * s, stroke: colour)
       }
       svg +=
         "<rect x=\"\(f(px(box.p25)))\" y=\"\(f(y + inset))\" width=\"\(f(max(1, px(box.p75) - px(box.p25))))\" height=\"\(f(rowH - 2 * inset))\" fill=\"\(colour)\" fill-opacity=\"0.3\" stroke=\"\(colour)\" stroke-width=\"1.5\"\(dash)/>"
@@ -559,19 +708,16 @@ public enum SVGChart {
         "<line x1=\"\(f(px(box.median)))\" y1=\"\(f(y + inset))\" x2=\"\(f(px(box.median)))\" y2=\"\(f(y + rowH - inset))\" stroke=\"\(colour)\" stroke-width=\"3\"/>"
       if box.p5 < xMin {
         svg +=
-          "<path class=\"beyond\" d=\"M\(f(px(xMin) - 2)),\(f(mid)) l\(f(8 * layout.scale)),\(f(-5 * layout.scale)) l0,\(f(10 * layout.scale)) Z\" fill=\"\(colour)\"><title>P5 \(format(box.p5)), beyond the axis</title></path>"
+          "<path class=\"beyond\" d=\"M\(f(px(xMin) - 2)),\(f(mid)) l\(f(8 * s)),\(f(-5 * s)) l0,\(f(10 * s)) Z\" fill=\"\(colour)\"><title>P5 \(format(box.p5)), beyond the axis</title></path>"
       }
       if box.mean >= xMin {
-        svg += markerShape("diamond", px(box.mean), mid, 4.5 * layout.scale, fill: "#fff", stroke: "#222")
+        svg += markerShape("diamond", px(box.mean), mid, 4.5 * s, fill: "#fff", stroke: "#222")
       }
-      svg += markerShape(
-        marker, layout.width - meanW + 6 * layout.scale, mid, 4 * layout.scale, fill: colour, stroke: colour)
-      svg += layout.text(layout.width - 8 * layout.scale, y + rowH * 0.65, format(box.mean), anchor: "end") + "</g>"
+      svg += markerShape(marker, layout.width - meanW + 6 * s, mid, 4 * s, fill: colour, stroke: colour)
+      svg += layout.text(layout.width - 8 * s, y + rowH * 0.65, format(box.mean), anchor: "end") + "</g>"
     }
-    svg += line(labelW, h - bottom, labelW + plotW, h - bottom, stroke: "#444")
-    let axisLabel = cut ? "\(xLabel); ◀ beyond \(format(xMin))" : xLabel
-    svg += layout.text(
-      layout.width / 2, h - 14 * layout.scale, layout.fit(axisLabel, layout.width - 8 * layout.scale), anchor: "middle")
+    svg += line(labelW, axis, labelW + plotW, axis, stroke: "#444")
+    svg += layout.axisLabel(layout.width / 2, axis + 42 * s, axisLabel, available: labelRoom)
     return svg + "</svg>"
   }
 
@@ -688,7 +834,7 @@ public enum SVGChart {
         stroke: entry.look.color)
       let available = min(room - 36 * layout.scale, layout.width - x - 36 * layout.scale)
       svg +=
-        layout.text(x + 28 * layout.scale, y + 4 * layout.scale, layout.fit(entry.name, available), anchor: "start")
+        layout.text(x + 28 * layout.scale, y + 4 * layout.scale, entry.name, anchor: "start", available: available)
         + "</g>"
     }
     return svg + "</g>"

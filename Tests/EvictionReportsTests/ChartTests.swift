@@ -164,8 +164,10 @@ import Testing
     let svg = SVGChart.bars(
       title: "t", xLabel: "x", labels: ["lru", long], values: [0.4, 0.5], intervals: [nil, 0.45...0.55], colors: [],
       format: { String(format: "%.2f", $0) })
-    #expect(!svg.contains(">\(long)<"))
-    #expect(svg.contains("…<"))
+    #expect(!svg.contains(">\(long)</text>"))
+    #expect(svg.contains("…</text>"))
+    // The whole name stays in the chart, as the shortened text's title.
+    #expect(svg.contains("<title>\(long)</title><text"))
     let starts = capture(
       #"<rect class="bar" data-series="[^"]*" data-color="[^"]+" data-marker="[^"]+" data-dash="" x="([0-9.]+)""#,
       in: svg
