@@ -487,11 +487,26 @@ struct FigureOptions: ParsableArguments {
     help: "POLICY=#RRGGBB: a policy's colour in every chart; repeatable.")
   var colors: [String] = []
 
+  @Option(
+    name: .customLong("marker"),
+    help:
+      "POLICY=SHAPE: a policy's marker in every chart (circle, square, triangle, diamond, triangle-down, pentagon, star, hexagon, triangle-left, triangle-right, cross, plus); repeatable."
+  )
+  var markers: [String] = []
+
+  @Option(
+    name: .customLong("styles"),
+    help:
+      "An earlier run's styles.json: its policies keep their colours and markers here (under --color and --marker)."
+  )
+  var stylesFile: String?
+
   /// The options given, as spelled on the command line.
   var given: [String] {
     [
       figureWidth.map { _ in "--figure-width" }, fontSize.map { _ in "--font-size" }, noTitles ? "--no-titles" : nil,
-      labels.isEmpty ? nil : "--label", colors.isEmpty ? nil : "--color",
+      labels.isEmpty ? nil : "--label", colors.isEmpty ? nil : "--color", markers.isEmpty ? nil : "--marker",
+      stylesFile.map { _ in "--styles" },
     ].compactMap { $0 }
   }
 
@@ -533,8 +548,17 @@ struct FigureOptions: ParsableArguments {
       }
       settings.colors[name] = color
     }
+    for (name, shape) in try pairs(markers, "--marker", "s3fifo=diamond") {
+      guard FigureSettings.markerShapes.contains(shape) else {
+        throw ArgumentError(
+          "--marker \(name)=\(shape): give one of \(FigureSettings.markerShapes.joined(separator: ", "))")
+      }
+      settings.markers[name] = shape
+    }
+    if let stylesFile { settings.stylesFile = stylesFile }
     try failing { () throws(ConfigError) in
       try settings.check(policies: policies, traces: traces, file: "the command line")
+      try settings.applyStylesFile(policies: policies)
     }
     return settings
   }

@@ -111,7 +111,8 @@ public enum CompareReport {
   /// The report's colours, markers and display names, one book for every chart.
   public static func styles(_ config: CompareConfig) -> SVGChart.Styles {
     SVGChart.Styles(
-      config.labels, colors: config.figures.colors, names: DisplayNames(config: config).policyNames)
+      config.labels, colors: config.figures.colors, markers: config.figures.markers,
+      names: DisplayNames(config: config).policyNames)
   }
 
   /// The figure files' layout from the sweep's settings.

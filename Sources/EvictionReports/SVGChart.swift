@@ -1,4 +1,5 @@
 import EvictionCore
+import EvictionExperiments
 import Foundation
 
 /// Self-contained SVG charts for the HTML report and the figure files: no
@@ -215,8 +216,8 @@ public enum SVGChart {
     "#17BECF", "#BCBD22", "#882255", "#117733", "#9467BD", "#AA4499", "#44AA99", "#DDCC77", "#E41A1C", "#FB9A99",
     "#B2DF8A", "#A6761D", "#CAB2D6", "#F0E442",
   ]
-  /// Marker shapes, in the order entries take them.
-  static let markers = ["circle", "square", "triangle", "diamond", "triangle-down", "pentagon"]
+  /// Marker shapes, in the order entries take them (twelve: none repeats among twelve entries).
+  static let markers = FigureSettings.markerShapes
   static let dashes = ["", "6 3", "2 3", "8 3 2 3"]
 
   /// The colour and marker of entry `i` of a chart: a colour of its own up
@@ -721,37 +722,56 @@ public enum SVGChart {
     return svg + "</svg>"
   }
 
-  /// The colours, markers and display names of one report's labels: the
-  /// labels in the catalog's order (built-in policies first, then the rest
-  /// by name) take the palette's colours in turn and the markers in turn,
-  /// so within a report no two labels share a colour up to the palette's
-  /// twenty-four, and neighbours differ in shape. Colours the user chose
-  /// are kept and left out of the turn. A label the report does not list
-  /// falls back to ``style(_:)``.
+  /// The colours, markers and display names of one report's labels. Each
+  /// label takes its own look (``style(_:)``), the same in every run
+  /// whatever the other labels are, unless the user chose one (`colors`,
+  /// `markers`: `--color`, `--marker`, a styles file) or a label ranked
+  /// before it in this report already holds it: then it takes the next
+  /// colour free in the palette (and, in a report of up to twelve labels,
+  /// the next free marker), so no two labels share a colour up to the
+  /// palette's twenty-four and none a marker up to twelve. The policies
+  /// papers plot most (``featured``) hold looks no other built-in policy
+  /// shares, so they never move. A label the report does not list falls back
+  /// to ``style(_:)``.
   public struct Styles: Sendable {
     let looks: [String: (color: String, marker: String)]
     let names: [String: String]
 
-    /// `colors` are the user's choices by label; `names` the labels'
-    /// display names (a label without one shows as itself).
-    public init(_ labels: [String], colors: [String: String] = [:], names: [String: String] = [:]) {
-      func rank(_ label: String) -> (Int, String) {
-        (PolicyCatalog.builtinNames.firstIndex(of: label) ?? Int.max, label)
-      }
-      let ordered = Array(Set(labels)).sorted { rank($0) < rank($1) }
-      let chosen = Set(colors.values.map { $0.uppercased() })
-      var free = palette.filter { !chosen.contains($0.uppercased()) }
-      if free.isEmpty { free = palette }
+    /// `colors` and `markers` are the user's choices by label; `names` the
+    /// labels' display names (a label without one shows as itself).
+    public init(
+      _ labels: [String], colors: [String: String] = [:], markers: [String: String] = [:],
+      names: [String: String] = [:]
+    ) {
+      let ordered = Array(Set(labels)).sorted { SVGChart.rank($0) < SVGChart.rank($1) }
+      // What the user chose is held first, so no other label takes it.
+      var takenColours = Set(colors.values.map { $0.uppercased() })
+      var takenMarkers = Set(markers.values)
+      let uniqueMarkers = ordered.count <= SVGChart.markers.count
       var looks: [String: (color: String, marker: String)] = [:]
-      var turn = 0
-      for (i, label) in ordered.enumerated() {
-        let marker = markers[i % markers.count]
-        if let color = colors[label] {
-          looks[label] = (color, marker)
-        } else {
-          looks[label] = (free[turn % free.count], marker)
-          turn += 1
+      for label in ordered {
+        let own = SVGChart.identity(label)
+        var color = colors[label]
+        if color == nil {
+          var i = own.color
+          for _ in SVGChart.palette.indices where takenColours.contains(SVGChart.palette[i].uppercased()) {
+            i = (i + 1) % SVGChart.palette.count
+          }
+          color = SVGChart.palette[i]
+          takenColours.insert(SVGChart.palette[i].uppercased())
         }
+        var marker = markers[label]
+        if marker == nil {
+          var m = own.marker
+          if uniqueMarkers {
+            for _ in SVGChart.markers.indices where takenMarkers.contains(SVGChart.markers[m]) {
+              m = (m + 1) % SVGChart.markers.count
+            }
+          }
+          marker = SVGChart.markers[m]
+          takenMarkers.insert(SVGChart.markers[m])
+        }
+        looks[label] = (color!, marker!)
       }
       self.looks = looks
       self.names = names
@@ -765,24 +785,41 @@ public enum SVGChart {
     public func name(_ label: String) -> String { names[label] ?? label }
   }
 
-  /// A policy's colour and marker, from its name alone: the same in every
-  /// chart and report (and in the notebooks, which use the same rule). The
-  /// built-in policies take the catalog's order, twelve colours to a marker,
-  /// so no two share both; any other label (a variant with parameters, an
-  /// admission in front) is placed by a hash of its name.
+  /// The policies papers plot most, in the order they take the palette's
+  /// colours and the markers: the first twelve each have a colour and a
+  /// marker of their own, the first twenty-four a colour of their own.
+  /// The other built-in policies follow in the catalog's order. (Appending
+  /// here, or to the catalog, moves no earlier policy's look.)
+  static let featured = [
+    "fifo", "lru", "arc", "s3fifo", "sieve", "wtinylfu", "lirs", "2q", "clock", "slru", "lfu", "belady", "car",
+    "lhd", "clock-pro", "gdsf", "lecar", "cacheus", "lrb", "glcache", "mru", "random", "qdlp", "3lcache",
+  ]
+
+  /// Where a label stands in the order looks are given out: the featured
+  /// policies, then the other built-in ones, then any other label by name.
+  static func rank(_ label: String) -> (Int, String) {
+    if let i = featured.firstIndex(of: label) { return (i, label) }
+    if let i = PolicyCatalog.builtinNames.firstIndex(of: label) { return (featured.count + i, label) }
+    return (Int.max, label)
+  }
+
+  /// A label's own colour and marker, as indices: a built-in policy's from
+  /// its rank, any other label's (a variant with parameters, an admission
+  /// in front, a policy of your own) from a hash of its name.
+  static func identity(_ label: String) -> (color: Int, marker: Int) {
+    let (rank, _) = rank(label)
+    if rank != Int.max { return (rank % palette.count, rank % markers.count) }
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in label.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+    return (Int(hash % UInt64(palette.count)), Int(hash / UInt64(palette.count) % UInt64(markers.count)))
+  }
+
+  /// A policy's colour and marker from its name alone (``identity(_:)``):
+  /// the same in every chart and report, and in the notebooks, which read
+  /// them from `styles.json`.
   public static func style(_ name: String) -> (color: String, marker: String) {
-    let colours = 12
-    let combinations = colours * 4
-    var index: Int
-    if let position = PolicyCatalog.builtinNames.firstIndex(of: name) {
-      index = position
-    } else {
-      var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-      for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
-      index = Int(hash % UInt64(combinations))
-    }
-    index %= combinations
-    return (palette[index % colours], markers[index / colours])
+    let own = identity(name)
+    return (palette[own.color], markers[own.marker])
   }
 
   static func markerShape(_ shape: String, _ x: Double, _ y: Double, _ r: Double, fill: String, stroke: String)
@@ -804,6 +841,30 @@ public enum SVGChart {
         return "\(f(x + r * 1.1 * cos(angle))),\(f(y + r * 1.1 * sin(angle)))"
       }
       return "<path d=\"M\(corners.joined(separator: " L")) Z\" \(paint)/>"
+    case "triangle-left", "triangle-right":
+      let d = shape == "triangle-left" ? -1.0 : 1.0
+      return
+        "<path d=\"M\(f(x + d * r * 1.15)),\(f(y)) L\(f(x - d * r * 0.85)),\(f(y - r)) L\(f(x - d * r * 0.85)),\(f(y + r)) Z\" \(paint)/>"
+    case "star", "hexagon":
+      // Five points (ten corners, alternately far and near), or six corners.
+      let corners = shape == "star" ? 10 : 6
+      let points = (0..<corners).map { k -> String in
+        let angle = Double.pi * (-0.5 + 2 * Double(k) / Double(corners))
+        let radius = shape == "star" ? (k % 2 == 0 ? r * 1.35 : r * 0.6) : r * 1.1
+        return "\(f(x + radius * cos(angle))),\(f(y + radius * sin(angle)))"
+      }
+      return "<path d=\"M\(points.joined(separator: " L")) Z\" \(paint)/>"
+    case "cross", "plus":
+      // A thick × or +: twelve corners, the arms a third of the size wide.
+      let (a, b) = (r * 1.1, r * 0.38)
+      let arms: [(Double, Double)] = [
+        (-b, -a), (b, -a), (b, -b), (a, -b), (a, b), (b, b), (b, a), (-b, a), (-b, b), (-a, b), (-a, -b), (-b, -b),
+      ]
+      let turn = shape == "cross" ? Double.pi / 4 : 0
+      let points = arms.map { dx, dy in
+        "\(f(x + dx * cos(turn) - dy * sin(turn))),\(f(y + dx * sin(turn) + dy * cos(turn)))"
+      }
+      return "<path d=\"M\(points.joined(separator: " L")) Z\" \(paint)/>"
     case "diamond":
       return
         "<path d=\"M\(f(x)),\(f(y - r * 1.2)) L\(f(x + r)),\(f(y)) L\(f(x)),\(f(y + r * 1.2)) L\(f(x - r)),\(f(y)) Z\" \(paint)/>"

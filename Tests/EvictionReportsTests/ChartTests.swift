@@ -1,3 +1,4 @@
+import EvictionCore
 import EvictionTraces
 import Foundation
 import Synchronization
@@ -46,7 +47,7 @@ import Testing
     #expect(capture(#"text-anchor="end" font-size="12">([0-9.]+)<"#, in: fromZero).compactMap(Double.init).min() == 0)
     // The bound is dashed and says so; every policy keeps its own colour and marker.
     #expect(zoomed.contains(">belady (bound)<"))
-    let looks = capture(#"data-color="(#[0-9A-Fa-f]+)" data-marker="([a-z]+)""#, in: zoomed)
+    let looks = capture(#"data-color="(#[0-9A-Fa-f]+)" data-marker="([a-z-]+)""#, in: zoomed)
     #expect(Set(looks).count == 8)
     #expect(SVGChart.style("lru") != SVGChart.style("fifo"))
   }
@@ -82,6 +83,33 @@ import Testing
       in: svg)
     #expect(fills == looks.map(\.color))
     #expect(svg.components(separatedBy: "class=\"marker\"").count - 1 == labels.count)
+  }
+
+  /// A label's look does not depend on the other labels of its report:
+  /// the featured policies never move, twelve labels take twelve markers,
+  /// and a chosen marker is taken by no other label.
+  @Test func looksStayWhateverTheOtherLabels() {
+    let few = SVGChart.Styles(["lru", "s3fifo", "sieve"])
+    let many = SVGChart.Styles(SVGChart.featured)
+    for label in ["lru", "s3fifo", "sieve"] { #expect(few.style(label) == many.style(label)) }
+    #expect(Set(SVGChart.featured.map { many.style($0).color }).count == SVGChart.featured.count)
+    #expect(Set(SVGChart.featured.prefix(12).map { many.style($0).marker }).count == 12)
+    // Every featured name is a policy's (the learned ones register with evlab).
+    let learned: Set = ["lrb", "glcache", "3lcache"]
+    #expect(SVGChart.featured.allSatisfy { PolicyCatalog.builtinNames.contains($0) || learned.contains($0) })
+    // Any twelve labels, variants included, take twelve markers.
+    let twelve = [
+      "lru", "mq", "sfifo", "my-policy", "slru:segments=3", "lfuda", "fifo", "size", "lru-k",
+      "hyperbolic", "arc + tinylfu", "random",
+    ]
+    let styles = SVGChart.Styles(twelve)
+    #expect(Set(twelve.map { styles.style($0).marker }).count == 12)
+    let chosen = SVGChart.Styles(twelve, markers: ["mq": SVGChart.style("lru").marker])
+    #expect(chosen.style("mq").marker == SVGChart.style("lru").marker)
+    #expect(chosen.style("lru").marker != chosen.style("mq").marker)
+    // Every marker is drawn as a shape of its own.
+    let shapes = SVGChart.markers.map { SVGChart.markerShape($0, 10, 10, 4, fill: "#000", stroke: "#000") }
+    #expect(Set(shapes).count == SVGChart.markers.count)
   }
 
   /// A column-wide figure (3.3 in) keeps every text at 8 pt or more, its

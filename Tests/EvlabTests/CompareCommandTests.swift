@@ -514,4 +514,74 @@ import Testing
       #expect(html.contains(shown), "\(shown)")
     }
   }
+
+  /// A policy keeps its colour and marker when the policy list changes
+  /// (adding FIFO once moved S3-FIFO from an orange diamond to a pink
+  /// triangle); a styles file written by one run keeps a variant's look in
+  /// the next; --marker fixes a shape; bad markers and styles files are
+  /// refused before any work.
+  @Test func stylesStayBetweenRunsWithDifferentPolicies() throws {
+    let dir = try scratchDirectory()
+    let trace = repositoryRoot.appendingPathComponent("traces/zipf-scan.oracleGeneral.zst").path
+    func looks(_ folder: String) throws -> [String: [String]] {
+      let data = try Data(contentsOf: dir.appendingPathComponent("\(folder)/styles.json"))
+      let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+      let entries = try #require(object["results"] as? [[String: Any]])
+      return Dictionary(
+        uniqueKeysWithValues: entries.map {
+          ($0["policy"] as! String, [$0["color"] as! String, $0["marker"] as! String])
+        })
+    }
+    func compare(_ policies: String, _ output: String, _ extra: [String] = []) throws -> (status: Int32, stderr: String)
+    {
+      let run = try evlab(
+        ["compare", "--trace", trace, "--policy", policies, "--size", "1%", "--output", output] + extra, in: dir)
+      return (run.status, run.stderr)
+    }
+    #expect(try compare("lru,s3fifo,sieve,slru:segments=3", "first").status == 0)
+    #expect(try compare("fifo,lru,arc,s3fifo,sieve,wtinylfu,lirs,2q,clock,slru,lfu,belady", "second").status == 0)
+    let (first, second) = (try looks("first"), try looks("second"))
+    for policy in ["lru", "s3fifo", "sieve"] { #expect(first[policy] == second[policy], "\(policy) moved") }
+    // Twelve entries, twelve markers.
+    #expect(Set(second.values.map { $0[1] }).count == 12, "\(second)")
+    // The variant keeps the first run's look through its styles file, and
+    // a chosen marker wins over the file.
+    let third = try compare(
+      "fifo,slru:segments=3,lru,s3fifo", "third",
+      ["--styles", dir.appendingPathComponent("first/styles.json").path, "--marker", "lru=star"])
+    #expect(third.status == 0, "\(third.stderr)")
+    let kept = try looks("third")
+    #expect(kept["slru:segments=3"] == first["slru:segments=3"])
+    #expect(kept["lru"] == [first["lru"]![0], "star"])
+    let svg = try read(dir, "third/figures/mrc-zipf-scan.svg")
+    #expect(svg.contains("data-series=\"lru\" data-color=\"\(first["lru"]![0])\" data-marker=\"star\""))
+    try "not json".write(to: dir.appendingPathComponent("bogus.json"), atomically: true, encoding: .utf8)
+    for (flags, words) in [
+      (["--marker", "lru=blob"], "--marker lru=blob: give one of circle"),
+      (["--marker", "fifo=star"], "'fifo' is not a policy of this sweep"),
+      (["--styles", "missing.json"], "cannot read the styles file"),
+      (["--styles", "bogus.json"], "not a styles file"),
+    ] {
+      let bad = try compare("lru,s3fifo", "bad", flags)
+      #expect(bad.status == 1 && bad.stderr.contains(words), "\(flags): \(bad.stderr)")
+      #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("bad").path))
+    }
+    // A configuration names the file in [styles] and shapes in [markers].
+    let config = dir.appendingPathComponent("styled.toml").path
+    try """
+    name = "styled"
+    policies = ["lru", "slru:segments=3"]
+    sizes = ["1%"]
+    [[traces]]
+    path = "\(trace)"
+    [styles]
+    file = "first/styles.json"
+    [markers]
+    lru = "cross"
+    """.write(toFile: config, atomically: true, encoding: .utf8)
+    let configured = try evlab(["compare", "--config", config, "--output", "configured"], in: dir)
+    #expect(configured.status == 0, "\(configured.stderr)")
+    let fromConfig = try looks("configured")
+    #expect(fromConfig["slru:segments=3"] == first["slru:segments=3"] && fromConfig["lru"]?[1] == "cross")
+  }
 }

@@ -183,7 +183,7 @@ public struct CompareConfig: Sendable {
   /// (The replay settings among them come from their declarations, ``RunDescription/settings``.)
   static let topKeys: Set<String> = RunDescription.configKeys(of: "compare").union([
     "name", "policies", "sizes", "seeds", "traces", "chart_size", "stress", "disk", "skip_bad_lines", "small_sizes",
-    "figures", "labels", "colors", "colours",
+    "figures", "labels", "colors", "colours", "markers", "styles",
   ])
   static let readingKeys: Set<String> = [
     "format", "dataset", "key_column", "size_column", "time_column", "header", "delimiter", "renumber_ids",

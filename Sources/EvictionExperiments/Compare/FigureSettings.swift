@@ -56,6 +56,17 @@ public struct FigureSettings: Sendable, Equatable {
   public var labels: [String: String] = [:]
   /// Colours (`#RRGGBB`), by policy label.
   public var colors: [String: String] = [:]
+  /// Marker shapes (one of ``markerShapes``), by policy label.
+  public var markers: [String: String] = [:]
+  /// The styles file of an earlier run (its `styles.json`): the colours and
+  /// markers it gives this sweep's policies are kept, under those chosen here.
+  public var stylesFile: String? = nil
+
+  /// The marker shapes figures draw, in the order policies take them.
+  public static let markerShapes = [
+    "circle", "square", "triangle", "diamond", "triangle-down", "pentagon", "star", "hexagon", "triangle-left",
+    "triangle-right", "cross", "plus",
+  ]
 
   public init() {}
 
@@ -93,10 +104,17 @@ public struct FigureSettings: Sendable, Equatable {
       throw ConfigError(file: file, "labels: '\(key)' is given an empty name")
     }
     let policyNames = Set(policies)
-    for key in colors.keys.sorted() where !policyNames.contains(key) {
+    for (table, keys) in [("colors", colors.keys), ("markers", markers.keys)] {
+      for key in keys.sorted() where !policyNames.contains(key) {
+        throw ConfigError(
+          file: file,
+          "\(table): '\(key)' is not a policy of this sweep; policies: \(policies.joined(separator: ", "))")
+      }
+    }
+    for (key, shape) in markers.sorted(by: { $0.key < $1.key }) where !Self.markerShapes.contains(shape) {
       throw ConfigError(
         file: file,
-        "colors: '\(key)' is not a policy of this sweep; policies: \(policies.joined(separator: ", "))")
+        "markers: '\(key)' = '\(shape)' is not a marker; use one of \(Self.markerShapes.joined(separator: ", "))")
     }
     for group in [policies, traces] {
       var seen: [String: String] = [:]
@@ -159,6 +177,89 @@ public struct FigureSettings: Sendable, Equatable {
         settings.colors[key] = color
       }
     }
+    if let value = table["markers"] {
+      guard case .table(let t) = value else { throw ConfigError(file: file, "markers must be a table: [markers]") }
+      for key in t.keys.sorted() {
+        guard case .string(let shape) = t[key]! else {
+          throw ConfigError(file: file, "markers: '\(key)' must be a marker's name such as \"diamond\"")
+        }
+        settings.markers[key] = shape
+      }
+    }
+    if let value = table["styles"] {
+      guard case .table(let t) = value else {
+        throw ConfigError(file: file, "styles must be a table: [styles] with file = \"results/earlier/styles.json\"")
+      }
+      let reader = TableReader(table: t, file: file, context: "[styles]", known: ["file"])
+      try reader.rejectUnknown()
+      guard case .string(let path)? = t["file"], !path.isEmpty else {
+        throw ConfigError(file: file, "[styles]: give file = \"PATH\", the styles.json of an earlier run")
+      }
+      // As traces are found: from the current folder, else beside the configuration.
+      let beside = ((file as NSString).deletingLastPathComponent as NSString).appendingPathComponent(path)
+      settings.stylesFile =
+        FileManager.default.fileExists(atPath: path) || path.hasPrefix("/")
+          || !FileManager.default.fileExists(atPath: beside)
+        ? path : beside
+    }
     return settings
+  }
+
+  /// Takes the colours and markers the styles file gives `policies`, for
+  /// those not given one here; the file's other entries (policies of the
+  /// earlier run that this one lacks) are passed over.
+  public mutating func applyStylesFile(policies: [String]) throws(ConfigError) {
+    guard let path = stylesFile else { return }
+    let looks = try Self.styles(fromFile: path)
+    for policy in policies {
+      guard let look = looks[policy] else { continue }
+      if colors[policy] == nil { colors[policy] = look.color }
+      if markers[policy] == nil { markers[policy] = look.marker }
+    }
+  }
+
+  /// The colour and marker of each policy a styles file names: the
+  /// `styles.json` a comparison writes (`{"results": [{"policy", "color",
+  /// "marker", …}]}`), or a bare list of such entries.
+  public static func styles(fromFile path: String) throws(ConfigError) -> [String: (color: String, marker: String)] {
+    let data: Data
+    do {
+      data = try Data(contentsOf: URL(fileURLWithPath: path))
+    } catch {
+      throw ConfigError(
+        file: path,
+        "cannot read the styles file (\(error.localizedDescription)); give the styles.json of an earlier run")
+    }
+    let entries: [Any]
+    switch try? JSONSerialization.jsonObject(with: data) {
+    case let object as [String: Any]:
+      guard let results = object["results"] as? [Any] else {
+        throw ConfigError(
+          file: path, "not a styles file: it has no \"results\" list (give an earlier run's styles.json)")
+      }
+      entries = results
+    case let list as [Any]: entries = list
+    default: throw ConfigError(file: path, "not a styles file: not JSON (give an earlier run's styles.json)")
+    }
+    var looks: [String: (color: String, marker: String)] = [:]
+    for (i, entry) in entries.enumerated() {
+      guard let entry = entry as? [String: Any], let policy = entry["policy"] as? String,
+        let colorText = entry["color"] as? String, let marker = entry["marker"] as? String
+      else {
+        throw ConfigError(file: path, "entry \(i + 1) lacks a policy, color or marker")
+      }
+      guard let color = color(parsing: colorText) else {
+        throw ConfigError(file: path, "entry \(i + 1) (\(policy)): '\(colorText)' is not a colour such as \"#0072B2\"")
+      }
+      guard markerShapes.contains(marker) else {
+        throw ConfigError(
+          file: path,
+          "entry \(i + 1) (\(policy)): '\(marker)' is not a marker; use one of \(markerShapes.joined(separator: ", "))")
+      }
+      if looks.updateValue((color, marker), forKey: policy) != nil {
+        throw ConfigError(file: path, "\(policy) appears twice; give each policy once")
+      }
+    }
+    return looks
   }
 }
