@@ -179,6 +179,9 @@ let package = Package(
       dependencies: ["EvictionDisk", "EvictionCore", "EvictionCache", "EvictionTestSupport"], swiftSettings: tests),
     // The disk tests' second process: a writer to kill, a holder of the write lock.
     .executableTarget(name: "disk-helper", dependencies: ["EvictionDisk"], path: "Tests/DiskHelper"),
+    // evlab with three faulty policies, for the tests that check-policy reports every fault.
+    .executableTarget(
+      name: "faulty-evlab", dependencies: ["EvictionLab", "EvictionCore"], path: "Tests/FaultyPolicies"),
     // Two apps that link one library each, for the test that reads what
     // they link (LinkageTests): the memory cache alone, a conformance check.
     .executableTarget(name: "cache-only-app", dependencies: ["EvictionCache"], path: "Tests/LinkProbes/CacheOnly"),
@@ -188,7 +191,8 @@ let package = Package(
     .testTarget(
       name: "EvlabTests",
       dependencies: [
-        "EvictionLab", "evlab", "disk-helper", "cache-only-app", "conformance-only-app", "EvictionDisk", "EvictionSim",
+        "EvictionLab", "evlab", "disk-helper", "faulty-evlab", "cache-only-app", "conformance-only-app", "EvictionDisk",
+        "EvictionSim",
         "EvictionExperiments", "EvictionCore",
         "EvictionRun", "EvictionTraces", "EvictionLearned",
         "EvictionTestSupport",

@@ -16,7 +16,7 @@ import EvictionSim
 /// (``ReplacementPolicy/checkInvariants()``) run every few requests.
 public enum PolicyConformance {
   /// One broken guarantee: in which run, at which request, and what.
-  public struct Violation: Sendable, Equatable, CustomStringConvertible {
+  public struct Violation: Sendable, Equatable, Codable, CustomStringConvertible {
     /// The run's stream and capacity (`unit weights at capacity 10`).
     public var run: String
     /// The 0-based request at which it was seen; nil for a check at the end of the run.
@@ -25,6 +25,27 @@ public enum PolicyConformance {
 
     public var description: String {
       "\(run), " + (request.map { "request \($0)" } ?? "at the end") + ": \(message)"
+    }
+  }
+
+  /// Hears a battery as it runs, so that a policy that stops the process
+  /// (a trap in its own invariant check) still leaves its findings:
+  /// `evlab check-policy` runs each policy in a child process that streams
+  /// them to the parent.
+  public struct Observer: Sendable {
+    /// A run starts (its name, as ``Violation/run`` gives it).
+    public var runStarted: @Sendable (String) -> Void
+    /// The run reaches request `i` (0-based), before the policy sees it;
+    /// -1 for the checks at the end of the run.
+    public var request: @Sendable (Int) -> Void
+    /// A guarantee is broken (the first ``Driver/mostViolations`` of a run).
+    public var violation: @Sendable (Violation) -> Void
+
+    public init(
+      runStarted: @escaping @Sendable (String) -> Void, request: @escaping @Sendable (Int) -> Void,
+      violation: @escaping @Sendable (Violation) -> Void
+    ) {
+      (self.runStarted, self.request, self.violation) = (runStarted, request, violation)
     }
   }
 
@@ -73,6 +94,8 @@ public enum PolicyConformance {
     public var capacity: Int64? = nil
     /// The most violations a run keeps (it counts them all).
     public static let mostViolations = 20
+    /// Hears the run as it goes (see ``Observer``).
+    public var observer: Observer? = nil
 
     /// `policy`'s traits decide which guarantees are relaxed for it.
     public init(requests: [Request<UInt64>], checkEvery: Int, policy: PolicySpec? = nil, name: String = "") {
@@ -93,14 +116,17 @@ public enum PolicyConformance {
         run.violationCount += 1
         if run.violations.count < Self.mostViolations {
           run.violations.append(Violation(run: name, request: request, message: message()))
+          observer?.violation(run.violations[run.violations.count - 1])
         }
       }
+      observer?.runStarted(name)
       var resident = Set<UInt64>()
       let limit = capacity ?? policy.capacity
       if policy.capacity != limit {
         fail("reports a capacity of \(policy.capacity), but was built with \(limit)", at: nil)
       }
       for (i, request) in requests.enumerated() {
+        observer?.request(i)
         var evicted: [UInt64] = []
         let slot = policy.lookup(request) { _, key in evicted.append(key) }
         let hit = slot != nil
@@ -148,12 +174,14 @@ public enum PolicyConformance {
         }
         run.hitSequence.append(hit)
         if i % checkEvery == 0 {
+          // A trap in the policy's own check is reported at this request.
           policy.checkInvariants()
           for key in resident.prefix(50) where !policy.contains(key) {
             fail("resident key \(key) is not found", at: i)
           }
         }
       }
+      observer?.request(-1)
       policy.checkInvariants()
       if run.evictionsOnHits > 0 && !evictsOnHit {
         fail(
@@ -225,13 +253,15 @@ public enum PolicyConformance {
   /// checked after every request), weights of 1 to 64 at capacities from
   /// below the heaviest object up, weights with zeros, and the same seed
   /// twice. At 64 objects and up, a policy must admit something.
-  public static func check(_ spec: PolicySpec, requests count: Int = 6_000) -> Report {
+  /// With an `observer`, it hears each run, request and violation as they come.
+  public static func check(_ spec: PolicySpec, requests count: Int = 6_000, observer: Observer? = nil) -> Report {
     var runs: [Run] = []
     var extra: [Violation] = []
     func run(_ name: String, _ requests: [Request<UInt64>], capacity: Int64, checkEvery: Int) -> Run {
       var driver = Driver(
         requests: requests, checkEvery: checkEvery, policy: spec, name: "\(name) at capacity \(capacity)")
       driver.capacity = capacity
+      driver.observer = observer
       // Boxed, as the simulator's multi-size runner holds it: one driver for every policy.
       let run = driver.visit(BoxedPolicy(spec.integerBox(capacity: capacity)))
       runs.append(run)

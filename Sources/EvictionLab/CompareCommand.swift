@@ -192,29 +192,43 @@ struct Compare: ParsableCommand {
       }
     }
     display.end()
+    (partial.evlabVersion, partial.evlabCommit) = (EvlabVersion.number, EvlabVersion.commit)
     guard shardSpec == nil else {
-      (partial.evlabVersion, partial.evlabCommit) = (EvlabVersion.number, EvlabVersion.commit)
       let path = try failing { () throws(CompareError) in try partial.write(into: directory) }
       return printError("shard \(index)/\(count): \(partial.runs.count) of \(plan.cells.count) runs written to \(path)")
     }
-    try writeReport(shard.outcome(partial), config: config, to: directory)
+    try writeReport(shard.outcome(partial), config: config, to: directory, runs: partial)
   }
 }
 
+/// The whole sweep's runs, kept beside a report so that `evlab report`
+/// (or `evlab merge`) can draw it again without replaying.
+let sweepFile = ComparePartial.fileName(shard: 1, of: 1)
+
 /// Every file a comparison's report may write into its folder.
 let reportFiles = [
-  "results.csv", "results.json", "summary.csv", "summary.json", "styles.json", "timings.csv", "traces.json",
+  "results.csv", "results.json", "results.jsonl", "summary.csv", "summary.json", "styles.json", "timings.csv",
+  "traces.json",
   "report.md", "report.html", "timeseries.csv", "stress.csv", "stress.json", "disk.csv", "disk.json",
-  "provenance.json",
+  "provenance.json", sweepFile,
 ]
 
-/// Writes a comparison's outputs and says where they are.
-func writeReport(_ outcome: CompareOutcome, config: CompareConfig, to directory: String) throws {
+/// Writes a comparison's outputs and says where they are; with `runs`
+/// (the whole sweep as one shard), also ``sweepFile``, from which
+/// `evlab report` draws the report again.
+func writeReport(_ outcome: CompareOutcome, config: CompareConfig, to directory: String, runs: ComparePartial? = nil)
+  throws
+{
   for entry in config.traces {
     for ranking in CompareReport.rankings(outcome.rows, trace: entry.name, config: config) {
       if let note = CompareReport.faultyNote(ranking) { printError("warning: \(entry.name): \(note)") }
       if let note = CompareReport.anomalyNote(ranking) { printError("warning: \(entry.name): \(note)") }
     }
+  }
+  if config.traces.count > 1,
+    !CompareReport.summaries(outcome, config: config).contains(where: { $0.meanReduction != nil })
+  {
+    printError("note: \(CompareReport.acrossWithoutFifo(config))")
   }
   let untrained = outcome.rows.filter { $0.fields.trainings == 0 }
   if !untrained.isEmpty {
@@ -239,9 +253,12 @@ func writeReport(_ outcome: CompareOutcome, config: CompareConfig, to directory:
         writeStandardError("\rrendering figures: \(done)/\(total)" + (done == total ? "\n" : ""))
       }
     }
-    let files = try CompareReport.write(
+    var files = try CompareReport.write(
       outcome, config: config, to: directory, provenance: provenance, warn: { printError("warning: \($0)") },
       figureProgress: figureProgress)
+    if let runs {
+      files.append(try failing { () throws(CompareError) in try runs.write(into: directory) })
+    }
     let names = files.map { ($0 as NSString).lastPathComponent }
     printError("wrote \(names.joined(separator: ", ")) to \(directory)/")
     writeStandardOutput(CompareReport.terminalSummary(outcome, config: config))
@@ -301,12 +318,77 @@ struct Merge: ParsableCommand {
       throw fail("name the folders the shards wrote; e.g. evlab merge parts/* -o results/sweep")
     }
     try OutputCheck.reportFolder(output, option: "--output", files: reportFiles)
+    let parts = try failing { () throws(CompareError) in try ComparePartial.load(inputs) }
     let merged = try failing { () throws(CompareError) in
-      try ComparePartial.merge(ComparePartial.load(inputs), version: EvlabVersion.number, commit: EvlabVersion.commit)
+      try ComparePartial.merge(parts, version: EvlabVersion.number, commit: EvlabVersion.commit)
     }
     var config = merged.0
     config.figures = try figureOptions.apply(
       to: config.figures, policies: config.labels, traces: config.traces.map(\.name))
+    // The runs an earlier comparison kept in the output folder are not
+    // these: evlab report would draw them in place of the merged report.
+    let kept = (output as NSString).appendingPathComponent(sweepFile)
+    let keptIsInput = parts.contains {
+      URL(fileURLWithPath: $0.path).standardized == URL(fileURLWithPath: kept).standardized
+    }
+    if !keptIsInput && FileManager.default.fileExists(atPath: kept) {
+      do { try FileManager.default.removeItem(atPath: kept) } catch {
+        throw fail(
+          "cannot remove \(kept), an earlier comparison's runs, from the output folder: \(error.localizedDescription)")
+      }
+      printError(
+        "note: removed \(kept), the runs of the comparison \(output)/ held before; redraw this merge with evlab merge")
+    }
     try writeReport(merged.1, config: config, to: output)
+  }
+}
+
+/// `evlab report`: draws a finished comparison again from the runs it kept.
+struct Report: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Draw a finished comparison's report and figures again, without replaying.",
+    discussion: """
+      DIR is a folder evlab compare wrote: it keeps its runs in \(sweepFile), checked as evlab merge checks a \
+      shard's (the configuration, the traces' digests, the counts' digest). The report, results and figures are \
+      written again, into DIR or the --output folder, with the figure options given here over the \
+      configuration's [figures], [labels], [colors], [markers] and [styles]; pass --styles DIR/styles.json to \
+      keep the colours and markers the first report drew. Counts are never recomputed: the rows equal the first \
+      report's.
+        evlab report results/sweep --figure-width column --no-titles
+        evlab report results/sweep -o results/sweep-page --figure-width page --label s3fifo=S3-FIFO
+      """)
+
+  @Argument(help: "A folder evlab compare wrote (holding \(sweepFile)).")
+  var folder: String
+
+  @Option(name: .shortAndLong, help: "Where to write the report (default: DIR itself).")
+  var output: String?
+
+  @OptionGroup(title: "Figures (over the configuration's [figures], [labels] and [colors])") var figureOptions:
+    FigureOptions
+
+  func run() throws {
+    let runs = (folder as NSString).appendingPathComponent(sweepFile)
+    guard FileManager.default.fileExists(atPath: runs) else {
+      throw fail(
+        "\(folder) holds no \(sweepFile): it is not a folder evlab compare wrote, or one from before evlab kept its "
+          + "runs (run the comparison again), or a merged sweep (run evlab merge on its shards with -o instead)")
+    }
+    let output = self.output ?? folder
+    try OutputCheck.reportFolder(output, option: "--output", files: reportFiles)
+    let loaded = try failing { () throws(CompareError) in try ComparePartial.load([runs]) }
+    let kept = loaded[0].partial
+    if kept.evlabCommit != EvlabVersion.commit {
+      printError(
+        "note: the runs were made by evlab \(kept.evlabVersion) at commit \(kept.evlabCommit ?? "unknown"); "
+          + "this evlab, at commit \(EvlabVersion.commit ?? "unknown"), draws them")
+    }
+    let (configuration, outcome) = try failing { () throws(CompareError) in
+      try ComparePartial.merge(loaded, version: EvlabVersion.number)
+    }
+    var config = configuration
+    config.figures = try figureOptions.apply(
+      to: config.figures, policies: config.labels, traces: config.traces.map(\.name))
+    try writeReport(outcome, config: config, to: output, runs: kept)
   }
 }

@@ -228,7 +228,8 @@ struct Evlab: ParsableCommand {
     abstract: "EvictionLab: replay cache traces through replacement policies and compare them.",
     version: EvlabVersion.description,
     subcommands: [
-      Compare.self, Merge.self, Disk.self, DiskBenchCommand.self, Replay.self, Explain.self, MRC.self, Stress.self,
+      Compare.self, Merge.self, Report.self, Disk.self, DiskBenchCommand.self, Replay.self, Explain.self, MRC.self,
+      Stress.self,
       Generate.self,
       Convert.self, TraceInfoCommand.self, Catalog.self, Policies.self, Formats.self, Settings.self, CheckPolicy.self,
       Bench.self,

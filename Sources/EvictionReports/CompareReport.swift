@@ -19,6 +19,12 @@ public enum CompareReport {
     ResultWriter.json(rows, columns: CompareRow.columns(of: rows))
   }
 
+  /// The rows of `results.json`, one per line, for pandas and other readers
+  /// of records (`results.jsonl`).
+  public static func jsonLines(_ rows: [CompareRow]) -> String {
+    ResultWriter.jsonLines(rows, columns: CompareRow.columns(of: rows))
+  }
+
   public static func timingsCSV(_ timings: [CompareTiming]) -> String {
     ResultWriter.csv(timings, columns: CompareTiming.columns)
   }
@@ -43,6 +49,7 @@ public enum CompareReport {
     let figures = Figures(layout: figureLayout(config.figures))
     var files: [(String, String)] = [
       ("results.csv", csv(outcome.rows)), ("results.json", stamp(json(outcome.rows))),
+      ("results.jsonl", jsonLines(outcome.rows)),
       ("summary.csv", ResultWriter.csv(summaries, columns: AcrossTraces.Summary.columns)),
       ("summary.json", stamp(ResultWriter.json(summaries, columns: AcrossTraces.Summary.columns))),
       ("styles.json", stamp(stylesJSON(config))),
@@ -181,9 +188,20 @@ public enum CompareReport {
     ]
   }
 
+  /// Why a comparison of several traces has no across-trace view: its
+  /// reductions are from FIFO, and FIFO was not compared.
+  public static func acrossWithoutFifo(_ config: CompareConfig) -> String {
+    "Across traces, each policy is measured by its miss-ratio reduction from FIFO, the baseline of the S3-FIFO "
+      + "and SIEVE papers, and this comparison has no fifo: add it to the policies (--policy …,fifo, or "
+      + "\"fifo\" in policies) for the box plots, the share of traces each policy wins and the table per dataset."
+  }
+
   static func acrossMarkdown(_ outcome: CompareOutcome, config: CompareConfig) -> String {
     let summaries = summaries(outcome, config: config)
-    guard config.traces.count > 1, summaries.contains(where: { $0.meanReduction != nil }) else { return "" }
+    guard config.traces.count > 1 else { return "" }
+    guard summaries.contains(where: { $0.meanReduction != nil }) else {
+      return "\n## Across \(config.traces.count) traces\n\n\(acrossWithoutFifo(config))\n"
+    }
     var md = "\n## Across \(config.traces.count) traces\n\n\(acrossIntro)\n"
     for spec in config.sizes {
       let size = spec.description
@@ -224,7 +242,11 @@ public enum CompareReport {
 
   static func acrossHTML(_ outcome: CompareOutcome, config: CompareConfig, figures: Figures) -> String {
     let summaries = summaries(outcome, config: config)
-    guard config.traces.count > 1, summaries.contains(where: { $0.meanReduction != nil }) else { return "" }
+    guard config.traces.count > 1 else { return "" }
+    guard summaries.contains(where: { $0.meanReduction != nil }) else {
+      return
+        "<section class=\"across\" id=\"across\"><h2>Across \(config.traces.count) traces</h2>\n<p>\(SVGChart.escape(acrossWithoutFifo(config)))</p>\n</section>\n"
+    }
     var html =
       "<section class=\"across\" id=\"across\"><h2>Across \(config.traces.count) traces</h2>\n<p>\(SVGChart.escape(acrossIntro))</p>\n"
     let pct: (Double) -> String = { ($0 * 100).rounded() == 0 ? "0%" : String(format: "%+.0f%%", $0 * 100) }

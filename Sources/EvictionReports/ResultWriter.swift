@@ -26,6 +26,13 @@ public enum ResultWriter {
     return out + (rows.isEmpty ? "]\n}\n" : "\n  ]\n}\n")
   }
 
+  /// JSON Lines: one object per row and line, keys in column order, nothing
+  /// else (no provenance), so `pandas.read_json(path, lines=True)` reads it
+  /// as it is.
+  public static func jsonLines<Row: Encodable>(_ rows: [Row], columns: [String]? = nil) -> String {
+    rows.map { object($0, columns: columns) + "\n" }.joined()
+  }
+
   /// One row as a JSON object on one line, keys in column order.
   public static func object<Row: Encodable>(_ row: Row, columns: [String]? = nil) -> String {
     "{" + arranged(fields(row), columns).map { "\"\($0.key)\": " + $0.field.json }.joined(separator: ", ") + "}"

@@ -808,7 +808,9 @@ public enum SVGChart {
   /// in front, a policy of your own) from a hash of its name.
   static func identity(_ label: String) -> (color: Int, marker: Int) {
     let (rank, _) = rank(label)
-    if rank != Int.max { return (rank % palette.count, rank % markers.count) }
+    // Past the palette, the markers turn one step further each round, so
+    // no two built-in policies share both (24 × 12 looks).
+    if rank != Int.max { return (rank % palette.count, (rank + rank / palette.count) % markers.count) }
     var hash: UInt64 = 0xcbf2_9ce4_8422_2325
     for byte in label.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
     return (Int(hash % UInt64(palette.count)), Int(hash / UInt64(palette.count) % UInt64(markers.count)))

@@ -14,7 +14,7 @@ public enum ChildProcess {
   public struct Exit: Sendable {
     /// The exit status, or 128 + the signal that ended it.
     public let status: Int32
-    /// What it wrote on standard error (the first 64 KiB).
+    /// What it wrote on standard error (the first `errorLimit` bytes, 64 KiB by default).
     public let errors: String
   }
 
@@ -28,9 +28,9 @@ public enum ChildProcess {
   /// Runs `program` (a path) with `arguments`, standard input and output on
   /// /dev/null, and waits for it. `environment` adds to (or replaces in)
   /// this process's.
-  public static func run(_ program: String, _ arguments: [String], environment: [String: String] = [:])
-    throws(Failure) -> Exit
-  {
+  public static func run(
+    _ program: String, _ arguments: [String], environment: [String: String] = [:], errorLimit: Int = 1 << 16
+  ) throws(Failure) -> Exit {
     var pipeEnds: [Int32] = [-1, -1]
     guard pipe(&pipeEnds) == 0 else { throw Failure(program: program, code: errno) }
     let (readEnd, writeEnd) = (pipeEnds[0], pipeEnds[1])
@@ -84,7 +84,7 @@ public enum ChildProcess {
     while true {
       let n = buffer.withUnsafeMutableBytes { read(readEnd, $0.baseAddress, $0.count) }
       if n > 0 {
-        if errors.count < 1 << 16 { errors += buffer[..<n] }
+        if errors.count < errorLimit { errors += buffer[..<min(n, errorLimit - errors.count)] }
       } else if n == 0 || errno != EINTR {
         break
       }

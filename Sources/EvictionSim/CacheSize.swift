@@ -37,7 +37,7 @@ public enum CacheSize: Sendable, Hashable, CustomStringConvertible {
         throw SizeError(
           "size '\(text)': a share of the footprint is written like 0.1%, 1% or 10% (above 0, at most 100)")
       }
-      self = .fraction(percent / 100)
+      self = .fraction(Self.fraction(percent: String(t.dropLast()), value: percent))
       return
     }
     if t.contains(".") {
@@ -147,6 +147,20 @@ public enum CacheSize: Sendable, Hashable, CustomStringConvertible {
     return false
   }
 
+  /// The share `text`% as the fraction libCacheSim reads from the same
+  /// decimal (`0.1%` is the double nearest 0.001, as `atof("0.001")`, not
+  /// 0.1 / 100, which is one unit in the last place away), so that a cache
+  /// size truncated from it is libCacheSim's.
+  static func fraction(percent text: String, value: Double) -> Double {
+    let digits = text.split(separator: ".", omittingEmptySubsequences: false)
+    guard digits.count <= 2, digits.allSatisfy({ $0.allSatisfy(\.isNumber) }), !digits[0].isEmpty else {
+      return value / 100
+    }
+    let whole = String(repeating: "0", count: max(0, 3 - digits[0].count)) + digits[0]
+    let shifted = whole.dropLast(2) + "." + whole.suffix(2) + (digits.count == 2 ? digits[1] : "")
+    return Double(String(shifted)) ?? value / 100
+  }
+
   /// The label rows carry (`size_label`): the size as written.
   public var description: String {
     switch self {
@@ -167,11 +181,13 @@ public enum CacheSize: Sendable, Hashable, CustomStringConvertible {
     resolve(footprint: sizeMode == .count ? Int64(info.uniqueObjects) : info.footprintBytes)
   }
 
-  /// The cache size for a footprint of `footprint` objects or bytes.
+  /// The cache size for a footprint of `footprint` objects or bytes: a
+  /// share is truncated, as libCacheSim truncates it (`0.1%` of 143,542
+  /// objects is 143 in both), and is at least 1.
   public func resolve(footprint: Int64) -> Int64 {
     switch self {
     case .absolute(let n): return n
-    case .fraction(let f): return max(1, Int64((Double(footprint) * f).rounded()))
+    case .fraction(let f): return max(1, Int64(Double(footprint) * f))
     }
   }
 

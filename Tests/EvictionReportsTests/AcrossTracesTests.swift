@@ -124,7 +124,7 @@ import Testing
     let results = ResultWriter.csv(Self.rows, columns: CompareRow.columns)
     #expect(
       results.split(separator: "\n").first!.hasSuffix(
-        ",admission,dataset,reduction_from_fifo,reduction_from_lru,warmup_requests"))
+        ",admission,dataset,reduction_from_fifo,reduction_from_lru,warmup_requests,size_share"))
   }
 
   @Test func boxPlotIsWellFormedWithCapsAndAMeanPerPolicy() throws {

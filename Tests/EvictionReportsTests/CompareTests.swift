@@ -211,7 +211,7 @@ let sharedTraces = SharedData.traces
     let (config, workspace, rows, infos) = (sweep.config, sweep.workspace, sweep.outcome.rows, sweep.outcome.infos)
     #expect(rows.count == 2 * 4 * 3)
     // "1%" of cloudPhysicsIO's distinct objects.
-    #expect(rows[1].sizeLabel == "1%" && rows[1].cacheSize == Int64((Double(infos[0].uniqueObjects) * 0.01).rounded()))
+    #expect(rows[1].sizeLabel == "1%" && rows[1].cacheSize == Int64(Double(infos[0].uniqueObjects) * 0.01))
     for row in rows {
       let t = config.traces.firstIndex { $0.name == row.trace }!
       let policy = try PolicySpec(row.policy)

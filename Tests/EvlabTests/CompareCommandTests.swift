@@ -102,10 +102,10 @@ import Testing
     #expect(try read(dir, "merged/summary.csv") == read(dir, "single/summary.csv"))
     let lines = csv.split(separator: "\n")
     let header = lines[0].split(separator: ",").map(String.init)
-    // Columns are only ever appended: admission, then the across-trace ones and the warm-up.
+    // Columns are only ever appended: admission, then the across-trace ones, the warm-up and the share.
     #expect(
-      Array(header.suffix(5)) == [
-        "admission", "dataset", "reduction_from_fifo", "reduction_from_lru", "warmup_requests",
+      Array(header.suffix(6)) == [
+        "admission", "dataset", "reduction_from_fifo", "reduction_from_lru", "warmup_requests", "size_share",
       ])
     let admissionColumn = try #require(header.firstIndex(of: "admission"))
     // 6 policies × 3 admissions × 3 sizes × 3 traces.

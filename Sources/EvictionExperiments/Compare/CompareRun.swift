@@ -225,6 +225,10 @@ public struct CompareFields: Sendable, Codable, Equatable {
   public var reductionFromLru: Double? = nil
   /// Requests served before counting began (``CompareConfig/window``), mean over the runs.
   public var warmupRequests: Int64 = 0
+  /// The cache size as a share of the trace's footprint (its distinct
+  /// objects, or their bytes, as `size_mode`): a number that sorts as the
+  /// sizes do (`size_label` is text: "0.1%", "1%", "10%", "3%").
+  public var sizeShare: Double = 0
   /// A learned policy's trainings, mean over the runs; nil for a policy that
   /// does not learn. A column only in a table holding such a row (its
   /// seconds are timings: `timings.csv` has the runs' whole time).
@@ -246,7 +250,7 @@ extension CellRow where Fields == CompareFields {
       "trace", "format", "policy", "size_label", "cache_size", "size_mode", "requests", "hits", "misses", "miss_ratio",
       "bytes_requested", "bytes_missed", "byte_miss_ratio", "runs", "miss_ratio_ci95_low", "miss_ratio_ci95_high",
       "byte_miss_ratio_ci95_low", "byte_miss_ratio_ci95_high", "offline", "max_occupancy", "exceeds_capacity", "model",
-      "admission", "dataset", "reduction_from_fifo", "reduction_from_lru", "warmup_requests",
+      "admission", "dataset", "reduction_from_fifo", "reduction_from_lru", "warmup_requests", "size_share",
     ]
   }
 
@@ -340,6 +344,9 @@ public enum CompareRun {
         model: PolicyCatalog.entry(named: policy.name)?.isModel ?? false, dataset: trace.dataset,
         warmupRequests: mean(runs.map(\.warmupRequests)))
       var compared = CompareRow(key: key, counts: counts, fields: fields)
+      let info = plan.infos[row.trace]
+      let footprint = plan.config.sizeMode == .count ? Int64(info.uniqueObjects) : info.footprintBytes
+      compared.fields.sizeShare = footprint > 0 ? Double(row.cacheSize) / Double(footprint) : 0
       let trainings = runs.compactMap(\.trainings)
       if trainings.count == runs.count { compared.fields.trainings = mean(trainings) }
       let attributed = runs.compactMap(\.attribution)
