@@ -193,7 +193,7 @@ let package = Package(
       dependencies: [
         "EvictionLab", "evlab", "disk-helper", "faulty-evlab", "cache-only-app", "conformance-only-app", "EvictionDisk",
         "EvictionSim",
-        "EvictionExperiments", "EvictionCore",
+        "EvictionExperiments", "EvictionCore", "EvictionReports",
         "EvictionRun", "EvictionTraces", "EvictionLearned",
         "EvictionTestSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),

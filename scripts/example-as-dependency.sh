@@ -32,6 +32,14 @@ echo "$out"
 echo "$out" | awk -F, 'NR > 1 && $3 == "lru2" { found = 1; if ($8 != 88100) { print "error: lru2 missed " $8 ", expected 88100" > "/dev/stderr"; exit 1 } }
   END { if (!found) { print "error: no lru2 row" > "/dev/stderr"; exit 1 } }'
 swift run --scratch-path "$tmp/build" lru2-evlab check-policy lru2
+# The plug-in binary names evlab's commit (the tagged checkout) and its own package's.
+tagged=$(git -C "$tmp/evictionlab" rev-parse --short=12 HEAD)
+stamp=$(swift run --scratch-path "$tmp/build" lru2-evlab --version)
+echo "lru2-evlab --version: $stamp"
+case "$stamp" in
+  *"commit $tagged"*"plug-in package custom-policy"*) ;;
+  *) echo "error: lru2-evlab --version names not both evlab's commit $tagged and the plug-in package" >&2; exit 1 ;;
+esac
 # LRU-2 behind a TieredCache: the restart renders nothing, every thumbnail comes from disk.
 tiers=$(swift run --scratch-path "$tmp/build" lru2-thumbnails "$tmp/thumbnails")
 echo "$tiers"

@@ -35,10 +35,15 @@ public enum EvictionLab {
     return flag.isEmpty ? "evlab \(command)" : "evlab \(command) \(flag)"
   }
 
-  /// Runs the command line on the process's arguments and exits.
+  /// Runs the command line on the process's arguments and exits. `caller`
+  /// (the calling file, by default) tells a plug-in binary's package from
+  /// evlab's own, so that `--version` and every output's provenance name
+  /// both packages' commits.
   public static func main(
-    extraPolicies: [any PolicyDefinition.Type] = [], extraFormats: [any TraceFormatDefinition.Type] = []
+    extraPolicies: [any PolicyDefinition.Type] = [], extraFormats: [any TraceFormatDefinition.Type] = [],
+    caller: String = #filePath
   ) -> Never {
+    EvlabVersion.caller = caller
     do {
       try PolicyCatalog.register(extraPolicies)
       try TraceFormats.register(extraFormats)

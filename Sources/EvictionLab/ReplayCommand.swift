@@ -282,9 +282,11 @@ func write(_ text: String, to path: String?) throws {
 
 /// The provenance of this run: version, command line, date, host, seeds.
 func runProvenance(configuration: String? = nil, seeds: [UInt64] = []) -> Provenance {
-  Provenance(
+  var provenance = Provenance(
     version: EvlabVersion.number, commit: EvlabVersion.commit, arguments: CommandLine.arguments,
     configuration: configuration, seeds: seeds)
+  provenance.plugin = EvlabVersion.plugin.map { Provenance.Plugin(package: $0.name, commit: $0.commit) }
+  return provenance
 }
 
 /// The bundled sample traces, or an error that says where to run from.

@@ -1,35 +1,72 @@
 import Foundation
 
-/// EvictionLab's version, and the git commit it was built from when the
-/// executable sits in a checkout's `.build` (read from `.git` directly: no
-/// `git` needed).
+/// EvictionLab's version; the git commit its sources were built from, when
+/// that checkout is still there (read from `.git` directly: no `git`
+/// needed); and, for an `evlab` built by another package through
+/// ``EvictionLab/main(extraPolicies:extraFormats:caller:)`` (a plug-in
+/// binary), that package's name and commit, so an output names both.
 enum EvlabVersion {
   static let number = "0.3.0"
 
-  static var description: String { commit.map { "\(number) (commit \($0))" } ?? number }
+  static var description: String {
+    var text = commit.map { "\(number) (commit \($0))" } ?? number
+    if let plugin { text += "; plug-in package \(plugin.name)" + (plugin.commit.map { " (commit \($0))" } ?? "") }
+    return text
+  }
 
-  /// The commit of the checkout around the running executable, or nil.
-  static let commit: String? = {
-    let executable =
-      (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-    var dir = URL(fileURLWithPath: executable).deletingLastPathComponent()
-    for _ in 0..<8 {
+  /// evlab's own commit: of the checkout holding this file, which for a
+  /// package that depends on EvictionLab is SwiftPM's checkout of it.
+  static let commit: String? = head(around: URL(fileURLWithPath: #filePath).deletingLastPathComponent())?.commit
+
+  /// The `main.swift` that called ``EvictionLab/main(extraPolicies:extraFormats:caller:)``
+  /// (set once, before any command runs).
+  nonisolated(unsafe) static var caller: String? = nil
+
+  /// The package around ``caller`` when it is not evlab's own: its folder's
+  /// name and the commit of the checkout around it.
+  static let plugin: (name: String, commit: String?)? = {
+    guard let caller,
+      let callerRoot = packageRoot(around: URL(fileURLWithPath: caller).deletingLastPathComponent()),
+      let ownRoot = packageRoot(around: URL(fileURLWithPath: #filePath).deletingLastPathComponent()),
+      callerRoot.standardized.path != ownRoot.standardized.path
+    else { return nil }
+    return (callerRoot.lastPathComponent, head(around: callerRoot)?.commit)
+  }()
+
+  /// The nearest folder at or above `dir` that holds a `Package.swift`.
+  static func packageRoot(around dir: URL) -> URL? {
+    var dir = dir
+    for _ in 0..<12 {
+      if FileManager.default.fileExists(atPath: dir.appendingPathComponent("Package.swift").path) { return dir }
+      let up = dir.deletingLastPathComponent()
+      if up.path == dir.path { return nil }
+      dir = up
+    }
+    return nil
+  }
+
+  /// The commit checked out in the git work tree at or above `dir`.
+  static func head(around dir: URL) -> (root: URL, commit: String?)? {
+    var dir = dir
+    for _ in 0..<12 {
       let git = dir.appendingPathComponent(".git")
       if let head = try? String(contentsOf: git.appendingPathComponent("HEAD"), encoding: .utf8) {
         let line = head.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard line.hasPrefix("ref: ") else { return String(line.prefix(12)) }
+        guard line.hasPrefix("ref: ") else { return (dir, String(line.prefix(12))) }
         let ref = String(line.dropFirst(5))
         if let hash = try? String(contentsOf: git.appendingPathComponent(ref), encoding: .utf8) {
-          return String(hash.trimmingCharacters(in: .whitespacesAndNewlines).prefix(12))
+          return (dir, String(hash.trimmingCharacters(in: .whitespacesAndNewlines).prefix(12)))
         }
         let packed = (try? String(contentsOf: git.appendingPathComponent("packed-refs"), encoding: .utf8)) ?? ""
         for entry in packed.split(separator: "\n") where entry.hasSuffix(" " + ref) {
-          return String(entry.prefix(12))
+          return (dir, String(entry.prefix(12)))
         }
-        return nil
+        return (dir, nil)
       }
-      dir = dir.deletingLastPathComponent()
+      let up = dir.deletingLastPathComponent()
+      if up.path == dir.path { return nil }
+      dir = up
     }
     return nil
-  }()
+  }
 }

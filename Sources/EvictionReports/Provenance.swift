@@ -22,6 +22,16 @@ public struct Provenance: Sendable, Equatable {
   public var cores: Int
   public var os: String
   public var seeds: [UInt64]
+  /// A plug-in binary's own package (``EvictionLab/main(extraPolicies:extraFormats:caller:)``
+  /// called from another package): its name and commit, beside evlab's.
+  public var plugin: Plugin? = nil
+
+  /// A package that built its own `evlab` with extra policies or formats.
+  public struct Plugin: Sendable, Equatable {
+    public var package: String
+    public var commit: String?
+    public init(package: String, commit: String?) { (self.package, self.commit) = (package, commit) }
+  }
 
   /// The provenance of a run of `arguments`; `seeds` are added to those the
   /// arguments name.
@@ -69,6 +79,11 @@ public struct Provenance: Sendable, Equatable {
       "\"date\": \(ReplayTables.jsonString(date))", "\"cores\": \(cores)", "\"os\": \(ReplayTables.jsonString(os))",
       "\"seeds\": [\(seeds.map(String.init).joined(separator: ", "))]",
     ]
+    if let plugin {
+      fields.append(
+        "\"plugin\": {\"package\": \(ReplayTables.jsonString(plugin.package)), \"commit\": \(plugin.commit.map(ReplayTables.jsonString) ?? "null")}"
+      )
+    }
     return "{" + fields.joined(separator: ", ") + "}"
   }
 
@@ -87,6 +102,9 @@ public struct Provenance: Sendable, Equatable {
   public var markdown: String {
     var md = "\n## Provenance\n\n"
     md += "- made by \(tool) \(version)\(commit.map { " (commit \($0))" } ?? "") on \(date)\n"
+    if let plugin {
+      md += "- plug-in package: \(plugin.package)\(plugin.commit.map { " (commit \($0))" } ?? "")\n"
+    }
     md += "- host: \(cores) cores, \(os)\n"
     md += "- command: `\(command)`\n"
     if !seeds.isEmpty { md += "- seeds: \(seeds.map(String.init).joined(separator: ", "))\n" }
@@ -99,6 +117,10 @@ public struct Provenance: Sendable, Equatable {
     var out =
       "<footer class=\"provenance\" id=\"provenance\"><h2>Provenance</h2><p>Made by \(SVGChart.escape(tool)) \(SVGChart.escape(version))"
     if let commit { out += " (commit \(SVGChart.escape(commit)))" }
+    if let plugin {
+      out += " with the plug-in package \(SVGChart.escape(plugin.package))"
+      if let commit = plugin.commit { out += " (commit \(SVGChart.escape(commit)))" }
+    }
     out += " on \(SVGChart.escape(date)); host: \(cores) cores, \(SVGChart.escape(os))"
     if !seeds.isEmpty { out += "; seeds \(seeds.map(String.init).joined(separator: ", "))" }
     out += ".</p><p><code style=\"overflow-wrap:anywhere\">\(SVGChart.escape(command))</code></p>"

@@ -1,5 +1,6 @@
 import EvictionCache
 import EvictionCore
+import EvictionReports
 import EvictionTestSupport
 import Foundation
 import Testing
@@ -138,6 +139,21 @@ import Testing
 
 /// Item 9: every output says what made it.
 @Suite struct ProvenanceTests {
+  /// A plug-in binary's provenance names its own package beside evlab;
+  /// evlab's own binaries (and a helper built in evlab's package) name none.
+  @Test func aPlugInsProvenanceNamesItsPackage() throws {
+    var provenance = Provenance(version: "0.3.0", commit: "abc", arguments: ["lru2-evlab", "replay"])
+    #expect(!provenance.json.contains("plugin") && !provenance.markdown.contains("plug-in"))
+    provenance.plugin = Provenance.Plugin(package: "custom-policy", commit: "def")
+    #expect(provenance.json.contains(#""plugin": {"package": "custom-policy", "commit": "def"}"#))
+    #expect(provenance.markdown.contains("- plug-in package: custom-policy (commit def)"))
+    #expect(provenance.html.contains("with the plug-in package custom-policy (commit def)"))
+    for binary in [evlabPath, faultyEvlabPath] {
+      let version = try runProgram(binary, ["--version"])
+      #expect(version.status == 0 && !version.stdout.contains("plug-in"), "\(version.stdout)")
+    }
+  }
+
   @Test func versionAndEveryOutputCarryTheirProvenance() throws {
     let version = try evlab(["--version"])
     #expect(version.status == 0 && version.stdout.hasPrefix("0."), "\(version.stdout)")
