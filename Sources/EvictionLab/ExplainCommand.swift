@@ -13,9 +13,14 @@ struct Explain: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
       for another key, moved between its queues, a ghost forgotten), in the policy's own terms, and what Belady \
       did at the same points. With --around N, prints the policy's lists at the start of request N instead.
 
+      With --versus OTHER, replays both policies together and ranks the keys where one missed while the \
+      other hit (and the other way round), then shows the life of the top key (or of --key) under both, side \
+      by side.
+
       Examples:
         evlab explain traces/zipf-0.9.oracleGeneral.zst --policy s3fifo --size 500 --key 42
         evlab explain traces/zipf-0.9.oracleGeneral.zst --policy lru --size 500 --around 1000
+        evlab explain traces/zipf-0.9.oracleGeneral.zst --policy lru --versus s3fifo --size 500
       """)
 
   @Argument(help: "The trace.")
@@ -46,6 +51,16 @@ struct Explain: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
   @Option(help: "Requests served before counting starts (marked in the life; as replay's --warmup).")
   var warmup: Checked<SpanValue>?
 
+  @Option(
+    help:
+      "Another policy: the keys where one of the two missed and the other hit, ranked, and the top key's life under both."
+  )
+  var versus: String?
+
+  @Option(name: .customLong("top"), help: "With --versus: keys listed each way (default 10).")
+  var topGiven: Int?
+  var top: Int { topGiven ?? 10 }
+
   func validate() throws {
     let specs = try policies.specs()
     guard specs.count == 1 else { throw ArgumentError("--policy: name one policy to explain, e.g. --policy lru") }
@@ -54,8 +69,20 @@ struct Explain: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
     try sizes.check()
     guard sizes.sizes.count == 1 else { throw ArgumentError("--size: give one cache size, e.g. --size 500") }
     try warmup?.check()
-    guard (key == nil) != (around == nil) else {
-      throw ArgumentError("give --key K (a key's life) or --around N (the lists at request N), one of the two")
+    if let versus {
+      guard around == nil else { throw ArgumentError("--around shows one policy's lists; leave it out with --versus") }
+      let other = try versusSpecs(versus)
+      guard other.count == 1 else { throw ArgumentError("--versus: name one policy, e.g. --versus s3fifo") }
+      guard admitted[0].kind == .none else {
+        throw ArgumentError("--versus compares two policies as they are; leave --admission out")
+      }
+      guard (1...10_000).contains(top) else { throw ArgumentError("--top \(top): from 1 to 10,000 keys") }
+    } else {
+      guard (key == nil) != (around == nil) else {
+        throw ArgumentError(
+          "give --key K (a key's life), --around N (the lists at request N) or --versus POLICY, one of the three")
+      }
+      if topGiven != nil { throw ArgumentError("--top is for --versus; add --versus POLICY or leave --top out") }
     }
     if let around, around < 1 { throw ArgumentError("--around \(around): requests are numbered from 1") }
     guard events >= 0 else { throw ArgumentError("--events \(events): 0 (all) or more") }
@@ -63,6 +90,11 @@ struct Explain: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
     if shownGiven != nil && around == nil {
       throw ArgumentError("--shown is for --around N; add --around or leave --shown out")
     }
+  }
+
+  /// `--versus`'s policies, or an error that says what is wrong with them.
+  func versusSpecs(_ text: String) throws -> [PolicySpec] {
+    do throws(PolicyError) { return try PolicySpec.list(text) } catch { throw ArgumentError("--versus: \(error)") }
   }
 
   func run() throws {
@@ -80,6 +112,31 @@ struct Explain: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
           key: 0, around: around, shown: shown)
       }
       print(ExplainText.lists(history, around: around, title: "\(policy) on \(place)"))
+      return
+    }
+    if let versus {
+      let other = try versusSpecs(versus)[0]
+      let divergence = try failing { () throws(TraceError) in
+        try Divergence.measure(
+          source, first: policy, second: other, cacheSize: cacheSize, sizeMode: sizeMode, window: window)
+      }
+      print(ExplainText.versus(divergence, place: place, top: top))
+      guard let chosen = key.map(TextKey.id) ?? divergence.keys.first?.key else { return }
+      let (mine, theirs) = try failing { () throws(TraceError) in
+        (
+          try KeyHistory.record(
+            source, policy: policy, cacheSize: cacheSize, sizeMode: sizeMode, window: window, key: chosen),
+          try KeyHistory.record(
+            source, policy: other, cacheSize: cacheSize, sizeMode: sizeMode, window: window, key: chosen)
+        )
+      }
+      guard mine.events.contains(where: \.isRequest) else {
+        throw fail("key \(key!) is never requested in \(source.name); the keys above are some that are")
+      }
+      print(
+        ExplainText.life(
+          mine, beside: theirs, title: "key \(key ?? String(chosen)) under \(policy) on \(place)", limit: events,
+          moreHint: "; --events 0 shows all"))
       return
     }
     let id = TextKey.id(key!)

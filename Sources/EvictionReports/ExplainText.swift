@@ -9,10 +9,13 @@ public enum ExplainText {
   /// `admitted`: whether an admission policy was in front (then a miss of
   /// a key turned away at its previous request is the admission's);
   /// `moreHint` follows the count of rows left out (how to see them).
+  /// Beside another online policy (`explain --versus`), the misses are not
+  /// split by cause: the causes are against Belady.
   public static func life(
     _ mine: KeyHistory, beside optimum: KeyHistory, title: String, admitted: Bool = false, limit: Int = 0,
     moreHint: String = ""
   ) -> String {
+    let againstOptimum = optimum.policy == "belady"
     let theirs = Dictionary(optimum.events.map { ($0.position, $0) }, uniquingKeysWith: { a, _ in a })
     let ours = Dictionary(mine.events.map { ($0.position, $0) }, uniquingKeysWith: { a, _ in a })
     let positions = Set(ours.keys).union(theirs.keys).sorted()
@@ -36,7 +39,7 @@ public enum ExplainText {
           requests += 1
           if hit {
             hits += 1
-          } else {
+          } else if againstOptimum {
             let cause: MissAttribution.Cause =
               !seen ? .compulsory : best?.hit != true ? .capacity : refused ? .admission : .policy
             causes[cause, default: 0] += 1
@@ -49,8 +52,9 @@ public enum ExplainText {
       rows.append([String(position), what, cell, best.map(describe) ?? ""])
     }
     let shownRows = limit > 0 ? Array(rows.prefix(limit)) : rows
-    var out = "The life of \(title), Belady beside it\n\n"
-    out += ReplayTables.render(header: ["request", "event", mine.policy, "belady"], rows: shownRows, leftColumns: 4)
+    var out = "The life of \(title), \(againstOptimum ? "Belady" : optimum.policy) beside it\n\n"
+    out += ReplayTables.render(
+      header: ["request", "event", mine.policy, optimum.policy], rows: shownRows, leftColumns: 4)
     if shownRows.count < rows.count {
       out += "… \(Wording.count(rows.count - shownRows.count, "more row"))\(moreHint)\n"
     }
@@ -83,6 +87,43 @@ public enum ExplainText {
     if event.evicted { return "evicted (was: \(before))\(event.after.map { ", now \($0)" } ?? "")" }
     if event.after == nil { return "forgotten: \(before) → —" }
     return "moved: \(before) → \(after)"
+  }
+
+  /// Where two policies part (``Divergence``): how often each missed where
+  /// the other hit, and the `top` keys where the first missed most often
+  /// while the second hit, then those the other way round.
+  public static func versus(_ d: Divergence, place: String, top: Int) -> String {
+    var out = "Where \(d.first) and \(d.second) part on \(place)\n\n"
+    out += "\(ReplayTables.grouped(d.requests)) counted requests: \(d.first) missed "
+    out += "\(ReplayTables.grouped(d.firstMisses)), \(d.second) \(ReplayTables.grouped(d.secondMisses)). "
+    func count(_ n: Int64, _ noun: String) -> String { "\(ReplayTables.grouped(n)) \(noun)\(n == 1 ? "" : "s")" }
+    out += "\(d.first) missed and \(d.second) hit \(count(d.firstOnly, "request")) "
+    out += "(over \(count(Int64(d.keys.filter { $0.firstMissesSecondHits > 0 }.count), "key"))); "
+    out += "the other way round \(count(d.secondOnly, "request")) "
+    out += "(over \(count(Int64(d.keys.filter { $0.secondMissesFirstHits > 0 }.count), "key"))).\n"
+    guard !d.keys.isEmpty else { return out + "\nThey hit and missed on the same requests.\n" }
+    for (label, counts) in [
+      ("\(d.first) missed, \(d.second) hit", d.keys.filter { $0.firstMissesSecondHits > 0 }),
+      (
+        "\(d.second) missed, \(d.first) hit",
+        d.keys.filter { $0.secondMissesFirstHits > 0 }.sorted {
+          ($0.secondMissesFirstHits, $1.key) > ($1.secondMissesFirstHits, $0.key)
+        }
+      ),
+    ] where !counts.isEmpty {
+      let rows = counts.prefix(top).map { k in
+        [
+          String(k.key), ReplayTables.grouped(k.firstMissesSecondHits), ReplayTables.grouped(k.secondMissesFirstHits),
+        ]
+      }
+      out += "\nThe keys where \(label) most often\n\n"
+      out += trimmed(
+        ReplayTables.render(
+          header: ["key", "\(d.first) missed, \(d.second) hit", "\(d.second) missed, \(d.first) hit"], rows: rows,
+          leftColumns: 1))
+      if counts.count > top { out += "… \(Wording.count(counts.count - top, "more key"))\n" }
+    }
+    return out
   }
 
   /// The policy's lists at the start of request `around`: each list's
