@@ -67,37 +67,38 @@ struct FaultyPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
   func lists() -> [(name: String, keys: [Key])] { [("oldest first", store.keysInEvictionOrder(heap))] }
 }
 
-enum Overfill: PolicyDefinition {
-  static let descriptor = PolicyDescriptor(
-    name: "overfill", displayName: "Overfill", summary: "faulty: admits past its capacity",
-    citation: "a test", checkedAgainst: "nothing: it is wrong on purpose")
+/// A faulty policy's catalog entry: its descriptor and its fault.
+protocol FaultyDefinition: PolicyDefinition {
+  static var fault: Fault { get }
+}
+
+extension FaultyDefinition {
   static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
     _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
   ) -> Visitor.Output where Index.Key == Visitor.Key {
-    visitor.visit(FaultyPolicy<Index>(capacity: capacity, fault: .overfill))
+    visitor.visit(FaultyPolicy<Index>(capacity: capacity, fault: fault))
+  }
+
+  static func faulty(_ name: String, _ summary: String) -> PolicyDescriptor {
+    PolicyDescriptor(
+      name: name, displayName: name, summary: "faulty: \(summary)", citation: "a test",
+      checkedAgainst: "nothing: it is wrong on purpose")
   }
 }
 
-enum BadVictim: PolicyDefinition {
-  static let descriptor = PolicyDescriptor(
-    name: "bad-victim", displayName: "Bad victim", summary: "faulty: reports each victim twice",
-    citation: "a test", checkedAgainst: "nothing: it is wrong on purpose")
-  static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
-    _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
-  ) -> Visitor.Output where Index.Key == Visitor.Key {
-    visitor.visit(FaultyPolicy<Index>(capacity: capacity, fault: .badVictim))
-  }
+enum Overfill: FaultyDefinition {
+  static let fault = Fault.overfill
+  static let descriptor = faulty("overfill", "admits past its capacity")
 }
 
-enum TrapCheck: PolicyDefinition {
-  static let descriptor = PolicyDescriptor(
-    name: "trap-check", displayName: "Trap check", summary: "faulty: its invariant check traps",
-    citation: "a test", checkedAgainst: "nothing: it is wrong on purpose")
-  static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
-    _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
-  ) -> Visitor.Output where Index.Key == Visitor.Key {
-    visitor.visit(FaultyPolicy<Index>(capacity: capacity, fault: .trapCheck))
-  }
+enum BadVictim: FaultyDefinition {
+  static let fault = Fault.badVictim
+  static let descriptor = faulty("bad-victim", "reports each victim twice")
+}
+
+enum TrapCheck: FaultyDefinition {
+  static let fault = Fault.trapCheck
+  static let descriptor = faulty("trap-check", "its invariant check traps")
 }
 
 EvictionLab.main(extraPolicies: [Overfill.self, BadVictim.self, TrapCheck.self])
