@@ -97,4 +97,22 @@ import Testing
     let order = shares.sorted { $0.value < $1.value }.map(\.key)
     #expect(order == ["0.1%", "1%", "3%", "10%"], "\(shares)")
   }
+
+  /// Several traces without FIFO: the across-trace view (reductions from
+  /// FIFO) cannot be drawn, and the report and the terminal say why.
+  @Test func aSweepWithoutFifoSaysWhyItHasNoAcrossTraceView() throws {
+    let dir = try scratchDirectory()
+    let traces = ["zipf-scan", "loop-3000"].flatMap {
+      ["--trace", repositoryRoot.appendingPathComponent("traces/\($0).oracleGeneral.zst").path]
+    }
+    let run = try evlab(["compare"] + traces + ["--policy", "lru,arc", "--size", "1%", "--output", "sweep"], in: dir)
+    #expect(run.status == 0 && run.stderr.contains("this comparison has no fifo"), "\(run.stderr)")
+    for report in ["sweep/report.html", "sweep/report.md"] {
+      #expect(try read(dir, report).contains("this comparison has no fifo: add it to the policies"), "\(report)")
+    }
+    let with = try evlab(
+      ["compare"] + traces + ["--policy", "lru,arc,fifo", "--size", "1%", "--output", "with"], in: dir)
+    #expect(with.status == 0 && !with.stderr.contains("has no fifo"))
+    #expect(try read(dir, "with/report.html").contains("Miss-ratio reduction from FIFO"))
+  }
 }
