@@ -556,11 +556,13 @@ import Testing
     let svg = try read(dir, "third/figures/mrc-zipf-scan.svg")
     #expect(svg.contains("data-series=\"lru\" data-color=\"\(first["lru"]![0])\" data-marker=\"star\""))
     try "not json".write(to: dir.appendingPathComponent("bogus.json"), atomically: true, encoding: .utf8)
+    #expect(mkfifo(dir.appendingPathComponent("fifo.json").path, 0o600) == 0)
     for (flags, words) in [
       (["--marker", "lru=blob"], "--marker lru=blob: give one of circle"),
       (["--marker", "fifo=star"], "'fifo' is not a policy of this sweep"),
       (["--styles", "missing.json"], "cannot read the styles file"),
       (["--styles", "bogus.json"], "not a styles file"),
+      (["--styles", "fifo.json"], "not a regular file"),
     ] {
       let bad = try compare("lru,s3fifo", "bad", flags)
       #expect(bad.status == 1 && bad.stderr.contains(words), "\(flags): \(bad.stderr)")

@@ -222,6 +222,18 @@ public struct FigureSettings: Sendable, Equatable {
   /// `styles.json` a comparison writes (`{"results": [{"policy", "color",
   /// "marker", …}]}`), or a bare list of such entries.
   public static func styles(fromFile path: String) throws(ConfigError) -> [String: (color: String, marker: String)] {
+    // A FIFO would block the read and a device never end it; a styles file is small.
+    var info = stat()
+    if stat(path, &info) == 0 {
+      guard info.st_mode & S_IFMT == S_IFREG else {
+        throw ConfigError(
+          file: path, "not a regular file (a FIFO, a device or a folder); give an earlier run's styles.json")
+      }
+      guard info.st_size <= 16 << 20 else {
+        throw ConfigError(
+          file: path, "\(info.st_size) bytes is no styles file (they hold a few KB); give an earlier run's styles.json")
+      }
+    }
     let data: Data
     do {
       data = try Data(contentsOf: URL(fileURLWithPath: path))
