@@ -38,7 +38,7 @@ public struct Divergence: Sendable {
   ) throws(TraceError) -> Divergence {
     try TraceReplay.checkMinimumCapacity(first, cacheSize)
     try TraceReplay.checkMinimumCapacity(second, cacheSize)
-    var boxes = (first.integerBox(capacity: cacheSize), second.integerBox(capacity: cacheSize))
+    let boxes = (first.integerBox(capacity: cacheSize), second.integerBox(capacity: cacheSize))
     var result = Divergence(first: first.description, second: second.description)
     var byKey: [UInt64: (Int64, Int64)] = [:]
     let countMode = sizeMode == .count
