@@ -91,12 +91,17 @@ public enum SVGChart {
     func fit(_ text: String, _ available: Double, size: Double? = nil, bold: Bool = false) -> String {
       let size = size ?? font
       guard TextMetrics.width(text, size: size, bold: bold) > available else { return text }
-      var kept = Array(text)
-      while !kept.isEmpty, TextMetrics.width(String(kept) + "…", size: size, bold: bold) > available {
-        kept.removeLast()
+      // One pass: characters are kept while they and the ellipsis fit.
+      let room = available - TextMetrics.width("…", size: size, bold: bold)
+      var kept = ""
+      var used = 0.0
+      for character in text {
+        used += TextMetrics.width(String(character), size: size, bold: bold)
+        if used > room { break }
+        kept.append(character)
       }
       while kept.last == " " { kept.removeLast() }
-      return String(kept) + "…"
+      return kept + "…"
     }
 
     /// `text` in at most `lines` lines of at most `available` pixels,

@@ -65,9 +65,7 @@ public struct Divergence: Sendable {
               byKey.count * 2 * 48, "the keys where two policies differ (\(byKey.count) keys)",
               from: GrowthWatch.perObjectThreshold)
           }
-          var counts = byKey[request.key, default: (0, 0)]
-          if a { counts.1 += 1 } else { counts.0 += 1 }
-          byKey[request.key] = counts
+          if a { byKey[request.key, default: (0, 0)].1 += 1 } else { byKey[request.key, default: (0, 0)].0 += 1 }
         }
       }
     }
