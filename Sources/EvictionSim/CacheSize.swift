@@ -201,6 +201,15 @@ public enum CacheSize: Sendable, Hashable, CustomStringConvertible {
   public static func resolve(
     _ sizes: [CacheSize], for trace: TraceSource, sizeMode: SizeMode
   ) throws(TraceError) -> [Int64] {
+    try resolveMeasuring(sizes, for: trace, sizeMode: sizeMode).sizes
+  }
+
+  /// ``resolve(_:for:sizeMode:)``, and the footprint the shares were taken
+  /// of (distinct objects, or their bytes, as `sizeMode`): nil when every
+  /// size was absolute, so the trace was not read to measure it.
+  public static func resolveMeasuring(
+    _ sizes: [CacheSize], for trace: TraceSource, sizeMode: SizeMode
+  ) throws(TraceError) -> (sizes: [Int64], footprint: Int64?) {
     var measured: (objects: Int, bytes: Int64)?
     if sizes.contains(where: \.isShare) { measured = try TraceInfo.footprint(trace) }
     let total = measured.map { sizeMode == .count ? Int64($0.objects) : $0.bytes } ?? 0
@@ -213,7 +222,7 @@ public enum CacheSize: Sendable, Hashable, CustomStringConvertible {
           + "\(trace.name), whose footprint is \(footprint): each would be the same cache; give sizes that differ on "
           + "this trace (absolute sizes, or fewer points in a range)")
     }
-    return resolved
+    return (resolved, measured == nil ? nil : total)
   }
 
   /// The positions of `resolved` that hold one value, in groups of two or

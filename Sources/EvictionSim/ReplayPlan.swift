@@ -30,7 +30,7 @@ extension ReplayCell {
   ) throws(TraceError) -> [ReplayCell] {
     var cells: [ReplayCell] = []
     for trace in traces {
-      let resolved = try CacheSize.resolve(sizes, for: trace, sizeMode: sizeMode)
+      let (resolved, footprint) = try CacheSize.resolveMeasuring(sizes, for: trace, sizeMode: sizeMode)
       for policy in policies {
         for admission in admissions {
           for (size, given) in zip(resolved, sizes) {
@@ -38,6 +38,7 @@ extension ReplayCell {
               trace: trace, policy: policy, cacheSize: size, sizeMode: sizeMode, admission: admission,
               window: settings.window)
             cell.sizeGiven = given
+            cell.footprint = footprint
             (cell.attribution, cell.ttl, cell.kv) = (settings.attribution, settings.ttl, settings.kv)
             cells.append(cell)
           }

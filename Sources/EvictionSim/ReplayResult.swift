@@ -211,6 +211,13 @@ public struct ReplayResult: FlatRow, Sendable, Equatable {
     /// a learned policy's row (``ReplayResult/learningColumns``).
     public var trainings: Int64? = nil
     public var trainingSeconds: Double? = nil
+    /// The size as the sweep was given it (`1%`, `5000`), as `compare`'s
+    /// `size_label`; nil for a row replayed outside a sweep.
+    public var sizeLabel: String? = nil
+    /// The cache size as a share of the trace's footprint, as `compare`'s
+    /// `size_share`: only where the run measured the footprint (a share
+    /// size was given for this trace), else empty.
+    public var sizeShare: Double? = nil
   }
 
   public init(key: CellKey, counts: HitCounts, fields: Fields) {
@@ -233,9 +240,9 @@ public struct ReplayResult: FlatRow, Sendable, Equatable {
     try attribution?.encode(to: encoder)
   }
 
-  /// `intervals` as rows of `--timeseries`' CSV (one run, the size as its label).
+  /// `intervals` as rows of `--timeseries`' CSV (one run, labelled as the size was given).
   public var timeseries: [TimeseriesRow] {
-    intervals.map { TimeseriesRow(cell: key, sizeLabel: String(key.cacheSize), run: 1, $0) }
+    intervals.map { TimeseriesRow(cell: key, sizeLabel: fields.sizeLabel ?? String(key.cacheSize), run: 1, $0) }
   }
 
   /// The columns of `rows`: ``columns``, then the TTL's when a row
@@ -254,6 +261,7 @@ public struct ReplayResult: FlatRow, Sendable, Equatable {
     "trace", "format", "policy", "cache_size", "size_mode", "requests", "hits", "misses", "miss_ratio",
     "bytes_requested", "bytes_missed", "byte_miss_ratio", "seconds", "requests_per_second", "skipped_zero_size",
     "max_occupancy", "exceeds_capacity", "admission", "warmup_requests", "flash_writes", "flash_write_bytes",
+    "size_label", "size_share",
   ]
 }
 

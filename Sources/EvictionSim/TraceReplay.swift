@@ -203,7 +203,7 @@ public enum TraceReplay {
             cell.trace, policy: cell.policy, cacheSize: cell.cacheSize, sizeMode: cell.sizeMode,
             admission: cell.admission, window: cell.window, progress: progress, attributingAgainst: reference,
             ttl: cell.ttl, kv: cell.kv)
-          results.withLock { $0[i] = result }
+          results.withLock { $0[i] = result.sized(as: cell) }
           progress?.cellsDone.add(1, ordering: .relaxed)
         } catch {
           failure.withLock { if $0 == nil { $0 = error } }
@@ -218,6 +218,20 @@ public enum TraceReplay {
   public static func ratio(_ a: Int64, _ b: Int64) -> Double { b == 0 ? 0 : Double(a) / Double(b) }
 }
 
+extension ReplayResult {
+  /// The row with its size as the cell gave it (`size_label`) and as a
+  /// share of the footprint (`size_share`) where the sweep measured one,
+  /// the columns `evlab compare` writes under the same names.
+  func sized(as cell: ReplayCell) -> ReplayResult {
+    var sized = self
+    sized.fields.sizeLabel = cell.sizeGiven?.description ?? String(cell.cacheSize)
+    if let footprint = cell.footprint, footprint > 0 {
+      sized.fields.sizeShare = Double(cell.cacheSize) / Double(footprint)
+    }
+    return sized
+  }
+}
+
 /// One (trace, policy, size) cell of a replay sweep.
 public struct ReplayCell: Sendable, Hashable {
   public var trace: TraceSource
@@ -229,6 +243,9 @@ public struct ReplayCell: Sendable, Hashable {
   /// The size as the user gave it (`0.1%` for 3,153 objects), when the
   /// cell came from a sweep's sizes (``grid(_:policies:sizes:sizeMode:admissions:)``).
   public var sizeGiven: CacheSize? = nil
+  /// The trace's footprint (distinct objects, or their bytes, as
+  /// `sizeMode`), when the sweep measured it to resolve a share.
+  public var footprint: Int64? = nil
   /// Whether each counted miss is attributed to its cause against Belady's
   /// optimum at the same size (``MissAttribution``).
   public var attribution = false

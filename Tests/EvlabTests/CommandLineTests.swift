@@ -187,7 +187,7 @@ func scratchDirectory() throws -> URL { try Scratch.directory("cli") }
   static let columns =
     contract + [
       "skipped_zero_size", "max_occupancy", "exceeds_capacity", "admission", "warmup_requests", "flash_writes",
-      "flash_write_bytes",
+      "flash_write_bytes", "size_label", "size_share",
     ]
 
   @Test func csvAndJsonCarryTheContractKeysAndAgree() throws {
@@ -202,7 +202,9 @@ func scratchDirectory() throws -> URL { try Scratch.directory("cli") }
     #expect(lines.first == Substring(Self.columns.joined(separator: ",")))
     #expect(lines.count == 1 + 3 * 2)
     let rows = lines.dropFirst().map {
-      Dictionary(uniqueKeysWithValues: zip(Self.columns, $0.split(separator: ",").map(String.init)))
+      Dictionary(
+        uniqueKeysWithValues: zip(
+          Self.columns, $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)))
     }
     #expect(
       rows.map { $0["policy"]! } == [
@@ -212,6 +214,10 @@ func scratchDirectory() throws -> URL { try Scratch.directory("cli") }
     // libCacheSim: LRU at 5000 objects misses 91,527 of 113,872.
     #expect(rows[1]["misses"] == "91527" && rows[1]["requests"] == "113872")
     for row in rows { #expect(Int(row["hits"]!)! + Int(row["misses"]!)! == 113_872) }
+    // Sizes as compare labels them (an absolute size written out); no share
+    // where no share size asked for the footprint.
+    #expect(rows.map { $0["size_label"]! } == ["1024", "5000", "1024", "5000", "1024", "5000"])
+    #expect(rows.allSatisfy { $0["size_share"] == "" })
 
     let jsonPath = dir.appendingPathComponent("out/r.json").path
     let jsonRun = try evlab(args + ["--json", jsonPath])
@@ -224,6 +230,26 @@ func scratchDirectory() throws -> URL { try Scratch.directory("cli") }
     #expect(Set(results[0].keys) == Set(Self.columns))
     #expect(results[1]["misses"] as? Int == 91_527)
     #expect(results[1]["size_mode"] as? String == "count")
+  }
+
+  /// A share size names the row as compare does: `size_label` as given,
+  /// `size_share` the cache size over the footprint, for every size of the
+  /// trace once it was measured (an absolute size beside a share included).
+  @Test func replayRowsCarryTheSizeAsGivenAndItsShare() throws {
+    let dir = try scratchDirectory()
+    // 20 distinct objects.
+    let trace = (1...20).map(String.init).joined(separator: "\n") + "\n"
+    try trace.write(to: dir.appendingPathComponent("t.txt"), atomically: true, encoding: .utf8)
+    let run = try evlab(["replay", "t.txt", "--policy", "lru", "--size", "10%,50%,4", "--csv", "-"], in: dir)
+    #expect(run.status == 0, "\(run.stderr)")
+    let lines = run.stdout.split(separator: "\n")
+    let header = lines[0].split(separator: ",").map(String.init)
+    let rows = lines.dropFirst().map {
+      Dictionary(uniqueKeysWithValues: zip(header, $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)))
+    }
+    #expect(rows.map { $0["size_label"]! } == ["10%", "50%", "4"])
+    #expect(rows.map { $0["cache_size"]! } == ["2", "10", "4"])
+    #expect(rows.map { Double($0["size_share"]!) } == [0.1, 0.5, 0.2])
   }
 
   /// The Quick start job: no trace arguments replays ./traces with the seven
