@@ -17,7 +17,9 @@ import Testing
     let admission = try #require(header.firstIndex(of: "admission"))
     let hits = try #require(header.firstIndex(of: "hits"))
     #expect(
-      header.suffix(6) == ["admission", "warmup_requests", "flash_writes", "flash_write_bytes", "size_label", "size_share"],
+      header.suffix(6) == [
+        "admission", "warmup_requests", "flash_writes", "flash_write_bytes", "size_label", "size_share",
+      ],
       "columns are appended, so earlier ones keep their places")
     let rows = lines.dropFirst().map { $0.split(separator: ",").map(String.init) }
     #expect(rows.map { $0[admission] } == ["none", "bloom-filter", "none", "bloom-filter"])

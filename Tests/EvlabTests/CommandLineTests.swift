@@ -245,7 +245,8 @@ func scratchDirectory() throws -> URL { try Scratch.directory("cli") }
     let lines = run.stdout.split(separator: "\n")
     let header = lines[0].split(separator: ",").map(String.init)
     let rows = lines.dropFirst().map {
-      Dictionary(uniqueKeysWithValues: zip(header, $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)))
+      Dictionary(
+        uniqueKeysWithValues: zip(header, $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)))
     }
     #expect(rows.map { $0["size_label"]! } == ["10%", "50%", "4"])
     #expect(rows.map { $0["cache_size"]! } == ["2", "10", "4"])
