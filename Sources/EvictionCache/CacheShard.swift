@@ -101,6 +101,15 @@ public struct CacheStatistics: Sendable, Equatable {
   public var loadFailures = 0
   /// The loads' time, summed.
   public var loadTime = Duration.zero
+  /// Reloads started because an entry was older than a read's
+  /// `refreshAfter` (``MemoryCache/value(forKey:cost:ttl:refreshAfter:serveStale:timeout:orLoad:)``):
+  /// its value was served meanwhile. Not counted in `loads`.
+  public var refreshes = 0
+  /// Reloads that threw: the entry kept its value.
+  public var refreshFailures = 0
+  /// Hits that served an entry past its time-to-live, within a read's
+  /// `serveStale` grace, while a reload replaced it (counted in `hits` too).
+  public var staleHits = 0
   /// Sets that replaced a cached value without the policy lock (`buffered`
   /// only; counted in `sets` and in the `replaced` evictions too).
   public var writesInPlace = 0
@@ -125,6 +134,9 @@ public struct CacheStatistics: Sendable, Equatable {
     loads += other.loads
     loadFailures += other.loadFailures
     loadTime += other.loadTime
+    refreshes += other.refreshes
+    refreshFailures += other.refreshFailures
+    staleHits += other.staleHits
     writesInPlace += other.writesInPlace
     count += other.count
     cost += other.cost
@@ -155,6 +167,46 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
     @usableFromInline var older: Slot
   }
 
+  /// When an entry expires: `at`, on the cache's clock; its place in the
+  /// order of the stores; and, for an entry that expires when idle, how
+  /// long a read extends it (`idle`), never past the write's own deadline.
+  @usableFromInline
+  struct Expiry: Sendable {
+    @usableFromInline var at: UInt64
+    @usableFromInline var serial: UInt64
+    @usableFromInline var idle: UInt64
+    @usableFromInline var deadline: UInt64
+    @inlinable init(at: UInt64, serial: UInt64, idle: UInt64, deadline: UInt64) {
+      self.at = at
+      self.serial = serial
+      self.idle = idle
+      self.deadline = deadline
+    }
+  }
+
+  /// What became of an entry while a reload refreshed it.
+  @usableFromInline
+  enum RefreshedEntry: Sendable {
+    /// Still cached as it was: the reloaded value replaces it.
+    case intact
+    /// Written again or removed: the newer state stands.
+    case superseded
+    /// Evicted, aged out or expired: the reloaded value is stored if the
+    /// key is still missing, as a load's would be.
+    case left
+  }
+
+  /// When an entry was written, and which write it was (``writes``).
+  @usableFromInline
+  struct WriteStamp: Equatable, Sendable {
+    @usableFromInline var at: UInt64
+    @usableFromInline var serial: UInt64
+    @inlinable init(at: UInt64, serial: UInt64) {
+      self.at = at
+      self.serial = serial
+    }
+  }
+
   @usableFromInline let lock: ShardLock
   /// The `buffered` strategy's lock-free read side (nil for the others).
   @usableFromInline let reads: BufferedReads<Key, Value>?
@@ -171,6 +223,15 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
   @usableFromInline @exclusivity(unchecked) var costs: UnsafeMutablePointer<Int64>?
   /// Each occupied slot's stamp and age-list links; nil while ages are not tracked.
   @usableFromInline @exclusivity(unchecked) var ages: UnsafeMutablePointer<AgeLink>?
+  /// When each occupied slot's entry was written, and the shard's write
+  /// serial then (which tells a later write apart from it, whatever the
+  /// clock's resolution); nil until the first read that may refresh
+  /// (``MemoryCache/value(forKey:cost:ttl:refreshAfter:serveStale:timeout:orLoad:)``).
+  @usableFromInline @exclusivity(unchecked) var writes: UnsafeMutablePointer<WriteStamp>?
+  @usableFromInline @exclusivity(unchecked) var writeSerial: UInt64 = 0
+  /// The keys being refreshed, and what became of each one's entry since
+  /// its refresh began. Empty while no refresh runs, and then never read.
+  @usableFromInline @exclusivity(unchecked) var refreshes: [Key: RefreshedEntry] = [:]
   /// The age list's ends (-1 when empty or untracked).
   @usableFromInline @exclusivity(unchecked) var newest: Slot = -1
   @usableFromInline @exclusivity(unchecked) var oldest: Slot = -1
@@ -213,7 +274,7 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
   /// the order of the stores, so `trimExpired` removes in an order of its
   /// own (a policy that draws at random sees the same removals in every
   /// run). Empty while no entry has one, and then never read.
-  @usableFromInline @exclusivity(unchecked) var expiries: [Key: (at: UInt64, serial: UInt64)] = [:]
+  @usableFromInline @exclusivity(unchecked) var expiries: [Key: Expiry] = [:]
   @usableFromInline @exclusivity(unchecked) var expirySerial: UInt64 = 0
   @usableFromInline @exclusivity(unchecked) var tick: Int64 = 0
   /// The key of a `get` that just missed: a `set` of it that follows at once
@@ -265,6 +326,7 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
     occupancy.deallocate()
     costs?.deallocate()
     ages?.deallocate()
+    writes?.deallocate()
     departures.deallocate()
   }
 
@@ -317,6 +379,12 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
   /// second look, under the lock, is not a request of its own).
   @inlinable
   func value(forKey key: Key, now: UInt64, counts: Bool = true) -> Value? {
+    hit(key, now: now, counts: counts)?.value
+  }
+
+  /// ``value(forKey:now:counts:)``, and the slot that held it.
+  @inlinable
+  func hit(_ key: Key, now: UInt64, counts: Bool) -> (value: Value, slot: Int)? {
     expireIfDue(key, now: now)
     tick &+= 1
     let request = Request(
@@ -338,19 +406,23 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
       touch(slot, now)
       if let reads, ageLimit != .max { reads.refresh(key, stamp: ages[i].stamp) }
     }
+    if !expiries.isEmpty { slideExpiry(of: key, now: now) }
     if counts { statistics.hits &+= 1 }
-    if let reads { return reads.value(of: key) }
-    return values[i]
+    if let reads { return reads.value(of: key).map { ($0, i) } }
+    return (values[i], i)
   }
 
   /// Stores `value` (see ``MemoryCache/setValue(_:forKey:cost:ttl:)``)
   /// and says what became of it.
   @inlinable @discardableResult
-  func setValue(_ value: Value, forKey key: Key, cost: Int64, ttl: UInt64 = 0, now: UInt64) -> StoreOutcome {
+  func setValue(_ value: Value, forKey key: Key, cost: Int64, ttl: UInt64 = 0, idle: UInt64 = 0, now: UInt64)
+    -> StoreOutcome
+  {
     statistics.sets &+= 1
     // A set that cannot be stored changes nothing: the key's cached value stays.
     if cost < 0 { return .rejected(reject(key, value, .invalidCost)) }
     if let rule = refusalBeforeAdmission(cost) { return .rejected(reject(key, value, rule)) }
+    noteChange(of: key, nil)
     expireIfDue(key, now: now)
     tick &+= 1
     // A new cost is the shard's to handle (below), not the lookup's.
@@ -368,10 +440,12 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
         departures[EvictionReason.replaced.ordinal] &+= 1
         setCost(cost, at: i)
         if ages != nil { touch(slot, now) }
-        setExpiry(of: key, ttl: ttl, now: now)
+        stampWrite(i, now)
+        setExpiry(of: key, ttl: ttl, idle: idle, now: now)
         if let reads {
           let old = reads.store(
-            key, value, stamp: ages?[i].stamp ?? now, cost: cost, expires: ttl != 0, returnsOld: collectsDepartures)
+            key, value, stamp: ages?[i].stamp ?? now, cost: cost, expires: ttl != 0 || idle != 0,
+            returnsOld: collectsDepartures)
           if let old { departed.append((key, old, .replaced)) }
         } else {
           if collectsDepartures { departed.append((key, values[i], .replaced)) }
@@ -409,12 +483,14 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
     if reads == nil { (values + i).initialize(to: value) }
     occupancy[i >> 6] |= 1 << UInt64(i & 63)
     setCost(cost, at: i)
+    stampWrite(i, now)
     if let ages {
       ages[i].stamp = now
       linkNewest(slot)
     }
-    setExpiry(of: key, ttl: ttl, now: now)
-    reads?.store(key, value, stamp: ages?[i].stamp ?? now, cost: cost, expires: ttl != 0, returnsOld: false)
+    setExpiry(of: key, ttl: ttl, idle: idle, now: now)
+    reads?.store(
+      key, value, stamp: ages?[i].stamp ?? now, cost: cost, expires: ttl != 0 || idle != 0, returnsOld: false)
     return enforceLimits() && !policy.contains(key) ? .evicted : .stored
   }
 
@@ -470,6 +546,7 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
     tick &+= 1
     statistics.sets &+= 1
     pendingMiss = nil
+    noteChange(of: key, nil)
     if let slot = policy.remove(key) { depart(slot, key, .replaced) }
     if collectsDepartures { departed.append((key, value, .expired)) }
     departures[EvictionReason.expired.ordinal] &+= 1
@@ -484,15 +561,29 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
     if let slot = policy.remove(key) { depart(slot, key, .expired) }
   }
 
-  /// Gives `key`, just stored, its expiry: `ttl` nanoseconds from `now`, or none for 0.
+  /// Gives `key`, just stored, its expiry: `ttl` nanoseconds from `now`,
+  /// or `idle` nanoseconds from its last read or write, whichever comes
+  /// first; none when both are 0.
   @inlinable
-  func setExpiry(of key: Key, ttl: UInt64, now: UInt64) {
-    if ttl != 0 {
+  func setExpiry(of key: Key, ttl: UInt64, idle: UInt64 = 0, now: UInt64) {
+    if ttl != 0 || idle != 0 {
       expirySerial &+= 1
-      expiries[key] = (now &+ min(ttl, .max &- now), expirySerial)
+      let deadline = ttl != 0 ? now &+ min(ttl, .max &- now) : .max
+      let at = idle != 0 ? min(deadline, now &+ min(idle, .max &- now)) : deadline
+      expiries[key] = Expiry(at: at, serial: expirySerial, idle: idle, deadline: deadline)
     } else if !expiries.isEmpty {
       expiries[key] = nil
     }
+  }
+
+  /// A read of `key` at `now` extends an idle expiry (never past its
+  /// write's deadline, nor below what a later read already set: the clock
+  /// is read before the lock).
+  @inlinable
+  func slideExpiry(of key: Key, now: UInt64) {
+    guard let expiry = expiries[key], expiry.idle != 0 else { return }
+    let slid = min(expiry.deadline, now &+ min(expiry.idle, .max &- now))
+    if slid > expiry.at { expiries[key]!.at = slid }
   }
 
   /// Removes every entry whose time-to-live ran out before `now`.
@@ -551,6 +642,72 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
     }
   }
 
+  /// Records slot `i`'s write at `now` (writes tracked).
+  @inlinable @inline(__always)
+  func stampWrite(_ i: Int, _ now: UInt64) {
+    guard let writes else { return }
+    writeSerial &+= 1
+    writes[i] = WriteStamp(at: now, serial: writeSerial)
+  }
+
+  /// Starts tracking writes: every entry cached now counts as written at
+  /// `now`. A write in place (`buffered`) would not be stamped, so those
+  /// stop, as they do for ages.
+  func trackWrites(now: UInt64) {
+    guard writes == nil else { return }
+    let column = UnsafeMutablePointer<WriteStamp>.allocate(capacity: slotCapacity)
+    column.initialize(repeating: WriteStamp(at: now, serial: 0), count: slotCapacity)
+    writes = column
+    reads?.stopWritesInPlace()
+  }
+
+  /// A read (counted as ``value(forKey:now:counts:)`` counts it) that
+  /// also says when the value found was written. Starts tracking writes if
+  /// that has not begun.
+  func valueAndWrite(forKey key: Key, now: UInt64) -> (value: Value, written: UInt64)? {
+    if writes == nil { trackWrites(now: now) }
+    guard let (value, i) = hit(key, now: now, counts: true) else { return nil }
+    return (value, writes![i].at)
+  }
+
+  /// The value of `key` if it expired, by its time-to-live, no longer than
+  /// `grace` before `now`: served (a hit, and a stale one) while a reload
+  /// replaces it. The read is an access for the policy; the entry is not
+  /// removed (expiry is lazy) unless the reload or a plain read removes it.
+  func staleValue(forKey key: Key, now: UInt64, grace: UInt64) -> Value? {
+    guard !expiries.isEmpty, let expiry = expiries[key], expiry.at < now, now &- expiry.at <= grace else {
+      return nil
+    }
+    tick &+= 1
+    let request = Request(
+      key: key, weight: 1, time: tick, timestamp: Int64(now / 1_000_000_000), carriesWeight: false)
+    guard let slot = policy.lookup(request, { self.depart($0, $1, .capacity) }) else { return nil }
+    pendingMiss = nil
+    let i = Int(slot)
+    if ages != nil { touch(slot, now) }
+    statistics.hits &+= 1
+    statistics.staleHits &+= 1
+    if let reads { return reads.value(of: key) }
+    return values[i]
+  }
+
+  /// Marks `key` as being refreshed: the reload stores its value only if
+  /// nothing wrote or removed the key meanwhile (``refreshes``).
+  func beginRefresh(of key: Key) { refreshes[key] = .intact }
+
+  /// Ends `key`'s refresh: what happened to the entry meanwhile.
+  func endRefresh(of key: Key) -> RefreshedEntry { refreshes.removeValue(forKey: key) ?? .superseded }
+
+  /// A write or a departure of `key` while it is being refreshed.
+  @inlinable @inline(__always)
+  func noteChange(of key: Key, _ reason: EvictionReason?) {
+    guard !refreshes.isEmpty, let state = refreshes[key], state != .superseded else { return }
+    switch reason {
+    case nil, .replaced?, .removed?: refreshes[key] = .superseded
+    default: refreshes[key] = .left
+    }
+  }
+
   /// Starts the age list: every entry cached now counts as read at `now`.
   func trackAges(now: UInt64) {
     guard ages == nil else { return }
@@ -603,6 +760,7 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
     if let ages {
       self.ages = Self.grow(ages, from: old, to: capacity, filling: AgeLink(stamp: 0, newer: -1, older: -1))
     }
+    if let writes { self.writes = Self.grow(writes, from: old, to: capacity, filling: WriteStamp(at: 0, serial: 0)) }
     slotCapacity = capacity
   }
 
@@ -655,6 +813,7 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
     let i = Int(slot)
     if ages != nil { unlink(slot) }
     if !expiries.isEmpty { expiries[key] = nil }
+    noteChange(of: key, reason)
     if let costs {
       cost -= Int128(costs[i])
       costs[i] = 0

@@ -185,6 +185,101 @@ extension MemoryCache where Key: Sendable, Value: Sendable {
     loads.finish(key, outcome)
   }
 
+  /// The value for `key`, as ``value(forKey:cost:ttl:timeout:orLoad:)``
+  /// gives it, **refreshed** once it is older than `refreshAfter`: a read
+  /// that finds an entry written at least that long ago returns the cached
+  /// value at once and starts one reload in the background, as Caffeine's
+  /// `refreshAfterWrite` does. However many reads find the entry due, one
+  /// reload per key runs (shared with any load of the key); a read that
+  /// misses while it runs waits for it, as for a load.
+  ///
+  /// The reloaded value replaces the entry (at `cost`, expiring after `ttl`,
+  /// as a load's would) only if nothing wrote or removed the key meanwhile:
+  /// a newer write stands, and a removal is not undone. If the entry was
+  /// evicted or expired meanwhile, the value is stored as a load's is. A
+  /// reload that throws leaves the entry as it was (its next read past the
+  /// interval tries again) and is counted in
+  /// ``CacheStatistics/refreshFailures``. An entry past its time-to-live
+  /// is never served: refreshing does not extend an expiry.
+  ///
+  /// The age is the time since the entry was last *written*: reads do not
+  /// reset it. Entries stored before the cache's first refreshing read
+  /// count as written at that read.
+  ///
+  /// **Stale while revalidating.** With `serveStale`, an entry whose
+  /// time-to-live ran out no longer than `serveStale` ago is served too,
+  /// while one reload replaces it (HTTP's `stale-while-revalidate`,
+  /// pingora's `get_stale`): the staleness a reader can see is bounded by
+  /// the grace. Such a hit counts in ``CacheStatistics/staleHits``. Past the
+  /// grace the entry is a miss, as any expired entry is, and the read waits
+  /// for the load.
+  ///
+  /// - Throws: ``CacheError/invalidLimit(name:value:)`` for a
+  ///   `refreshAfter` of zero or less or a negative `serveStale`, and what
+  ///   the loader throws on a miss.
+  public func value(
+    forKey key: Key, cost: Int? = nil, ttl: Duration? = nil, refreshAfter: Duration, serveStale: Duration? = nil,
+    timeout: Duration? = nil, orLoad load: @escaping @Sendable () async throws -> Value
+  ) async throws -> Value {
+    guard refreshAfter > .zero else { throw CacheError.invalidLimit(name: "refreshAfter", value: "\(refreshAfter)") }
+    if let serveStale, serveStale < .zero {
+      throw CacheError.invalidLimit(name: "serveStale", value: "\(serveStale)")
+    }
+    let grace = serveStale.map(saturatingNanoseconds)
+    let interval = saturatingNanoseconds(refreshAfter)
+    // A loader reading its own key gets the cached value, and no reload of itself.
+    let mayRefresh = !LoadScope.keys.contains(self, key)
+    let shard = shard(for: key)
+    let now = clock()
+    // The due check, the claim and the mark share the read's lock: no write
+    // can come between them unnoticed.
+    let (found, refreshes, departed) = shard.exclusive(ownRing: true) {
+      // An expired entry within the grace is due at once.
+      let stale = grace.flatMap { shard.staleValue(forKey: key, now: now, grace: $0) }
+      let found = stale == nil ? shard.valueAndWrite(forKey: key, now: now) : nil
+      var refreshes = false
+      if mayRefresh, stale != nil || found.map({ elapsed(since: $0.written, until: now) >= interval }) ?? false,
+        loads.claim([key]).owned == [key]
+      {
+        shard.beginRefresh(of: key)
+        refreshes = true
+      }
+      return (stale ?? found?.value, refreshes, shard.takeDeparted())
+    }
+    deliver(departed)
+    guard let value = found else {
+      return try await self.load(afterMiss: key, ttl: ttl, timeout: timeout) { (try await load(), cost) }
+    }
+    if refreshes {
+      loads.recordRefresh(started: true)
+      Task { await self.runRefresh(key, cost: cost, ttl: ttl, load) }
+    }
+    return value
+  }
+
+  /// Reloads `key` (claimed in the load table) and stores the value over
+  /// the entry it refreshes (see ``value(forKey:cost:ttl:refreshAfter:serveStale:timeout:orLoad:)``).
+  func runRefresh(_ key: Key, cost: Int?, ttl: Duration?, _ load: @Sendable () async throws -> Value) async {
+    let outcome: Result<Value, any Error>
+    do {
+      let value = try await LoadScope.$keys.withValue(LoadScope.keys.adding(self, key)) { try await load() }
+      storeLoaded(value, forKey: key, cost: cost, ttl: ttl) { shard, now in
+        switch shard.endRefresh(of: key) {
+        case .intact: true
+        case .left: !shard.contains(key, now: now)
+        case .superseded: false
+        }
+      }
+      outcome = .success(value)
+    } catch {
+      let shard = shard(for: key)
+      _ = shard.exclusive { shard.endRefresh(of: key) }
+      loads.recordRefresh(failed: true)
+      outcome = .failure(error)
+    }
+    loads.finish(key, outcome)
+  }
+
   /// Loads in progress (for tests and monitoring).
   public var loadsInFlight: Int { loads.count }
 }
@@ -228,6 +323,8 @@ final class LoadTable<Key: Hashable, Value>: @unchecked Sendable {
   fileprivate var nextWaiter = 0
   /// Loads finished, how many threw, and their time.
   fileprivate var counts = (loads: 0, failures: 0, time: Duration.zero)
+  /// Refreshes started, and how many threw.
+  fileprivate var refreshes = (started: 0, failures: 0)
 
   fileprivate enum PendingWait {
     case waiting
@@ -259,6 +356,16 @@ final class LoadTable<Key: Hashable, Value>: @unchecked Sendable {
 
   /// Loads finished, how many threw, and their time.
   var loadCounts: (loads: Int, failures: Int, time: Duration) { mutex.withLock { _ in counts } }
+
+  func recordRefresh(started: Bool = false, failed: Bool = false) {
+    mutex.withLock { _ in
+      if started { refreshes.started += 1 }
+      if failed { refreshes.failures += 1 }
+    }
+  }
+
+  /// Refreshes started, and how many threw.
+  var refreshCounts: (started: Int, failures: Int) { mutex.withLock { _ in refreshes } }
 
 }
 

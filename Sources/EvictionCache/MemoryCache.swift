@@ -470,6 +470,32 @@ public final class MemoryCache<Key: Hashable, Value> {
     write(value, forKey: key, cost: cost ?? costOf?(value) ?? unitCost.load(ordering: .relaxed), ttl: ttl, waits: false)
   }
 
+  /// Stores `value` as ``setValue(_:forKey:cost:ttl:)`` does, to expire
+  /// once it has gone `timeToIdle` without a read (Caffeine's
+  /// `expireAfterAccess`, per entry): each read (a hit, or a get-or-load
+  /// served from the cache) extends it, and a write starts it again. With
+  /// a `ttl` too, the entry expires at whichever comes first: reads never
+  /// extend it past its time-to-live. A `timeToIdle` of zero or less is
+  /// expired at once, as a `ttl` of zero is. (The cache-wide sliding limit
+  /// is `ageLimit`, which writes and reads both renew.)
+  @inlinable
+  public func setValue(_ value: Value, forKey key: Key, cost: Int? = nil, ttl: Duration? = nil, timeToIdle: Duration) {
+    write(
+      value, forKey: key, cost: cost ?? costOf?(value) ?? unitCost.load(ordering: .relaxed), ttl: ttl,
+      idle: timeToIdle, waits: false)
+  }
+
+  /// ``store(_:forKey:cost:ttl:)`` for an entry that expires when idle
+  /// (``setValue(_:forKey:cost:ttl:timeToIdle:)``).
+  @inlinable @discardableResult
+  public func store(_ value: Value, forKey key: Key, cost: Int? = nil, ttl: Duration? = nil, timeToIdle: Duration)
+    throws(CacheError) -> StoreOutcome
+  {
+    let cost = cost ?? costOf?(value) ?? unitCost.load(ordering: .relaxed)
+    if cost < 0 { throw .invalidCost(cost) }
+    return write(value, forKey: key, cost: cost, ttl: ttl, idle: timeToIdle, waits: true)
+  }
+
   /// Stores `value` as ``setValue(_:forKey:cost:ttl:)`` does, and says what
   /// became of it: ``StoreOutcome/stored``, ``StoreOutcome/expired`` (a
   /// `ttl` of zero or less), ``StoreOutcome/rejected(_:)`` with the rule
@@ -489,11 +515,13 @@ public final class MemoryCache<Key: Hashable, Value> {
   /// `waits`: a `barrier` write runs before this returns (else it returns
   /// ``StoreOutcome/stored`` before the write runs).
   @inlinable @discardableResult
-  func write(_ value: Value, forKey key: Key, cost: Int, ttl: Duration?, waits: Bool) -> StoreOutcome {
+  func write(_ value: Value, forKey key: Key, cost: Int, ttl: Duration?, idle: Duration? = nil, waits: Bool)
+    -> StoreOutcome
+  {
     let cost = Int64(cost)
     let lifetime = ttl ?? expiryOf?(key, value)
     let shard = shard(for: key)
-    if let lifetime, lifetime <= .zero, cost >= 0 {
+    if cost >= 0, lifetime.map({ $0 <= .zero }) ?? false || idle.map({ $0 <= .zero }) ?? false {
       let now = clock()
       deliver(
         shard.exclusive(ownRing: true) {
@@ -503,7 +531,8 @@ public final class MemoryCache<Key: Hashable, Value> {
       return .expired
     }
     let ttl = lifetime.map { $0 > .zero ? saturatingNanoseconds($0) : 0 } ?? 0
-    if ttl == 0, cost >= 0, let bufferedReads,
+    let idle = idle.map { max(1, saturatingNanoseconds($0)) } ?? 0
+    if ttl == 0, idle == 0, cost >= 0, let bufferedReads,
       let (old, fullStripe) = bufferedReads._withUnsafeGuaranteedRef({
         $0.update(key, value, cost: cost, returnsOld: onEvict != nil)
       })
@@ -515,7 +544,7 @@ public final class MemoryCache<Key: Hashable, Value> {
     let now = clock()
     if !waits, let queue = shard.lock.barrierQueue {
       shard.lock.barrierWrite(queue) {
-        shard.setValue(value, forKey: key, cost: cost, ttl: ttl, now: now)
+        shard.setValue(value, forKey: key, cost: cost, ttl: ttl, idle: idle, now: now)
         let departed = shard.takeDeparted()
         if !departed.isEmpty, let deliveries = self.deliveries {
           // Built outside the @Sendable block (see `scheduleTrim`); the
@@ -527,7 +556,7 @@ public final class MemoryCache<Key: Hashable, Value> {
       return .stored
     }
     let (outcome, departed) = shard.exclusive(ownRing: true) {
-      (shard.setValue(value, forKey: key, cost: cost, ttl: ttl, now: now), shard.takeDeparted())
+      (shard.setValue(value, forKey: key, cost: cost, ttl: ttl, idle: idle, now: now), shard.takeDeparted())
     }
     if !departed.isEmpty { deliver(departed) }
     return outcome
@@ -547,12 +576,20 @@ public final class MemoryCache<Key: Hashable, Value> {
   /// Stores `value` unless `key` is cached (and not expired): a loaded
   /// value does not replace one stored while it loaded.
   package func storeIfAbsent(_ value: Value, forKey key: Key, cost: Int?, ttl: Duration?) {
+    storeLoaded(value, forKey: key, cost: cost, ttl: ttl) { shard, now in !shard.contains(key, now: now) }
+  }
+
+  /// Stores a loaded `value` if `stores` says so, under the same lock.
+  func storeLoaded(
+    _ value: Value, forKey key: Key, cost: Int?, ttl: Duration?,
+    if stores: (CacheShard<Key, Value>, UInt64) -> Bool
+  ) {
     let cost = Int64(cost ?? costOf?(value) ?? unitCost.load(ordering: .relaxed))
     let ttl = ttl ?? expiryOf?(key, value)
     let shard = shard(for: key)
     let now = clock()
     let departed = shard.exclusive(ownRing: true) {
-      if !shard.contains(key, now: now) {
+      if stores(shard, now) {
         if let ttl, ttl <= .zero {
           shard.setExpired(value, forKey: key, now: now)
         } else {
@@ -835,6 +872,7 @@ public final class MemoryCache<Key: Hashable, Value> {
     var total = CacheStatistics()
     for shard in shards { total.merge(shard.lock.shared { shard.snapshot() }) }
     (total.loads, total.loadFailures, total.loadTime) = loads.loadCounts
+    (total.refreshes, total.refreshFailures) = loads.refreshCounts
     return total
   }
 

@@ -77,6 +77,9 @@ struct Replay: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
   @Option(help: declared(.expiration))
   var expiration: String?
 
+  @Option(help: declared(.idleTTL))
+  var idleTtl: String?
+
   @Option(name: .customLong("repeat"), help: declared(.repeatTrace))
   var copies: Int = 1
 
@@ -94,8 +97,8 @@ struct Replay: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
     (run.fillOnMiss, run.copies, run.jobs, run.limit) = (fillOnMiss, copies, jobs, limit)
     try failing { () throws(RunError) in
       for (setting, text) in [
-        (Setting.warmup, warmup), (.interval, interval), (.expiration, expiration), (.tier, tier),
-        (.diskSize, diskSize), (.diskDirectory, diskDir),
+        (Setting.warmup, warmup), (.interval, interval), (.expiration, expiration), (.idleTTL, idleTtl),
+        (.tier, tier), (.diskSize, diskSize), (.diskDirectory, diskDir),
       ] {
         if let text { try run.set(setting, to: text) }
       }

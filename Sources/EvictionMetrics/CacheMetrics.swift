@@ -6,7 +6,7 @@ import Synchronization
 /// Reports a `MemoryCache`'s statistics through
 /// swift-metrics, to whatever backend the process bootstrapped (Prometheus,
 /// StatsD, OpenTelemetry): hits, misses, sets, loads, load failures and
-/// time, departures by reason, rejections by rule, entries and cost.
+/// time, refreshes, departures by reason, rejections by rule, entries and cost.
 ///
 /// ```swift
 /// let cache = try MemoryCache<String, Data>(policy: .s3fifo(), costLimit: 64 << 20, cost: { $0.count })
@@ -22,6 +22,7 @@ import Synchronization
 /// | --- | --- | --- |
 /// | `evictionlab_cache_hits`, `_misses`, `_sets` | counter | |
 /// | `evictionlab_cache_loads`, `_load_failures` | counter | |
+/// | `evictionlab_cache_refreshes`, `_refresh_failures`, `_stale_hits` | counter | |
 /// | `evictionlab_cache_load_seconds` | floating-point counter | |
 /// | `evictionlab_cache_departures` | counter | `reason` (`capacity`, `expired`, ...) |
 /// | `evictionlab_cache_rejections` | counter | `rule` (`heavierThanCache`, ...) |
@@ -44,6 +45,9 @@ public final class CacheMetrics: Sendable {
     let loads: Counter
     let loadFailures: Counter
     let loadSeconds: FloatingPointCounter
+    let refreshes: Counter
+    let refreshFailures: Counter
+    let staleHits: Counter
     let departures: [EvictionReason: Counter]
     let rejections: [RejectionRule: Counter]
     let entries: Gauge
@@ -83,6 +87,7 @@ public final class CacheMetrics: Sendable {
       hits: counter("hits"), misses: counter("misses"), sets: counter("sets"), loads: counter("loads"),
       loadFailures: counter("load_failures"),
       loadSeconds: FloatingPointCounter(label: prefix + "_load_seconds", dimensions: base, factory: factory),
+      refreshes: counter("refreshes"), refreshFailures: counter("refresh_failures"), staleHits: counter("stale_hits"),
       departures: Dictionary(
         uniqueKeysWithValues: EvictionReason.allCases.map { ($0, counter("departures", [("reason", "\($0)")])) }),
       rejections: Dictionary(
@@ -124,6 +129,9 @@ public final class CacheMetrics: Sendable {
       add(c.sets, now.sets, &last.sets)
       add(c.loads, now.loads, &last.loads)
       add(c.loadFailures, now.loadFailures, &last.loadFailures)
+      add(c.refreshes, now.refreshes, &last.refreshes)
+      add(c.refreshFailures, now.refreshFailures, &last.refreshFailures)
+      add(c.staleHits, now.staleHits, &last.staleHits)
       if now.loadTime > last.loadTime {
         let (seconds, attoseconds) = (now.loadTime - last.loadTime).components
         c.loadSeconds.increment(by: Double(seconds) + Double(attoseconds) / 1e18)

@@ -75,9 +75,15 @@ struct ExpiryTable {
     @usableFromInline var expiry: Int64
     /// The object's size in bytes (in count mode too: memory wasted is bytes).
     @usableFromInline var size: Int64
-    @inlinable init(expiry: Int64, size: Int64) {
+    /// Seconds a hit extends the expiry by, never past `deadline` (0: a
+    /// hit extends nothing, and the expiry is the deadline).
+    @usableFromInline var idle: Int64
+    @usableFromInline var deadline: Int64
+    @inlinable init(expiry: Int64, size: Int64, idle: Int64 = 0, deadline: Int64? = nil) {
       self.expiry = expiry
       self.size = size
+      self.idle = idle
+      self.deadline = deadline ?? expiry
     }
   }
 
@@ -127,10 +133,37 @@ struct ExpiryTable {
   /// Records that `key`'s object, of `size` bytes, expires at `expiry`.
   @inlinable
   mutating func insert(_ key: UInt64, expiry: Int64, size: Int64) {
-    entries[key] = Entry(expiry: expiry, size: size)
+    insert(key, Entry(expiry: expiry, size: size))
+  }
+
+  /// Records that `key`'s object, admitted at `now` with `ttl` seconds to
+  /// live (0: no deadline) and `idle` seconds between hits, expires at the
+  /// earlier of the two; nothing if both are 0.
+  @inlinable
+  mutating func insert(_ key: UInt64, at now: Int64, ttl: Int64, idle: Int64, size: Int64) {
+    guard ttl != 0 || idle != 0 else { return }
+    let deadline = ttl != 0 ? Self.expiry(at: now, ttl: ttl) : .max
+    let expiry = idle != 0 ? min(deadline, Self.expiry(at: now, ttl: idle)) : deadline
+    insert(key, Entry(expiry: expiry, size: size, idle: idle, deadline: deadline))
+  }
+
+  @inlinable
+  mutating func insert(_ key: UInt64, _ entry: Entry) {
+    entries[key] = entry
     guard scanInterval != nil else { return }
-    push((expiry, key))
+    push((entry.expiry, key))
     if heap.count > 2 * entries.count + 64 { rebuildHeap() }
+  }
+
+  /// A hit on `key` at `now`: an object that expires when idle lives
+  /// `idle` seconds more, never past its deadline.
+  @inlinable
+  mutating func touch(_ key: UInt64, at now: Int64) {
+    guard var entry = entries[key], entry.idle != 0 else { return }
+    let extended = min(entry.deadline, Self.expiry(at: now, ttl: entry.idle))
+    guard extended > entry.expiry else { return }
+    entry.expiry = extended
+    insert(key, entry)
   }
 
   /// Whether `key`'s object had expired at `now`; if so it is dropped from

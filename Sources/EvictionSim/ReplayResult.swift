@@ -293,6 +293,9 @@ public struct SemanticsCounts: Sendable, Codable, Equatable {
   /// Bytes that expired objects held, averaged over the trace's duration
   /// (bytes in either size mode): memory wasted on expired data.
   public var meanExpiredBytes: Double? = nil
+  /// Seconds an object lived past its last hit (`--idle-ttl`), when hits
+  /// extended lifetimes; empty otherwise.
+  public var idleTtl: Int64? = nil
 
   public init(semantics: String, useTtl: Bool, expiredRequests: Int64) {
     self.semantics = semantics
@@ -302,7 +305,7 @@ public struct SemanticsCounts: Sendable, Codable, Equatable {
 
   public static let columns = [
     "semantics", "use_ttl", "expired_requests", "gets", "get_hits", "sets", "deletes", "expiration",
-    "expired_objects", "mean_expired_bytes",
+    "expired_objects", "mean_expired_bytes", "idle_ttl",
   ]
 
   /// The counts of a row read back, or nil for a row without them.

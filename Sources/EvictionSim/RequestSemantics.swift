@@ -20,10 +20,14 @@ public struct TTLRule: Sendable, Hashable {
   public var defaultTTL: Int64
   /// When expired objects leave (lazily, as libCacheSim's, by default).
   public var expiration: Expiration
+  /// Seconds an object lives past its last hit or admission (0: hits do not
+  /// extend it), never past its TTL: `MemoryCache`'s `timeToIdle`.
+  public var idleTTL: Int64
 
-  public init(defaultTTL: Int64 = 0, expiration: Expiration = .lazy) {
+  public init(defaultTTL: Int64 = 0, expiration: Expiration = .lazy, idleTTL: Int64 = 0) {
     self.defaultTTL = defaultTTL
     self.expiration = expiration
+    self.idleTTL = idleTTL
   }
 }
 
@@ -62,11 +66,12 @@ extension TraceReplay {
         let hit = policy.lookup(request, onEvict: { _, key in table.leave(key, at: now) }) != nil
         if hit {
           counts.hits &+= 1
+          if rule.idleTTL != 0 { table.touch(request.key, at: now) }
         } else {
           counts.bytesMissed &+= record.size
           if policy.admit(request, onEvict: { _, key in table.leave(key, at: now) }) != nil {
             let ttl = record.ttl != 0 ? Int64(record.ttl) : rule.defaultTTL
-            if ttl != 0 { table.insert(request.key, expiry: ExpiryTable.expiry(at: now, ttl: ttl), size: record.size) }
+            table.insert(request.key, at: now, ttl: ttl, idle: rule.idleTTL, size: record.size)
           }
           counts.maxOccupancy = max(counts.maxOccupancy, policy.usedWeight)
         }
@@ -80,6 +85,7 @@ extension TraceReplay {
     if counts.requests == 0 { throw .emptyTrace(path: trace.path) }
     table.finish()
     table.report(into: &semantics, expiration: rule.expiration)
+    if rule.idleTTL != 0 { semantics.idleTtl = rule.idleTTL }
     counts.flashWrites = policy.flashWrites
     counts.learning = policy.learning
     return (counts, semantics)
@@ -115,10 +121,14 @@ public struct KVRule: Sendable, Hashable {
   public var fillOnMiss: Bool
   /// When expired objects leave.
   public var expiration: Expiration
+  /// Seconds an object lives past its last hit or set (0: hits do not
+  /// extend it), never past its TTL (``TTLRule/idleTTL``).
+  public var idleTTL: Int64
 
-  public init(fillOnMiss: Bool = false, expiration: Expiration = .lazy) {
+  public init(fillOnMiss: Bool = false, expiration: Expiration = .lazy, idleTTL: Int64 = 0) {
     self.fillOnMiss = fillOnMiss
     self.expiration = expiration
+    self.idleTTL = idleTTL
   }
 }
 
@@ -162,8 +172,8 @@ extension TraceReplay {
         }
         /// Admits the object with `record`'s TTL.
         func admit() {
-          if policy.admit(request, onEvict: { _, evicted in table.leave(evicted, at: now) }) != nil, record.ttl != 0 {
-            table.insert(key, expiry: ExpiryTable.expiry(at: now, ttl: Int64(record.ttl)), size: record.size)
+          if policy.admit(request, onEvict: { _, evicted in table.leave(evicted, at: now) }) != nil {
+            table.insert(key, at: now, ttl: Int64(record.ttl), idle: rule.idleTTL, size: record.size)
           }
           counts.maxOccupancy = max(counts.maxOccupancy, policy.usedWeight)
         }
@@ -174,6 +184,7 @@ extension TraceReplay {
           pendingMiss = nil
           if policy.lookup(request, onEvict: { _, evicted in table.leave(evicted, at: now) }) != nil {
             counts.hits &+= 1
+            if rule.idleTTL != 0 { table.touch(key, at: now) }
           } else {
             counts.bytesMissed &+= record.size
             if rule.fillOnMiss { admit() } else { pendingMiss = key }
@@ -204,6 +215,7 @@ extension TraceReplay {
     )
     table.finish()
     table.report(into: &semantics, expiration: rule.expiration)
+    if rule.idleTTL != 0 { semantics.idleTtl = rule.idleTTL }
     counts.flashWrites = policy.flashWrites
     counts.learning = policy.learning
     return (counts, semantics)

@@ -41,6 +41,8 @@ public struct RunDescription: Sendable, Hashable {
   public var fillOnMiss = false
   /// When expired objects leave; nil for the default (lazy).
   public var expiration: Expiration? = nil
+  /// Seconds an object lives past its last hit (0: hits extend nothing).
+  public var idleTTL: Int64 = 0
   /// How many times each trace is tiled (`repeat`).
   public var copies = 1
   /// Cells replayed at once; nil for one per core.
@@ -59,8 +61,8 @@ public struct RunDescription: Sendable, Hashable {
   public var replaySettings: ReplaySettings {
     let expiry = expiration ?? .lazy
     return ReplaySettings(
-      window: window, attribution: attribution, ttl: useTTL ? TTLRule(expiration: expiry) : nil,
-      kv: semantics == .kv ? KVRule(fillOnMiss: fillOnMiss, expiration: expiry) : nil)
+      window: window, attribution: attribution, ttl: useTTL ? TTLRule(expiration: expiry, idleTTL: idleTTL) : nil,
+      kv: semantics == .kv ? KVRule(fillOnMiss: fillOnMiss, expiration: expiry, idleTTL: idleTTL) : nil)
   }
 
   /// Whether objects expire or are set and deleted: runs where an offline
@@ -141,6 +143,7 @@ extension Setting {
   public static let admission = Setting("admission")
   public static let fillOnMiss = Setting("fillOnMiss")
   public static let expiration = Setting("expiration")
+  public static let idleTTL = Setting("idleTtl")
   public static let jobs = Setting("jobs")
   public static let tier = Setting("tier")
   public static let diskSize = Setting("diskSize")
@@ -241,6 +244,21 @@ extension RunDescription {
         do throws(TraceError) { run.expiration = try Expiration(parsing: text) } catch {
           throw RunError(.expiration, "\(name): \(error)")
         }
+      },
+      onlyWith: [.given(.useTTL), .kv]),
+    RunSetting(
+      SettingDeclaration(
+        .idleTTL, value: "whole seconds of trace time, at least 1", default: "none",
+        help:
+          "With TTLs or key-value semantics: an object also expires once it has gone this long without a hit (a hit or its admission starts the time again), never living past its own TTL: MemoryCache's timeToIdle (expire after access), replayed. Adds idle_ttl.",
+        commands: ["replay"]),
+      isGiven: { $0.idleTTL != 0 },
+      read: { run, text, name throws(RunError) in
+        let seconds = try whole(text, .idleTTL, name)
+        guard seconds >= 1 && seconds <= Int(UInt32.max) else {
+          throw RunError(.idleTTL, "\(name) \(seconds): the idle time is whole seconds from 1 to \(UInt32.max)")
+        }
+        run.idleTTL = Int64(seconds)
       },
       onlyWith: [.given(.useTTL), .kv]),
     RunSetting(

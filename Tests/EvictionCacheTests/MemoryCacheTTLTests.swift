@@ -97,3 +97,51 @@ import Testing
     #expect(cache.value(forKey: 1) == 1 && cache.value(forKey: 2) == nil)
   }
 }
+
+/// Per-entry expiry when idle (``MemoryCache/setValue(_:forKey:cost:ttl:timeToIdle:)``).
+@Suite struct IdleExpiryTests {
+  @Test(arguments: ["mutex", "buffered", "striped:4", "barrier"])
+  func readsExtendAnIdleEntryAndATTLStillBinds(lock: String) throws {
+    let clock = ManualClock()
+    let log = DepartureLog()
+    let cache = try MemoryCache<Int, Int>(
+      policy: "lru", countLimit: 100, lock: LockStrategy(lock), clock: { clock.now() },
+      onEvict: { log.record($0, $1, $2) })
+    cache.setValue(1, forKey: 1, timeToIdle: .seconds(10))
+    cache.setValue(2, forKey: 2, ttl: .seconds(25), timeToIdle: .seconds(10))
+    cache.setValue(3, forKey: 3, timeToIdle: .seconds(10))
+    cache.waitForWrites()
+    // Read 1 and 2 every 8 s: each read extends them; 3 is never read.
+    for _ in 0..<3 {
+      clock.advance(seconds: 8)
+      #expect(cache.value(forKey: 1) == 1)
+      #expect(cache.value(forKey: 2) == 2)
+    }
+    // 24 s in: 3 idled out at 10 s; 1 and 2 live on reads.
+    #expect(!cache.contains(3))
+    clock.advance(seconds: 1.5)
+    #expect(cache.value(forKey: 1) == 1, "read 1.5 s ago, idle limit 10 s")
+    #expect(cache.value(forKey: 2) == nil, "its TTL of 25 s binds, reads or not")
+    // A write starts the idle time again; without a read it runs out.
+    cache.setValue(10, forKey: 1, timeToIdle: .seconds(10))
+    cache.waitForWrites()
+    clock.advance(seconds: 10.5)
+    #expect(cache.value(forKey: 1) == nil)
+    cache.trimExpired()
+    #expect(Set(log.entries.filter { $0.reason == .expired }.map(\.key)) == [1, 2, 3])
+    #expect(cache.count == 0)
+    cache.checkInvariants()
+  }
+
+  @Test func anIdleTimeOfZeroIsExpiredAtOnceAndAPlainSetClearsIt() throws {
+    let clock = ManualClock()
+    let cache = try MemoryCache<Int, Int>(policy: "lru", countLimit: 10, clock: { clock.now() })
+    #expect(try cache.store(1, forKey: 1, timeToIdle: .zero) == .expired)
+    #expect(!cache.contains(1))
+    #expect(try cache.store(2, forKey: 2, timeToIdle: .seconds(1)) == .stored)
+    cache.setValue(3, forKey: 2)  // no expiry now
+    clock.advance(seconds: 100)
+    #expect(cache.value(forKey: 2) == 3)
+    #expect(throws: CacheError.self) { try cache.store(4, forKey: 4, cost: -1, timeToIdle: .seconds(1)) }
+  }
+}

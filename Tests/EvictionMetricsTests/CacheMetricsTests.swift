@@ -29,6 +29,7 @@ import Testing
     #expect(try backend.expectCounter("evictionlab_cache_sets", dims).totalValue == 4)
     #expect(try backend.expectCounter("evictionlab_cache_loads", dims).totalValue == 2)
     #expect(try backend.expectCounter("evictionlab_cache_load_failures", dims).totalValue == 1)
+    #expect(try backend.expectCounter("evictionlab_cache_refreshes", dims).totalValue == 0)
     #expect(try backend.expectCounter("evictionlab_cache_departures", dims + [("reason", "capacity")]).totalValue == 2)
     #expect(try backend.expectGauge("evictionlab_cache_entries", dims).lastValue == 2)
     // A second report adds only what happened since.

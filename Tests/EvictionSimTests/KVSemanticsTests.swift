@@ -180,6 +180,62 @@ final class TraceClock: Sendable {
     #expect(expired > 100, "the trace exercises expiry")
   }
 
+  /// `--idle-ttl`: an object expires once unread that long; a hit extends
+  /// it, never past its own TTL.
+  @Test func anIdleObjectExpiresAndAHitExtendsItUpToItsTTL() throws {
+    let gets = [get(1, 0), get(1, 2), get(1, 5), get(2, 5), get(2, 6), get(2, 7), get(2, 8), get(2, 9)]
+    let idle = try replay(gets, kv: nil, ttl: TTLRule(idleTTL: 2))
+    // Key 1: admitted at 0 (until 2), hit at 2 (until 4), expired at 5.
+    // Key 2: admitted at 5, hits at 6, 7 and 8 extend it; never idle 2 s.
+    #expect(idle.hits == 5 && idle.semantics?.expiredRequests == 1 && idle.semantics?.idleTtl == 2)
+    let plain = try replay(gets, kv: nil, ttl: TTLRule())
+    #expect(plain.hits == 6 && plain.semantics?.idleTtl == nil)
+    // A TTL binds however often the object is hit: key 2 set with 3 s to live.
+    let bounded = try replay(
+      [set(2, 5, ttl: 3), get(2, 6), get(2, 7), get(2, 8), get(2, 9)], kv: KVRule(idleTTL: 2))
+    #expect(bounded.hits == 3 && bounded.semantics?.expiredRequests == 1)
+  }
+
+  /// The memory cache's `timeToIdle` is the simulator's `--idle-ttl`: the
+  /// same hits, get for get, on a key-value trace with TTLs.
+  @Test(arguments: ["lru", "s3fifo", "wtinylfu", "arc"])
+  func aMemoryCacheExpiresIdleEntriesWhereTheSimulatorDoes(policy: String) throws {
+    var workload = SyntheticWorkload(kind: .zipf, objects: 1000, requests: 30_000)
+    workload.seed = 9
+    workload.ttls = .uniform(low: 2, high: 12)
+    workload.operations = try SyntheticWorkload.OperationMix("get:0.8,set:0.2")
+    let records = try workload.generate()
+    for lock in [LockStrategy.mutex, .buffered] {
+      // A cache of most objects: entries stay long enough to idle out.
+      let rule = KVRule(fillOnMiss: true, idleTTL: 2)
+      let simulated = try replay(records, policy, size: 800, kv: rule)
+      let time = TraceClock()
+      let cache = try MemoryCache<UInt64, Int64>(
+        policy: CachePolicy(policy), countLimit: 800, lock: lock, clock: { time.now() })
+      var hits: Int64 = 0
+      for record in records {
+        time.set(seconds: record.time)
+        let ttl: Duration? = record.ttl == 0 ? nil : .seconds(record.ttl)
+        switch record.op {
+        case .get:
+          if cache.value(forKey: record.key) != nil {
+            hits += 1
+          } else {
+            cache.setValue(record.size, forKey: record.key, ttl: ttl, timeToIdle: .seconds(2))
+          }
+        default:
+          cache.removeValue(forKey: record.key)
+          cache.setValue(record.size, forKey: record.key, ttl: ttl, timeToIdle: .seconds(2))
+        }
+      }
+      #expect(hits == simulated.hits, "\(policy), \(lock)")
+      let expired = try #require(simulated.semantics?.expiredRequests)
+      #expect(expired > 100, "the trace exercises idle expiry")
+      #expect(Int64(cache.statistics.evictions[.expired] ?? 0) == expired, "\(policy), \(lock)")
+      cache.checkInvariants()
+    }
+  }
+
   @Test func generatedOperationsFollowTheirMix() throws {
     var workload = SyntheticWorkload(kind: .zipf, objects: 100, requests: 20_000)
     workload.operations = try SyntheticWorkload.OperationMix("get:0.7,set:0.2,delete:0.1")

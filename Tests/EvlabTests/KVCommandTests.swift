@@ -17,9 +17,9 @@ import Testing
     let lines = run.stdout.split(separator: "\n")
     let header = lines[0].split(separator: ",").map(String.init)
     #expect(
-      Array(header.suffix(10)) == [
+      Array(header.suffix(11)) == [
         "semantics", "use_ttl", "expired_requests", "gets", "get_hits", "sets", "deletes", "expiration",
-        "expired_objects", "mean_expired_bytes",
+        "expired_objects", "mean_expired_bytes", "idle_ttl",
       ])
     for line in lines.dropFirst() {
       let fields = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
@@ -27,6 +27,14 @@ import Testing
       #expect(row["semantics"] == "kv" && row["requests"] == row["gets"] && row["hits"] == row["get_hits"])
       #expect(Int(row["gets"]!)! + Int(row["sets"]!)! + Int(row["deletes"]!)! == 20_000)
     }
+    // An idle time extends nothing past a TTL and is named in each row; 0 is refused.
+    let idle = try evlab([
+      "replay", trace, "--policy", "lru", "--size", "100", "--semantics", "kv", "--idle-ttl", "3", "--csv", "-",
+    ])
+    #expect(idle.status == 0, "\(idle.stderr)")
+    #expect(idle.stdout.split(separator: "\n")[1].hasSuffix(",3"))
+    let zero = try evlab(["replay", trace, "--policy", "lru", "--size", "100", "--semantics", "kv", "--idle-ttl", "0"])
+    #expect(zero.status != 0 && zero.stderr.contains("--idle-ttl 0: the idle time is whole seconds from 1"))
     // In separate processes, a random policy scanned gives the same counts.
     let random = [
       "replay", trace, "--policy", "random:seed=3", "--size", "100", "--semantics", "kv", "--expiration", "scan",
@@ -104,6 +112,6 @@ import Testing
     let replay = try evlab([
       "replay", scratch.url.path + "/h.lcs", "--policy", "lru", "--size", "10", "--semantics", "kv", "--csv", "-",
     ])
-    #expect(replay.stdout.hasSuffix(",0,lazy,0,0.0\n"), "no deletes drawn: \(replay.stdout)")
+    #expect(replay.stdout.hasSuffix(",0,lazy,0,0.0,\n"), "no deletes drawn (and no idle TTL): \(replay.stdout)")
   }
 }
