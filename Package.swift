@@ -72,7 +72,10 @@ let package = Package(
     // intrinsics, CChunkMatch): it must stay embeddable anywhere.
     .target(name: "EvictionCore", dependencies: ["CChunkMatch"], swiftSettings: core),
     // MemoryCache: any policy behind a choice of locks; TieredCache over the disk tier.
-    .target(name: "EvictionCache", dependencies: ["EvictionCore"]),
+    .target(name: "EvictionCache", dependencies: ["EvictionCore", "CThreadSlot"]),
+    // A thread-local variable (one C definition): the buffered strategy's
+    // per-thread read stripe, found without a call.
+    .target(name: "CThreadSlot", path: "Sources/CThreadSlot"),
     // GSL-backed statistics and random streams (GPL-3: never linked by Core,
     // Cache, Disk or Traces).
     .target(name: "EvictionStats", dependencies: ["CGSL"]),

@@ -17,7 +17,8 @@ done
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 includes=()
-for dir in Sources/C*/; do includes+=(-I "$dir"); done
+# System-library targets keep their module map at the top, C targets under include/.
+for dir in Sources/C*/ Sources/C*/include/; do [ -d "$dir" ] && includes+=(-I "$dir"); done
 triple=$(swift -print-target-info | sed -n 's/.*"triple": "\(.*\)".*/\1/p' | head -1)
 for module in "$@"; do
   swift symbolgraph-extract -module-name "$module" -I "$modules" "${includes[@]}" -target "$triple" \

@@ -1,3 +1,4 @@
+import CThreadSlot
 import EvictionCore
 import Synchronization
 
@@ -791,18 +792,23 @@ struct SharedFlags: ~Copyable {
 /// stripe to the next thread started.
 @inlinable
 func currentThreadSlot() -> Int {
-  if let stored = pthread_getspecific(ThreadSlots.key) { return Int(bitPattern: stored) &- 1 }
+  let stored = evictionlab_thread_slot_get()
+  if stored != 0 { return stored &- 1 }
   return ThreadSlots.claim()
 }
 
 @usableFromInline
 enum ThreadSlots {
-  /// The slot plus one (0 is "none yet"), and the destructor that gives it back.
-  @usableFromInline static let key: pthread_key_t = {
+  /// The destructor that gives a thread's slot back when it exits (the
+  /// slot plus one is the key's value, as it is the thread-local
+  /// variable's, which it clears: a later call in the exiting thread's
+  /// other destructors claims afresh rather than use a slot now free).
+  static let key: pthread_key_t = {
     var key = pthread_key_t()
     pthread_key_create(&key) { stored in
       guard let stored else { return }
       let slot = Int(bitPattern: stored) &- 1
+      evictionlab_thread_slot_set(0)
       ThreadSlots.withTaken { $0[slot >> 6] &= ~(1 << UInt64(slot & 63)) }
     }
     return key
@@ -834,6 +840,7 @@ enum ThreadSlots {
       return (words.count - 1) << 6
     }
     pthread_setspecific(key, UnsafeRawPointer(bitPattern: slot &+ 1))
+    evictionlab_thread_slot_set(slot &+ 1)
     return slot
   }
 }

@@ -481,9 +481,13 @@ public final class MemoryCache<Key: Hashable, Value> {
   @inlinable
   public func setValue(_ value: Value, forKey key: Key, cost: Int? = nil, ttl: Duration? = nil, timeToIdle: Duration) {
     write(
-      value, forKey: key, cost: cost ?? costOf?(value) ?? unitCost.load(ordering: .relaxed), ttl: ttl,
-      idle: timeToIdle, waits: false)
+      value, forKey: key, cost: cost ?? costOf?(value) ?? unitCost.load(ordering: .relaxed),
+      ttl: timeToIdle > .zero ? ttl : .zero, idle: Self.idleNanoseconds(timeToIdle), waits: false)
   }
+
+  /// A positive idle time in nanoseconds, at least 1 (0 for none).
+  @inlinable
+  static func idleNanoseconds(_ idle: Duration) -> UInt64 { idle > .zero ? max(1, saturatingNanoseconds(idle)) : 0 }
 
   /// ``store(_:forKey:cost:ttl:)`` for an entry that expires when idle
   /// (``setValue(_:forKey:cost:ttl:timeToIdle:)``).
@@ -493,7 +497,9 @@ public final class MemoryCache<Key: Hashable, Value> {
   {
     let cost = cost ?? costOf?(value) ?? unitCost.load(ordering: .relaxed)
     if cost < 0 { throw .invalidCost(cost) }
-    return write(value, forKey: key, cost: cost, ttl: ttl, idle: timeToIdle, waits: true)
+    return write(
+      value, forKey: key, cost: cost, ttl: timeToIdle > .zero ? ttl : .zero, idle: Self.idleNanoseconds(timeToIdle),
+      waits: true)
   }
 
   /// Stores `value` as ``setValue(_:forKey:cost:ttl:)`` does, and says what
@@ -513,15 +519,16 @@ public final class MemoryCache<Key: Hashable, Value> {
 
   /// The write behind ``setValue(_:forKey:cost:ttl:)`` and ``store(_:forKey:cost:ttl:)``;
   /// `waits`: a `barrier` write runs before this returns (else it returns
-  /// ``StoreOutcome/stored`` before the write runs).
+  /// ``StoreOutcome/stored`` before the write runs); `idle`: nanoseconds
+  /// each read extends the entry's life by (0: reads extend nothing).
   @inlinable @discardableResult
-  func write(_ value: Value, forKey key: Key, cost: Int, ttl: Duration?, idle: Duration? = nil, waits: Bool)
+  func write(_ value: Value, forKey key: Key, cost: Int, ttl: Duration?, idle: UInt64 = 0, waits: Bool)
     -> StoreOutcome
   {
     let cost = Int64(cost)
     let lifetime = ttl ?? expiryOf?(key, value)
     let shard = shard(for: key)
-    if cost >= 0, lifetime.map({ $0 <= .zero }) ?? false || idle.map({ $0 <= .zero }) ?? false {
+    if let lifetime, lifetime <= .zero, cost >= 0 {
       let now = clock()
       deliver(
         shard.exclusive(ownRing: true) {
@@ -531,7 +538,6 @@ public final class MemoryCache<Key: Hashable, Value> {
       return .expired
     }
     let ttl = lifetime.map { $0 > .zero ? saturatingNanoseconds($0) : 0 } ?? 0
-    let idle = idle.map { max(1, saturatingNanoseconds($0)) } ?? 0
     if ttl == 0, idle == 0, cost >= 0, let bufferedReads,
       let (old, fullStripe) = bufferedReads._withUnsafeGuaranteedRef({
         $0.update(key, value, cost: cost, returnsOld: onEvict != nil)

@@ -1,0 +1,3 @@
+#include "thread_slot.h"
+
+_Thread_local long evictionlab_thread_slot = 0;
