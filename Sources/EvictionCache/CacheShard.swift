@@ -196,17 +196,6 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
     case left
   }
 
-  /// When an entry was written, and which write it was (``writes``).
-  @usableFromInline
-  struct WriteStamp: Equatable, Sendable {
-    @usableFromInline var at: UInt64
-    @usableFromInline var serial: UInt64
-    @inlinable init(at: UInt64, serial: UInt64) {
-      self.at = at
-      self.serial = serial
-    }
-  }
-
   @usableFromInline let lock: ShardLock
   /// The `buffered` strategy's lock-free read side (nil for the others).
   @usableFromInline let reads: BufferedReads<Key, Value>?
@@ -223,12 +212,10 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
   @usableFromInline @exclusivity(unchecked) var costs: UnsafeMutablePointer<Int64>?
   /// Each occupied slot's stamp and age-list links; nil while ages are not tracked.
   @usableFromInline @exclusivity(unchecked) var ages: UnsafeMutablePointer<AgeLink>?
-  /// When each occupied slot's entry was written, and the shard's write
-  /// serial then (which tells a later write apart from it, whatever the
-  /// clock's resolution); nil until the first read that may refresh
+  /// When each occupied slot's entry was written (the cache's clock); nil
+  /// until the first read that may refresh
   /// (``MemoryCache/value(forKey:cost:ttl:refreshAfter:serveStale:timeout:orLoad:)``).
-  @usableFromInline @exclusivity(unchecked) var writes: UnsafeMutablePointer<WriteStamp>?
-  @usableFromInline @exclusivity(unchecked) var writeSerial: UInt64 = 0
+  @usableFromInline @exclusivity(unchecked) var writes: UnsafeMutablePointer<UInt64>?
   /// The keys being refreshed, and what became of each one's entry since
   /// its refresh began. Empty while no refresh runs, and then never read.
   @usableFromInline @exclusivity(unchecked) var refreshes: [Key: RefreshedEntry] = [:]
@@ -645,9 +632,7 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
   /// Records slot `i`'s write at `now` (writes tracked).
   @inlinable @inline(__always)
   func stampWrite(_ i: Int, _ now: UInt64) {
-    guard let writes else { return }
-    writeSerial &+= 1
-    writes[i] = WriteStamp(at: now, serial: writeSerial)
+    if let writes { writes[i] = now }
   }
 
   /// Starts tracking writes: every entry cached now counts as written at
@@ -655,8 +640,8 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
   /// stop, as they do for ages.
   func trackWrites(now: UInt64) {
     guard writes == nil else { return }
-    let column = UnsafeMutablePointer<WriteStamp>.allocate(capacity: slotCapacity)
-    column.initialize(repeating: WriteStamp(at: now, serial: 0), count: slotCapacity)
+    let column = UnsafeMutablePointer<UInt64>.allocate(capacity: slotCapacity)
+    column.initialize(repeating: now, count: slotCapacity)
     writes = column
     reads?.stopWritesInPlace()
   }
@@ -667,13 +652,15 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
   func valueAndWrite(forKey key: Key, now: UInt64) -> (value: Value, written: UInt64)? {
     if writes == nil { trackWrites(now: now) }
     guard let (value, i) = hit(key, now: now, counts: true) else { return nil }
-    return (value, writes![i].at)
+    return (value, writes![i])
   }
 
   /// The value of `key` if it expired, by its time-to-live, no longer than
   /// `grace` before `now`: served (a hit, and a stale one) while a reload
   /// replaces it. The read is an access for the policy; the entry is not
   /// removed (expiry is lazy) unless the reload or a plain read removes it.
+  /// An entry past the age limit is not served: it leaves (reason `age`),
+  /// and the caller's read misses.
   func staleValue(forKey key: Key, now: UInt64, grace: UInt64) -> Value? {
     guard !expiries.isEmpty, let expiry = expiries[key], expiry.at < now, now &- expiry.at <= grace else {
       return nil
@@ -684,7 +671,14 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
     guard let slot = policy.lookup(request, { self.depart($0, $1, .capacity) }) else { return nil }
     pendingMiss = nil
     let i = Int(slot)
-    if ages != nil { touch(slot, now) }
+    if let ages {
+      if ageLimit != .max && elapsed(since: ages[i].stamp, until: now) > ageLimit {
+        _ = policy.remove(key)
+        depart(slot, key, .age)
+        return nil
+      }
+      touch(slot, now)
+    }
     statistics.hits &+= 1
     statistics.staleHits &+= 1
     if let reads { return reads.value(of: key) }
@@ -760,7 +754,7 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
     if let ages {
       self.ages = Self.grow(ages, from: old, to: capacity, filling: AgeLink(stamp: 0, newer: -1, older: -1))
     }
-    if let writes { self.writes = Self.grow(writes, from: old, to: capacity, filling: WriteStamp(at: 0, serial: 0)) }
+    if let writes { self.writes = Self.grow(writes, from: old, to: capacity, filling: 0) }
     slotCapacity = capacity
   }
 

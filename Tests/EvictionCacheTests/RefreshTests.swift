@@ -189,6 +189,24 @@ import Testing
     #expect(calls.value == 3 && cache.statistics.loads == 2)
   }
 
+  /// The age limit binds a stale entry as it binds any: past it, the read
+  /// misses and waits for the load.
+  @Test func anEntryPastTheAgeLimitIsNotServedStale() async throws {
+    let clock = ManualClock()
+    let cache = try MemoryCache<Int, Int>(
+      policy: "lru", countLimit: 10, ageLimit: .seconds(11), clock: { clock.now() })
+    let calls = Calls()
+    let load: @Sendable () async throws -> Int = { calls.add() }
+    func read() async throws -> Int {
+      try await cache.value(
+        forKey: 1, ttl: .seconds(10), refreshAfter: .seconds(100), serveStale: .seconds(5), orLoad: load)
+    }
+    #expect(try await read() == 1)
+    clock.advance(seconds: 12)  // 2 s past the TTL, within the grace; 12 s old, past the age limit
+    #expect(try await read() == 2)
+    #expect(cache.statistics.staleHits == 0 && cache.statistics.evictions[.age] == 1)
+  }
+
   @Test func aNegativeGraceIsRefused() async throws {
     let cache = try MemoryCache<Int, Int>(countLimit: 10)
     await #expect(throws: CacheError.self) {
