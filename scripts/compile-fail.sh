@@ -14,12 +14,14 @@ modules=.build/release/Modules
 }
 # HdrHistogram's dependency swift-numerics has a C module the compiler must find.
 shims=$(find .build/checkouts -type d -path '*/_NumericsShims/include' | head -1)
-# EvictionCore imports a header-only C module (the index's chunk compare).
+# EvictionCore imports a header-only C module (the index's chunk compare),
+# EvictionCache a C target's (the buffered reads' thread-local slot).
 chunks=Sources/CChunkMatch
+slot=Sources/CThreadSlot/include
 failures=0
 for file in Tests/CompileFail/*.swift; do
   expected=$(head -1 "$file")
-  output=$(swiftc -typecheck -swift-version 6 -I "$modules" -I "$chunks" ${shims:+-I "$shims"} "$file" 2>&1) && compiled=1 || compiled=0
+  output=$(swiftc -typecheck -swift-version 6 -I "$modules" -I "$chunks" -I "$slot" ${shims:+-I "$shims"} "$file" 2>&1) && compiled=1 || compiled=0
   case "$expected" in
     "// expected: compiles")
       if [ "$compiled" = 1 ]; then echo "ok    $file compiles"; else
