@@ -56,7 +56,7 @@ echo "lock,policy,operation,instructions_per_operation,before" > "$csv"
     echo "| --- | --- | --- | ---: |"
   fi
 } > "$md"
-for lock in mutex buffered; do
+for lock in mutex striped:8 buffered; do
   for policy in lru wtinylfu; do
     for operation in get set; do
       mix=100/0

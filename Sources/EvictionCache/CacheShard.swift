@@ -197,6 +197,8 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
   }
 
   @usableFromInline let lock: ShardLock
+  /// ``lock``, held unretained: taking it writes no reference count.
+  @usableFromInline let unretainedLock: Unmanaged<ShardLock>
   /// The `buffered` strategy's lock-free read side (nil for the others).
   @usableFromInline let reads: BufferedReads<Key, Value>?
   @usableFromInline let policy: AnyCachePolicy<Key>
@@ -294,6 +296,7 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
     self.collectsDepartures = collectsDepartures || !_isPOD(Key.self) || !_isPOD(Value.self)
     self.policy = policy
     self.lock = lock
+    unretainedLock = Unmanaged.passUnretained(lock)
     values = .allocate(capacity: reads == nil ? slotCapacity : 0)
     occupancy = .allocate(capacity: slotCapacity / 64)
     occupancy.initialize(repeating: 0, count: slotCapacity / 64)
@@ -327,10 +330,12 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
   /// with their own thread's next write).
   @inlinable
   func exclusive<R>(ownRing: Bool = false, _ body: () -> R) -> R {
-    lock.exclusive {
-      if let reads { drainReads(only: ownRing ? reads.currentStripe().index : -1) }
-      defer { reads?.endWrite() }
-      return body()
+    unretainedLock._withUnsafeGuaranteedRef { lock in
+      lock.exclusive {
+        if let reads { drainReads(only: ownRing ? reads.currentStripe().index : -1) }
+        defer { reads?.endWrite() }
+        return body()
+      }
     }
   }
 
@@ -369,10 +374,18 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
     hit(key, now: now, counts: counts)?.value
   }
 
-  /// ``value(forKey:now:counts:)``, and the slot that held it.
+  /// ``value(forKey:now:counts:)``, and the slot that held it. With a
+  /// `staleGrace`, an entry that expired by its time-to-live no longer than
+  /// that before `now` is served as a stale hit (`stale` true) instead of
+  /// removed: it stays, expired, while a reload replaces it, and its idle
+  /// expiry does not slide. An entry past the age limit is never served: it
+  /// leaves (reason `age`) and the read misses.
   @inlinable
-  func hit(_ key: Key, now: UInt64, counts: Bool) -> (value: Value, slot: Int)? {
-    expireIfDue(key, now: now)
+  func hit(_ key: Key, now: UInt64, counts: Bool, staleGrace: UInt64? = nil)
+    -> (value: Value, slot: Int, stale: Bool)?
+  {
+    let stale = staleGrace.map { isWithinGrace(key, now: now, grace: $0) } ?? false
+    if !stale { expireIfDue(key, now: now) }
     tick &+= 1
     let request = Request(
       key: key, weight: 1, time: tick, timestamp: Int64(now / 1_000_000_000), carriesWeight: false)
@@ -393,10 +406,19 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
       touch(slot, now)
       if let reads, ageLimit != .max { reads.refresh(key, stamp: ages[i].stamp) }
     }
-    if !expiries.isEmpty { slideExpiry(of: key, now: now) }
+    if !stale && !expiries.isEmpty { slideExpiry(of: key, now: now) }
     if counts { statistics.hits &+= 1 }
-    if let reads { return reads.value(of: key).map { ($0, i) } }
-    return (values[i], i)
+    if stale { statistics.staleHits &+= 1 }
+    if let reads { return reads.value(of: key).map { ($0, i, stale) } }
+    return (values[i], i, stale)
+  }
+
+  /// Whether `key` expired by its time-to-live no longer than `grace`
+  /// before `now` (see ``hit(_:now:counts:staleGrace:)``).
+  @inlinable
+  func isWithinGrace(_ key: Key, now: UInt64, grace: UInt64) -> Bool {
+    guard !expiries.isEmpty, let expiry = expiries[key] else { return false }
+    return expiry.at < now && now &- expiry.at <= grace
   }
 
   /// Stores `value` (see ``MemoryCache/setValue(_:forKey:cost:ttl:)``)
@@ -647,42 +669,15 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
   }
 
   /// A read (counted as ``value(forKey:now:counts:)`` counts it) that
-  /// also says when the value found was written. Starts tracking writes if
-  /// that has not begun.
-  func valueAndWrite(forKey key: Key, now: UInt64) -> (value: Value, written: UInt64)? {
+  /// also says when the value found was written, and whether it was served
+  /// stale (see ``hit(_:now:counts:staleGrace:)``). Starts tracking writes
+  /// if that has not begun.
+  func valueAndWrite(forKey key: Key, now: UInt64, staleGrace: UInt64? = nil)
+    -> (value: Value, written: UInt64, stale: Bool)?
+  {
     if writes == nil { trackWrites(now: now) }
-    guard let (value, i) = hit(key, now: now, counts: true) else { return nil }
-    return (value, writes![i])
-  }
-
-  /// The value of `key` if it expired, by its time-to-live, no longer than
-  /// `grace` before `now`: served (a hit, and a stale one) while a reload
-  /// replaces it. The read is an access for the policy; the entry is not
-  /// removed (expiry is lazy) unless the reload or a plain read removes it.
-  /// An entry past the age limit is not served: it leaves (reason `age`),
-  /// and the caller's read misses.
-  func staleValue(forKey key: Key, now: UInt64, grace: UInt64) -> Value? {
-    guard !expiries.isEmpty, let expiry = expiries[key], expiry.at < now, now &- expiry.at <= grace else {
-      return nil
-    }
-    tick &+= 1
-    let request = Request(
-      key: key, weight: 1, time: tick, timestamp: Int64(now / 1_000_000_000), carriesWeight: false)
-    guard let slot = policy.lookup(request, { self.depart($0, $1, .capacity) }) else { return nil }
-    pendingMiss = nil
-    let i = Int(slot)
-    if let ages {
-      if ageLimit != .max && elapsed(since: ages[i].stamp, until: now) > ageLimit {
-        _ = policy.remove(key)
-        depart(slot, key, .age)
-        return nil
-      }
-      touch(slot, now)
-    }
-    statistics.hits &+= 1
-    statistics.staleHits &+= 1
-    if let reads { return reads.value(of: key) }
-    return values[i]
+    guard let (value, i, stale) = hit(key, now: now, counts: true, staleGrace: staleGrace) else { return nil }
+    return (value, writes![i], stale)
   }
 
   /// Marks `key` as being refreshed: the reload stores its value only if

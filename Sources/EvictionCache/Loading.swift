@@ -235,16 +235,15 @@ extension MemoryCache where Key: Sendable, Value: Sendable {
     // can come between them unnoticed.
     let (found, refreshes, departed) = shard.exclusive(ownRing: true) {
       // An expired entry within the grace is due at once.
-      let stale = grace.flatMap { shard.staleValue(forKey: key, now: now, grace: $0) }
-      let found = stale == nil ? shard.valueAndWrite(forKey: key, now: now) : nil
+      let found = shard.valueAndWrite(forKey: key, now: now, staleGrace: grace)
       var refreshes = false
-      if mayRefresh, stale != nil || found.map({ elapsed(since: $0.written, until: now) >= interval }) ?? false,
+      if mayRefresh, let found, found.stale || elapsed(since: found.written, until: now) >= interval,
         loads.claim([key]).owned == [key]
       {
         shard.beginRefresh(of: key)
         refreshes = true
       }
-      return (stale ?? found?.value, refreshes, shard.takeDeparted())
+      return (found?.value, refreshes, shard.takeDeparted())
     }
     deliver(departed)
     guard let value = found else {

@@ -320,6 +320,8 @@ final class ShardLock: @unchecked Sendable {
   @usableFromInline let instrumented: Bool
   @usableFromInline @exclusivity(unchecked) var statistics = LockStatistics()
   @usableFromInline let mutex: MutexBox?
+  /// ``mutex``, held unretained: taking the lock writes no reference count.
+  @usableFromInline let unretainedMutex: Unmanaged<MutexBox>?
   @usableFromInline let pthreadMutex: UnsafeMutablePointer<pthread_mutex_t>?
   @usableFromInline let rwlock: UnsafeMutablePointer<pthread_rwlock_t>?
   @usableFromInline let queue: DispatchQueue?
@@ -369,6 +371,7 @@ final class ShardLock: @unchecked Sendable {
       queue = DispatchQueue(label: "EvictionCache.shard", attributes: .concurrent)
     }
     self.mutex = mutex
+    unretainedMutex = mutex.map { Unmanaged.passUnretained($0) }
     self.pthreadMutex = pthreadMutex
     self.rwlock = rwlock
     self.queue = queue
@@ -392,12 +395,13 @@ final class ShardLock: @unchecked Sendable {
     if instrumented { return instrumentedExclusive(body) }
     switch kind {
     case .mutex:
-      var result: R?
-      let box = mutex.unsafelyUnwrapped
-      if box.mutex.withLockIfAvailable({ _ in result = body() }) == nil {
-        acquireAfterBackingOff(box) { result = body() }
+      return unretainedMutex.unsafelyUnwrapped._withUnsafeGuaranteedRef { box in
+        var result: R?
+        if box.mutex.withLockIfAvailable({ _ in result = body() }) == nil {
+          acquireAfterBackingOff(box) { result = body() }
+        }
+        return result.unsafelyUnwrapped
       }
-      return result.unsafelyUnwrapped
     case .pthread:
       let lock = pthreadMutex.unsafelyUnwrapped
       if let pthreadTurns {

@@ -126,6 +126,10 @@ public final class MemoryCache<Key: Hashable, Value> {
   public typealias ExpiryFunction = @Sendable (Key, Value) -> Duration?
 
   @usableFromInline let shards: [CacheShard<Key, Value>]
+  /// The same shards held unretained (``shards`` owns them): an operation
+  /// reaches its shard without writing the shard's reference count, a
+  /// cache line every thread that uses the shard would otherwise write.
+  @usableFromInline let unretainedShards: [Unmanaged<CacheShard<Key, Value>>]
   /// The `buffered` strategy's read side, owned by the one shard: held
   /// unretained so that a hit writes no reference count (a shared cache
   /// line between cores).
@@ -285,6 +289,7 @@ public final class MemoryCache<Key: Hashable, Value> {
           cacheCapacity: costLimit.map(Int64.init) ?? .max, largestAdmitted: admissionSpec.largestAdmitted))
     }
     shards = built
+    unretainedShards = built.map { Unmanaged.passUnretained($0) }
     bufferedReads = built[0].reads.map { Unmanaged.passUnretained($0) }
     bufferedShard = built[0].reads == nil ? nil : Unmanaged.passUnretained(built[0])
     shardShift = 32
@@ -338,6 +343,7 @@ public final class MemoryCache<Key: Hashable, Value> {
         collectsDepartures: onEvict != nil,
         reads: lock.layout == .buffered ? BufferedReads(ageLimit: .max, clock: clock) : nil)
     ]
+    unretainedShards = shards.map { Unmanaged.passUnretained($0) }
     bufferedReads = shards[0].reads.map { Unmanaged.passUnretained($0) }
     bufferedShard = shards[0].reads == nil ? nil : Unmanaged.passUnretained(shards[0])
     shardShift = 63
@@ -395,12 +401,23 @@ public final class MemoryCache<Key: Hashable, Value> {
   // MARK: Reading and writing
 
   @inlinable @inline(__always)
-  func shard(for key: Key) -> CacheShard<Key, Value> {
-    if shards.count == 1 { return shards[0] }
+  func shard(for key: Key) -> CacheShard<Key, Value> { shards[shardIndex(for: key)] }
+
+  /// The index of `key`'s shard in ``shards``.
+  @inlinable @inline(__always)
+  func shardIndex(for key: Key) -> Int {
+    if shards.count == 1 { return 0 }
     // Multiply-shift onto 0..<N (Lemire's range reduction of the top 32 bits
     // of a Fibonacci-mixed hash): every shard is used, whatever N is.
     let mixed = UInt64(bitPattern: Int64(key.hashValue)) &* 0x9E37_79B9_7F4A_7C15
-    return shards[Int(truncatingIfNeeded: ((mixed >> shardShift) &* UInt64(shards.count)) >> 32)]
+    return Int(truncatingIfNeeded: ((mixed >> shardShift) &* UInt64(shards.count)) >> 32)
+  }
+
+  /// Runs `body` with `key`'s shard, not retained (``unretainedShards``):
+  /// the cache, which owns the shard, outlives the call.
+  @inlinable @inline(__always)
+  func withShard<R>(for key: Key, _ body: (CacheShard<Key, Value>) -> R) -> R {
+    unretainedShards[shardIndex(for: key)]._withUnsafeGuaranteedRef(body)
   }
 
   /// The value for `key`, or nil. A hit counts as an access for the policy.
@@ -410,15 +427,17 @@ public final class MemoryCache<Key: Hashable, Value> {
       if fullStripe >= 0 { drainIfFree(stripe: fullStripe) }
       return value
     }
-    let shard = shard(for: key)
     let now = clock()
-    var departed: [(key: Key, value: Value, reason: EvictionReason)] = []
-    let value = shard.exclusive(ownRing: true) {
-      let value = shard.value(forKey: key, now: now)
-      departed = shard.takeDeparted()
-      return value
+    // Optional, so that a read that evicts nothing releases no empty array.
+    var departed: [(key: Key, value: Value, reason: EvictionReason)]? = nil
+    let value = withShard(for: key) { shard in
+      shard.exclusive(ownRing: true) {
+        let value = shard.value(forKey: key, now: now)
+        if !shard.departed.isEmpty { departed = shard.takeDeparted() }
+        return value
+      }
     }
-    if !departed.isEmpty { deliver(departed) }
+    if let departed { deliver(departed) }
     return value
   }
 
@@ -527,9 +546,9 @@ public final class MemoryCache<Key: Hashable, Value> {
   {
     let cost = Int64(cost)
     let lifetime = ttl ?? expiryOf?(key, value)
-    let shard = shard(for: key)
     if let lifetime, lifetime <= .zero, cost >= 0 {
       let now = clock()
+      let shard = shard(for: key)
       deliver(
         shard.exclusive(ownRing: true) {
           shard.setExpired(value, forKey: key, now: now)
@@ -548,8 +567,9 @@ public final class MemoryCache<Key: Hashable, Value> {
       return .stored
     }
     let now = clock()
-    if !waits, let queue = shard.lock.barrierQueue {
-      shard.lock.barrierWrite(queue) {
+    if !waits, shards[0].lock.kind == .barrier {
+      let shard = shard(for: key)
+      shard.lock.barrierWrite(shard.lock.barrierQueue.unsafelyUnwrapped) {
         shard.setValue(value, forKey: key, cost: cost, ttl: ttl, idle: idle, now: now)
         let departed = shard.takeDeparted()
         if !departed.isEmpty, let deliveries = self.deliveries {
@@ -561,8 +581,10 @@ public final class MemoryCache<Key: Hashable, Value> {
       }
       return .stored
     }
-    let (outcome, departed) = shard.exclusive(ownRing: true) {
-      (shard.setValue(value, forKey: key, cost: cost, ttl: ttl, idle: idle, now: now), shard.takeDeparted())
+    let (outcome, departed) = withShard(for: key) { shard in
+      shard.exclusive(ownRing: true) {
+        (shard.setValue(value, forKey: key, cost: cost, ttl: ttl, idle: idle, now: now), shard.takeDeparted())
+      }
     }
     if !departed.isEmpty { deliver(departed) }
     return outcome
@@ -610,10 +632,9 @@ public final class MemoryCache<Key: Hashable, Value> {
   /// Removes `key`; returns whether it was cached.
   @discardableResult
   public func removeValue(forKey key: Key) -> Bool {
-    let shard = shard(for: key)
     let now = clock()
-    let (removed, departed) = shard.exclusive(ownRing: true) {
-      (shard.removeValue(forKey: key, now: now), shard.takeDeparted())
+    let (removed, departed) = withShard(for: key) { shard in
+      shard.exclusive(ownRing: true) { (shard.removeValue(forKey: key, now: now), shard.takeDeparted()) }
     }
     deliver(departed)
     return removed
@@ -633,9 +654,8 @@ public final class MemoryCache<Key: Hashable, Value> {
   /// Whether `key` is cached and not expired (not an access: the policy's
   /// order is unchanged).
   public func contains(_ key: Key) -> Bool {
-    let shard = shard(for: key)
     let now = clock()
-    return shard.lock.shared { shard.contains(key, now: now) }
+    return withShard(for: key) { shard in shard.lock.shared { shard.contains(key, now: now) } }
   }
 
   /// Reads like `value(forKey:)`; assigning nil removes, assigning a value
