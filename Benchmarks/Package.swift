@@ -1,9 +1,9 @@
 // swift-tools-version: 6.1
 // EvictionLab's benchmark suite (package-benchmark by ordo-one), kept in its
 // own package so the main build does not depend on it. Run from this folder:
-//   swift package benchmark                                  # every benchmark, figures only
-//   swift package benchmark thresholds check --path Thresholds/$(../scripts/swift-version.sh)
-// scripts/allocation-gate.sh checks the committed allocation thresholds (CI).
+//   swift package benchmark                                  # every benchmark: wall clock, throughput, allocations
+// CI does not build it: its speed gate is ../scripts/instruction-gate.sh
+// (instructions and allocations per request under callgrind).
 import PackageDescription
 
 let package = Package(

@@ -5,12 +5,12 @@
 #   1. `evlab bench check` against a copy of results/baseline.json in which
 #      every LRU cell has one hit fewer and one miss more: it must exit 1
 #      and name exactly LRU's cells, no other policy's.
-#   2. The allocation gate's check, on the run scripts/allocation-gate.sh has
-#      just stored (baseline `ci`), against a copy of the thresholds that
-#      allows 1,000 fewer allocations for one benchmark than committed: the
-#      check must fail and name that benchmark only. (The gate's slack is 64
-#      allocations; one allocation per request is 200,000.)
-# Run after the test build (.build/release/evlab) and scripts/allocation-gate.sh.
+#   2. The instruction gate's judgement of the figures its check has just
+#      measured (.build/instruction-gate/measured.csv), against thresholds
+#      that put replay-lru 2 % over its instructions (the tolerance is 1 %)
+#      and disk-mixed-100 one allocation per key over its allocations: it
+#      must fail and name those two cells, no other.
+# Run after the test build (.build/release/evlab) and scripts/instruction-gate.sh.
 # Earlier versions built a scratch copy with the faults in its code (a second
 # release build, 10 to 30 minutes); a gate compares measured against stored
 # figures, so a stored figure that is off shows the same comparison failing.
@@ -58,21 +58,24 @@ if [ $status -ne 1 ] || [ "$named" -ne "$expected" ] || grep -E '^  [^ ]+ on ' "
 fi
 echo "caught: all $named LRU cells named, no other, e.g.: $(grep -m1 '^  lru on ' "$scratch/check.log")"
 
-echo "== gate self-test 2: thresholds 1,000 allocations too low for one benchmark; the allocation gate must fail on it"
-version=$(swift --version 2>/dev/null | sed -n 's/.*Swift version \([0-9]*\.[0-9]*\).*/\1/p' | head -1)
-victim=EvictionBenchmarks.disk-write-100KiB.p90.json
-thresholds=$scratch/thresholds
-cp -r "Benchmarks/Thresholds/$version" "$thresholds"
-committed=$(sed -n 's/.*"mallocCountTotal" *: *\([0-9]*\).*/\1/p' "$thresholds/$victim")
-[ "${committed:-0}" -gt 1000 ] || { echo "error: $victim allows ${committed:-no} allocations; pick a benchmark above 1,000" >&2; exit 1; }
-printf '{\n  "mallocCountTotal" : %s\n}\n' $((committed - 1000)) > "$thresholds/$victim"
+echo "== gate self-test 2: thresholds 2 % below replay-lru's instructions and one allocation per key below disk-mixed-100's; the instruction gate must name both, and only them"
+measured=.build/instruction-gate/measured.csv
+[ -f "$measured" ] || { echo "error: no $measured; run scripts/instruction-gate.sh first" >&2; exit 1; }
+grep -q '^replay-lru,' "$measured" && grep -q '^disk-mixed-100,' "$measured" \
+  || { echo "error: $measured has no replay-lru or disk-mixed-100 cell" >&2; exit 1; }
+awk -F, -v OFS=, '
+  $1 == "replay-lru" { $3 = sprintf("%.1f", $3 / 1.02) }
+  $1 == "disk-mixed-100" { $4 = sprintf("%.3f", $4 - 1) }
+  { print }' "$measured" > "$scratch/thresholds.csv"
 status=0
-(cd Benchmarks && swift package benchmark thresholds check ci --path "$thresholds" --no-progress) \
-  > "$scratch/alloc.log" 2>&1 || status=$?
-if [ $status -eq 0 ] || [ $status -eq 4 ] || ! grep -q 'disk-write-100KiB' "$scratch/alloc.log"; then
-  tail -30 "$scratch/alloc.log" >&2
-  echo "error: the allocation gate passed thresholds 1,000 allocations below what $victim makes (status $status)" >&2
+scripts/instruction-gate.sh compare "$measured" "$scratch/thresholds.csv" > "$scratch/gate.log" 2>&1 || status=$?
+flagged=$(grep -E 'SLOWER|MORE ALLOCATIONS|no threshold|not measured' "$scratch/gate.log" || true)
+if [ $status -ne 1 ] || [ "$(echo "$flagged" | grep -c .)" -ne 2 ] \
+  || ! echo "$flagged" | grep -q '^  replay-lru .*SLOWER' || ! echo "$flagged" | grep -q '^  disk-mixed-100 .*MORE ALLOCATIONS'; then
+  cat "$scratch/gate.log" >&2
+  echo "error: the instruction gate did not name exactly replay-lru (2 % slower) and disk-mixed-100 (one allocation more) (status $status)" >&2
   exit 1
 fi
-echo "caught: status $status, $(grep -m1 -o 'Deviations worse than threshold for [^ ]*' "$scratch/alloc.log")"
+echo "caught: status 1, and only these:"
+echo "$flagged"
 echo "gate self-test: both gates fail on their faults"
