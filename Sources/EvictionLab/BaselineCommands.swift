@@ -1,6 +1,7 @@
 import ArgumentParser
 import EvictionCore
 import EvictionExperiments
+import EvictionReports
 import EvictionSim
 import EvictionTraces
 import Foundation
@@ -62,6 +63,13 @@ struct BenchUpdate: ParsableCommand {
 
   @OptionGroup var options: BaselineOptions
 
+  @Flag(
+    help: """
+      Write the baseline although evlab's sources have uncommitted changes (its provenance then names \
+      the commit with "+dirty").
+      """)
+  var allowDirty = false
+
   func run() throws {
     let root = URL(fileURLWithPath: options.root).standardizedFileURL.path
     try OutputCheck.notAnInput(
@@ -78,7 +86,39 @@ struct BenchUpdate: ParsableCommand {
         )
       }
     }
+    // The baseline names the commit that made it: a build with uncommitted
+    // changes is not that commit.
+    let dirty = EvlabVersion.uncommittedOwnSources ?? []
+    if !dirty.isEmpty && !allowDirty {
+      let shown = dirty.prefix(5).map { "  " + $0 }.joined(separator: "\n")
+      throw fail(
+        """
+        evlab's sources have uncommitted changes, so the baseline would name a commit that did not make it:
+        \(shown)\(dirty.count > 5 ? "\n  … and \(dirty.count - 5) more" : "")
+        Commit them and rebuild, or pass --allow-dirty to record the commit as dirty.
+        """)
+    }
+    let earlier = FileManager.default.fileExists(atPath: options.baseline) ? try? Baseline.load(options.baseline) : nil
     let cells = try options.measure()
-    try write(Baseline(cells: cells).encoded(), to: options.baseline)
+    var provenance = runProvenance()
+    if !dirty.isEmpty { provenance.commit = (provenance.commit ?? "unknown") + "+dirty" }
+    do throws(OutputFile.Failure) {
+      if let message = try OutputFile.write(
+        Baseline(cells: cells).encoded(), to: options.baseline, provenance: provenance)
+      {
+        printError(message)
+      }
+    } catch { throw fail(error) }
+    print(Self.summary(of: cells, against: earlier, path: options.baseline), terminator: "")
+  }
+
+  /// What an update changed: every cell that differs from the earlier
+  /// baseline (old → new), or that there was none.
+  static func summary(of cells: [Baseline.Cell], against earlier: Baseline?, path: String) -> String {
+    guard let earlier else { return "bench update: wrote \(cells.count) cells to \(path) (a new baseline)\n" }
+    let changes = earlier.differences(from: cells)
+    if changes.isEmpty { return "bench update: wrote \(cells.count) cells to \(path); none changed\n" }
+    let head = "bench update: wrote \(cells.count) cells to \(path); \(changes.count) changed (review, then commit):"
+    return ([head] + changes.map { "  " + $0 }).joined(separator: "\n") + "\n"
   }
 }

@@ -1,3 +1,4 @@
+import EvictionRun
 import Foundation
 
 /// EvictionLab's version; the git commit its sources were built from, when
@@ -32,6 +33,25 @@ enum EvlabVersion {
     else { return nil }
     return (callerRoot.lastPathComponent, head(around: callerRoot)?.commit)
   }()
+
+  /// The uncommitted changes (git's short status lines) to `Sources/` and
+  /// `Package.swift` in the git work tree `root`: what a build of it holds
+  /// beyond its commit. Nil when that cannot be told (no git, not a
+  /// checkout).
+  static func uncommittedSources(in root: URL) -> [String]? {
+    // ChildProcess hands on standard error only: git's list goes there.
+    let exit = try? ChildProcess.run(
+      "/bin/sh", ["-c", "exec git -C \"$0\" status --porcelain -- Sources Package.swift 1>&2", root.path])
+    guard let exit, exit.status == 0 else { return nil }
+    return exit.errors.split(separator: "\n").map(String.init)
+  }
+
+  /// ``uncommittedSources(in:)`` of the checkout this evlab was built from.
+  static var uncommittedOwnSources: [String]? {
+    head(around: URL(fileURLWithPath: #filePath).deletingLastPathComponent()).flatMap {
+      uncommittedSources(in: $0.root)
+    }
+  }
 
   /// The nearest folder at or above `dir` that holds a `Package.swift`.
   static func packageRoot(around dir: URL) -> URL? {
