@@ -64,7 +64,8 @@ valgrind_version=$(valgrind --version)
 # glibc and zstd pick routines by CPU feature, so counts are comparable only
 # between machines offering valgrind the same ones.
 features=$(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -xE 'sse4_2|avx|avx2|bmi2|erms|fsrm' | sort | tr '\n' ' ' | sed 's/ $//')
-taken_with="swift $swift_version; $valgrind_version; cpu $features"
+glibc=$(ldd --version 2>/dev/null | head -1 | awk '{ print "glibc " $NF }')
+taken_with="swift $swift_version; $valgrind_version; $glibc; cpu $features"
 if [ "$mode" = check ]; then
   [ -f "$thresholds" ] || { echo "error: no $thresholds; run scripts/instruction-gate.sh update on a trusted build and commit it" >&2; exit 1; }
   recorded=$(sed -n 's/^# taken with //p' "$thresholds")
@@ -171,9 +172,16 @@ fi
 status=0
 compare "$scratch/measured.csv" "$thresholds" || status=$?
 if [ $status -ne 0 ]; then
+  if [ "$recorded" != "$taken_with" ]; then
+    # Another C library or CPU runs other routines (memcpy, zstd's decoder):
+    # counts are not comparable, so a difference here does not fail.
+    echo "warning: cells differ from the thresholds (above), but the thresholds were taken with '$recorded'" >&2
+    echo "         and this machine is '$taken_with': the counts are not comparable, so the gate does not fail." >&2
+    echo "         Take thresholds on the machine that gates: scripts/instruction-gate.sh update, then commit them." >&2
+    exit 0
+  fi
   echo "error: the instruction gate failed (above): find the slowdown or allocation (scripts/getput-instructions.sh and" >&2
   echo "       callgrind_annotate help), or, if it is intended, run scripts/instruction-gate.sh update and commit the thresholds" >&2
-  [ "$recorded" = "$taken_with" ] || echo "note: the thresholds were taken with '$recorded'; this machine is '$taken_with'" >&2
   exit 1
 fi
 echo "instruction gate: every cell within $(awk -v t=$tolerance 'BEGIN { print t * 100 }') % of its instructions and $slack allocations of its threshold"
