@@ -29,6 +29,9 @@ instructions() {  # instructions BINARY LOCK MIX POLICY OPERATIONS: instructions
     --policy "$4" --threads 1 --runs 1 --no-baselines --operations "$5" 2>&1 > /dev/null |
     awk '/Collected :/ { print $NF }'
 }
+# Swift seeds its hashes per process, which would move keys between shards
+# and sketch counters from run to run; fixed seeds make the counts repeat.
+export SWIFT_DETERMINISTIC_HASHING=1
 counted=$(stripped "$evlab" now)
 [ -z "$before" ] || counted_before=$(stripped "$before" before)
 per_operation() {  # per_operation BINARY LOCK MIX POLICY
