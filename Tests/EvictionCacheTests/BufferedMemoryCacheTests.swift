@@ -1,5 +1,6 @@
 import EvictionCache
 import EvictionCore
+import EvictionTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -211,7 +212,7 @@ import Testing
     for key in 0..<1_000 { cache.setValue(key * 1_000_000, forKey: key) }
     let before = cache.lockStatistics.acquisitions
     let (threads, writes) = (4, 5_000)
-    let lastWrites = Mutex<[Int: Set<Int>]>([:])
+    let lastWrites = SharedState<[Int: Set<Int>]>([:])
     let wrong = Atomic<Int>(0)
     Self.onThreads(threads) { t in
       var generator = SeededGenerator(seed: UInt64(t + 31))
@@ -254,7 +255,7 @@ import Testing
   /// eviction handler at once and freed after a grace period: the boxes
   /// waiting stay bounded, and none outlives the cache.
   @Test func boxedValuesSwappedOutAreFreedAfterAGracePeriod() throws {
-    let replaced = Mutex<[Int]>([])
+    let replaced = SharedState<[Int]>([])
     var cache: MemoryCache<Int, Tracked>? = try MemoryCache<Int, Tracked>(
       policy: "lru", countLimit: 8, lock: .buffered, instrumentLocks: true,
       onEvict: { _, value, reason in if reason == .replaced { replaced.withLock { $0.append(value.id) } } })

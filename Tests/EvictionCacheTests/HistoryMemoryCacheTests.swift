@@ -1,5 +1,6 @@
 import EvictionCache
 import EvictionCore
+import EvictionTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -41,7 +42,7 @@ import Testing
   func aManyThreadHistoryIsConsistent(lock: String, policy: String) throws {
     let cache = try MemoryCache<Int, Int>(policy: CachePolicy(policy), countLimit: 16, lock: LockStrategy(lock))
     let clock = Atomic<Int>(0)
-    let logs = Mutex<[Log]>([])
+    let logs = SharedState<[Log]>([])
     BufferedMemoryCacheTests.onThreads(Self.threads) { t in
       var log = Log()
       var generator = SeededGenerator(seed: UInt64(97 + t))

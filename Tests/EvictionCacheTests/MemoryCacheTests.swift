@@ -1,5 +1,6 @@
 import EvictionCache
 import EvictionCore
+import EvictionTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -13,7 +14,7 @@ final class ManualClock: Sendable {
 
 /// Records every departure, checking each leaves once.
 final class DepartureLog: @unchecked Sendable {
-  let lock = Mutex<[(key: Int, value: Int, reason: EvictionReason)]>([])
+  let lock = SharedState<[(key: Int, value: Int, reason: EvictionReason)]>([])
   func record(_ key: Int, _ value: Int, _ reason: EvictionReason) { lock.withLock { $0.append((key, value, reason)) } }
   var entries: [(key: Int, value: Int, reason: EvictionReason)] { lock.withLock { $0 } }
   func count(_ reason: EvictionReason) -> Int { entries.filter { $0.reason == reason }.count }

@@ -90,3 +90,20 @@ public func runProgram(
     status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
     stderr: String(decoding: errData, as: UTF8.self))
 }
+
+/// A value behind a pthread mutex, used as `Synchronization.Mutex` is
+/// (`withLock { $0 … }`), for state the concurrency tests share between
+/// threads. ThreadSanitizer follows pthread mutexes; on Linux `Mutex` locks
+/// with raw futex calls, which it does not model, so it reported the tests'
+/// own logs as races.
+public final class SharedState<Value>: @unchecked Sendable {
+  private var value: Value
+  private let lock = NSLock()
+  public init(_ value: Value) { self.value = value }
+
+  public func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+    lock.lock()
+    defer { lock.unlock() }
+    return try body(&value)
+  }
+}
