@@ -96,7 +96,7 @@ struct Generate: ParsableCommand {
     // The library names the parameter; here it is an option.
     do throws(TraceError) { try workload.check() } catch { throw ArgumentError("--\(error.description)") }
     do throws(TraceError) { try TraceWriter.checkName(output) } catch { throw ArgumentError(error.description) }
-    try OutputCheck.file(output, option: "--output")
+    try OutputCheck.trace(output, option: "--output")
     guard let format = TraceFormat.infer(fromPath: output) else {
       throw ArgumentError(
         "cannot tell the format from '\(output)'; end it in "
@@ -150,6 +150,7 @@ struct Generate: ParsableCommand {
     } catch {
       throw fail(error)
     }
+    stampTrace(output)
     printError("wrote \(output): \(requests) requests")
   }
 }

@@ -40,6 +40,29 @@ enum OutputCheck {
     try creatable(path.parentPath, for: path, option: option)
   }
 
+  /// A trace to write (`generate -o`, `convert -o`): as ``file(_:option:)``,
+  /// and a file already there is replaced only if an evlab run wrote it
+  /// (the `PATH.provenance.json` beside it names evlab), so a mistyped
+  /// output never replaces a recorded trace.
+  static func trace(_ path: String, option: String) throws {
+    try file(path, option: option)
+    var kind = stat()
+    guard path != "-", stat(path, &kind) == 0, kind.st_mode & S_IFMT == S_IFREG else { return }
+    let target =
+      realpath(path, nil).map { resolved in
+        defer { free(resolved) }
+        return String(cString: resolved)
+      } ?? path
+    let sidecar = FileManager.default.contents(atPath: target + ".provenance.json").flatMap {
+      try? JSONSerialization.jsonObject(with: $0) as? [String: Any]
+    }
+    guard (sidecar?["provenance"] as? [String: Any])?["tool"] as? String == "evlab" else {
+      throw ArgumentError(
+        "\(option) \(path) exists, and no evlab run wrote it (there is no \((target as NSString).lastPathComponent).provenance.json beside it naming evlab): it may be a recorded trace. Name a new file, or remove it first"
+      )
+    }
+  }
+
   /// A folder to write into: a folder (not a file) that is writable, or one
   /// that can be made.
   static func folder(_ path: String, option: String) throws {

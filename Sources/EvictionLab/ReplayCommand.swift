@@ -283,6 +283,29 @@ func write(_ text: String, to path: String?) throws {
   } catch { throw fail(error) }
 }
 
+/// Writes `PATH.provenance.json` beside a trace this run wrote: what made
+/// it, and what lets a later run replace it (``OutputCheck/trace(_:option:)``).
+/// A trace written without it is whole all the same, so a failure here is
+/// a warning.
+func stampTrace(_ path: String) {
+  // A device or a pipe (/dev/null) gets nothing beside it.
+  var kind = stat()
+  guard path != "-", stat(path, &kind) == 0, kind.st_mode & S_IFMT == S_IFREG else { return }
+  let target =
+    realpath(path, nil).map { resolved in
+      defer { free(resolved) }
+      return String(cString: resolved)
+    } ?? path
+  do {
+    try runProvenance().file.write(
+      to: URL(fileURLWithPath: target + ".provenance.json"), atomically: true, encoding: .utf8)
+  } catch {
+    printError(
+      "warning: cannot write \(target).provenance.json (\(error.localizedDescription)); a later run will not replace \(path)"
+    )
+  }
+}
+
 /// The provenance of this run: version, command line, date, host, seeds.
 func runProvenance(configuration: String? = nil, seeds: [UInt64] = []) -> Provenance {
   var provenance = Provenance(

@@ -42,6 +42,7 @@ struct Convert: ParsableCommand {
     try OutputCheck.file(output, option: "--output")
     if keysOnly && format != .txt { throw ArgumentError("--keys-only is for --to txt; \(to) keeps sizes and times") }
     try OutputCheck.notAnInput([("--output", output)], inputs: [input])
+    try OutputCheck.trace(output, option: "--output")
   }
 
   func run() throws {
@@ -50,6 +51,7 @@ struct Convert: ParsableCommand {
       try TraceWriter.convert(traceOptions.source(input), to: output, format: format, keysOnly: keysOnly)
     }
     warnSkipped(written.skipped, path: input)
+    stampTrace(output)
     printError("wrote \(written.requests) requests to \(output)")
   }
 }
