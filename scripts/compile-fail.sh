@@ -13,7 +13,7 @@ modules=.build/release/Modules
   exit 1
 }
 # HdrHistogram's dependency swift-numerics has a C module the compiler must find.
-shims=$(find .build/checkouts -type d -path '*/_NumericsShims/include' | head -1)
+shims=$(find .build/checkouts -type d -path '*/_NumericsShims/include' | awk 'NR == 1')
 # EvictionCore imports a header-only C module (the index's chunk compare),
 # EvictionCache a C target's (the buffered reads' thread-local slot).
 chunks=Sources/CChunkMatch

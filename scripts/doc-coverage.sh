@@ -19,7 +19,7 @@ trap 'rm -rf "$out"' EXIT
 includes=()
 # System-library targets keep their module map at the top, C targets under include/.
 for dir in Sources/C*/ Sources/C*/include/; do [ -d "$dir" ] && includes+=(-I "$dir"); done
-triple=$(swift -print-target-info | sed -n 's/.*"triple": "\(.*\)".*/\1/p' | head -1)
+triple=$(swift -print-target-info | sed -n 's/.*"triple": "\(.*\)".*/\1/p' | awk 'NR == 1')
 for module in "$@"; do
   swift symbolgraph-extract -module-name "$module" -I "$modules" "${includes[@]}" -target "$triple" \
     -minimum-access-level public -output-dir "$out" >/dev/null

@@ -51,7 +51,7 @@ munged --force --socket="$cluster/munge.socket" --key-file="$cluster/munge.key" 
 pids+=("$(cat "$cluster/munged.pid")")
 
 # slurm.conf: this host as the only node, with what slurmd detects on it.
-node=$(slurmd -C | head -1)
+node=$(slurmd -C | awk 'NR == 1')
 host=$(sed -n 's/^NodeName=\([^ ]*\).*/\1/p' <<<"$node")
 ports=${SLURM_CHECK_PORTS:-16817-16818}
 export SLURM_CONF="$cluster/slurm.conf"
