@@ -46,13 +46,7 @@ enum OutputCheck {
   /// output never replaces a recorded trace.
   static func trace(_ path: String, option: String) throws {
     try file(path, option: option)
-    var kind = stat()
-    guard path != "-", stat(path, &kind) == 0, kind.st_mode & S_IFMT == S_IFREG else { return }
-    let target =
-      realpath(path, nil).map { resolved in
-        defer { free(resolved) }
-        return String(cString: resolved)
-      } ?? path
+    guard let target = regularFile(path) else { return }
     let sidecar = FileManager.default.contents(atPath: target + ".provenance.json").flatMap {
       try? JSONSerialization.jsonObject(with: $0) as? [String: Any]
     }
@@ -61,6 +55,16 @@ enum OutputCheck {
         "\(option) \(path) exists, and no evlab run wrote it (there is no \((target as NSString).lastPathComponent).provenance.json beside it naming evlab): it may be a recorded trace. Name a new file, or remove it first"
       )
     }
+  }
+
+  /// The file `path` names, links resolved, if it is a regular file (not
+  /// `-`, a device or a pipe, and not missing).
+  static func regularFile(_ path: String) -> String? {
+    var kind = stat()
+    guard path != "-", stat(path, &kind) == 0, kind.st_mode & S_IFMT == S_IFREG else { return nil }
+    guard let resolved = realpath(path, nil) else { return path }
+    defer { free(resolved) }
+    return String(cString: resolved)
   }
 
   /// A folder to write into: a folder (not a file) that is writable, or one

@@ -289,13 +289,7 @@ func write(_ text: String, to path: String?) throws {
 /// a warning.
 func stampTrace(_ path: String) {
   // A device or a pipe (/dev/null) gets nothing beside it.
-  var kind = stat()
-  guard path != "-", stat(path, &kind) == 0, kind.st_mode & S_IFMT == S_IFREG else { return }
-  let target =
-    realpath(path, nil).map { resolved in
-      defer { free(resolved) }
-      return String(cString: resolved)
-    } ?? path
+  guard let target = OutputCheck.regularFile(path) else { return }
   do {
     try runProvenance().file.write(
       to: URL(fileURLWithPath: target + ".provenance.json"), atomically: true, encoding: .utf8)
