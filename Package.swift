@@ -124,7 +124,10 @@ let package = Package(
         "EvictionCore", "EvictionCache", "EvictionRun", "EvictionTraces", "EvictionWorkloads", "EvictionSim",
         "EvictionExperiments", "EvictionStats", "EvictionReports", "EvictionConformance",
         "EvictionDisk", "CAllocator", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-      ]),
+      ],
+      plugins: ["BuildCommit"]),
+    // Records the commit a build is made from (`evlab --version`, provenance).
+    .plugin(name: "BuildCommit", capability: .buildTool()),
     // Learned policies (GL-Cache) on XGBoost: a module of their own, so that
     // only a program that asks for them links XGBoost. They join the catalog
     // as a depending package's policies do (`EvictionLearned.policies`).

@@ -34,6 +34,10 @@ public struct DiskCheckReport: Sendable, Equatable {
   public var foreignFiles: [String] = []
   /// SQLite's own verdict, or why the manifest cannot be read (one line).
   public var manifestProblem: String? = nil
+  /// Whether the manifest's rows could not be read at all, so no row and
+  /// no value was checked (``rows`` is then 0 for want of reading, not
+  /// because the store is empty).
+  public var rowsUnread = false
   /// Every finding of SQLite's integrity check, one a line (`--verbose`).
   public var manifestDetail: [String] = []
   /// With repair: what was done, one line each.
@@ -54,14 +58,16 @@ public struct DiskCheckReport: Sendable, Equatable {
   /// The report in lines, as `evlab disk check` prints it.
   public var summary: String {
     var lines = [
-      "\(rows) rows, \(valueFiles) value files"
-        + (!verifiedValues
-          ? ", lengths compared (\(Setting.quick))"
-          : unverifiedValues.isEmpty
-            ? ", every value verified"
-            : ", every value verified but \(unverifiedValues.count) inline "
-              + (unverifiedValues.count == 1 ? "value that carries" : "values that carry")
-              + " no checksum (written before layout 3; lengths compared): \(Self.list(unverifiedValues))")
+      rowsUnread
+        ? "no rows could be read, so no value was checked; \(valueFiles) value files in data/"
+        : "\(rows) rows, \(valueFiles) value files"
+          + (!verifiedValues
+            ? ", lengths compared (\(Setting.quick))"
+            : unverifiedValues.isEmpty
+              ? ", every value verified"
+              : ", every value verified but \(unverifiedValues.count) inline "
+                + (unverifiedValues.count == 1 ? "value that carries" : "values that carry")
+                + " no checksum (written before layout 3; lengths compared): \(Self.list(unverifiedValues))")
     ]
     if let manifestProblem { lines.append("manifest: \(manifestProblem)") }
     if !missingFiles.isEmpty {
@@ -165,6 +171,7 @@ extension DiskStore {
       if case .newerLayout = error { throw error }
       if case .permissionDenied = error { throw error }
       report.manifestProblem = "cannot be read (\(error))"
+      report.rowsUnread = true
       if repair { try rebuildManifest(folder, report: &report) }
       return report
     }

@@ -238,6 +238,21 @@ func writeReport(_ outcome: CompareOutcome, config: CompareConfig, to directory:
         + "its misses are those of its untrained rule; results.csv's trainings column says which (docs/learned-policies.md)"
     )
   }
+  // Two runs writing one folder would leave a mix of both; each publishes
+  // under the lock of the folder around it (the files' own folder is
+  // locked file by file), so the folder is one run's.
+  let around = directory.parentPath
+  try FolderLock.holding(around.isEmpty ? "." : around) { () throws -> Void in
+    try publishReport(outcome, config: config, to: directory, runs: runs)
+  }
+}
+
+/// ``writeReport(_:config:to:runs:)``'s files, written under its lock.
+private func publishReport(
+  _ outcome: CompareOutcome, config: CompareConfig, to directory: String, runs: ComparePartial?
+)
+  throws
+{
   // A folder this report makes is removed if the run stops before the
   // report is whole (Ctrl-C, SIGTERM, a full disk): no half a report.
   let made = FileManager.default.fileExists(atPath: directory) ? nil : ScratchPaths.shared.register(directory)
@@ -369,6 +384,13 @@ struct Report: ParsableCommand {
 
   func run() throws {
     let runs = (folder as NSString).appendingPathComponent(sweepFile)
+    var isFolder: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+      throw fail(
+        isFolder.boolValue || !FileManager.default.fileExists(atPath: folder)
+          ? "\(folder): no such folder; name the folder evlab compare wrote (results/NAME by default)"
+          : "\(folder) is a file; name the folder evlab compare wrote (results/NAME by default)")
+    }
     guard FileManager.default.fileExists(atPath: runs) else {
       throw fail(
         "\(folder) holds no \(sweepFile): it is not a folder evlab compare wrote, or one from before evlab kept its "

@@ -173,6 +173,9 @@ struct ValueSize: ListItem, Hashable, CustomStringConvertible {
   var bytes: Int
   var description: String { String(bytes) }
   init(item: String) throws(ArgumentError) {
+    guard CacheSize.parseAbsolute(item) != .size(0) else {
+      throw ArgumentError("--value-size \(item): a value of 0 bytes stores nothing to read back; give at least 1")
+    }
     let size = try AbsoluteSize(parsing: item).value
     guard size <= 256 << 20 else { throw ArgumentError("--value-size \(item): at most 256m") }
     bytes = Int(size)

@@ -45,8 +45,9 @@ struct Explain: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
   var shownGiven: Int?
   var shown: Int { shownGiven ?? 5 }
 
-  @Option(help: "Rows of a key's life shown (0: all).")
-  var events: Int = 200
+  @Option(name: .customLong("events"), help: "Rows of a key's life shown (0: all; default 200).")
+  var eventsGiven: Int?
+  var events: Int { eventsGiven ?? 200 }
 
   @Option(help: "Requests served before counting starts (marked in the life; as replay's --warmup).")
   var warmup: Checked<SpanValue>?
@@ -89,6 +90,16 @@ struct Explain: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
     guard (1...1000).contains(shown) else { throw ArgumentError("--shown \(shown): from 1 to 1000 keys") }
     if shownGiven != nil && around == nil {
       throw ArgumentError("--shown is for --around N; add --around or leave --shown out")
+    }
+    // The lists at request N are the same whatever is counted, and no
+    // key's life is shown: such values would be ignored.
+    if around != nil, eventsGiven != nil {
+      throw ArgumentError("--events is for a key's life (--key or --versus); --around shows lists, so leave it out")
+    }
+    if around != nil, warmup != nil {
+      throw ArgumentError(
+        "--warmup marks where counting starts in a key's life (--key or --versus); the lists at --around N do not depend on it, so leave it out"
+      )
     }
   }
 

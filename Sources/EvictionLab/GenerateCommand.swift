@@ -145,12 +145,12 @@ struct Generate: ParsableCommand {
       // txt output is the keys (sizes given are refused in validate; the
       // times, one a thousand requests, are the generator's own).
       writer.keysOnly = true
+      writer.companion = { stampTrace(output) }
       try writer.write(workload().generate())
       try writer.finish()
     } catch {
       throw fail(error)
     }
-    stampTrace(output)
     printError("wrote \(output): \(requests) requests")
   }
 }

@@ -15,6 +15,9 @@ enum OutputCheck {
     guard !path.isEmpty else {
       throw ArgumentError("\(option) is an empty path; name a file, or - for standard output")
     }
+    // A CSV or a trace gets NAME.provenance.json beside it (and a trace is
+    // written as NAME.XXXXXX.partial first): its name must leave room.
+    try nameFits(path, option: option, companion: path.hasSuffix(".json") ? "" : ".provenance.json")
     var link = stat()
     if lstat(path, &link) == 0, (link.st_mode & S_IFMT) == S_IFLNK, realpath(path, nil) == nil {
       throw ArgumentError("\(option) \(path) is a link to nothing; remove it or choose another path")
@@ -252,11 +255,17 @@ enum OutputCheck {
   /// Refuses a path the file system cannot hold: a name past 255 bytes
   /// (NAME_MAX) or a path past 4,095 (PATH_MAX), found before any work
   /// rather than when the output is written.
-  static func nameFits(_ path: String, option: String) throws {
-    let tooLong = path.split(separator: "/").first { $0.utf8.count > 255 }
-    if let name = tooLong {
+  /// With a `companion` suffix, the last name must hold it too.
+  static func nameFits(_ path: String, option: String, companion: String = "") throws {
+    let names = path.split(separator: "/")
+    if let name = names.first(where: { $0.utf8.count > 255 }) {
       throw ArgumentError(
         "\(option): the name '\(name.prefix(24))…' is \(name.utf8.count) bytes, and file names hold at most 255; choose a shorter one"
+      )
+    }
+    if let name = names.last, name.utf8.count + companion.utf8.count > 255 {
+      throw ArgumentError(
+        "\(option): the name '\(name.prefix(24))…' is \(name.utf8.count) bytes; evlab writes \(name.prefix(8))…\(companion) beside it, and file names hold at most 255, so keep it to \(255 - companion.utf8.count); choose a shorter one"
       )
     }
     guard path.utf8.count < 4096 else {

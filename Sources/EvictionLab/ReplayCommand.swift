@@ -150,6 +150,20 @@ struct Replay: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
         sources, policies: run.policies, sizes: run.sizes, sizeMode: run.sizeMode, admissions: run.admissions,
         settings: run.replaySettings)
     }
+    if run.copies >= 1000 || sources.allSatisfy(\.countIsCheap) {
+      // Counting a trace costs one pass, against the run's thousand or more.
+      let requests = try failing { () throws(TraceError) in
+        var total = 0.0
+        for source in sources {
+          total += Double(try source.estimatedRequests()) * Double(cells.count { $0.trace.name == source.name })
+        }
+        return total
+      }
+      noteLongRun(
+        requests: requests, workers: min(run.jobs ?? ProcessInfo.processInfo.activeProcessorCount, cells.count),
+        perCore: 100e6,
+        asked: (run.copies > 1 ? "--repeat \(run.copies) over " : "") + Wording.count(cells.count, "run"))
+    }
     let results = try failing { () throws(TraceError) in
       try Sweep.replay(cells, jobs: run.jobs, interactive: isatty(2) == 1) {
         ProgressLine($0, total: $1, label: "replay")
@@ -298,6 +312,24 @@ func stampTrace(_ path: String) {
       "warning: cannot write \(target).provenance.json (\(error.localizedDescription)); a later run will not replace \(path)"
     )
   }
+}
+
+/// Says, before a run that would take more than an hour, how much work it
+/// was asked for and about how long that takes, so a mistyped `--repeat`
+/// or `--ops` is noticed at once rather than after hours of silence.
+/// `perCore` is a generous rate (requests a second on one core), so the
+/// estimate errs short.
+func noteLongRun(requests: Double, workers: Int, perCore: Double, asked: String) {
+  let seconds = requests / (perCore * Double(max(1, workers)))
+  guard seconds > 3600 else { return }
+  let span =
+    seconds < 2 * 86400
+    ? "\(Int((seconds / 3600).rounded())) hours"
+    : seconds < 2 * 365 * 86400
+      ? "\(Int((seconds / 86400).rounded())) days" : "\(Int((seconds / (365 * 86400)).rounded())) years"
+  printError(
+    "note: \(asked) comes to about \(String(format: "%.2g", requests)) requests; at \(Int(perCore / 1e6)) M a second \(workers > 1 ? "on each of \(workers) cores" : "on one core") that is about \(span). Ctrl-C stops it"
+  )
 }
 
 /// The provenance of this run: version, command line, date, host, seeds.

@@ -87,6 +87,9 @@ struct Stress: ParsableCommand, TakesPolicies, TakesSizeMode {
       threads: threadCounts,
       cacheSize: cacheSize, sizeMode: sizeMode,
       ops: ops ?? workload.keys.count)
+    noteLongRun(
+      requests: Double(plan.cells.count) * Double(plan.ops), workers: threadCounts.max() ?? 1, perCore: 50e6,
+      asked: "--ops \(plan.ops) in \(Wording.count(plan.cells.count, "run"))")
     let progress = ReplayProgress(expectedRequests: plan.cells.count * plan.ops)
     let display = ProgressLine(progress, total: plan.cells.count, label: "stress")
     display.begin()

@@ -39,6 +39,11 @@ struct Convert: ParsableCommand {
         "--output \(output) names the \(named.rawValue) format, but --to writes \(format.rawValue): evlab would read it back as \(named.rawValue); end the name in .\(format.rawValue) (optionally .zst)"
       )
     }
+    guard output != "-" else {
+      throw ArgumentError(
+        "--output -: convert writes a file (written whole, then renamed into place), not standard output; name a file, e.g. trace.\(format.rawValue)"
+      )
+    }
     try OutputCheck.file(output, option: "--output")
     if keysOnly && format != .txt { throw ArgumentError("--keys-only is for --to txt; \(to) keeps sizes and times") }
     try OutputCheck.notAnInput([("--output", output)], inputs: [input])
@@ -48,10 +53,11 @@ struct Convert: ParsableCommand {
   func run() throws {
     let format = try TraceFormat(name: to)
     let written = try failing { () throws(TraceError) in
-      try TraceWriter.convert(traceOptions.source(input), to: output, format: format, keysOnly: keysOnly)
+      try TraceWriter.convert(traceOptions.source(input), to: output, format: format, keysOnly: keysOnly) {
+        stampTrace(output)
+      }
     }
     warnSkipped(written.skipped, path: input)
-    stampTrace(output)
     printError("wrote \(written.requests) requests to \(output)")
   }
 }

@@ -1,9 +1,8 @@
 import EvictionRun
 import Foundation
 
-/// EvictionLab's version; the git commit its sources were built from, when
-/// that checkout is still there (read from `.git` directly: no `git`
-/// needed); and, for an `evlab` built by another package through
+/// EvictionLab's version; the git commit its sources were built from
+/// (recorded at build time); and, for an `evlab` built by another package through
 /// ``EvictionLab/main(extraPolicies:extraFormats:caller:)`` (a plug-in
 /// binary), that package's name and commit, so an output names both.
 enum EvlabVersion {
@@ -15,9 +14,10 @@ enum EvlabVersion {
     return text
   }
 
-  /// evlab's own commit: of the checkout holding this file, which for a
-  /// package that depends on EvictionLab is SwiftPM's checkout of it.
-  static let commit: String? = head(around: URL(fileURLWithPath: #filePath).deletingLastPathComponent())?.commit
+  /// evlab's own commit, as the BuildCommit plug-in found it when this
+  /// binary was built (for a package that depends on EvictionLab, SwiftPM's
+  /// checkout of it): a binary kept across a commit still names its own.
+  static let commit: String? = buildCommit
 
   /// The `main.swift` that called ``EvictionLab/main(extraPolicies:extraFormats:caller:)``
   /// (set once, before any command runs).

@@ -1,3 +1,4 @@
+import EvictionRun
 import Foundation
 
 #if canImport(Glibc)
@@ -47,10 +48,14 @@ public enum OutputFile {
         return nil
       }
       try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-      try content.write(to: url, atomically: true, encoding: .utf8)
-      if !isJSON {
-        try provenance.file.write(
-          to: URL(fileURLWithPath: path + ".provenance.json"), atomically: true, encoding: .utf8)
+      // The file and its provenance are published together: another run
+      // writing the same path waits, so the pair is one run's.
+      try FolderLock.holding(url.deletingLastPathComponent().path) { () throws -> Void in
+        try content.write(to: url, atomically: true, encoding: .utf8)
+        if !isJSON {
+          try provenance.file.write(
+            to: URL(fileURLWithPath: path + ".provenance.json"), atomically: true, encoding: .utf8)
+        }
       }
       return "wrote \(path)"
     } catch let failure as Failure {

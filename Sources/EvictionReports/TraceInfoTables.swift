@@ -35,8 +35,15 @@ public enum TraceInfoTables {
     func rounded(_ x: Double, _ digits: Double) -> String { String((x * digits).rounded() / digits) }
     return infos.map { info in
       var operations = ""
-      if info.sets + info.deletes > 0 || info.requestsWithTtl > 0 {
+      let zeroSize = info.skipped.zeroSizeWrites
+      if info.sets + info.deletes + Int64(zeroSize.sets + zeroSize.deletes) > 0 || info.requestsWithTtl > 0 {
         operations = "  gets \(info.gets), sets \(info.sets), deletes \(info.deletes)"
+        if zeroSize.sets + zeroSize.deletes > 0 {
+          // Skipped as libCacheSim skips zero-size requests; key-value
+          // semantics apply them, so the trace holds them all the same.
+          operations +=
+            " (and \(zeroSize.sets) set\(zeroSize.sets == 1 ? "" : "s") and \(zeroSize.deletes) delete\(zeroSize.deletes == 1 ? "" : "s") of 0 bytes, skipped as zero-size requests; --semantics kv applies them)"
+        }
         if info.requestsWithTtl > 0 {
           operations +=
             "; TTLs on \(info.requestsWithTtl) request\(info.requestsWithTtl == 1 ? "" : "s"): min \(info.ttlMin) s, mean \(rounded(info.ttlMean, 10)) s, "

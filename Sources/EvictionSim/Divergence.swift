@@ -71,9 +71,7 @@ public struct Divergence: Sendable {
     }
     if position == 0 { throw .emptyTrace(path: trace.path) }
     if window.warmup != nil, result.requests == 0 {
-      throw .invalidOption(
-        "\(trace.path): the warm-up (\(window.warmup!)) covers all \(position) requests; give a shorter \(Setting.warmup)"
-      )
+      throw window.warmupCoversAll(trace.path, requests: position)
     }
     result.keys = byKey.map {
       KeyCount(key: $0.key, firstMissesSecondHits: $0.value.0, secondMissesFirstHits: $0.value.1)

@@ -92,9 +92,7 @@ public struct KeyHistory: Sendable {
     history.requests = position
     if position == 0 { throw .emptyTrace(path: trace.path) }
     if around == nil, window.warmup != nil, counted == 0 {
-      throw .invalidOption(
-        "\(trace.path): the warm-up (\(window.warmup!)) covers all \(position) requests; give a shorter \(Setting.warmup)"
-      )
+      throw window.warmupCoversAll(trace.path, requests: position)
     }
     if let around, around > position {
       throw .invalidOption(

@@ -55,6 +55,19 @@ public struct ReplayWindow: Sendable, Hashable, Codable {
   }
 
   public var isEmpty: Bool { warmup == nil && interval == nil }
+
+  /// The error of a warm-up that left none of `requests` to count. A
+  /// duration reads the trace's clock: a trace without times (txt) has
+  /// every request at time 0, inside any duration, so it says so.
+  @usableFromInline func warmupCoversAll(_ path: String, requests: Int64) -> TraceError {
+    var text =
+      "\(path): the warm-up (\(warmup.map(String.init(describing:)) ?? "?")) covers all \(requests) requests; give a shorter \(Setting.warmup)"
+    if case .duration = warmup {
+      text +=
+        ", or one in requests (e.g. \(Setting.warmup) \(max(1, requests / 10))): a duration reads the trace's clock, and a trace without times (such as txt) has every request at time 0"
+    }
+    return .invalidOption(text)
+  }
 }
 
 /// Tells a stream of requests' warm-up from the rest: the first `n`
@@ -176,9 +189,7 @@ extension TraceReplay {
     if let open = current { counts.intervals.append(open) }
     if position == 0 { throw .emptyTrace(path: trace.path) }
     if counts.requests == 0 {
-      throw .invalidOption(
-        "\(trace.path): the warm-up (\(window.warmup!)) covers all \(position) requests; give a shorter \(Setting.warmup)"
-      )
+      throw window.warmupCoversAll(trace.path, requests: position)
     }
     counts.flashWrites = policy.flashWrites
     counts.learning = policy.learning

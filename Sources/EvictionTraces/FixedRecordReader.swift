@@ -40,13 +40,15 @@ final class FixedRecordReader: TraceReader {
   private(set) var skippedZeroSize = 0
   /// The 1-based number of the first zero-size record.
   private(set) var firstZeroSizeRecord: Int? = nil
+  private(set) var zeroSizeWrites = SkippedRecords.ZeroSizeWrites()
   /// Whether a cut-off last record is counted in `skipped` instead of thrown.
   let skipBad: Bool
   /// ``TraceInput/keepsZeroSizeWrites``.
   let keepWrites: Bool
   private(set) var badRecords = SkippedRecords()
   var skipped: SkippedRecords {
-    badRecords.addingZeroSize(skippedZeroSize, first: firstZeroSizeRecord.map { "record \($0)" })
+    badRecords.addingZeroSize(
+      skippedZeroSize, first: firstZeroSizeRecord.map { "record \($0)" }, writes: zeroSizeWrites)
   }
   /// The layout's loop.
   /// The bytes before the first record (a header).
@@ -112,12 +114,15 @@ final class FixedRecordReader: TraceReader {
         skipped += 1 - keep
       }
       skippedZeroSize += skipped
-      if skipped > 0 && firstZeroSizeRecord == nil,
-        let i = (0..<whole).first(where: {
-          L.decode(base + $0 * size).isSkippedAsZeroSize(keepingWrites: keepWrites)
-        })
-      {
-        firstZeroSizeRecord = Int(recordNumber(i, size))
+      if skipped > 0 {
+        // Looked at again only where a batch skipped some: where the first
+        // was, and which were sets or deletes.
+        for i in 0..<whole {
+          let record = L.decode(base + i * size)
+          guard record.isSkippedAsZeroSize(keepingWrites: keepWrites) else { continue }
+          if firstZeroSizeRecord == nil { firstZeroSizeRecord = Int(recordNumber(i, size)) }
+          zeroSizeWrites.count(record)
+        }
       }
       input.advance(whole * size)
     }

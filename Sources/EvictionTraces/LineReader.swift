@@ -212,6 +212,7 @@ final class LineRecordReader: TraceReader {
   var path: String { lines.path }
   private(set) var skippedZeroSize = 0
   private(set) var firstZeroSizeLine: Int? = nil
+  private(set) var zeroSizeWrites = SkippedRecords.ZeroSizeWrites()
   /// ``TraceInput/keepsZeroSizeWrites``.
   let keepWrites: Bool
   var ended = false
@@ -221,7 +222,8 @@ final class LineRecordReader: TraceReader {
   private let parseBatch: (LineRecordReader, UnsafeMutableBufferPointer<TraceRecord>) throws(TraceError) -> Int
 
   var skipped: SkippedRecords {
-    lines.skipped.addingZeroSize(skippedZeroSize, first: firstZeroSizeLine.map { "line \($0)" })
+    lines.skipped.addingZeroSize(
+      skippedZeroSize, first: firstZeroSizeLine.map { "line \($0)" }, writes: zeroSizeWrites)
   }
 
   init<Parser: LineParser>(_ input: TraceInput, parser: Parser) {
@@ -273,6 +275,7 @@ final class LineRecordReader: TraceReader {
         if record.isSkippedAsZeroSize(keepingWrites: keepWrites) {
           if firstZeroSizeLine == nil { firstZeroSizeLine = lines.lineNumber }
           skippedZeroSize += 1
+          zeroSizeWrites.count(record)
         } else {
           buffer[filled] = record
           filled += 1
@@ -284,6 +287,7 @@ final class LineRecordReader: TraceReader {
         if record.isSkippedAsZeroSize(keepingWrites: keepWrites) {
           if firstZeroSizeLine == nil { firstZeroSizeLine = lines.lineNumber }
           skippedZeroSize += Int(clamping: count)
+          zeroSizeWrites.count(record, times: Int(clamping: count))
         } else {
           pending = (record, count, 0)
           drain()

@@ -87,14 +87,35 @@ public struct SkippedRecords: Sendable, Equatable {
   /// either size mode), and where the first one was (`line 4`, `record 17`).
   public private(set) var zeroSize = 0
   public private(set) var firstZeroSize: String? = nil
+  /// The sets and deletes among ``zeroSize`` (key-value semantics keep
+  /// and apply them; a count of a trace's operations should say so).
+  public private(set) var zeroSizeWrites = ZeroSizeWrites()
+
+  /// Sets and deletes of zero bytes that a reader skipped.
+  public struct ZeroSizeWrites: Sendable, Equatable {
+    public var sets = 0
+    public var deletes = 0
+    public init() {}
+    /// Counts `record` if it is a set or a delete.
+    @inlinable mutating func count(_ record: TraceRecord, times: Int = 1) {
+      switch record.op {
+      case .get: break
+      case .set: sets += times
+      case .delete: deletes += times
+      }
+    }
+  }
 
   public init() {}
 
-  /// These records with `count` zero-size requests, the first at `first`.
-  func addingZeroSize(_ count: Int, first: String?) -> SkippedRecords {
+  /// These records with `count` zero-size requests, the first at `first`,
+  /// and `writes` of them sets or deletes.
+  func addingZeroSize(_ count: Int, first: String?, writes: ZeroSizeWrites = .init()) -> SkippedRecords {
     var copy = self
     if copy.zeroSize == 0 { copy.firstZeroSize = first }
     copy.zeroSize += count
+    copy.zeroSizeWrites.sets += writes.sets
+    copy.zeroSizeWrites.deletes += writes.deletes
     return copy
   }
 
@@ -109,6 +130,8 @@ public struct SkippedRecords: Sendable, Equatable {
     count += other.count
     if zeroSize == 0 { firstZeroSize = other.firstZeroSize }
     zeroSize += other.zeroSize
+    zeroSizeWrites.sets += other.zeroSizeWrites.sets
+    zeroSizeWrites.deletes += other.zeroSizeWrites.deletes
   }
 
   /// Whether an error of this kind can be skipped: a line or a record is bad,
@@ -132,7 +155,15 @@ public struct SkippedRecords: Sendable, Equatable {
   public func zeroSizeNote(path: String) -> String? {
     guard zeroSize > 0 else { return nil }
     let noun = zeroSize == 1 ? "request" : "requests"
+    var writes: [String] = []
+    if zeroSizeWrites.sets > 0 { writes.append(zeroSizeWrites.sets == 1 ? "1 set" : "\(zeroSizeWrites.sets) sets") }
+    if zeroSizeWrites.deletes > 0 {
+      writes.append(zeroSizeWrites.deletes == 1 ? "1 delete" : "\(zeroSizeWrites.deletes) deletes")
+    }
+    let among =
+      writes.isEmpty
+      ? "" : " (\(writes.joined(separator: " and ")) among them, which --semantics kv keeps and applies)"
     return
-      "note: \(path): skipped \(zeroSize) zero-size \(noun), as libCacheSim does; the first at \(firstZeroSize ?? "?")"
+      "note: \(path): skipped \(zeroSize) zero-size \(noun), as libCacheSim does\(among); the first at \(firstZeroSize ?? "?")"
   }
 }

@@ -20,7 +20,7 @@ public final class TraceWriter {
   var pending: [UInt8] = []
   let compressor: OpaquePointer?
   var finished = false
-  /// The `.partial` file's entry in ``ScratchPaths``, so an interrupted run removes it.
+  /// The partial file's entry in ``ScratchPaths``, so an interrupted run removes it.
   let scratchToken: Int?
   /// Whether the output is a device or pipe written in place (no `.partial`, no rename).
   let writesInPlace: Bool
@@ -29,6 +29,9 @@ public final class TraceWriter {
   /// Whether txt output may drop sizes and times (else a request that has
   /// either is an error: the file would not be the trace it came from).
   public var keysOnly = false
+  /// Runs right after the file is renamed into place, under the same
+  /// folder lock (``FolderLock``): what must be published with it.
+  public var companion: (() -> Void)?
 
   public init(path: String, format: TraceFormat) throws(TraceError) {
     guard Self.formats.contains(format) else {
@@ -42,14 +45,25 @@ public final class TraceWriter {
     // rename that makes a file's write atomic would replace the device itself.
     var info = stat()
     let isSpecial = stat(path, &info) == 0 && (info.st_mode & S_IFMT) != S_IFREG && (info.st_mode & S_IFMT) != S_IFDIR
-    temporaryPath = isSpecial ? path : path + ".partial"
-    fd = open(temporaryPath, O_WRONLY | O_CREAT | (isSpecial ? 0 : O_TRUNC) | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { throw .unwritable(path: path, reason: "cannot create: \(String(cString: strerror(errno)))") }
+    if isSpecial {
+      temporaryPath = path
+      fd = open(path, O_WRONLY | O_CLOEXEC)
+      guard fd >= 0 else { throw .unwritable(path: path, reason: "cannot open: \(String(cString: strerror(errno)))") }
+    } else {
+      // A name of this write's own: a user's NAME.partial is never touched.
+      switch PartialFile.create(beside: path) {
+      case .success(let created): (temporaryPath, fd) = created
+      case .failure(let error): throw .unwritable(path: path, reason: "cannot create: \(error)")
+      }
+    }
     writesInPlace = isSpecial
     scratchToken = isSpecial ? nil : ScratchPaths.shared.register(temporaryPath)
     if path.lowercased().hasSuffix(".zst") {
       compressor = ZSTD_createCCtx()
       ZSTD_CCtx_setParameter(compressor, ZSTD_c_compressionLevel, 19)
+      // A content checksum, as the zstd tool writes by default: a reader
+      // then finds damage to the compressed bytes instead of decoding it.
+      ZSTD_CCtx_setParameter(compressor, ZSTD_c_checksumFlag, 1)
     } else {
       compressor = nil
     }
@@ -150,8 +164,14 @@ public final class TraceWriter {
     }
     finished = true
     if writesInPlace { return }
-    guard rename(temporaryPath, path) == 0 else {
-      throw .unwritable(path: path, reason: "cannot rename into place: \(String(cString: strerror(errno)))")
+    // Renamed, and its companion (the provenance) written, under the
+    // folder's lock: two runs writing one path leave one run's pair.
+    let folder = path.parentPath
+    try FolderLock.holding(folder) { () throws(TraceError) in
+      guard rename(temporaryPath, path) == 0 else {
+        throw .unwritable(path: path, reason: "cannot rename into place: \(String(cString: strerror(errno)))")
+      }
+      companion?()
     }
   }
 
@@ -258,7 +278,8 @@ extension TraceWriter {
   /// first (oracleGeneral and lcs output gain next-access times by a backward
   /// pass); returns the requests written and what the reader passed over.
   public static func convert(
-    _ source: TraceSource, to path: String, format: TraceFormat, keysOnly: Bool = false
+    _ source: TraceSource, to path: String, format: TraceFormat, keysOnly: Bool = false,
+    companion: (() -> Void)? = nil
   ) throws(TraceError) -> (requests: Int, skipped: SkippedRecords) {
     var records: [TraceRecord] = []
     let skipped = try source.forEachBatch { batch, _ throws(TraceError) in
@@ -268,6 +289,7 @@ extension TraceWriter {
     if format.carriesNextAccess { try fillNextAccess(&records, of: source.path) }
     let writer = try TraceWriter(path: path, format: format)
     writer.keysOnly = keysOnly
+    writer.companion = companion
     try writer.write(records)
     try writer.finish()
     return (records.count, skipped)

@@ -150,6 +150,9 @@ func dataFiles(_ directory: String) throws -> [String] {
     try? FileManager.default.removeItem(atPath: dir + "/manifest.sqlite-wal")
     let report = try DiskStore.check(directory: dir)
     #expect(report.manifestProblem?.contains("cannot be read") == true && !report.isConsistent)
+    // No row was read, so no value was checked: the summary says so, not "every value verified".
+    #expect(report.summary.hasPrefix("no rows could be read, so no value was checked; 8 value files in data/"))
+    #expect(!report.summary.contains("verified"), "\(report.summary)")
     let repaired = try DiskStore.check(directory: dir, repair: true)
     #expect(repaired.actions.contains { $0.contains("rebuilt the manifest from 8 verified value files") })
     #expect(repaired.lostUncounted?.hasPrefix("every value kept inline in the old manifest") == true)

@@ -87,6 +87,48 @@ import Testing
     #expect(refusal(dropped).contains("lacks the causes of its misses"), "\(refusal(dropped))")
   }
 
+  /// Counts no replay can produce, digests computed again so that only
+  /// the counts themselves give the edit away.
+  @Test func impossibleCountsAreRefused() throws {
+    let parts = try shards()
+    let objects = Int64(parts[0].partial.traces[0].uniqueObjects)
+    func refusedAsImpossible(_ edit: @escaping (inout ReplayResult) -> Void) -> String {
+      let edited = forged(parts) { partial in
+        if partial.shard == 1 { edit(&partial.results[0]) }
+      }
+      return refusal(edited)
+    }
+    // A compulsory miss more than the trace has objects, the sum kept.
+    let shifted = refusedAsImpossible { result in
+      result.attribution!.compulsoryMisses += 1
+      if result.attribution!.policyMisses > 0 {
+        result.attribution!.policyMisses -= 1
+      } else {
+        result.attribution!.capacityMisses -= 1
+      }
+    }
+    #expect(shifted.contains("compulsory misses on a trace of \(objects) objects"), "\(shifted)")
+    // Fewer misses than objects (each object's first request misses),
+    // every sum kept: misses, hits and bytes, and the causes.
+    let few = refusedAsImpossible { result in
+      let misses = objects - 1
+      result.counts.hits += result.counts.misses - misses
+      result.counts.misses = misses
+      result.attribution!.compulsoryMisses = misses
+      (result.attribution!.capacityMisses, result.attribution!.policyMisses) = (0, 0)
+      result.attribution!.admissionMisses = 0
+      (result.attribution!.capacityBytesMissed, result.attribution!.policyBytesMissed) = (0, 0)
+      result.attribution!.admissionBytesMissed = 0
+      result.counts.bytesMissed = result.attribution!.compulsoryBytesMissed
+    }
+    #expect(few.contains("has \(objects - 1) misses on a trace of \(objects) objects"), "\(few)")
+    // Held more than its capacity, and says it did not exceed it.
+    let held = refusedAsImpossible { $0.fields.maxOccupancy = $0.key.cacheSize * 10 }
+    #expect(held.contains("says it kept within its capacity"), "\(held)")
+    let flagged = refusedAsImpossible { $0.fields.exceedsCapacity = true }
+    #expect(flagged.contains("says it exceeded its capacity"), "\(flagged)")
+  }
+
   /// Shard numbers out of range trapped (`1...0`); now they are named.
   @Test(arguments: [(0, 0), (1, 0), (-1, -1), (3, 2), (0, 2)])
   func shardNumbersOutOfRangeAreRefused(shard: Int, of count: Int) throws {

@@ -733,7 +733,10 @@ public struct CompareConfig: Sendable {
     return entry
   }
 
-  /// `given` as it exists: relative to the current folder, else to the configuration's.
+  /// `given` as it exists: relative to the current folder, else to the
+  /// configuration's. A relative path that names a file in both, and not
+  /// the same file, is refused: which one the run read would depend on
+  /// where it was started.
   static func resolvePath(_ given: String, configFile: String, context: String, folder: Bool = false)
     throws(ConfigError) -> String
   {
@@ -741,6 +744,16 @@ public struct CompareConfig: Sendable {
     var candidates = [given]
     if !given.hasPrefix("/") {
       candidates.append((configFile.parentPath as NSString).appendingPathComponent(given))
+    }
+    var here = stat()
+    var beside = stat()
+    if candidates.count == 2, stat(candidates[0], &here) == 0, stat(candidates[1], &beside) == 0,
+      here.st_dev != beside.st_dev || here.st_ino != beside.st_ino
+    {
+      throw ConfigError(
+        file: configFile,
+        "\(context): \(given) names two different files, one in the current folder and \(candidates[1]) beside the configuration; write the path you mean (./\(given) for the current folder's, or \(candidates[1]))"
+      )
     }
     for candidate in candidates {
       var isDirectory: ObjCBool = false

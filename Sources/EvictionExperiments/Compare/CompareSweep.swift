@@ -260,12 +260,16 @@ public struct ComparePartial: Codable, Sendable {
     for (run, result) in results.enumerated() {
       let cell = plan.cells[run]
       try Self.check(result!, isRun: run, of: cell, in: files[run])
-      let most = plan.infos[plan.traceOfRun[run]].requests * Int64(cell.trace.copies)
-      guard result!.requests + result!.warmupRequests + Int64(result!.skippedZeroSize) <= most else {
+      let info = plan.infos[plan.traceOfRun[run]]
+      let most = info.requests * Int64(cell.trace.copies)
+      let r = result!
+      guard r.requests + r.warmupRequests + Int64(r.skippedZeroSize) <= most else {
         throw .merge(
-          "\(result!.key.id) counts \(result!.requests) requests, more than its trace holds (\(most)); "
+          "\(r.key.id) counts \(r.requests + r.warmupRequests + Int64(r.skippedZeroSize)) requests (\(r.requests) counted, "
+            + "\(r.warmupRequests) in the warm-up, \(r.skippedZeroSize) of zero size), more than its trace holds (\(most)); "
             + "the shard's file was edited or damaged: run that shard again")
       }
+      try Self.checkPossible(r, objects: Int64(info.uniqueObjects) * Int64(cell.trace.copies), in: files[run])
     }
     let (rows, timings, timeseries) = CompareRun.rows(plan, results: results.map { $0! })
     let ordered = parts.sorted { $0.partial.shard < $1.partial.shard }
@@ -311,6 +315,35 @@ extension ComparePartial {
 }
 
 extension ComparePartial {
+  /// Refuses counts no replay can produce, which a digest recomputed after
+  /// an edit would let through: every object's first request misses (so,
+  /// under libCacheSim's semantics, where no set fills the cache, at least
+  /// `objects` less the warm-up's requests miss, and as many are
+  /// compulsory, never more than `objects`); a row exceeds its capacity
+  /// exactly when its greatest occupancy is above its cache size.
+  static func checkPossible(_ result: ReplayResult, objects: Int64, in path: String) throws(CompareError) {
+    func refuse(_ what: String) -> CompareError {
+      .merge("\(path): \(result.key.id) \(what), which no replay can count: the file was edited: run that shard again")
+    }
+    guard result.maxOccupancy >= 0, result.exceedsCapacity == (result.maxOccupancy > result.key.cacheSize) else {
+      throw refuse(
+        "held at most \(result.maxOccupancy) in a cache of \(result.key.cacheSize) and says it "
+          + (result.exceedsCapacity ? "exceeded" : "kept within") + " its capacity")
+    }
+    guard result.semantics == nil else { return }
+    let firstRequests = max(0, objects - result.warmupRequests)
+    guard result.misses >= firstRequests else {
+      throw refuse(
+        "has \(result.misses) misses on a trace of \(objects) objects with \(result.warmupRequests) warm-up requests (at least \(firstRequests) first requests miss)"
+      )
+    }
+    if let a = result.attribution, a.compulsoryMisses < firstRequests || a.compulsoryMisses > objects {
+      throw refuse(
+        "has \(a.compulsoryMisses) compulsory misses on a trace of \(objects) objects with \(result.warmupRequests) warm-up requests"
+      )
+    }
+  }
+
   /// Refuses a part that does not belong with `first` (the first file
   /// named), was run by another evlab than `version`, or whose counts were
   /// edited or do not add up.

@@ -196,7 +196,7 @@ public struct FigureSettings: Sendable, Equatable {
         throw ConfigError(file: file, "[styles]: give file = \"PATH\", the styles.json of an earlier run")
       }
       // As traces are found: from the current folder, else beside the configuration.
-      let beside = ((file as NSString).deletingLastPathComponent as NSString).appendingPathComponent(path)
+      let beside = (file.parentPath as NSString).appendingPathComponent(path)
       settings.stylesFile =
         FileManager.default.fileExists(atPath: path) || path.hasPrefix("/")
           || !FileManager.default.fileExists(atPath: beside)

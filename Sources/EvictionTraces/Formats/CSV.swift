@@ -75,6 +75,7 @@ final class CSVTraceReader: TraceReader {
   var format: TraceFormat { .csv }
   private(set) var skippedZeroSize = 0
   private(set) var firstZeroSizeLine: Int? = nil
+  private(set) var zeroSizeWrites = SkippedRecords.ZeroSizeWrites()
   /// ``TraceInput/keepsZeroSizeWrites``.
   let keepWrites: Bool
   var options: CSVOptions
@@ -100,7 +101,8 @@ final class CSVTraceReader: TraceReader {
   static let candidates: [UInt8] = [UInt8(ascii: ","), 9, UInt8(ascii: ";"), UInt8(ascii: "|")]
 
   var skipped: SkippedRecords {
-    lines.skipped.addingZeroSize(skippedZeroSize, first: firstZeroSizeLine.map { "line \($0)" })
+    lines.skipped.addingZeroSize(
+      skippedZeroSize, first: firstZeroSizeLine.map { "line \($0)" }, writes: zeroSizeWrites)
   }
 
   init(_ source: ByteSource, path: String, options: CSVOptions, skipBad: Bool = false, keepWrites: Bool = false)
@@ -277,6 +279,7 @@ final class CSVTraceReader: TraceReader {
     if record.isSkippedAsZeroSize(keepingWrites: keepWrites) {
       if firstZeroSizeLine == nil { firstZeroSizeLine = number }
       skippedZeroSize += 1
+      zeroSizeWrites.count(record)
       return nil
     }
     return record

@@ -1,0 +1,178 @@
+import EvictionRun
+import EvictionTestSupport
+import Foundation
+import Testing
+
+/// What a third hostile pass (443 runs over every command) found: a user's
+/// file deleted, wrong answers with exit 0, silent hours of work, and
+/// messages that said the wrong thing. Each test fails on the build that
+/// pass ran.
+@Suite struct ThirdHostilePassTests {
+  /// A folder holding `t.txt` (five requests over three keys).
+  static func folder() throws -> URL {
+    let dir = try scratchDirectory()
+    try "1\n2\n3\n1\n2\n".write(to: dir.appendingPathComponent("t.txt"), atomically: true, encoding: .utf8)
+    return dir
+  }
+
+  /// A trace is written under a name of its own write, never `OUT.partial`,
+  /// which may be the user's.
+  @Test func aUsersPartialFileIsKept() throws {
+    let dir = try Self.folder()
+    for output in ["c.csv", "g.oracleGeneral.zst"] {
+      try "mine\n".write(to: dir.appendingPathComponent(output + ".partial"), atomically: true, encoding: .utf8)
+    }
+    let convert = try evlab(["convert", "t.txt", "--to", "csv", "-o", "c.csv"], in: dir)
+    #expect(convert.status == 0, "\(convert.stderr)")
+    let generate = try evlab(["generate", "zipf", "--requests", "100", "-o", "g.oracleGeneral.zst"], in: dir)
+    #expect(generate.status == 0, "\(generate.stderr)")
+    for output in ["c.csv", "g.oracleGeneral.zst"] {
+      let kept = try String(contentsOf: dir.appendingPathComponent(output + ".partial"), encoding: .utf8)
+      #expect(kept == "mine\n", "\(output).partial")
+      #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent(output).path))
+    }
+    // Nothing else is left behind.
+    let names = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
+    #expect(names.filter { $0.hasSuffix(".partial") } == ["c.csv.partial", "g.oracleGeneral.zst.partial"], "\(names)")
+  }
+
+  /// `convert -o -` wrote a file named `-`.
+  @Test func convertToStandardOutputIsRefused() throws {
+    let dir = try Self.folder()
+    let run = try evlab(["convert", "t.txt", "--to", "csv", "-o", "-"], in: dir)
+    #expect(run.status != 0 && run.stderr.contains("convert writes a file"), "\(run.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("-").path))
+  }
+
+  /// A name that fits alone but not with `.provenance.json` beside it was
+  /// written, then failed on its provenance.
+  @Test func anOutputNameLeavesRoomForItsProvenance() throws {
+    let dir = try Self.folder()
+    let name = String(repeating: "y", count: 245) + ".csv"
+    for arguments in [
+      ["replay", "t.txt", "--policy", "lru", "--size", "2", "--csv", name],
+      ["convert", "t.txt", "--to", "csv", "-o", name],
+    ] {
+      let run = try evlab(arguments, in: dir)
+      #expect(run.status != 0 && run.stderr.contains("so keep it to 239"), "\(arguments[0]): \(run.stderr)")
+    }
+    #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["t.txt"])
+  }
+
+  /// A collection's relative trace path that names one file here and
+  /// another beside the collection was read from here: wrong numbers.
+  @Test func aTracePathThatNamesTwoFilesIsRefused() throws {
+    let dir = try Self.folder()
+    let catalog = dir.appendingPathComponent("cat")
+    try FileManager.default.createDirectory(at: catalog, withIntermediateDirectories: true)
+    try "7\n8\n9\n7\n".write(to: catalog.appendingPathComponent("t.txt"), atomically: true, encoding: .utf8)
+    try "[[traces]]\npath = \"t.txt\"\n".write(
+      to: catalog.appendingPathComponent("catalog.toml"), atomically: true, encoding: .utf8)
+    let run = try evlab(
+      ["compare", "--collection", "cat/catalog.toml", "--policy", "lru", "--size", "2", "-o", "out"], in: dir)
+    #expect(run.status != 0 && run.stderr.contains("names two different files"), "\(run.stderr)")
+    // From elsewhere, the one beside the collection is the only one: it runs.
+    let elsewhere = try evlab(
+      ["compare", "--collection", "catalog.toml", "--policy", "lru", "--size", "2", "-o", "../out"], in: catalog)
+    #expect(elsewhere.status == 0, "\(elsewhere.stderr)")
+  }
+
+  /// trace-info said "deletes 0" of a trace whose deletes were of 0 bytes.
+  @Test func traceInfoCountsZeroSizeWrites() throws {
+    let dir = try Self.folder()
+    let trace = "time,key,size,op\n1,1,10,set\n2,1,0,delete\n3,1,10,get\n4,2,0,set\n5,2,0,delete\n6,2,5,get\n"
+    try trace.write(to: dir.appendingPathComponent("kv.csv"), atomically: true, encoding: .utf8)
+    let run = try evlab(["trace-info", "kv.csv", "--op-column", "4"], in: dir)
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(run.stdout.contains("gets 2, sets 1, deletes 0 (and 1 set and 2 deletes of 0 bytes"), "\(run.stdout)")
+    #expect(run.stderr.contains("1 set and 2 deletes among them"), "\(run.stderr)")
+  }
+
+  /// `explain --around` ignored `--events` and `--warmup`.
+  @Test(arguments: [["--events", "1"], ["--warmup", "2"]])
+  func explainAroundRefusesWhatItWouldIgnore(extra: [String]) throws {
+    let dir = try Self.folder()
+    let run = try evlab(["explain", "t.txt", "--policy", "lru", "--size", "2", "--around", "3"] + extra, in: dir)
+    #expect(
+      run.status != 0 && run.stderr.contains("\(extra[0])") && run.stderr.contains("leave it out"), "\(run.stderr)")
+  }
+
+  /// evlab's zstd carried no checksum, so damaged bytes could decode to
+  /// other requests; now a frame says it has one, and damage is found.
+  @Test func zstdTracesCarryAChecksumThatFindsDamage() throws {
+    let dir = try Self.folder()
+    let made = try evlab(
+      ["generate", "zipf", "--objects", "1000", "--requests", "20000", "-o", "z.oracleGeneral.zst"], in: dir)
+    #expect(made.status == 0, "\(made.stderr)")
+    let path = dir.appendingPathComponent("z.oracleGeneral.zst")
+    var bytes = try Data(contentsOf: path)
+    // The frame header's descriptor (after the 4-byte magic): bit 2 is the content checksum flag.
+    #expect(bytes[bytes.startIndex + 4] & 0b100 != 0)
+    let middle = bytes.startIndex + bytes.count / 2
+    bytes[middle] ^= 0x5A
+    try bytes.write(to: path)
+    let read = try evlab(["replay", "z.oracleGeneral.zst", "--policy", "lru", "--size", "10"], in: dir)
+    #expect(read.status != 0, "\(read.stdout)")
+  }
+
+  /// `--repeat 10^12` ran in silence for hours; now it says first how much.
+  @Test func hugeWorkIsAnnouncedBeforeItStarts() throws {
+    let dir = try Self.folder()
+    for arguments in [
+      ["replay", "t.txt", "--policy", "lru", "--size", "2", "--repeat", "1000000000000"],
+      ["stress", "t.txt", "--size", "2", "--threads", "1", "--lock", "mutex", "--ops", "99999999999999"],
+    ] {
+      let run = try runProgram("/usr/bin/timeout", ["-s", "INT", "3", evlabPath] + arguments, in: dir)
+      #expect(run.stderr.contains("requests; at") && run.stderr.contains("Ctrl-C stops it"), "\(run.stderr)")
+    }
+    // A small run says nothing of the kind.
+    let small = try evlab(["replay", "t.txt", "--policy", "lru", "--size", "2", "--repeat", "1000"], in: dir)
+    #expect(small.status == 0 && !small.stderr.contains("Ctrl-C"), "\(small.stderr)")
+  }
+
+  /// A warm-up in seconds on a trace without times covered every request;
+  /// the message now says why.
+  @Test func aWarmupInSecondsOnATraceWithoutTimesSaysWhy() throws {
+    let dir = try Self.folder()
+    let run = try evlab(["replay", "t.txt", "--policy", "lru", "--size", "2", "--warmup", "5s"], in: dir)
+    #expect(run.status != 0 && run.stderr.contains("has every request at time 0"), "\(run.stderr)")
+  }
+
+  /// `report` of a folder that does not exist blamed a missing file in it.
+  @Test func reportOfAMissingFolderSaysSo() throws {
+    let dir = try Self.folder()
+    let run = try evlab(["report", "nowhere"], in: dir)
+    #expect(run.status != 0 && run.stderr.contains("nowhere: no such folder"), "\(run.stderr)")
+  }
+
+  /// `disk-bench --value-size 0` said "a cache needs a positive size".
+  @Test func aZeroValueSizeIsNamedAsOne() throws {
+    let run = try evlab(["disk-bench", "--value-size", "0", "--ops", "10"])
+    #expect(run.status != 0 && run.stderr.contains("a value of 0 bytes stores nothing"), "\(run.stderr)")
+  }
+
+  /// Two runs writing one CSV left one run's rows beside the other's
+  /// provenance. The pair is published under a lock on its folder: while
+  /// another holds it, nothing is published.
+  @Test func aCSVAndItsProvenanceArePublishedTogether() throws {
+    let dir = try Self.folder()
+    let csv = dir.appendingPathComponent("r.csv").path
+    let finished = SharedState<ProgramRun?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    try FolderLock.holding(dir.path) { () throws in
+      Thread.detachNewThread {
+        let run = try? evlab(["replay", "t.txt", "--policy", "fifo", "--size", "2", "--csv", "r.csv"], in: dir)
+        finished.withLock { $0 = run }
+        done.signal()
+      }
+      // The replay takes milliseconds; held off by the lock, it publishes nothing.
+      Thread.sleep(forTimeInterval: 1.5)
+      #expect(!FileManager.default.fileExists(atPath: csv))
+      #expect(finished.withLock { $0 } == nil)
+    }
+    done.wait()
+    #expect(finished.withLock { $0?.status } == 0)
+    let provenance = try String(contentsOfFile: csv + ".provenance.json", encoding: .utf8)
+    #expect(try String(contentsOfFile: csv, encoding: .utf8).contains("fifo") && provenance.contains("fifo"))
+  }
+}
