@@ -35,6 +35,23 @@ extension MemoryCache where Key: Sendable, Value: Sendable {
     return try await self.load(afterMiss: key, ttl: ttl, timeout: timeout) { (try await load(), cost) }
   }
 
+  /// Like ``value(forKey:cost:ttl:timeout:orLoad:)``, for an entry that
+  /// expires once it has gone `timeToIdle` without a read, as
+  /// ``setValue(_:forKey:cost:ttl:timeToIdle:)`` stores one (Caffeine's
+  /// `expireAfterAccess` on a loading cache): every hit, through this call
+  /// or any other read, extends it; with a `ttl` too, it expires at
+  /// whichever comes first. A `timeToIdle` of zero or less stores the
+  /// loaded value expired: it is returned, and the next read loads again.
+  public func value(
+    forKey key: Key, cost: Int? = nil, ttl: Duration? = nil, timeToIdle: Duration, timeout: Duration? = nil,
+    orLoad load: @escaping @Sendable () async throws -> Value
+  ) async throws -> Value {
+    if let value = value(forKey: key) { return value }
+    return try await self.load(
+      afterMiss: key, ttl: timeToIdle > .zero ? ttl : .zero, idle: Self.idleNanoseconds(timeToIdle), timeout: timeout
+    ) { (try await load(), cost) }
+  }
+
   /// Like ``value(forKey:cost:ttl:timeout:orLoad:)``, for a loader that
   /// learns what the value costs as it loads it (the bytes downloaded or
   /// read from disk): the value is stored at the cost `load` returns.
@@ -53,12 +70,12 @@ extension MemoryCache where Key: Sendable, Value: Sendable {
   /// miss): shared with every other waiter of the key, stored at the cost
   /// `load` returns (nil: as ``setValue(_:forKey:cost:ttl:)`` weighs it).
   package func load(
-    afterMiss key: Key, ttl: Duration?, timeout: Duration?,
+    afterMiss key: Key, ttl: Duration?, idle: UInt64 = 0, timeout: Duration?,
     _ load: @escaping @Sendable () async throws -> (Value, Int?)
   ) async throws -> Value {
     if LoadScope.keys.contains(self, key) { throw CacheError.recursiveLoad("\(key)") }
     return try await awaitLoad(of: key, timeout: timeout) {
-      Task { await self.runLoad(key, ttl: ttl, load) }
+      Task { await self.runLoad(key, ttl: ttl, idle: idle, load) }
     }
   }
 
@@ -166,7 +183,7 @@ extension MemoryCache where Key: Sendable, Value: Sendable {
 
   /// Loads `key` once for all its waiters (unless a load that finished
   /// between their miss and this cached it already) and stores the value.
-  func runLoad(_ key: Key, ttl: Duration?, _ load: @Sendable () async throws -> (Value, Int?)) async {
+  func runLoad(_ key: Key, ttl: Duration?, idle: UInt64 = 0, _ load: @Sendable () async throws -> (Value, Int?)) async {
     let outcome: Result<Value, any Error>
     if let cached = valueUncounted(forKey: key) {
       outcome = .success(cached)
@@ -175,7 +192,7 @@ extension MemoryCache where Key: Sendable, Value: Sendable {
       do {
         let (value, cost) = try await LoadScope.$keys.withValue(LoadScope.keys.adding(self, key)) { try await load() }
         loads.recordLoad(failed: false, took: ContinuousClock.now - start)
-        storeIfAbsent(value, forKey: key, cost: cost, ttl: ttl)
+        storeIfAbsent(value, forKey: key, cost: cost, ttl: ttl, idle: idle)
         outcome = .success(value)
       } catch {
         loads.recordLoad(failed: true, took: ContinuousClock.now - start)

@@ -603,13 +603,14 @@ public final class MemoryCache<Key: Hashable, Value> {
 
   /// Stores `value` unless `key` is cached (and not expired): a loaded
   /// value does not replace one stored while it loaded.
-  package func storeIfAbsent(_ value: Value, forKey key: Key, cost: Int?, ttl: Duration?) {
-    storeLoaded(value, forKey: key, cost: cost, ttl: ttl) { shard, now in !shard.contains(key, now: now) }
+  package func storeIfAbsent(_ value: Value, forKey key: Key, cost: Int?, ttl: Duration?, idle: UInt64 = 0) {
+    storeLoaded(value, forKey: key, cost: cost, ttl: ttl, idle: idle) { shard, now in !shard.contains(key, now: now) }
   }
 
-  /// Stores a loaded `value` if `stores` says so, under the same lock.
+  /// Stores a loaded `value` if `stores` says so, under the same lock
+  /// (`idle`: nanoseconds without a read before it expires, 0 for none).
   func storeLoaded(
-    _ value: Value, forKey key: Key, cost: Int?, ttl: Duration?,
+    _ value: Value, forKey key: Key, cost: Int?, ttl: Duration?, idle: UInt64 = 0,
     if stores: (CacheShard<Key, Value>, UInt64) -> Bool
   ) {
     let cost = Int64(cost ?? costOf?(value) ?? unitCost.load(ordering: .relaxed))
@@ -621,7 +622,8 @@ public final class MemoryCache<Key: Hashable, Value> {
         if let ttl, ttl <= .zero {
           shard.setExpired(value, forKey: key, now: now)
         } else {
-          shard.setValue(value, forKey: key, cost: cost, ttl: ttl.map(saturatingNanoseconds) ?? 0, now: now)
+          shard.setValue(
+            value, forKey: key, cost: cost, ttl: ttl.map(saturatingNanoseconds) ?? 0, idle: idle, now: now)
         }
       }
       return shard.takeDeparted()

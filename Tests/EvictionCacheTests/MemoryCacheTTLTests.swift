@@ -1,5 +1,6 @@
 import EvictionCache
 import EvictionCore
+import EvictionTestSupport
 import Testing
 
 /// Per-entry time-to-live (``MemoryCache/setValue(_:forKey:cost:ttl:)``):
@@ -131,6 +132,40 @@ import Testing
     #expect(Set(log.entries.filter { $0.reason == .expired }.map(\.key)) == [1, 2, 3])
     #expect(cache.count == 0)
     cache.checkInvariants()
+  }
+
+  /// Get-or-load stores what it loads to expire when idle: reads extend
+  /// it, a TTL still binds, and zero stores it expired (returned, then
+  /// loaded again).
+  @Test func getOrLoadStoresAnEntryThatExpiresWhenIdle() async throws {
+    let clock = ManualClock()
+    let cache = try MemoryCache<Int, Int>(policy: "lru", countLimit: 100, clock: { clock.now() })
+    let loads = SharedState(0)
+    let load: @Sendable () async throws -> Int = {
+      loads.withLock { $0 += 1 }
+      return 7
+    }
+    #expect(try await cache.value(forKey: 1, timeToIdle: .seconds(10), orLoad: load) == 7)
+    #expect(try await cache.value(forKey: 2, ttl: .seconds(15), timeToIdle: .seconds(10), orLoad: load) == 7)
+    #expect(loads.withLock { $0 } == 2)
+    // Read every 8 s: each read extends both; the TTL of 15 s ends key 2.
+    clock.advance(seconds: 8)
+    #expect(try await cache.value(forKey: 1, timeToIdle: .seconds(10), orLoad: load) == 7)
+    #expect(cache.value(forKey: 2) == 7)
+    clock.advance(seconds: 8)
+    #expect(cache.value(forKey: 1) == 7, "read 8 s ago, idle limit 10 s")
+    #expect(cache.value(forKey: 2) == nil, "its TTL of 15 s binds, reads or not")
+    #expect(loads.withLock { $0 } == 2)
+    // Unread for 10.5 s, key 1 idles out and loads again.
+    clock.advance(seconds: 10.5)
+    #expect(!cache.contains(1))
+    #expect(try await cache.value(forKey: 1, timeToIdle: .seconds(10), orLoad: load) == 7)
+    #expect(loads.withLock { $0 } == 3)
+    // Zero: returned, stored expired, loaded again by the next read.
+    #expect(try await cache.value(forKey: 3, timeToIdle: .zero, orLoad: load) == 7)
+    #expect(!cache.contains(3))
+    #expect(try await cache.value(forKey: 3, timeToIdle: .zero, orLoad: load) == 7)
+    #expect(loads.withLock { $0 } == 5)
   }
 
   @Test func anIdleTimeOfZeroIsExpiredAtOnceAndAPlainSetClearsIt() throws {
