@@ -15,6 +15,8 @@ let package = Package(
     .package(name: "EvictionLab", path: "../.."),
     .package(url: "https://github.com/hummingbird-project/hummingbird.git", exact: "2.28.1"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.30.0"),
+    .package(url: "https://github.com/apple/swift-log.git", from: "1.14.0"),
   ],
   targets: [
     .target(
@@ -23,6 +25,16 @@ let package = Package(
         .product(name: "EvictionCache", package: "EvictionLab"),
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+      ]),
+    // A load test: a server on 127.0.0.1 under concurrent clients for a
+    // bounded time, with this driver or Hummingbird's unbounded one.
+    .executableTarget(
+      name: "persist-load",
+      dependencies: [
+        "BoundedPersist",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "Logging", package: "swift-log"),
       ]),
     .testTarget(
       name: "BoundedPersistTests",
