@@ -17,7 +17,9 @@ enum OutputCheck {
     }
     // A CSV or a trace gets NAME.provenance.json beside it (and a trace is
     // written as NAME.XXXXXX.partial first): its name must leave room.
-    try nameFits(path, option: option, companion: path.hasSuffix(".json") ? "" : ".provenance.json")
+    // (JSON carries its provenance inside.)
+    let isJSON = option.hasSuffix("json") || path.hasSuffix(".json")
+    try nameFits(path, option: option, companion: isJSON ? "" : ".provenance.json")
     var link = stat()
     if lstat(path, &link) == 0, (link.st_mode & S_IFMT) == S_IFLNK, realpath(path, nil) == nil {
       throw ArgumentError("\(option) \(path) is a link to nothing; remove it or choose another path")

@@ -57,6 +57,11 @@ import Testing
       #expect(run.status != 0 && run.stderr.contains("so keep it to 239"), "\(arguments[0]): \(run.stderr)")
     }
     #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["t.txt"])
+    // JSON carries its provenance inside: a name up to 255 bytes is fine, whatever its extension.
+    let json = String(repeating: "j", count: 250) + ".out"
+    let run = try evlab(["replay", "t.txt", "--policy", "lru", "--size", "2", "--json", json], in: dir)
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent(json).path))
   }
 
   /// A collection's relative trace path that names one file here and
