@@ -138,7 +138,11 @@ let package = Package(
       name: "EvictionMetrics",
       dependencies: ["EvictionCache", .product(name: "CoreMetrics", package: "swift-metrics")]),
     // `evlab`: EvictionLab.main() with the learned policies, and nothing else.
-    .executableTarget(name: "evlab", dependencies: ["EvictionLab", "EvictionLearned"]),
+    .executableTarget(name: "evlab", dependencies: ["EvictionLab", "EvictionLearned", "CAllocGuard"]),
+    // evlab's allocation guard: a failed allocation under `ulimit -v` ends in
+    // one line that says so (the executable only: a library must not replace
+    // its host's allocator).
+    .target(name: "CAllocGuard"),
 
     // What every test target shares: scratch folders that clean up, file-tree digests.
     .target(
