@@ -120,6 +120,21 @@ public enum EvictionLab {
   /// `-h` and printed help with status 0) is refused with the spelling that
   /// reads it as a file. Returns the arguments to parse.
   static func checkOptions(_ arguments: [String]) throws(ArgumentError) -> [String] {
+    // `evlab help WORDS`: each word must name a command (ArgumentParser
+    // printed the general help, with status 0, for a misspelled one).
+    if arguments.first == "help" {
+      var command: any ParsableCommand.Type = Evlab.self
+      for word in arguments.dropFirst() where !word.hasPrefix("-") {
+        let subcommands = command.configuration.subcommands
+        guard let sub = subcommands.first(where: { $0._commandName == word }) else {
+          throw ArgumentError(
+            "help: '\(word)' is no command of evlab\(command == Evlab.self ? "" : " " + command._commandName); "
+              + "the commands are \(subcommands.map { $0._commandName }.joined(separator: ", "))")
+        }
+        command = sub
+      }
+      return arguments
+    }
     var path = ["evlab"]
     var command: any ParsableCommand.Type = Evlab.self
     var rest = arguments[...]

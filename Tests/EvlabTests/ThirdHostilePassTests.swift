@@ -150,6 +150,16 @@ import Testing
     #expect(run.status != 0 && run.stderr.contains("nowhere: no such folder"), "\(run.stderr)")
   }
 
+  /// `help bogus` printed the general help with status 0.
+  @Test func helpForNoSuchCommandSaysSo() throws {
+    let run = try evlab(["help", "bogus"])
+    #expect(run.status == 1 && run.stderr.contains("'bogus' is no command of evlab"), "\(run.stderr)")
+    let nested = try evlab(["help", "bench", "bogus"])
+    #expect(nested.status == 1 && nested.stderr.contains("of evlab bench; the commands are"), "\(nested.stderr)")
+    let real = try evlab(["help", "bench", "check"])
+    #expect(real.status == 0 && real.stdout.contains("baseline"), "\(real.stdout)")
+  }
+
   /// `disk-bench --value-size 0` said "a cache needs a positive size".
   @Test func aZeroValueSizeIsNamedAsOne() throws {
     let run = try evlab(["disk-bench", "--value-size", "0", "--ops", "10"])
