@@ -23,10 +23,10 @@
 
 // glibc only: the wrappers call its __libc_* entry points.
 #if defined(__linux__) && defined(__GLIBC__) && !defined(EVLAB_NO_GUARD)
-#include <fcntl.h>
-#include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
+
+// The address space left under the limit, as the SIGABRT handler reads it.
+#include "../CAllocator/shim.h"
 
 extern void *__libc_malloc(size_t);
 extern void *__libc_calloc(size_t, size_t);
@@ -35,21 +35,6 @@ extern void *__libc_memalign(size_t, size_t);
 
 // Below this much room under the limit, a failed allocation is the limit's.
 static const long floor_bytes = 128L << 20;
-
-// Bytes left under RLIMIT_AS, from /proc/self/statm; -1 without a limit.
-static long address_space_left(void) {
-  struct rlimit limit;
-  if (getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return -1;
-  int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return -1;
-  char text[64];
-  ssize_t n = read(fd, text, sizeof text - 1);
-  close(fd);
-  if (n <= 0) return -1;
-  long pages = 0;
-  for (ssize_t i = 0; i < n && text[i] >= '0' && text[i] <= '9'; i++) pages = pages * 10 + (text[i] - '0');
-  return (long)limit.rlim_cur - pages * sysconf(_SC_PAGESIZE);
-}
 
 // Appends `value` in decimal (tenths of a MiB) to `out` at `*at`.
 static void append_mib(char *out, size_t *at, size_t capacity, unsigned long bytes) {
@@ -75,7 +60,7 @@ static void append(char *out, size_t *at, size_t capacity, const char *text) {
 // A failed request of `bytes`: ends the program if the limit is why.
 static void failed(size_t bytes) {
   int saved = errno;
-  long left = address_space_left();
+  long left = callocator_address_space_left_in(sysconf(_SC_PAGESIZE));
   if (left < 0 || left >= floor_bytes) {
     errno = saved;
     return;

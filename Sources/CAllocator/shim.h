@@ -35,7 +35,10 @@ static inline struct callocator_abort_state *callocator_abort(void) {
   return &state;
 }
 
-static inline long callocator_address_space_left(void) {
+// Bytes left under RLIMIT_AS for pages of `page_size` bytes (-1 without a
+// limit), with async-signal-safe calls only. Also evlab's allocation guard's
+// (Sources/CAllocGuard).
+static inline long callocator_address_space_left_in(long page_size) {
   struct rlimit limit;
   if (getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return -1;
   int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
@@ -46,7 +49,11 @@ static inline long callocator_address_space_left(void) {
   if (n <= 0) return -1;
   long pages = 0;
   for (ssize_t i = 0; i < n && text[i] >= '0' && text[i] <= '9'; i++) pages = pages * 10 + (text[i] - '0');
-  return (long)limit.rlim_cur - pages * callocator_abort()->page_size;
+  return (long)limit.rlim_cur - pages * page_size;
+}
+
+static inline long callocator_address_space_left(void) {
+  return callocator_address_space_left_in(callocator_abort()->page_size);
 }
 
 static inline void callocator_on_abort(int signal_number) {
