@@ -132,6 +132,15 @@ struct Compare: ParsableCommand {
       try OutputCheck.reportFolder(directory, option: "--output", files: reportFiles)
     } else {
       try OutputCheck.folder(directory, option: "--output")
+      // A shard replaces only a partial result an evlab shard wrote.
+      if let existing = written.first, let data = FileManager.default.contents(atPath: existing) {
+        let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+        guard object?["counts_digest"] != nil, object?["evlab_version"] != nil else {
+          throw ArgumentError(
+            "--output \(directory): \(existing) exists, and no evlab shard wrote it; name another folder, or remove it first"
+          )
+        }
+      }
     }
 
     // Traces: generate the synthetic ones, read each once for its statistics.

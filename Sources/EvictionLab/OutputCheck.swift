@@ -17,9 +17,9 @@ enum OutputCheck {
     }
     // A CSV or a trace gets NAME.provenance.json beside it (and a trace is
     // written as NAME.XXXXXX.partial first): its name must leave room.
-    // (JSON carries its provenance inside.)
-    let isJSON = option.hasSuffix("json") || path.hasSuffix(".json")
-    try nameFits(path, option: option, companion: isJSON ? "" : ".provenance.json")
+    // (JSON carries its provenance inside: an option named for JSON writes
+    // it; any other may write CSV under any name, `x.json` included.)
+    try nameFits(path, option: option, companion: option.hasSuffix("json") ? "" : ".provenance.json")
     var link = stat()
     if lstat(path, &link) == 0, (link.st_mode & S_IFMT) == S_IFLNK, realpath(path, nil) == nil {
       throw ArgumentError("\(option) \(path) is a link to nothing; remove it or choose another path")
@@ -208,9 +208,12 @@ enum OutputCheck {
     guard !identities.isEmpty else { return }
     for (option, path) in outputs {
       guard let path, path != "-" else { continue }
-      // A file that is not JSON gets a provenance sidecar beside it, and beside its link's target.
+      // What an option not named for JSON writes gets a provenance sidecar
+      // beside it, and beside its link's target, whatever the name's extension.
       var candidates = [path]
-      if !path.hasSuffix(".json") { candidates += [path + ".provenance.json", resolved(path) + ".provenance.json"] }
+      if !option.hasSuffix("json") {
+        candidates += [path + ".provenance.json", resolved(path) + ".provenance.json"]
+      }
       for candidate in candidates {
         var info = stat()
         guard stat(candidate, &info) == 0 else { continue }

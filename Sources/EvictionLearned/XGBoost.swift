@@ -19,6 +19,16 @@ enum XGBoost {
   static func check(_ code: Int32, _ call: @autoclosure () -> String) {
     guard code != 0 else { return }
     let message = String(cString: XGBGetLastError())
+    if message.contains("bad_alloc") {
+      // Memory ran out inside XGBoost (its C++ allocator threw): one line
+      // that says so, as every other memory shortage ends, not a backtrace.
+      FileHandle.standardError.write(
+        Data(
+          ("evlab: error: not enough memory: XGBoost's \(call()) could not allocate (std::bad_alloc); "
+            + "raise the memory limit (ulimit -v, the container's or job's), or use smaller cache sizes, "
+            + "a shorter trace or fewer runs at once (--jobs 1)\n").utf8))
+      exit(1)
+    }
     fatalError("XGBoost's \(call()) failed: \(message)")
   }
 

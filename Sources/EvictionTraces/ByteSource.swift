@@ -44,7 +44,18 @@ func decompressing(_ source: some RewindableSource, path: String) throws(TraceEr
   let n = try source.read(into: peek)
   let head = Array(peek.prefix(n))
   try source.rewind()
-  switch Compression.detect(head) {
+  let detected = Compression.detect(head)
+  // A name that promises compression over bytes that are not compressed is
+  // a damaged file (or a misnamed one): read as plain, it would give other
+  // requests with exit 0.
+  if detected == .none, let named = Compression.suffixes.first(where: { path.lowercased().hasSuffix($0.0) }) {
+    throw .corruptCompressedStream(
+      file: path, codec: named.1.rawValue,
+      reason:
+        "the name ends in \(named.0) but the file does not start as a \(named.1.rawValue) stream does; it is damaged, or not compressed (then rename it without \(named.0))"
+    )
+  }
+  switch detected {
   case .none: return source
   case .gzip: return try GzipSource(source, path: path)
   case .xz: return try XzSource(source, path: path)

@@ -176,6 +176,19 @@ import Testing
     #expect(!run.stderr.contains("Program crashed") && !run.stderr.contains("Backtrac"))
   }
 
+  /// XGBoost's own allocator threw std::bad_alloc inside LRB's training,
+  /// and the process ended in a fatal error and a backtrace.
+  @Test(arguments: [170, 200, 240])
+  func aLearnedPolicyOutOfMemoryEndsInOneLine(megabytes: Int) throws {
+    let dir = try scratchDirectory()
+    let run = try limited(
+      megabytes,
+      ["replay", AttributionCommandTests.zipf, "--policy", "lrb", "--size", "5000", "--jobs", "1"], in: dir)
+    guard run.status != 0 else { return }  // it fit under this limit here
+    expectShortage(run, mentions: [])
+    #expect(!run.stderr.contains("Backtrac"))
+  }
+
   /// A comparison of every policy fails on allocations of several MiB that
   /// no structure announces (22 MiB at 146 MB here); the guard names the
   /// request and the room left, in one line.

@@ -191,3 +191,59 @@ import Testing
     #expect(try String(contentsOfFile: csv, encoding: .utf8).contains("fifo") && provenance.contains("fifo"))
   }
 }
+
+/// What a manual hostile pass (629 runs) on this stop's first build found.
+@Suite struct ManualHostilePassTests {
+  /// 100,000 nested brackets overflowed the configuration reader's stack.
+  @Test(arguments: [
+    "x = " + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000),
+    "x = " + String(repeating: "{a=", count: 20_000) + String(repeating: "}", count: 20_000),
+  ])
+  func deeplyNestedConfigurationsAreRefused(text: String) throws {
+    let dir = try ThirdHostilePassTests.folder()
+    try text.write(to: dir.appendingPathComponent("d.toml"), atomically: true, encoding: .utf8)
+    let run = try evlab(["compare", "--config", "d.toml", "-o", "out"], in: dir)
+    #expect(run.status == 1 && run.stderr.contains("nest more than 64 deep"), "\(run.stderr.prefix(300))")
+  }
+
+  /// A file named .zst whose bytes are not zstd was read as plain records.
+  @Test func aCompressedNameOverPlainBytesIsRefused() throws {
+    let dir = try ThirdHostilePassTests.folder()
+    try "1\n2\n3\n".write(to: dir.appendingPathComponent("plain.txt.zst"), atomically: true, encoding: .utf8)
+    let run = try evlab(["replay", "plain.txt.zst", "--policy", "lru", "--size", "2"], in: dir)
+    #expect(run.status == 1 && run.stderr.contains("does not start as a zstd stream does"), "\(run.stderr)")
+  }
+
+  /// `compare --shard 1/2 -o F` replaced a user's F/partial-1-of-2.json.
+  @Test func aShardKeepsAUsersFile() throws {
+    let dir = try ThirdHostilePassTests.folder()
+    try FileManager.default.createDirectory(at: dir.appendingPathComponent("F"), withIntermediateDirectories: true)
+    let mine = dir.appendingPathComponent("F/partial-1-of-2.json")
+    try "mine\n".write(to: mine, atomically: true, encoding: .utf8)
+    let run = try evlab(
+      ["compare", "--trace", "t.txt", "--policy", "lru", "--size", "2", "--shard", "1/2", "-o", "F"], in: dir)
+    #expect(run.status != 0 && run.stderr.contains("no evlab shard wrote it"), "\(run.stderr)")
+    #expect(try String(contentsOf: mine, encoding: .utf8) == "mine\n")
+    // A shard's own file is replaced when it runs again.
+    try FileManager.default.removeItem(at: mine)
+    for _ in 0..<2 {
+      let again = try evlab(
+        ["compare", "--trace", "t.txt", "--policy", "lru", "--size", "2", "--shard", "1/2", "-o", "F"], in: dir)
+      #expect(again.status == 0, "\(again.stderr)")
+    }
+  }
+
+  /// `--csv r.json` writes CSV, so `r.json.provenance.json` beside it:
+  /// that sidecar was not checked against the inputs, and replaced one.
+  @Test func aCSVNamedJSONStillKeepsItsSidecarOffTheInput() throws {
+    let dir = try ThirdHostilePassTests.folder()
+    let input = dir.appendingPathComponent("r.json.provenance.json")
+    try "time,key,size\n1,1,1\n2,2,1\n3,1,1\n".write(to: input, atomically: true, encoding: .utf8)
+    let before = try Data(contentsOf: input)
+    let run = try evlab(
+      ["replay", "r.json.provenance.json", "--format", "csv", "--policy", "lru", "--size", "2", "--csv", "r.json"],
+      in: dir)
+    #expect(run.status != 0 && run.stderr.contains("would overwrite the input trace"), "\(run.stderr)")
+    #expect(try Data(contentsOf: input) == before)
+  }
+}

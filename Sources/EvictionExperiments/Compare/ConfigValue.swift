@@ -73,6 +73,12 @@ public struct TOMLParser {
   let file: String
   var position = 0
   var line = 1
+  /// Arrays and inline tables open around the value being read: deeper
+  /// than ``maximumDepth`` is refused (a recursive reader would otherwise
+  /// run out of stack on a file of nested brackets).
+  var depth = 0
+  /// No configuration nests more than a few levels.
+  public static let maximumDepth = 64
 
   public static func parse(_ text: String, file: String) throws(ConfigError) -> [String: ConfigValue] {
     var parser = TOMLParser(bytes: Array(text.utf8), file: file)
@@ -206,8 +212,13 @@ public struct TOMLParser {
     switch c {
     case UInt8(ascii: "\""): return .string(try basicString())
     case UInt8(ascii: "'"): return .string(try literalString())
-    case UInt8(ascii: "["): return try array()
-    case UInt8(ascii: "{"): return try inlineTable()
+    case UInt8(ascii: "["), UInt8(ascii: "{"):
+      guard depth < Self.maximumDepth else {
+        throw error("arrays and tables nest more than \(Self.maximumDepth) deep; no configuration needs that")
+      }
+      depth += 1
+      defer { depth -= 1 }
+      return c == UInt8(ascii: "[") ? try array() : try inlineTable()
     case UInt8(ascii: "t"), UInt8(ascii: "f"):
       if matches("true") {
         position += 4
@@ -502,7 +513,11 @@ extension ConfigValue {
     return nil
   }
 
-  static func convert(_ object: Any, file: String) throws(ConfigError) -> ConfigValue {
+  static func convert(_ object: Any, file: String, depth: Int = 0) throws(ConfigError) -> ConfigValue {
+    guard depth <= TOMLParser.maximumDepth else {
+      throw ConfigError(
+        file: file, "arrays and objects nest more than \(TOMLParser.maximumDepth) deep; no configuration needs that")
+    }
     switch object {
     case let s as String: return .string(s)
     case let n as NSNumber:
@@ -514,11 +529,11 @@ extension ConfigValue {
       }
     case let a as [Any]:
       var items: [ConfigValue] = []
-      for item in a { items.append(try convert(item, file: file)) }
+      for item in a { items.append(try convert(item, file: file, depth: depth + 1)) }
       return .array(items)
     case let d as [String: Any]:
       var table: [String: ConfigValue] = [:]
-      for (k, v) in d { table[k] = try convert(v, file: file) }
+      for (k, v) in d { table[k] = try convert(v, file: file, depth: depth + 1) }
       return .table(table)
     default:
       throw ConfigError(file: file, "null and other JSON values have no meaning in a configuration")
