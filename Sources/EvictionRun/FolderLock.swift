@@ -19,7 +19,9 @@ public enum FolderLock {
   /// When the folder cannot be opened to lock (no read permission),
   /// `body` runs unlocked: publishing must not fail for want of a lock.
   /// Re-entrant: a folder this process already holds is not locked again
-  /// (a second `flock` on it would wait for the first, forever).
+  /// (a second `flock` on it would wait for the first, forever). So it
+  /// excludes other processes, not other threads of this one: evlab
+  /// publishes from one thread.
   public static func holding<T, E: Error>(_ folder: String, _ body: () throws(E) -> T) throws(E) -> T {
     let folder = folder.isEmpty ? "." : folder
     try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -68,9 +70,6 @@ public enum FolderLock {
 /// it, unique to this write (`NAME.k3x9qz.partial`), created with
 /// `O_EXCL` so it never is, nor replaces, a file someone else owns.
 public enum PartialFile {
-  /// The suffix's length in bytes (`.` + 6 characters + `.partial`).
-  public static let suffixLength = 15
-
   /// Creates the file (mode 0644 less the umask) and returns its path and
   /// open descriptor, or the error number of the last attempt.
   public static func create(beside path: String) -> Result<(path: String, fd: Int32), Errno> {
