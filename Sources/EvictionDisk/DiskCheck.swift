@@ -271,6 +271,18 @@ extension DiskStore {
       throw DiskError.manifest(
         path: folder.manifestPath, reason: "missing while the store's lock and data/ exist", code: 0)
     }
+    // SQLite reports a file it may not open as "unable to open" (14), which a
+    // repair would take for damage and rebuild empty: a permission problem is
+    // the user's to fix, never repaired.
+    for suffix in ["", "-wal", "-shm"] {
+      let name = StoreFolder.manifestName + suffix
+      let fd = openat(folder.root, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+      if fd >= 0 {
+        Glibc.close(fd)
+      } else if errno == EACCES || errno == EPERM {
+        throw DiskError.permissionDenied(path: folder.path + "/" + name)
+      }
+    }
     let db = try SQLiteDatabase(path: folder.manifestPath, readOnly: true, immutable: !folder.isWritable)
     defer { db.close() }
     let version = try layoutVersion(db)

@@ -277,12 +277,19 @@ private func publishReport(
         writeStandardError("\rrendering figures: \(done)/\(total)" + (done == total ? "\n" : ""))
       }
     }
+    // The report is written whole into a folder of its own inside the
+    // output folder, then moved into place with Ctrl-C held off: the folder
+    // holds the earlier report or this one, never a mix.
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let stage = try ReportStage(in: directory)
+    defer { stage.remove() }
     var files = try CompareReport.write(
-      outcome, config: config, to: directory, provenance: provenance, warn: { printError("warning: \($0)") },
+      outcome, config: config, to: stage.path, provenance: provenance, warn: { printError("warning: \($0)") },
       figureProgress: figureProgress)
     if let runs {
-      files.append(try failing { () throws(CompareError) in try runs.write(into: directory) })
+      files.append(try failing { () throws(CompareError) in try runs.write(into: stage.path) })
     }
+    try stage.publish()
     let names = files.map { ($0 as NSString).lastPathComponent }
     printError("wrote \(names.joined(separator: ", ")) to \(directory)/")
     writeStandardOutput(CompareReport.terminalSummary(outcome, config: config))
@@ -299,7 +306,8 @@ private func publishReport(
     }
   } catch {
     if made != nil { try? FileManager.default.removeItem(atPath: directory) }
-    throw fail("cannot write the report into \(directory): \(error.localizedDescription)")
+    let reason = (error as? ArgumentError)?.description ?? error.localizedDescription
+    throw fail("cannot write the report into \(directory): \(reason)")
   }
 }
 

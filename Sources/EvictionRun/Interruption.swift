@@ -61,6 +61,7 @@ public enum Interruption {
       while read(reader, &byte, 1) != 1 {
         if errno != EINTR { return }
       }
+      pthread_mutex_lock(critical)
       interrupted = true
       parkOtherThreads()
       let removed = ScratchPaths.shared.removeAll()
@@ -72,6 +73,28 @@ public enum Interruption {
   }
 
   static let stopping = Atomic<Bool>(false)
+
+  /// Held by ``holdingOff(_:)`` and by whoever ends the run; recursive, so
+  /// a step held off may itself end the run.
+  nonisolated(unsafe) static let critical: UnsafeMutablePointer<pthread_mutex_t> = {
+    let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    var attributes = pthread_mutexattr_t()
+    pthread_mutexattr_init(&attributes)
+    pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_RECURSIVE))
+    pthread_mutex_init(mutex, &attributes)
+    pthread_mutexattr_destroy(&attributes)
+    return mutex
+  }()
+
+  /// Runs `body` with Ctrl-C, SIGTERM and SIGHUP held off: a signal that
+  /// arrives meanwhile ends the run as soon as `body` returns. For short
+  /// steps that must be whole or not at all, such as moving a finished
+  /// report into its folder.
+  public static func holdingOff<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+    pthread_mutex_lock(critical)
+    defer { pthread_mutex_unlock(critical) }
+    return try body()
+  }
 
   /// Ends the run from any thread, as a signal would: parks the other
   /// threads, removes what ``ScratchPaths`` holds, prints `message` as the
@@ -86,6 +109,7 @@ public enum Interruption {
     if stopping.exchange(true, ordering: .sequentiallyConsistent) {
       while true { pause() }
     }
+    pthread_mutex_lock(critical)
     interrupted = true
     parkOtherThreads()
     _ = ScratchPaths.shared.removeAll()
