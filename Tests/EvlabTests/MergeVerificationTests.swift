@@ -129,6 +129,37 @@ import Testing
     #expect(flagged.contains("says it exceeded its capacity"), "\(flagged)")
   }
 
+  /// What the fourth hostile pass forged past the checks above, each with a
+  /// digest computed again: bytes no request could carry, a negative count
+  /// of skipped requests, hits in a cache that held nothing, and a time no
+  /// run takes.
+  @Test func countsNoRequestCouldCarryAreRefused() throws {
+    let parts = try shards()
+    let traceBytes = parts[0].partial.traces[0].bytesRequested
+    func refusal(_ edit: @escaping (inout ReplayResult) -> Void) -> String {
+      self.refusal(forged(parts) { partial in if partial.shard == 1 { edit(&partial.results[0]) } })
+    }
+    let noBytes = refusal { result in
+      result.counts.bytesMissed = 0
+      if result.attribution != nil {
+        result.attribution!.compulsoryBytesMissed = 0
+        (result.attribution!.capacityBytesMissed, result.attribution!.policyBytesMissed) = (0, 0)
+        result.attribution!.admissionBytesMissed = 0
+      }
+    }
+    #expect(noBytes.contains("every counted request has a byte at least"), "\(noBytes)")
+    let negative = refusal { $0.fields.skippedZeroSize = -100_000 }
+    #expect(negative.contains("-100000 skipped"), "\(negative)")
+    let empty = refusal { $0.fields.maxOccupancy = 0 }
+    #expect(empty.contains("never held anything"), "\(empty)")
+    let manyBytes = refusal { $0.counts.bytesRequested = traceBytes + 1 }
+    #expect(manyBytes.contains("more than its trace's \(traceBytes)"), "\(manyBytes)")
+    for seconds in [1e300, -1, .nan, .infinity] {
+      let slow = refusal { $0.fields.seconds = seconds }
+      #expect(slow.contains("took \(seconds) s"), "\(slow)")
+    }
+  }
+
   /// Shard numbers out of range trapped (`1...0`); now they are named.
   @Test(arguments: [(0, 0), (1, 0), (-1, -1), (3, 2), (0, 2)])
   func shardNumbersOutOfRangeAreRefused(shard: Int, of count: Int) throws {

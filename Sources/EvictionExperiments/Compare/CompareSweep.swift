@@ -241,8 +241,11 @@ public struct ComparePartial: Codable, Sendable {
         // Ratios are the counts', whatever the file says.
         result.missRatio = result.counts.missRatio
         result.byteMissRatio = result.counts.byteMissRatio
-        guard result.seconds.isFinite && result.seconds >= 0 else {
-          throw .merge("\(path): \(result.key.id) took \(result.seconds) s; the file is damaged: run that shard again")
+        for seconds in [result.seconds, result.fields.trainingSeconds ?? 0]
+        where !(0...Self.longestRun).contains(seconds) {
+          throw .merge(
+            "\(path): \(result.key.id) took \(seconds) s, which no run takes (negative, not a number, or over a "
+              + "year); the file is damaged or edited: run that shard again")
         }
         results[run] = result
         files[run] = path
@@ -269,7 +272,11 @@ public struct ComparePartial: Codable, Sendable {
             + "\(r.warmupRequests) in the warm-up, \(r.skippedZeroSize) of zero size), more than its trace holds (\(most)); "
             + "the shard's file was edited or damaged: run that shard again")
       }
-      try Self.checkPossible(r, objects: Int64(info.uniqueObjects) * Int64(cell.trace.copies), in: files[run])
+      let copies = Int64(cell.trace.copies)
+      try Self.checkPossible(
+        r, objects: Int64(info.uniqueObjects) * copies,
+        traceBytes: info.bytesRequested.multipliedReportingOverflow(by: copies).overflow
+          ? .max : info.bytesRequested * copies, in: files[run])
     }
     let (rows, timings, timeseries) = CompareRun.rows(plan, results: results.map { $0! })
     let ordered = parts.sorted { $0.partial.shard < $1.partial.shard }
@@ -315,13 +322,21 @@ extension ComparePartial {
 }
 
 extension ComparePartial {
+  /// The longest wall-clock time a shard's row may say it took: a year.
+  static let longestRun = 366.0 * 86_400
+
   /// Refuses counts no replay can produce, which a digest recomputed after
   /// an edit would let through: every object's first request misses (so,
   /// under libCacheSim's semantics, where no set fills the cache, at least
   /// `objects` less the warm-up's requests miss, and as many are
   /// compulsory, never more than `objects`); a row exceeds its capacity
-  /// exactly when its greatest occupancy is above its cache size.
-  static func checkPossible(_ result: ReplayResult, objects: Int64, in path: String) throws(CompareError) {
+  /// exactly when its greatest occupancy is above its cache size; every
+  /// counted request carries a byte at least, and no more bytes than the
+  /// trace's (`traceBytes`); a row with hits held something, and never more
+  /// than the trace's objects or bytes; no count is negative.
+  static func checkPossible(
+    _ result: ReplayResult, objects: Int64, traceBytes: Int64, in path: String
+  ) throws(CompareError) {
     func refuse(_ what: String) -> CompareError {
       .merge("\(path): \(result.key.id) \(what), which no replay can count: the file was edited: run that shard again")
     }
@@ -330,7 +345,27 @@ extension ComparePartial {
         "held at most \(result.maxOccupancy) in a cache of \(result.key.cacheSize) and says it "
           + (result.exceedsCapacity ? "exceeded" : "kept within") + " its capacity")
     }
+    // Every request counted has at least one byte (zero-size ones are
+    // skipped, and counted as such).
+    guard result.skippedZeroSize >= 0, result.bytesRequested >= result.requests,
+      result.bytesMissed >= result.misses, result.warmupRequests >= 0
+    else {
+      throw refuse(
+        "counts \(result.requests) requests of \(result.bytesRequested) bytes, \(result.misses) misses of "
+          + "\(result.bytesMissed) bytes, \(result.warmupRequests) warm-up requests and \(result.skippedZeroSize) "
+          + "skipped ones (every counted request has a byte at least, and no count is negative)")
+    }
     guard result.semantics == nil else { return }
+    guard result.hits == 0 || result.maxOccupancy >= 1 else {
+      throw refuse("has \(result.hits) hits but never held anything (max_occupancy 0)")
+    }
+    guard result.bytesRequested <= traceBytes else {
+      throw refuse("counts \(result.bytesRequested) bytes requested, more than its trace's \(traceBytes)")
+    }
+    guard result.maxOccupancy <= max(objects, traceBytes) else {
+      throw refuse(
+        "held \(result.maxOccupancy) at most, more than its trace's \(objects) objects and \(traceBytes) bytes")
+    }
     let firstRequests = max(0, objects - result.warmupRequests)
     guard result.misses >= firstRequests else {
       throw refuse(
