@@ -95,3 +95,25 @@ extension FourthHostilePassTests {
     #expect(interrupted > 0, "no round was interrupted")
   }
 }
+
+extension FourthHostilePassTests {
+  /// The bundled traces were written before evlab's zstd output carried a
+  /// checksum, so a damaged byte decoded into other requests. Each now
+  /// carries zstd's content checksum: a byte changed anywhere past the
+  /// frame header is refused as damage.
+  @Test(arguments: ["zipf-0.9", "zipf-scan", "loop-3000"])
+  func aDamagedBundledTraceIsRefused(name: String) throws {
+    let bundled = repositoryRoot.appendingPathComponent("traces/\(name).oracleGeneral.zst")
+    let bytes = try Data(contentsOf: bundled)
+    let dir = try scratchDirectory()
+    for step in 1...6 {
+      var damaged = bytes
+      let at = 32 + (bytes.count - 40) * step / 7
+      damaged[at] ^= 0x10
+      try damaged.write(to: dir.appendingPathComponent("t.oracleGeneral.zst"))
+      let run = try evlab(["trace-info", "t.oracleGeneral.zst"], in: dir)
+      #expect(run.status == 1, "\(name): byte \(at) changed, yet read: \(run.stdout)")
+      #expect(run.stderr.contains("damaged"), "\(name): byte \(at): \(run.stderr)")
+    }
+  }
+}
