@@ -70,8 +70,13 @@ struct ReplayBench: ParsableCommand, TakesSizeMode {
   }
 
   func run() throws {
+    let source = try traceSource(trace, traceOptions, copies: copies)
+    let passes = runs * (try policies.specs().count + (bareReference ? 1 : 0))
+    try noteLongBench(
+      source, copies: copies, passes: passes,
+      asked: "--repeat \(copies) in \(Wording.count(passes, "timed pass", plural: "timed passes")) (--runs \(runs))")
     let benchmark = ReplayBenchmark(
-      source: try traceSource(trace, traceOptions, copies: copies), policies: try policies.specs(),
+      source: source, policies: try policies.specs(),
       cacheSize: size.bytes, sizeMode: sizeMode, rounds: runs, bareReference: bareReference)
     let report = try failing { () throws(BenchError) in try benchmark.run(log: printError) }
     print(BenchTables.replay(report), terminator: "")

@@ -131,6 +131,12 @@ struct ConcurrentBench: ParsableCommand {
       for file in files { print(file) }
       return
     }
+    let cells = try lock.values().count * mix.values().count * threads.counts().count
+    noteLongSpan(
+      Double(cells) * Double(runs) * (operations.map { Double($0) / 5e6 } ?? seconds),
+      "\(Wording.count(cells, "cell")) in each of \(runs) rounds, "
+        + (operations.map { "\($0) operations a thread (at about 5 M a second)" } ?? "\(seconds) s each")
+        + ", come to")
     let report = try failing { () throws(BenchError) in try benchmark.run(log: printError) }
     try output.emit(
       table: BenchTables.concurrent(report), json: ResultWriter.json(report.results),

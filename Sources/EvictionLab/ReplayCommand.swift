@@ -320,16 +320,32 @@ func stampTrace(_ path: String) {
 /// `perCore` is a generous rate (requests a second on one core), so the
 /// estimate errs short.
 func noteLongRun(requests: Double, workers: Int, perCore: Double, asked: String) {
-  let seconds = requests / (perCore * Double(max(1, workers)))
+  noteLongSpan(
+    requests / (perCore * Double(max(1, workers))),
+    "\(asked) comes to about \(String(format: "%.2g", requests)) requests; at \(Int(perCore / 1e6)) M a second \(workers > 1 ? "on each of \(workers) cores" : "on one core") that is"
+  )
+}
+
+/// Says, before a run estimated at more than an hour starts, how long it
+/// is: "note: WHAT about SPAN. Ctrl-C stops it".
+func noteLongSpan(_ seconds: Double, _ what: String) {
   guard seconds > 3600 else { return }
   let span =
     seconds < 2 * 86400
     ? "\(Int((seconds / 3600).rounded())) hours"
     : seconds < 2 * 365 * 86400
-      ? "\(Int((seconds / 86400).rounded())) days" : "\(Int((seconds / (365 * 86400)).rounded())) years"
-  printError(
-    "note: \(asked) comes to about \(String(format: "%.2g", requests)) requests; at \(Int(perCore / 1e6)) M a second \(workers > 1 ? "on each of \(workers) cores" : "on one core") that is about \(span). Ctrl-C stops it"
-  )
+      ? "\(Int((seconds / 86400).rounded())) days"
+      : "\(String(format: "%.2g", (seconds / (365 * 86400)).rounded())) years"
+  printError("note: \(what) about \(span). Ctrl-C stops it")
+}
+
+/// ``noteLongRun(requests:workers:perCore:asked:)`` for a benchmark that
+/// replays `source` `passes` times on one core: the trace is counted only
+/// where counting is cheap, or where the run is a thousand passes or more.
+func noteLongBench(_ source: TraceSource, copies: Int, passes: Int, asked: String) throws {
+  guard Double(copies) * Double(passes) >= 1000 || source.countIsCheap else { return }
+  let requests = try failing { () throws(TraceError) in try source.estimatedRequests() }
+  noteLongRun(requests: Double(requests) * Double(passes), workers: 1, perCore: 50e6, asked: asked)
 }
 
 /// The provenance of this run: version, command line, date, host, seeds.

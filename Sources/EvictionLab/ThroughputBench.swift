@@ -89,9 +89,23 @@ struct ThroughputBench: ParsableCommand, TakesSizeMode {
   func run() throws {
     let specs = try policies.specs()
     let source = try traceSource(trace, traceOptions, copies: copies)
-    var current: ThroughputBenchmark.Samples
+    let interleaved = baseline.map(ThroughputBenchmark.isExecutable) ?? false
     var base: ThroughputBenchmark.Samples? = nil
-    if let baseline, ThroughputBenchmark.isExecutable(baseline) {
+    if let baseline, !interleaved {
+      // A baseline that cannot be compared is refused before the run, not after it.
+      let loaded = try failing { () throws(BenchError) in try ThroughputBenchmark.load(baseline) }
+      let planned = ThroughputBenchmark.Samples(
+        trace: source.name, cacheSize: size.bytes, sizeMode: sizeMode, copies: source.copies,
+        policies: specs.map(\.description))
+      try failing { () throws(BenchError) in try ThroughputBenchmark.check(baseline: loaded, covers: planned) }
+      base = loaded
+    }
+    let passes = runs * specs.count * (interleaved ? 2 : 1)
+    try noteLongBench(
+      source, copies: copies, passes: passes,
+      asked: "--repeat \(copies) in \(Wording.count(passes, "timed pass", plural: "timed passes")) (--runs \(runs))")
+    var current: ThroughputBenchmark.Samples
+    if let baseline, interleaved {
       var arguments = ["bench", "throughput", trace, "--size", size.text, "--size-mode", sizeMode.rawValue]
       arguments += ["--repeat", String(copies), "--policy", policies.map(\.text).joined(separator: ",")]
       if let format = traceOptions.format { arguments += ["--format", format] }
@@ -101,7 +115,6 @@ struct ThroughputBench: ParsableCommand, TakesSizeMode {
           arguments: { arguments + ["--runs", "1", "--json", $0] }, rounds: runs, log: printError)
       }
     } else {
-      base = try baseline.map { path in try failing { () throws(BenchError) in try ThroughputBenchmark.load(path) } }
       current = try failing { () throws(BenchError) in
         try ThroughputBenchmark.measure(
           specs, source: source, cacheSize: size.bytes, sizeMode: sizeMode, rounds: runs, log: printError)

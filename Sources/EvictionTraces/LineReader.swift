@@ -269,7 +269,19 @@ final class LineRecordReader: TraceReader {
     let more = try lines.forEachLine { (raw) throws(TraceError) -> Bool in
       let line = trimmed(raw)
       if line.isEmpty || line[0] == UInt8(ascii: "#") { return true }
-      switch try parser.parse(TraceLine(bytes: line, splitter: lines)) {
+      let parsed = try parser.parse(TraceLine(bytes: line, splitter: lines))
+      // One line of billions of requests is damage or another format, not
+      // a workload: replaying it would run for hours in silence.
+      switch parsed {
+      case .blocks(_, let count, _, _), .repeated(_, let count):
+        guard count <= mostRequestsFromOneLine else {
+          throw TraceLine(bytes: line, splitter: lines).malformed(
+            "one line asks for \(count) requests, more than 2^32 (\(mostRequestsFromOneLine)); the line is damaged, "
+              + "or the file is of another format (--format)")
+        }
+      case .skip, .record: break
+      }
+      switch parsed {
       case .skip: break
       case .record(let record):
         if record.isSkippedAsZeroSize(keepingWrites: keepWrites) {
@@ -299,6 +311,10 @@ final class LineRecordReader: TraceReader {
     return filled
   }
 }
+
+/// The most requests one line of a trace may expand into (a count of
+/// blocks or of repeats): 2^32, 2 TiB of 512-byte blocks in one request.
+let mostRequestsFromOneLine: UInt64 = 1 << 32
 
 /// Splits on runs of spaces and tabs.
 @inline(__always)

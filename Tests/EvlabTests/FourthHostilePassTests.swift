@@ -117,3 +117,43 @@ extension FourthHostilePassTests {
     }
   }
 }
+
+extension FourthHostilePassTests {
+  /// The benchmarks ran for days in silence; now they say first how long.
+  @Test func longBenchmarksAreAnnouncedBeforeTheyStart() throws {
+    let dir = try ThirdHostilePassTests.folder()
+    for arguments in [
+      ["bench", "replay", "t.txt", "--size", "2", "--policy", "lru", "--repeat", "1000000000000000", "--runs", "3"],
+      ["bench", "throughput", "t.txt", "--size", "2", "--policy", "lru", "--repeat", "1000000000000000", "--runs", "3"],
+      ["bench", "concurrent", "--seconds", "3600", "--runs", "60", "--threads", "1", "--lock", "mutex"],
+    ] {
+      let run = try runProgram("/usr/bin/timeout", ["-s", "INT", "3", evlabPath] + arguments, in: dir)
+      #expect(run.stderr.contains("Ctrl-C stops it"), "\(arguments): \(run.stderr)")
+      #expect(run.stderr.contains(" days") || run.stderr.contains(" years"), "\(arguments): \(run.stderr)")
+    }
+  }
+
+  /// A one-line ARC trace with a count of 10^14 expanded into 10^14
+  /// requests in silence; a line of more than 2^32 is now refused.
+  @Test func oneLineOfBillionsOfRequestsIsRefused() throws {
+    let dir = try scratchDirectory()
+    try "5 100000000000000 0 1\n".write(to: dir.appendingPathComponent("t.arc"), atomically: true, encoding: .utf8)
+    let run = try evlab(["replay", "t.arc", "--policy", "lru", "--size", "100"], in: dir)
+    #expect(
+      run.status == 1 && run.stderr.contains("t.arc:1: one line asks for 100000000000000 requests"), "\(run.stderr)")
+  }
+
+  /// `bench throughput --baseline FILE` of another workload measured every
+  /// policy first, then refused.
+  @Test func aBaselineOfAnotherWorkloadIsRefusedBeforeTheRun() throws {
+    let dir = try ThirdHostilePassTests.folder()
+    let recorded = try evlab(
+      ["bench", "throughput", "t.txt", "--size", "2", "--policy", "lru", "--runs", "2", "--json", "b.json"], in: dir)
+    #expect(recorded.status == 0, "\(recorded.stderr)")
+    let other = try evlab(
+      ["bench", "throughput", "t.txt", "--size", "3", "--policy", "lru", "--runs", "2", "--baseline", "b.json"], in: dir
+    )
+    #expect(other.status == 1 && other.stderr.contains("measure the same workload"), "\(other.stderr)")
+    #expect(!other.stderr.contains("round"), "it measured first: \(other.stderr)")
+  }
+}

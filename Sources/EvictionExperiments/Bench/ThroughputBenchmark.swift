@@ -179,13 +179,23 @@ public enum ThroughputBenchmark {
 
   /// The verdict per policy, in the order of `current.policies`. Refuses
   /// samples of different workloads, and a policy with fewer than 2 samples a side.
+  /// Refuses a baseline of another workload, or without two samples of
+  /// each of `planned`'s policies: before a run (`planned` with no samples
+  /// yet, its stream's length and digest unknown), and again after it.
+  public static func check(baseline: Samples, covers planned: Samples) throws(BenchError) {
+    guard baseline.sameWorkload(as: planned) else {
+      throw BenchError(
+        "the baseline measured \(baseline.workload), not \(planned.workload); measure the same workload")
+    }
+    for policy in planned.policies where (baseline.samples[policy]?.count ?? 0) < 2 {
+      throw BenchError("the baseline has no (or fewer than 2) samples of \(policy); record it with that policy")
+    }
+  }
+
   public static func compare(
     baseline: Samples, current: Samples, alpha: Double, minimumEffect: Double
   ) throws(BenchError) -> [(policy: String, comparison: ThroughputComparison)] {
-    guard baseline.sameWorkload(as: current) else {
-      throw BenchError(
-        "the baseline measured \(baseline.workload), not \(current.workload); measure the same workload")
-    }
+    try check(baseline: baseline, covers: current)
     var verdicts: [(String, ThroughputComparison)] = []
     for policy in current.policies {
       guard let before = baseline.samples[policy], before.count >= 2, let after = current.samples[policy],
