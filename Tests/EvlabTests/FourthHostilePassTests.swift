@@ -122,9 +122,9 @@ extension FourthHostilePassTests {
   /// The benchmarks ran for days in silence; now they say first how long.
   @Test func longBenchmarksAreAnnouncedBeforeTheyStart() throws {
     let dir = try ThirdHostilePassTests.folder()
+    let huge = ["t.txt", "--size", "2", "--policy", "lru", "--repeat", "1000000000000000", "--runs", "3"]
     for arguments in [
-      ["bench", "replay", "t.txt", "--size", "2", "--policy", "lru", "--repeat", "1000000000000000", "--runs", "3"],
-      ["bench", "throughput", "t.txt", "--size", "2", "--policy", "lru", "--repeat", "1000000000000000", "--runs", "3"],
+      ["bench", "replay"] + huge, ["bench", "throughput"] + huge,
       ["bench", "concurrent", "--seconds", "3600", "--runs", "60", "--threads", "1", "--lock", "mutex"],
     ] {
       let run = try runProgram("/usr/bin/timeout", ["-s", "INT", "3", evlabPath] + arguments, in: dir)
