@@ -65,6 +65,12 @@ static void failed(size_t bytes) {
     errno = saved;
     return;
   }
+  // Two threads failing at once would print two lines: the first to get
+  // here ends the program, the others wait for it to.
+  static int ending = 0;
+  if (__atomic_exchange_n(&ending, 1, __ATOMIC_SEQ_CST)) {
+    for (;;) pause();
+  }
   char line[512];
   size_t at = 0;
   append(line, &at, sizeof line, "evlab: error: not enough memory: asking for ");

@@ -359,3 +359,23 @@ let sharedTraces = SharedData.traces
     #expect(progress.requests.load(ordering: .relaxed) == shard.expectedRequests)
   }
 }
+
+/// A key set in a table copied the whole table (the child was matched out
+/// of its parent while the parent still held it): 100,000 labels took 73 s
+/// to read, 20,000 traces as long. Each insertion now changes the table in
+/// place. The time limit guards against a hang, it measures nothing.
+@Suite struct TOMLLargeTableTests {
+  @Test(.timeLimit(.minutes(1))) func aTableOfManyKeysAndManyTablesAreReadInLinearTime() throws {
+    let count = 200_000
+    var text = "[labels]\n"
+    for i in 0..<count { text += "p\(i) = \"P\(i)\"\n" }
+    for i in 0..<count / 4 { text += "[[traces]]\npath = \"t\(i)\"\n" }
+    let doc = try TOMLParser.parse(text, file: "big.toml")
+    guard case .table(let labels)? = doc["labels"], case .array(let traces)? = doc["traces"] else {
+      Issue.record("labels or traces missing")
+      return
+    }
+    #expect(labels.count == count && labels["p77"] == .string("P77"))
+    #expect(traces.count == count / 4 && traces.last == .table(["path": .string("t\(count / 4 - 1)")]))
+  }
+}
