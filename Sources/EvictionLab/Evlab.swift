@@ -216,6 +216,25 @@ public enum EvictionLab {
     return parsed
   }
 
+  /// ArgumentParser's "The value 'V' is invalid for '--opt <opt>'" where V
+  /// is a whole number past 64 bits: one line that says so, as the
+  /// options evlab parses itself say it.
+  static func wholeNumberPastRange(_ message: String) -> String? {
+    let parts = message.components(separatedBy: "'")
+    guard parts.count >= 4, parts[0].hasPrefix("The value "), parts[2].hasPrefix(" is invalid for "),
+      isWholeNumber(parts[1]), Int64(parts[1]) == nil, UInt64(parts[1]) == nil
+    else { return nil }
+    let option = parts[3].split(separator: " ").first.map(String.init) ?? parts[3]
+    return "\(option) \(parts[1]): outside the whole numbers evlab reads (\(Int64.min) to \(UInt64.max)); "
+      + "give a number nearer 0"
+  }
+
+  /// Whether `word` is digits, with a sign or without.
+  static func isWholeNumber(_ word: String) -> Bool {
+    let digits = word.first == "-" || word.first == "+" ? word.dropFirst() : Substring(word)
+    return !digits.isEmpty && digits.allSatisfy { $0.isASCII && $0.isNumber }
+  }
+
   /// Whether `word` reads as a negative value (`-5`, `-0.5`, `-1/2`): a
   /// dash, then a digit or a point.
   static func startsNegative(_ word: String) -> Bool {
@@ -234,6 +253,10 @@ public enum EvictionLab {
     }
     let code = Evlab.exitCode(for: error)
     let message = Evlab.message(for: error)
+    if let line = wholeNumberPastRange(message) {
+      printError("evlab: error: \(line)")
+      return 1
+    }
     if code == .failure && !message.isEmpty {
       printError("evlab: error: \(message)")
       return code.rawValue

@@ -121,6 +121,12 @@ struct MRC: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
           + "(\(curve.largestSampledObject) bytes), which the full-size cache holds: the estimate there can be far off "
           + "(scaled_below_largest_object in the CSV and JSON); raise --rate, or use --method simulate for those sizes")
     }
+    for curve in curves where curve.method == .shards && curve.sampledObjects > 0 && curve.sampledObjects < 1000 {
+      printError(
+        "warning: \(curve.policy): SHARDS at rate \(curve.rate) kept \(Wording.count(curve.sampledObjects, "object")) "
+          + "of the trace: a curve from so few is a rough estimate at best; raise --rate, or use --method "
+          + (curve.policy == "lru" ? "exact" : "simulate"))
+    }
     try output.emit(table: CurveTables.table(curves), json: CurveTables.json(curves), csv: CurveTables.csv(curves))
   }
 }

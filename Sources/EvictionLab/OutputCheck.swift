@@ -11,7 +11,8 @@ enum OutputCheck {
   /// A file to write (`-`, standard output, always can be): not a folder,
   /// writable if it exists, and in a folder that exists or can be made.
   static func file(_ path: String, option: String) throws {
-    guard path != "-" else { return }
+    // Standard output, whatever it is (a pipe's /dev/stdout names no file).
+    guard path != "-" && path != "/dev/stdout" else { return }
     guard !path.isEmpty else {
       throw ArgumentError("\(option) is an empty path; name a file, or - for standard output")
     }

@@ -46,6 +46,9 @@ public struct MissRatioCurve: Sendable {
   public var belowLargestObject: [Int64] = []
   /// The largest object the sample held (bytes; 0 unless SHARDS in byte mode).
   public var largestSampledObject: Int64 = 0
+  /// The distinct objects a fixed-rate SHARDS sample kept (0 unless SHARDS
+  /// at a rate): a curve from a handful of objects is barely an estimate.
+  public var sampledObjects = 0
 
   /// How the point at `cacheSize` was found: the curve's method, except a
   /// size of an exact curve the stack-distance pass could not answer
@@ -289,7 +292,10 @@ public enum MissRatioCurves {
     var curve = MissRatioCurve(
       trace: trace.name, policy: "lru", method: sampling == nil ? .exact : .shards, rate: sampling?.rate ?? 1,
       sizeMode: sizeMode, points: points, simulatedSizes: unanswered.map { sorted[$0] }, skipped: skipped)
-    if sampling != nil { curve.flagSizes(sorted, scaled: scaled.map(Double.init), largest: largest) }
+    if sampling != nil {
+      curve.flagSizes(sorted, scaled: scaled.map(Double.init), largest: largest)
+      curve.sampledObjects = tree.latest.count
+    }
     return curve
   }
 
@@ -317,7 +323,10 @@ public enum MissRatioCurves {
       trace: trace.name, policy: policy.description, method: sampling == nil ? .simulate : .shards,
       rate: sampling?.rate ?? 1, sizeMode: sizeMode, points: points, skipped: counts.skipped,
       admission: admission.description)
-    if sampling != nil { curve.flagSizes(sorted, scaled: scaled.map(Double.init), largest: counts.largest) }
+    if sampling != nil {
+      curve.flagSizes(sorted, scaled: scaled.map(Double.init), largest: counts.largest)
+      curve.sampledObjects = counts.sampledObjects
+    }
     return curve
   }
 
@@ -571,18 +580,24 @@ struct MultiSizeRunner {
     var largest: Int64 = 0
     var perSize: [SizeCounts]
     var skipped = SkippedRecords()
+    /// Distinct keys the sample kept (0 without sampling).
+    var sampledObjects = 0
   }
 
   mutating func run(_ caches: [AnyCachePolicy<UInt64>]) throws(TraceError) -> Totals {
     var totals = Totals(perSize: Array(repeating: SizeCounts(), count: caches.count))
     var time: Int64 = 0
     var gate = WarmupGate(warmup)
+    var sampledKeys = Set<UInt64>()
     totals.skipped = try trace.forEachBatch(progress: progress) { records, tile in
       let offset = tile.idOffset
       for record in records {
         let key = record.key &+ offset
         let warming = gate.warms(record.time)
-        if let sampling, !sampling.keeps(key) { continue }
+        if let sampling {
+          guard sampling.keeps(key) else { continue }
+          sampledKeys.insert(key)
+        }
         time &+= 1
         let request = Request(
           key: key, weight: sizeMode == .count ? 1 : record.size, time: time, timestamp: record.time)
@@ -600,6 +615,7 @@ struct MultiSizeRunner {
       }
     }
     if totals.requests == 0 { throw MissRatioCurves.warmupCoversAll(trace, warmup, sampling: sampling) }
+    totals.sampledObjects = sampledKeys.count
     return totals
   }
 }

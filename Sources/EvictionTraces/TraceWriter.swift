@@ -39,6 +39,17 @@ public final class TraceWriter {
         "writing \(format.rawValue) is not supported; write \(Self.formats.map(\.rawValue).joined(separator: ", "))")
     }
     try Self.checkName(path)
+    // Through a link: its target is written (renamed over), never the link
+    // itself, as every other output is.
+    var link = stat()
+    var path = path
+    if lstat(path, &link) == 0, (link.st_mode & S_IFMT) == S_IFLNK {
+      guard let resolved = realpath(path, nil) else {
+        throw .unwritable(path: path, reason: "it is a link to nothing; remove it or choose another path")
+      }
+      path = String(cString: resolved)
+      free(resolved)
+    }
     self.path = path
     self.format = format
     // A device or a pipe (/dev/null, a FIFO) is written into directly: the

@@ -157,3 +157,81 @@ extension FourthHostilePassTests {
     #expect(!other.stderr.contains("round"), "it measured first: \(other.stderr)")
   }
 }
+
+/// The fourth pass's unclear messages, each now clear (or the run now does
+/// what was asked).
+@Suite struct FourthPassMessageTests {
+  /// `--csv /dev/stdout` into a pipe was refused as "a link to nothing"
+  /// (its target, `pipe:[…]`, names no file).
+  @Test func csvToStandardOutputThroughAPipeIsWritten() throws {
+    let dir = try ThirdHostilePassTests.folder()
+    let run = try evlab(["replay", "t.txt", "--policy", "lru", "--size", "2", "--csv", "/dev/stdout"], in: dir)
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(run.stdout.contains("trace,format,policy,cache_size"), "\(run.stdout)")
+  }
+
+  /// `generate -o LINK` replaced the link by a file; every other output
+  /// writes through a link to its target.
+  @Test func generateWritesThroughALink() throws {
+    let dir = try scratchDirectory()
+    let first = try evlab(["generate", "loop", "--objects", "10", "--requests", "100", "-o", "g.csv"], in: dir)
+    #expect(first.status == 0, "\(first.stderr)")
+    try FileManager.default.createSymbolicLink(
+      atPath: dir.appendingPathComponent("l.csv").path, withDestinationPath: "g.csv")
+    let again = try evlab(["generate", "loop", "--objects", "10", "--requests", "200", "-o", "l.csv"], in: dir)
+    #expect(again.status == 0, "\(again.stderr)")
+    let link = try FileManager.default.destinationOfSymbolicLink(atPath: dir.appendingPathComponent("l.csv").path)
+    #expect(link == "g.csv", "the link was replaced")
+    let lines = try String(contentsOf: dir.appendingPathComponent("g.csv"), encoding: .utf8).split(separator: "\n")
+    #expect(lines.count >= 200, "the target holds \(lines.count) lines")
+  }
+
+  /// After "write ./t.txt for the current folder's", `./t.txt` was refused
+  /// the same way: `./` now means the current folder only.
+  @Test func theAdviceForAPathNamingTwoFilesWorks() throws {
+    let dir = try ThirdHostilePassTests.folder()
+    let catalog = dir.appendingPathComponent("cat")
+    try FileManager.default.createDirectory(at: catalog, withIntermediateDirectories: true)
+    try "7\n8\n9\n7\n".write(to: catalog.appendingPathComponent("t.txt"), atomically: true, encoding: .utf8)
+    for path in ["t.txt", "./t.txt"] {
+      try "[[traces]]\npath = \"\(path)\"\n".write(
+        to: catalog.appendingPathComponent("catalog.toml"), atomically: true, encoding: .utf8)
+      let run = try evlab(
+        ["compare", "--collection", "cat/catalog.toml", "--policy", "lru", "--size", "2", "-o", "out"], in: dir)
+      if path == "t.txt" {
+        #expect(run.status == 1 && run.stderr.contains("write the path you mean (./t.txt"), "\(run.stderr)")
+        continue
+      }
+      #expect(run.status == 0, "\(run.stderr)")
+      // The current folder's trace: five requests (the other has four).
+      let csv = try String(contentsOf: dir.appendingPathComponent("out/results.csv"), encoding: .utf8)
+      #expect(rows(csv).map { $0["requests"] } == ["5"], "\(csv)")
+    }
+  }
+
+  /// An integer past 64 bits was "not an integer" in a configuration (read
+  /// as a float) and ArgumentParser's usage text on the command line.
+  @Test func anIntegerPast64BitsIsNamedAsSuch() throws {
+    let dir = try ThirdHostilePassTests.folder()
+    try "policies = [\"lru\"]\nsizes = [2]\nseeds = [99999999999999999999]\n[[traces]]\npath = \"t.txt\"\n".write(
+      to: dir.appendingPathComponent("c.toml"), atomically: true, encoding: .utf8)
+    let config = try evlab(["compare", "--config", "c.toml", "-o", "out"], in: dir)
+    #expect(config.status == 1 && config.stderr.contains("c.toml:3: '99999999999999999999' is an integer past 64 bits"))
+    let flag = try evlab(
+      ["replay", "t.txt", "--policy", "lru", "--size", "2", "--jobs", "99999999999999999999"], in: dir)
+    #expect(flag.status == 1 && flag.stderr.split(separator: "\n").count == 1, "\(flag.stderr)")
+    #expect(flag.stderr.contains("--jobs 99999999999999999999: outside the whole numbers evlab reads"))
+  }
+
+  /// SHARDS at a rate that kept one object drew a curve without a word.
+  @Test func aShardsCurveFromAHandfulOfObjectsIsFlagged() throws {
+    let trace = repositoryRoot.appendingPathComponent("traces/loop-3000.oracleGeneral.zst").path
+    for policy in ["lru", "fifo"] {
+      let run = try evlab(
+        ["mrc", trace, "--policy", policy, "--method", "shards", "--rate", "0.001", "--sizes", "100,1000"])
+      #expect(run.status == 0 && run.stderr.contains("SHARDS at rate 0.001 kept 1 object"), "\(run.stderr)")
+    }
+    let ample = try evlab(["mrc", trace, "--method", "shards", "--rate", "0.5", "--sizes", "100,1000"])
+    #expect(ample.status == 0 && !ample.stderr.contains("rough estimate"), "\(ample.stderr)")
+  }
+}

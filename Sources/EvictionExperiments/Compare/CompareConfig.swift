@@ -736,13 +736,14 @@ public struct CompareConfig: Sendable {
   /// `given` as it exists: relative to the current folder, else to the
   /// configuration's. A relative path that names a file in both, and not
   /// the same file, is refused: which one the run read would depend on
-  /// where it was started.
+  /// where it was started. `./NAME` is the current folder's only.
   static func resolvePath(_ given: String, configFile: String, context: String, folder: Bool = false)
     throws(ConfigError) -> String
   {
     let manager = FileManager.default
     var candidates = [given]
-    if !given.hasPrefix("/") {
+    // `./NAME` says "the current folder's": it is looked for nowhere else.
+    if !given.hasPrefix("/") && !given.hasPrefix("./") {
       candidates.append((configFile.parentPath as NSString).appendingPathComponent(given))
     }
     var here = stat()

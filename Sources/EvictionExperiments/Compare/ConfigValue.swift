@@ -375,11 +375,20 @@ public struct TOMLParser {
     if text.hasPrefix("_") || text.hasSuffix("_") || text.contains("__") {
       throw error("'\(text)': underscores go between digits")
     }
+    // TOML's integers are 64-bit: one past that is an error, never a float.
+    let pastRange =
+      "'\(text)' is an integer past 64 bits (TOML's integers lie within ±9223372036854775807); give a number nearer 0"
     for (prefix, radix) in [("0x", 16), ("0o", 8), ("0b", 2)] where plain.hasPrefix(prefix) {
-      guard let value = Int64(plain.dropFirst(2), radix: radix) else { throw error("'\(text)' is not a number") }
+      guard let value = Int64(plain.dropFirst(2), radix: radix) else {
+        let digits = plain.dropFirst(2)
+        let valid = !digits.isEmpty && digits.allSatisfy { $0.isHexDigit && Int(String($0), radix: radix) != nil }
+        throw error(valid ? pastRange : "'\(text)' is not a number")
+      }
       return .integer(value)
     }
     if let value = Int64(plain) { return .integer(value) }
+    let digits = plain.first == "-" || plain.first == "+" ? plain.dropFirst() : Substring(plain)
+    if !digits.isEmpty && digits.allSatisfy(\.isASCII) && digits.allSatisfy(\.isNumber) { throw error(pastRange) }
     switch plain {
     case "inf", "+inf": return .float(.infinity)
     case "-inf": return .float(-.infinity)
