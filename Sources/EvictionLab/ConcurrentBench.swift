@@ -131,7 +131,7 @@ struct ConcurrentBench: ParsableCommand {
       for file in files { print(file) }
       return
     }
-    let cells = try lock.values().count * mix.values().count * threads.counts().count
+    let cells = lock.values().count * mix.values().count * threads.counts().count
     noteLongSpan(
       Double(cells) * Double(runs) * (operations.map { Double($0) / 5e6 } ?? seconds),
       "\(Wording.count(cells, "cell")) in each of \(runs) rounds, "

@@ -27,7 +27,7 @@ import Testing
     let dir = try scratchDirectory()
     let store = dir.appendingPathComponent("store")
     let disk = try DiskStore(directory: store.path, inlineThreshold: 2048)
-    for i in 0..<20 { try disk.set([UInt8](repeating: UInt8(i), count: i * 300), forKey: "key-\(i)") }
+    for i in 0..<20 { try disk.setValue([UInt8](repeating: UInt8(i), count: i * 300), forKey: "key-\(i)") }
     disk.close()
     let manifest = store.appendingPathComponent("manifest.sqlite").path
     let before = try Data(contentsOf: URL(fileURLWithPath: manifest))
