@@ -264,7 +264,9 @@ private func publishReport(
 {
   // A folder this report makes is removed if the run stops before the
   // report is whole (Ctrl-C, SIGTERM, a full disk): no half a report.
-  let made = FileManager.default.fileExists(atPath: directory) ? nil : ScratchPaths.shared.register(directory)
+  // (Anything at the path, a link to nothing included, is not this run's.)
+  var existing = stat()
+  let made = lstat(directory, &existing) == 0 ? nil : ScratchPaths.shared.register(directory)
   defer { made.map(ScratchPaths.shared.unregister) }
   do {
     let provenance = runProvenance(configuration: config.source, seeds: config.seeds)

@@ -222,11 +222,10 @@ public enum EvictionLab {
   static func wholeNumberPastRange(_ message: String) -> String? {
     let parts = message.components(separatedBy: "'")
     guard parts.count >= 4, parts[0].hasPrefix("The value "), parts[2].hasPrefix(" is invalid for "),
-      isWholeNumber(parts[1]), Int64(parts[1]) == nil, UInt64(parts[1]) == nil
+      isWholeNumber(parts[1]), Int64(parts[1]) == nil
     else { return nil }
     let option = parts[3].split(separator: " ").first.map(String.init) ?? parts[3]
-    return "\(option) \(parts[1]): outside the whole numbers evlab reads (\(Int64.min) to \(UInt64.max)); "
-      + "give a number nearer 0"
+    return "\(option) \(parts[1]): outside the range \(option) takes (a 64-bit whole number); give a number nearer 0"
   }
 
   /// Whether `word` is digits, with a sign or without.

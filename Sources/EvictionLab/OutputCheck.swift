@@ -93,6 +93,10 @@ enum OutputCheck {
   /// and none of the files a report writes is a folder there, and its
   /// `figures` is a real, writable folder if it exists (not a link out).
   static func reportFolder(_ path: String, option: String, files: [String]) throws {
+    var link = stat()
+    if lstat(path, &link) == 0, (link.st_mode & S_IFMT) == S_IFLNK, realpath(path, nil) == nil {
+      throw ArgumentError("\(option) \(path) is a link to nothing; remove it or choose another folder")
+    }
     try folder(path, option: option)
     let manager = FileManager.default
     for name in files {

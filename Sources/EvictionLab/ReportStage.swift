@@ -42,6 +42,7 @@ struct ReportStage {
   func publish() throws {
     let manager = FileManager.default
     let provenance = "provenance.json"
+    try preflight()
     try Interruption.holdingOff { () throws -> Void in
       unlink((directory as NSString).appendingPathComponent(provenance))
       for name in try manager.contentsOfDirectory(atPath: path).sorted() where name != provenance {
@@ -61,6 +62,35 @@ struct ReportStage {
       let staged = (path as NSString).appendingPathComponent(provenance)
       if manager.fileExists(atPath: staged) {
         try Self.move(staged, (directory as NSString).appendingPathComponent(provenance))
+      }
+    }
+  }
+
+  /// Refuses, before anything is moved, a destination a file cannot be
+  /// renamed onto (a folder where a file goes, a file or link where the
+  /// figures' folder goes): a move that failed half-way would leave half a
+  /// report.
+  func preflight() throws {
+    let manager = FileManager.default
+    for name in try manager.contentsOfDirectory(atPath: path) {
+      let from = (path as NSString).appendingPathComponent(name)
+      let to = (directory as NSString).appendingPathComponent(name)
+      var staged = stat()
+      var there = stat()
+      guard lstat(from, &staged) == 0, lstat(to, &there) == 0 else { continue }
+      if staged.st_mode & S_IFMT == S_IFDIR {
+        guard there.st_mode & S_IFMT == S_IFDIR else {
+          throw fail("\(to) is not a real folder (a link or a file), and the figures go there; move it away")
+        }
+        for figure in try manager.contentsOfDirectory(atPath: from) {
+          let target = (to as NSString).appendingPathComponent(figure)
+          var held = stat()
+          if lstat(target, &held) == 0, held.st_mode & S_IFMT == S_IFDIR {
+            throw fail("\(target) is a folder where the report writes a file; move it away")
+          }
+        }
+      } else if there.st_mode & S_IFMT == S_IFDIR {
+        throw fail("\(to) is a folder where the report writes a file; move it away")
       }
     }
   }

@@ -270,13 +270,17 @@ final class LineRecordReader: TraceReader {
       let line = trimmed(raw)
       if line.isEmpty || line[0] == UInt8(ascii: "#") { return true }
       let parsed = try parser.parse(TraceLine(bytes: line, splitter: lines))
-      // One line of billions of requests is damage or another format, not
-      // a workload: replaying it would run for hours in silence.
+      // One line of millions of requests is damage or another format, not
+      // a workload: replaying it would run for minutes in silence. Blocks
+      // past the last key would wrap around to key 0.
       switch parsed {
+      case .blocks(let first, let count, _, _) where count > 0 && first > UInt64.max - (count - 1):
+        throw TraceLine(bytes: line, splitter: lines).malformed(
+          "blocks \(first) and on, \(count) of them, run past the largest key (2^64 - 1); the line is damaged")
       case .blocks(_, let count, _, _), .repeated(_, let count):
         guard count <= mostRequestsFromOneLine else {
           throw TraceLine(bytes: line, splitter: lines).malformed(
-            "one line asks for \(count) requests, more than 2^32 (\(mostRequestsFromOneLine)); the line is damaged, "
+            "one line asks for \(count) requests, more than 2^20 (\(mostRequestsFromOneLine)); the line is damaged, "
               + "or the file is of another format (--format)")
         }
       case .skip, .record: break
@@ -313,8 +317,9 @@ final class LineRecordReader: TraceReader {
 }
 
 /// The most requests one line of a trace may expand into (a count of
-/// blocks or of repeats): 2^32, 2 TiB of 512-byte blocks in one request.
-let mostRequestsFromOneLine: UInt64 = 1 << 32
+/// blocks or of repeats): 2^20, 512 MiB of 512-byte blocks in one request,
+/// far past any recorded one.
+let mostRequestsFromOneLine: UInt64 = 1 << 20
 
 /// Splits on runs of spaces and tabs.
 @inline(__always)

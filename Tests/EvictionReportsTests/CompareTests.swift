@@ -379,3 +379,31 @@ let sharedTraces = SharedData.traces
     #expect(traces.count == count / 4 && traces.last == .table(["path": .string("t\(count / 4 - 1)")]))
   }
 }
+
+/// TOML 1.0's rules on tables given whole, which the reader let through: a
+/// static array grown by `[[x]]`, an inline table grown by a dotted key, a
+/// table made by dotted keys defined again by a header.
+@Suite struct TOMLWholeValueTests {
+  @Test(arguments: [
+    "traces = [{path = \"a\"}]\n[[traces]]\npath = \"b\"\n",
+    "traces = []\n[[traces]]\npath = \"b\"\n",
+    "stress = {ops = 5}\nstress.threads = [1]\n",
+    "stress.ops = 5\n[stress]\nthreads = [1]\n",
+    "[a]\nb.c = 1\n[a.b]\nd = 2\n",
+    "a = 1\n[a]\n",
+  ])
+  func isRefused(text: String) {
+    #expect(throws: ConfigError.self, "\(text)") { try TOMLParser.parse(text, file: "t.toml") }
+  }
+
+  @Test(arguments: [
+    "[[traces]]\nopt = {a = 1}\n[[traces]]\nopt.b = 2\n",
+    "a.b = 1\na.c = 2\n",
+    "[a]\n[a.b]\nc = 1\n",
+    "[a.b]\nc = 1\n[a]\nd = 2\n",
+    "[[t]]\n[t.x]\ny = 1\n[[t]]\n[t.x]\ny = 2\n",
+  ])
+  func isRead(text: String) throws {
+    _ = try TOMLParser.parse(text, file: "t.toml")
+  }
+}

@@ -1,4 +1,6 @@
 import EvictionDisk
+import EvictionExperiments
+import EvictionSim
 import EvictionTestSupport
 import Foundation
 import Testing
@@ -134,13 +136,25 @@ extension FourthHostilePassTests {
   }
 
   /// A one-line ARC trace with a count of 10^14 expanded into 10^14
-  /// requests in silence; a line of more than 2^32 is now refused.
+  /// requests in silence; a line of more than 2^20 is now refused, and so
+  /// is one whose blocks run past the largest key (they wrapped to 0).
   @Test func oneLineOfBillionsOfRequestsIsRefused() throws {
     let dir = try scratchDirectory()
     try "5 100000000000000 0 1\n".write(to: dir.appendingPathComponent("t.arc"), atomically: true, encoding: .utf8)
     let run = try evlab(["replay", "t.arc", "--policy", "lru", "--size", "100"], in: dir)
     #expect(
       run.status == 1 && run.stderr.contains("t.arc:1: one line asks for 100000000000000 requests"), "\(run.stderr)")
+    // 2^32 blocks ran for minutes in silence; blocks past 2^64 - 1 wrapped to key 0.
+    for (line, words) in [
+      ("0 4294967296 0 0", "more than 2^20"), ("18446744073709551615 3 0 0", "run past the largest key"),
+    ] {
+      try (line + "\n").write(to: dir.appendingPathComponent("w.arc"), atomically: true, encoding: .utf8)
+      let refused = try evlab(["trace-info", "w.arc"], in: dir)
+      #expect(refused.status == 1 && refused.stderr.contains("w.arc:1: ") && refused.stderr.contains(words))
+    }
+    try "0 1048576 0 0\n".write(to: dir.appendingPathComponent("m.arc"), atomically: true, encoding: .utf8)
+    let most = try evlab(["trace-info", "m.arc"], in: dir)
+    #expect(most.status == 0, "2^20 blocks in a line are read: \(most.stderr)")
   }
 
   /// `bench throughput --baseline FILE` of another workload measured every
@@ -220,7 +234,7 @@ extension FourthHostilePassTests {
     let flag = try evlab(
       ["replay", "t.txt", "--policy", "lru", "--size", "2", "--jobs", "99999999999999999999"], in: dir)
     #expect(flag.status == 1 && flag.stderr.split(separator: "\n").count == 1, "\(flag.stderr)")
-    #expect(flag.stderr.contains("--jobs 99999999999999999999: outside the whole numbers evlab reads"))
+    #expect(flag.stderr.contains("--jobs 99999999999999999999: outside the range --jobs takes"))
   }
 
   /// SHARDS at a rate that kept one object drew a curve without a word.
@@ -233,5 +247,84 @@ extension FourthHostilePassTests {
     }
     let ample = try evlab(["mrc", trace, "--method", "shards", "--rate", "0.5", "--sizes", "100,1000"])
     #expect(ample.status == 0 && !ample.stderr.contains("rough estimate"), "\(ample.stderr)")
+  }
+}
+
+/// What a helper's attack on this stop's first fixes found.
+@Suite struct FifthPassTests {
+  static let trace = repositoryRoot.appendingPathComponent("traces/loop-3000.oracleGeneral.zst").path
+
+  /// `-o` naming a link to nothing: the link was deleted, and the error
+  /// said "a file with the same name already exists".
+  @Test func aLinkToNothingAsTheOutputFolderIsRefusedAndKept() throws {
+    let dir = try scratchDirectory()
+    let link = dir.appendingPathComponent("dg").path
+    try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "/nonexistent/x")
+    let run = try evlab(["compare", "--trace", Self.trace, "--policy", "fifo", "--size", "5%", "-o", "dg"], in: dir)
+    #expect(run.status == 1 && run.stderr.contains("dg is a link to nothing"), "\(run.stderr)")
+    #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: link)) == "/nonexistent/x")
+  }
+
+  /// A folder where a figure goes failed the move half-way: the old report
+  /// lost its provenance and kept half its files. Now nothing is moved.
+  @Test func aFolderWhereAFigureGoesIsRefusedBeforeAnythingMoves() throws {
+    let dir = try scratchDirectory()
+    let first = try evlab(["compare", "--trace", Self.trace, "--policy", "lru", "--size", "1%", "-o", "r"], in: dir)
+    #expect(first.status == 0, "\(first.stderr)")
+    let before = treeDigest(dir.appendingPathComponent("r").path)
+    try FileManager.default.createDirectory(
+      at: dir.appendingPathComponent("r/figures/bars-loop-3000-5pct.svg"), withIntermediateDirectories: true)
+    let withFolder = treeDigest(dir.appendingPathComponent("r").path)
+    let run = try evlab(["compare", "--trace", Self.trace, "--policy", "fifo", "--size", "5%", "-o", "r"], in: dir)
+    #expect(run.status == 1 && run.stderr.contains("is a folder where the report writes a file"), "\(run.stderr)")
+    #expect(treeDigest(dir.appendingPathComponent("r").path) == withFolder, "the old report changed")
+    #expect(withFolder.count == before.count + 1)
+  }
+
+  /// A configuration's dotted key of thousands of parts took memory
+  /// quadratic in its length (the kernel killed evlab).
+  @Test func aDottedKeyOfThousandsOfPartsIsRefused() throws {
+    let key = Array(repeating: "a", count: 8000).joined(separator: ".")
+    for text in ["\(key) = 1\n", "[\(key)]\n"] {
+      #expect(throws: ConfigError.self) { try TOMLParser.parse(text, file: "d.toml") }
+    }
+    let deep = Array(repeating: "a", count: 64).joined(separator: ".")
+    #expect(try TOMLParser.parse("\(deep) = 1\n", file: "d.toml")["a"] != nil)
+  }
+
+  /// A trace with zero-size requests: its report could not be drawn again
+  /// (its skipped requests were counted against the trace's), and a forged
+  /// row with one request fewer, or the warm-up of another run, merged.
+  @Test func everyRunReadsTheWholeTraceTheSameWay() throws {
+    let dir = try scratchDirectory()
+    try "time,key,size\n1,1,10\n2,2,0\n3,1,10\n4,3,5\n5,2,0\n6,3,5\n".write(
+      to: dir.appendingPathComponent("z.csv"), atomically: true, encoding: .utf8)
+    let made = try evlab(["compare", "--trace", "z.csv", "--policy", "lru,fifo", "--size", "1,2", "-o", "o"], in: dir)
+    #expect(made.status == 0, "\(made.stderr)")
+    let redrawn = try evlab(["report", "o", "-o", "again"], in: dir)
+    #expect(redrawn.status == 0, "\(redrawn.stderr)")
+    let parts = try ComparePartial.load([dir.appendingPathComponent("o").path])
+    func refusal(_ edit: (inout ReplayResult) -> Void) -> String {
+      var forged = parts
+      edit(&forged[0].partial.results[1])
+      forged[0].partial.countsDigest = ComparePartial.countsDigest(
+        runs: forged[0].partial.runs, results: forged[0].partial.results, intervals: forged[0].partial.intervals,
+        traces: forged[0].partial.traces, stress: forged[0].partial.stress, disk: forged[0].partial.disk)
+      do {
+        _ = try ComparePartial.merge(forged)
+        return "merged"
+      } catch { return error.description }
+    }
+    #expect(
+      refusal {
+        $0.counts.requests -= 1
+        $0.counts.hits -= 1
+      }.contains("every run reads the whole trace"))
+    let warm = refusal { result in
+      result.fields.warmupRequests += 1
+      result.counts.requests -= 1
+      result.counts.hits -= 1
+    }
+    #expect(warm.contains("every run of a trace reads it the same way"), "\(warm)")
   }
 }

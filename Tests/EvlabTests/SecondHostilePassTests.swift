@@ -190,10 +190,10 @@ import Testing
   }
 
   /// A report that stops half-way into a folder holding an earlier one
-  /// left the new results beside the old provenance and figures: its
-  /// provenance goes first and comes back last, so the folder is then no
-  /// whole report, and the next run says so.
-  @Test func aReportStoppedHalfWayLeavesNoProvenance() throws {
+  /// left the new results beside the old provenance and figures. A folder
+  /// where a figure goes now stops the report before anything is moved:
+  /// the earlier report stays whole, provenance and all.
+  @Test func aReportThatCannotBeMovedInLeavesTheEarlierOneWhole() throws {
     let dir = try Self.folder()
     let compare = ["compare", "--trace", "t.oracleGeneral", "--policy", "lru", "--size", "10", "--output", "o"]
     #expect(try evlab(compare, in: dir).status == 0)
@@ -202,11 +202,12 @@ import Testing
       try FileManager.default.contentsOfDirectory(atPath: figures.path).first { $0.hasSuffix(".svg") })
     try FileManager.default.removeItem(at: figures.appendingPathComponent(svg))
     try FileManager.default.createDirectory(at: figures.appendingPathComponent(svg), withIntermediateDirectories: true)
+    let before = treeDigest(dir.appendingPathComponent("o").path)
     let stopped = try evlab(compare, in: dir)
-    #expect(stopped.status == 1, "\(stopped.stderr)")
-    #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("o/provenance.json").path))
-    let next = try evlab(compare, in: dir)
-    #expect(next.status == 1 && next.stderr.contains("stopped half-way"), "\(next.stderr)")
+    #expect(stopped.status == 1 && stopped.stderr.contains("is a folder where the report writes a file"))
+    #expect(treeDigest(dir.appendingPathComponent("o").path) == before, "the earlier report changed")
+    let redrawn = try evlab(["report", "o", "-o", "again"], in: dir)
+    #expect(redrawn.status == 0, "the earlier report is whole: \(redrawn.stderr)")
   }
 
   /// A FIFO given to merge said "You don't have permission".

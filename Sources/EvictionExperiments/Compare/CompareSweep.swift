@@ -260,17 +260,32 @@ public struct ComparePartial: Codable, Sendable {
           + "\(config.traces.count) traces; the file was edited or damaged: run that shard again")
     }
     let plan = ComparePlan(config: config, infos: first.partial.traces, sources: CompareWorkspace.placeholders(config))
+    // Every run of a trace reads all of it, the same way: its counted and
+    // warm-up requests add up to the trace's (zero-size ones, skipped, are
+    // not among them), and its warm-up and skipped requests are every other
+    // run's of that trace.
+    var shared: [Int: (run: Int, warmup: Int64, skipped: Int)] = [:]
     for (run, result) in results.enumerated() {
       let cell = plan.cells[run]
       try Self.check(result!, isRun: run, of: cell, in: files[run])
       let info = plan.infos[plan.traceOfRun[run]]
-      let most = info.requests * Int64(cell.trace.copies)
+      let whole = info.requests * Int64(cell.trace.copies)
       let r = result!
-      guard r.requests + r.warmupRequests + Int64(r.skippedZeroSize) <= most else {
+      guard r.requests + r.warmupRequests == whole || r.semantics != nil else {
         throw .merge(
-          "\(r.key.id) counts \(r.requests + r.warmupRequests + Int64(r.skippedZeroSize)) requests (\(r.requests) counted, "
-            + "\(r.warmupRequests) in the warm-up, \(r.skippedZeroSize) of zero size), more than its trace holds (\(most)); "
-            + "the shard's file was edited or damaged: run that shard again")
+          "\(files[run]): \(r.key.id) counts \(r.requests + r.warmupRequests) requests (\(r.requests) counted, "
+            + "\(r.warmupRequests) in the warm-up), and its trace holds \(whole); every run reads the whole trace: "
+            + "the file was edited or damaged: run that shard again")
+      }
+      if let other = shared[plan.traceOfRun[run]] {
+        guard other.warmup == r.warmupRequests && other.skipped == r.skippedZeroSize else {
+          throw .merge(
+            "\(files[run]): \(r.key.id) has \(r.warmupRequests) warm-up and \(r.skippedZeroSize) zero-size requests, "
+              + "and \(results[other.run]!.key.id) of the same trace \(other.warmup) and \(other.skipped); every run of a "
+              + "trace reads it the same way: the file was edited or damaged: run that shard again")
+        }
+      } else {
+        shared[plan.traceOfRun[run]] = (run, r.warmupRequests, r.skippedZeroSize)
       }
       let copies = Int64(cell.trace.copies)
       try Self.checkPossible(

@@ -140,6 +140,22 @@ public struct TOMLParser {
     var path: [String] = []
     /// Tables defined by a header or by key/value pairs (may not be redefined).
     var defined: Set<[String]> = []
+    /// Values given whole (`key = value`: a static array, an inline table),
+    /// which no header or dotted key may add to; and tables made by dotted
+    /// keys, which no header may define again (TOML 1.0).
+    var whole: Set<[String]> = []
+    var dotted: Set<[String]> = []
+    /// How many tables each array of tables has: a path inside one names
+    /// the table it is in (`traces` + its number), so the rules above hold
+    /// within each table and a new table starts afresh.
+    var arrays: [[String]: Int] = [:]
+    func inTable(_ path: [String]) -> [String] {
+      var out = path
+      for i in path.indices {
+        if let n = arrays[Array(path[...i])] { out[i] += "\u{0}\(n)" }
+      }
+      return out
+    }
     while true {
       skipBlanksNewlinesAndComments()
       guard let c = current else { return root }
@@ -155,12 +171,21 @@ public struct TOMLParser {
         }
         advance()
         if isArray { advance() }
+        let name = key.joined(separator: ".")
+        if let given = (1...key.count).map({ Array(key.prefix($0)) }).first(where: { whole.contains(inTable($0)) }) {
+          throw error(
+            "'\(given.joined(separator: "."))' was given whole (key = value), so [\(isArray ? "[\(name)]" : name)] "
+              + "cannot add to it; write it one way")
+        }
         if isArray {
           try appendTable(to: &root, at: key)
+          arrays[key, default: 0] += 1
         } else {
-          guard !defined.contains(key) else { throw error("table [\(key.joined(separator: "."))] is defined twice") }
+          guard !defined.contains(inTable(key)), !dotted.contains(inTable(key)) else {
+            throw error("table [\(name)] is defined twice")
+          }
           try ensureTable(in: &root, at: key)
-          defined.insert(key)
+          defined.insert(inTable(key))
         }
         path = key
         try endOfLine()
@@ -173,7 +198,17 @@ public struct TOMLParser {
         advance()
         skipBlanks()
         let value = try self.value()
-        try set(value, in: &root, at: path + key)
+        let full = path + key
+        if let given = (path.count + 1..<full.count).map({ Array(full.prefix($0)) }).first(where: {
+          whole.contains(inTable($0))
+        }) {
+          throw error(
+            "'\(given.joined(separator: "."))' was given whole (key = value), so '\(key.joined(separator: "."))' "
+              + "cannot add to it; write it one way")
+        }
+        try set(value, in: &root, at: full)
+        whole.insert(inTable(full))
+        for depth in path.count + 1..<full.count { dotted.insert(inTable(Array(full.prefix(depth)))) }
         try endOfLine()
       }
     }
@@ -196,6 +231,10 @@ public struct TOMLParser {
           throw error("expected a key (letters, digits, '_' and '-', or a quoted string)")
         }
         parts.append(String(decoding: bytes[start..<position], as: UTF8.self))
+      }
+      // A dotted key nests as deep as it has parts: bounded as brackets are.
+      guard parts.count <= Self.maximumDepth else {
+        throw error("a key of more than \(Self.maximumDepth) dotted parts nests deeper than any configuration does")
       }
       skipBlanks()
       guard current == UInt8(ascii: ".") else { return parts }
