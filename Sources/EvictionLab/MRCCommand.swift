@@ -121,7 +121,10 @@ struct MRC: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
           + "(\(curve.largestSampledObject) bytes), which the full-size cache holds: the estimate there can be far off "
           + "(scaled_below_largest_object in the CSV and JSON); raise --rate, or use --method simulate for those sizes")
     }
-    for curve in curves where curve.method == .shards && curve.sampledObjects > 0 && curve.sampledObjects < 1000 {
+    for curve in curves
+    where curve.method == .shards && curve.sampledObjects > 0
+      && curve.sampledObjects < MissRatioCurve.fewSampledObjects
+    {
       printError(
         "warning: \(curve.policy): SHARDS at rate \(curve.rate) kept \(Wording.count(curve.sampledObjects, "object")) "
           + "of the trace: a curve from so few is a rough estimate at best; raise --rate, or use --method "

@@ -47,8 +47,11 @@ public struct MissRatioCurve: Sendable {
   /// The largest object the sample held (bytes; 0 unless SHARDS in byte mode).
   public var largestSampledObject: Int64 = 0
   /// The distinct objects a fixed-rate SHARDS sample kept (0 unless SHARDS
-  /// at a rate): a curve from a handful of objects is barely an estimate.
+  /// at a rate), counted up to ``fewSampledObjects`` where the policy is
+  /// simulated: a curve from fewer is barely an estimate.
   public var sampledObjects = 0
+  /// Below this many sampled objects a SHARDS curve is flagged.
+  public static let fewSampledObjects = 1000
 
   /// How the point at `cacheSize` was found: the curve's method, except a
   /// size of an exact curve the stack-distance pass could not answer
@@ -596,7 +599,9 @@ struct MultiSizeRunner {
         let warming = gate.warms(record.time)
         if let sampling {
           guard sampling.keeps(key) else { continue }
-          sampledKeys.insert(key)
+          // Only whether the sample is small matters: a bounded set, and
+          // no hash lookup per request once it is full.
+          if sampledKeys.count < MissRatioCurve.fewSampledObjects { sampledKeys.insert(key) }
         }
         time &+= 1
         let request = Request(
