@@ -188,7 +188,7 @@ let package = Package(
       name: "EvictionDiskTests",
       dependencies: ["EvictionDisk", "EvictionCore", "EvictionCache", "EvictionTestSupport"], swiftSettings: tests),
     // The disk tests' second process: a writer to kill, a holder of the write lock.
-    .executableTarget(name: "disk-helper", dependencies: ["EvictionDisk"], path: "Tests/DiskHelper"),
+    .executableTarget(name: "disk-helper", dependencies: ["EvictionDisk", "EvictionCache"], path: "Tests/DiskHelper"),
     // evlab with three faulty policies, for the tests that check-policy reports every fault.
     .executableTarget(
       name: "faulty-evlab", dependencies: ["EvictionLab", "EvictionCore"], path: "Tests/FaultyPolicies"),

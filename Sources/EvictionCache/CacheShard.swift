@@ -247,6 +247,9 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
   /// Whether an empty policy like this one admits `key` at a weight (nil
   /// for a policy built by hand).
   @usableFromInline let probe: ((Key, Int64) -> Bool)?
+  /// Builds an empty policy like this shard's (nil for a policy built by
+  /// hand): a snapshot's state is tried on one before the shard takes it.
+  @usableFromInline let emptyPolicy: (() -> AnyCachePolicy<Key>)?
   /// Whether an admission policy stands in front of the policy: its
   /// refusals are not the weight's.
   @usableFromInline let isGated: Bool
@@ -283,13 +286,15 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
   @usableFromInline init(
     policy: AnyCachePolicy<Key>, lock: ShardLock, weighsCost: Bool, countLimit: Int, costLimit: Int64,
     ageLimit: UInt64, tracksAges: Bool, collectsDepartures: Bool, reads: BufferedReads<Key, Value>? = nil,
-    heavyEntries: HeavyEntryRule = .admit, probe: ((Key, Int64) -> Bool)? = nil, isGated: Bool = false,
+    heavyEntries: HeavyEntryRule = .admit, probe: ((Key, Int64) -> Bool)? = nil,
+    emptyPolicy: (() -> AnyCachePolicy<Key>)? = nil, isGated: Bool = false,
     cacheCapacity: Int64? = nil, largestAdmitted: Int64 = .max
   ) {
     self.largestAdmitted = largestAdmitted
     self.reads = reads
     self.heavyEntries = heavyEntries
     self.probe = probe
+    self.emptyPolicy = emptyPolicy
     self.isGated = isGated
     weightBound = policy.capacity
     self.cacheCapacity = cacheCapacity ?? policy.capacity

@@ -41,6 +41,8 @@ public enum CacheError: Error, Equatable, CustomStringConvertible {
   case loadTimedOut(key: String, after: Duration)
   /// A key that the bulk loader's answer left out: nothing was cached for it.
   case notLoaded(String)
+  /// A snapshot could not be restored (``MemoryCache/restore(_:elapsed:)``): the message says why.
+  case snapshot(String)
 
   public var description: String {
     switch self {
@@ -71,6 +73,7 @@ public enum CacheError: Error, Equatable, CustomStringConvertible {
       "the loader of key \(key) asked the same cache for the same key: it would wait for itself; load the key's dependencies under other keys"
     case .loadTimedOut(let key, let after):
       "the load of key \(key) did not finish within \(after); the load goes on, and the next request waits for it again"
+    case .snapshot(let message): "cannot restore the snapshot: \(message)"
     case .notLoaded(let key):
       "the bulk loader's answer has no value for key \(key); nothing was cached for it"
     case .admissionJudgesSize(let admission):
@@ -285,7 +288,11 @@ public final class MemoryCache<Key: Hashable, Value> {
           ageLimit: ageLimit.map(nanoseconds) ?? .max, tracksAges: tracksAges, collectsDepartures: onEvict != nil,
           reads: lock.layout == .buffered
             ? BufferedReads(ageLimit: ageLimit.map(nanoseconds) ?? .max, clock: clock) : nil,
-          heavyEntries: heavyEntries, probe: probe, isGated: admissionSpec.kind != AdmissionSpec.Kind.none,
+          heavyEntries: heavyEntries, probe: probe,
+          emptyPolicy: {
+            var visitor = BoxingVisitor<Key>(admission: admissionSpec.withSeed(admissionSpec.seed &+ UInt64(i)))
+            return spec.withPolicy(capacity: share, index: index, visitor: &visitor)
+          }, isGated: admissionSpec.kind != AdmissionSpec.Kind.none,
           cacheCapacity: costLimit.map(Int64.init) ?? .max, largestAdmitted: admissionSpec.largestAdmitted))
     }
     shards = built

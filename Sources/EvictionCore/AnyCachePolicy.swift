@@ -49,6 +49,11 @@ public struct AnyCachePolicy<Key: Hashable> {
   public let learning: () -> LearningCounts?
   /// ``ReplacementPolicy/sketchBytes``.
   public let sketchBytes: () -> Int
+  /// ``ReplacementPolicy/saveState(into:)``: the policy's whole state.
+  public let saveState: () throws(PolicyStateError) -> PolicyState<Key>
+  /// ``ReplacementPolicy/restoreState(from:)``, once the state's policy
+  /// name and capacity are found to be this policy's, and every word read.
+  public let restoreState: (PolicyState<Key>) throws(PolicyStateError) -> Void
 
   @inlinable
   public init<Policy: ReplacementPolicy & ~Copyable>(_ policy: consuming Policy) where Policy.Key == Key {
@@ -80,6 +85,20 @@ public struct AnyCachePolicy<Key: Hashable> {
     flashWrites = { holder.policy.flashWrites }
     learning = { holder.policy.learning }
     sketchBytes = { holder.policy.sketchBytes }
+    let name = name
+    let capacity = capacity
+    saveState = { () throws(PolicyStateError) in
+      var writer = PolicyStateWriter<Key>(policy: name, capacity: capacity)
+      try holder.policy.saveState(into: &writer)
+      return writer.state
+    }
+    restoreState = { (state: PolicyState<Key>) throws(PolicyStateError) in
+      guard state.policy == name, state.capacity == capacity else {
+        throw .mismatch("saved by \(state.policy) of capacity \(state.capacity), restored into \(name) of \(capacity)")
+      }
+      var reader = PolicyStateReader(state)
+      try holder.policy.restoreState(from: &reader)
+    }
   }
 }
 
@@ -127,6 +146,10 @@ public struct BoxedPolicy<Key: Hashable>: ReplacementPolicy {
   public func checkInvariants() { box.checkInvariants() }
   public func lists() -> [(name: String, keys: [Key])] { box.lists() }
   public func explain(_ key: Key) -> String? { box.explain(key) }
+
+  public func saveState(into writer: inout PolicyStateWriter<Key>) throws(PolicyStateError) {
+    throw .unsupported(policy: name, reason: "a boxed policy saves through its box")
+  }
 }
 
 /// Builds a catalog policy as an ``AnyCachePolicy``. An admission policy

@@ -154,3 +154,66 @@ public struct CountingBloomFilter: Sendable {
     }
   }
 }
+
+extension CountingBloomFilter {
+  /// A filter with these counters (a saved state read back).
+  init(counterCount: UInt32, probes: UInt32, dense: [UInt32], sparse: [UInt32: UInt32], isDense: Bool) {
+    self.counterCount = counterCount
+    self.probes = probes
+    self.dense = dense
+    self.sparse = sparse
+    self.isDense = isDense
+    reciprocal = UInt64.max / UInt64(counterCount) &+ 1
+  }
+
+  /// Writes the filter's sizing and counters (a policy's saved state):
+  /// dense counters two to a word, sparse ones as (index, count) words in
+  /// index order.
+  func save<Key>(into writer: inout PolicyStateWriter<Key>) {
+    writer.int(Int64(counterCount))
+    writer.int(Int64(probes))
+    writer.bool(isDense)
+    if isDense {
+      for i in stride(from: 0, to: dense.count, by: 2) {
+        let high = i + 1 < dense.count ? UInt64(dense[i + 1]) : 0
+        writer.word(high << 32 | UInt64(dense[i]))
+      }
+    } else {
+      writer.int(Int64(sparse.count))
+      for (index, count) in sparse.sorted(by: { $0.key < $1.key }) { writer.word(UInt64(index) << 32 | UInt64(count)) }
+    }
+  }
+
+  /// A filter ``save(into:)`` wrote.
+  static func read<Key>(from reader: inout PolicyStateReader<Key>) throws(PolicyStateError) -> CountingBloomFilter {
+    let counterCount = UInt32(try reader.int(in: 1...Int64(Int32.max), "the sketch's counters"))
+    let probes = UInt32(try reader.int(in: 1...64, "the sketch's probes"))
+    let isDense = try reader.bool("whether the sketch is dense")
+    var dense: [UInt32] = []
+    var sparse: [UInt32: UInt32] = [:]
+    if isDense {
+      let words = (Int(counterCount) + 1) / 2
+      guard words <= reader.wordsLeft else { throw .malformed("the sketch claims more counters than the words left") }
+      dense.reserveCapacity(words * 2)
+      for _ in 0..<words {
+        let word = try reader.word()
+        dense.append(UInt32(truncatingIfNeeded: word))
+        dense.append(UInt32(truncatingIfNeeded: word >> 32))
+      }
+      dense.removeLast(dense.count - Int(counterCount))
+    } else {
+      let count = Int(try reader.int(in: 0...Int64(counterCount), "the sketch's counters in use"))
+      guard count <= reader.wordsLeft else { throw .malformed("the sketch claims more counters than the words left") }
+      sparse.reserveCapacity(count)
+      for _ in 0..<count {
+        let word = try reader.word()
+        let index = UInt32(truncatingIfNeeded: word >> 32)
+        guard index < counterCount, sparse.updateValue(UInt32(truncatingIfNeeded: word), forKey: index) == nil else {
+          throw .malformed("the sketch's counter \(index) is out of range or given twice")
+        }
+      }
+    }
+    return CountingBloomFilter(
+      counterCount: counterCount, probes: probes, dense: dense, sparse: sparse, isDense: isDense)
+  }
+}

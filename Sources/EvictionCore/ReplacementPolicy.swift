@@ -121,6 +121,18 @@ public protocol ReplacementPolicy: ~Copyable {
   /// (W-TinyLFU's frequency sketch), 0 by default: what a
   /// `MemoryCache`'s configuration costs before its first entry.
   var sketchBytes: Int { get }
+
+  /// Writes everything the policy decides by (its slab, lists, counters,
+  /// sketch) so that ``restoreState(from:)`` on a policy built with the
+  /// same parameters makes the same next decisions: a warm restart. Throws
+  /// ``PolicyStateError/unsupported(policy:reason:)`` by default.
+  func saveState(into writer: inout PolicyStateWriter<Key>) throws(PolicyStateError)
+
+  /// Replaces the policy's state by one ``saveState(into:)`` wrote, on a
+  /// policy built with the same parameters. Everything is checked, and the
+  /// reader found at its end (``PolicyStateReader/finish()``), before
+  /// anything changes: a damaged state throws and leaves the policy as it was.
+  mutating func restoreState(from reader: inout PolicyStateReader<Key>) throws(PolicyStateError)
 }
 
 /// Writes to a cache's second tier (flash), counted by the policy that
@@ -158,6 +170,16 @@ extension ReplacementPolicy where Self: ~Copyable {
   @inlinable public var flashWrites: TierWrites? { nil }
   @inlinable public var learning: LearningCounts? { nil }
   @inlinable public var sketchBytes: Int { 0 }
+
+  /// By default a policy does not save its state.
+  public func saveState(into writer: inout PolicyStateWriter<Key>) throws(PolicyStateError) {
+    throw .unsupported(policy: name, reason: "it has no saved form yet")
+  }
+
+  /// By default a policy does not restore a state.
+  public mutating func restoreState(from reader: inout PolicyStateReader<Key>) throws(PolicyStateError) {
+    throw .unsupported(policy: name, reason: "it has no saved form yet")
+  }
 
   /// By default a policy gives no prefetch hints.
   @inlinable public func indexAddress(of key: Key) -> UnsafeRawPointer? { nil }
@@ -252,6 +274,53 @@ public struct PolicyStorage<Index: SlotIndex & ~Copyable, Payload>: ~Copyable {
     self.capacity = capacity
     index = Index(minimumCapacity: expectedEntries)
     table = EntryTable(minimumCapacity: expectedEntries)
+  }
+
+  /// Writes the slab, each entry's payload by `payload`.
+  public func save(into writer: inout PolicyStateWriter<Key>, payload: (inout PolicyStateWriter<Key>, Payload) -> Void)
+  {
+    writer.table(table, key: { $0.key($1) }, payload: payload)
+  }
+
+  /// Reads a slab ``save(into:payload:)`` wrote, each payload by `payload`
+  /// (not yet the policy's: ``adopt(_:resident:)``).
+  public static func read(
+    from reader: inout PolicyStateReader<Key>,
+    payload: (inout PolicyStateReader<Key>) throws(PolicyStateError) -> Payload
+  ) throws(PolicyStateError) -> SavedTable<Key, Payload> {
+    try reader.table(
+      key: { (r: inout PolicyStateReader<Key>) throws(PolicyStateError) in try r.key() }, payload: payload)
+  }
+
+  /// Checks that the `resident` lists, already checked against `saved`,
+  /// weigh no more than the capacity.
+  public func checkResident(_ resident: [EntryList]) throws(PolicyStateError) {
+    var weight: Int64 = 0
+    for list in resident {
+      let (sum, overflow) = weight.addingReportingOverflow(list.weight)
+      guard !overflow else { throw .malformed("the resident entries weigh more than 2^63") }
+      weight = sum
+    }
+    guard weight <= capacity else {
+      throw .malformed("the resident entries weigh \(weight), above the capacity \(capacity)")
+    }
+  }
+
+  /// Makes `saved` the slab, indexes its keys, and counts the entries on
+  /// the `resident` lists (the others are ghosts).
+  public mutating func adopt(_ saved: SavedTable<Key, Payload>, resident: [EntryList]) {
+    table.adopt(saved)
+    index.removeAll()
+    var indexed = 0
+    for s in 0..<saved.slots {
+      guard let entry = saved.entry(Slot(s)) else { continue }
+      indexed = s + 1
+      index.insert(entry.key, slot: Slot(s)) { body in
+        for t in 0..<indexed { if let e = saved.entry(Slot(t)) { body(e.key, Slot(t)) } }
+      }
+    }
+    used = resident.reduce(0) { $0 + $1.weight }
+    count = resident.reduce(0) { $0 + $1.count }
   }
 
   /// Creates a resident entry for `key` (on no list yet).

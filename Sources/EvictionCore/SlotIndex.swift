@@ -53,6 +53,11 @@ extension SlotIndex where Self: ~Copyable {
   @inlinable
   public static func sketchBits(_ key: Key) -> UInt64 { stableBits(of: key) }
 
+  /// Whether ``sketchBits(_:)`` gives a key the same bits in every
+  /// process (integers and strings): a sketch saved by one process counts
+  /// the same keys in another.
+  public static var sketchBitsAreStable: Bool { Key.self is any BinaryInteger.Type || Key.self == String.self }
+
   /// By default an index gives no hints.
   @inlinable public func homeAddress(of key: Key) -> UnsafeRawPointer? { nil }
   @inlinable public func likelySlot(of key: Key) -> Slot { -1 }

@@ -23,8 +23,11 @@ struct FileLayer {
 
   /// Writes `parts` to a new file `name` in the folder `directory` (created
   /// exclusively, never through a link), all or an error. `path` names it in
-  /// messages and to the fault hook.
-  func write(_ directory: Int32, _ name: String, path: String, _ parts: [[UInt8]]) throws(DiskError) {
+  /// messages and to the fault hook. `durable`: flushed to the disk
+  /// before it returns (a file that replaces another by a rename).
+  func write(_ directory: Int32, _ name: String, path: String, _ parts: [[UInt8]], durable: Bool = false)
+    throws(DiskError)
+  {
     if let failure = failure(.write, path) { throw failure }
     let fd = openat(directory, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
     guard fd >= 0 else { throw Self.error(path, "create") }
@@ -41,6 +44,11 @@ struct FileLayer {
         }
         offset += n
       }
+    }
+    if durable && fsync(fd) != 0 {
+      let error = Self.error(path, "flush")
+      unlinkat(directory, name, 0)
+      throw error
     }
   }
 

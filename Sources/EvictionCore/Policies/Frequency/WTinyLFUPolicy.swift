@@ -493,3 +493,25 @@ public struct HillClimber: Sendable {
     return Int64(amount)
   }
 }
+
+extension HillClimber {
+  /// Writes the climber's period and step (a policy's saved state).
+  func save<Key>(into writer: inout PolicyStateWriter<Key>) {
+    writer.int(requests)
+    writer.int(hits)
+    writer.double(previousHitRatio)
+    writer.double(step)
+  }
+
+  /// A climber ``save(into:)`` wrote, for a cache of `capacity`.
+  static func read<Key>(from reader: inout PolicyStateReader<Key>, capacity: Int64) throws(PolicyStateError)
+    -> HillClimber
+  {
+    var climber = HillClimber(capacity: capacity)
+    climber.requests = try reader.int(in: 0...Int64.max, "the climber's requests")
+    climber.hits = try reader.int(in: 0...climber.requests, "the climber's hits")
+    climber.previousHitRatio = try reader.double(in: 0...1, "the climber's last hit ratio")
+    climber.step = try reader.double(in: -Double(capacity)...Double(capacity), "the climber's step")
+    return climber
+  }
+}
