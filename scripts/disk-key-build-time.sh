@@ -99,7 +99,7 @@ row() { # kind, what
   local m1 m5
   m1=$(median "${times[${1}1]}")
   m5=$(median "${times[${1}5]}")
-  echo "| $2 | $m1 (${times[${1}1]% }) | $m5 (${times[${1}5]% }) | $(echo "scale=1; ($m5 - $m1) / 4" | bc) |"
+  echo "| $2 | $m1 (${times[${1}1]% }) | $m5 (${times[${1}5]% }) | $(echo "scale=3; ($m5 - $m1) / 4" | bc | xargs printf "%.2f") |"
 }
 
 out=results/build-times/disk-key-types.md

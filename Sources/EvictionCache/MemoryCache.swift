@@ -41,8 +41,12 @@ public enum CacheError: Error, Equatable, CustomStringConvertible {
   case loadTimedOut(key: String, after: Duration)
   /// A key that the bulk loader's answer left out: nothing was cached for it.
   case notLoaded(String)
-  /// A snapshot could not be restored (``MemoryCache/restore(_:elapsed:)``): the message says why.
+  /// A snapshot could not be restored into this cache (``MemoryCache/restore(_:elapsed:)``):
+  /// the message says why.
   case snapshot(String)
+  /// A snapshot's policy state or entries do not read back: damaged, or
+  /// assembled by hand. Nothing was restored.
+  case snapshotDamaged(String)
 
   public var description: String {
     switch self {
@@ -74,6 +78,7 @@ public enum CacheError: Error, Equatable, CustomStringConvertible {
     case .loadTimedOut(let key, let after):
       "the load of key \(key) did not finish within \(after); the load goes on, and the next request waits for it again"
     case .snapshot(let message): "cannot restore the snapshot: \(message)"
+    case .snapshotDamaged(let message): "cannot restore the snapshot: \(message); nothing was restored"
     case .notLoaded(let key):
       "the bulk loader's answer has no value for key \(key); nothing was cached for it"
     case .admissionJudgesSize(let admission):

@@ -208,13 +208,18 @@ extension MemoryCache {
         // one is refused before any shard changes.
         for (shard, saved) in zip(shards, snapshot.shards) { try shard.checkRestorable(saved) }
       } catch {
-        throw .snapshot("\(error)")
+        throw .snapshotDamaged("\(error)")
       }
       for (shard, saved) in zip(shards, snapshot.shards) {
-        let departed = shard.exclusive { () -> [(key: Key, value: Value, reason: EvictionReason)] in
+        let departed = shard.exclusive { () -> [(key: Key, value: Value, reason: EvictionReason)]? in
+          // A write from another thread since the check above: this
+          // shard keeps it, and the restore stops (each shard restored
+          // so far stays whole).
+          guard shard.policy.count() == 0 else { return nil }
           shard.restoreExactly(saved, now: now, gap: gapNanoseconds)
           return shard.takeDeparted()
         }
+        guard let departed else { throw .snapshot("the cache was written to during the restore") }
         deliver(departed)
       }
       summary.exact = true
@@ -277,6 +282,7 @@ extension MemoryCache {
         written += 1
       }
     }
+    waitForWrites()
     summary.restored = count
     summary.dropped = written - summary.restored
   }

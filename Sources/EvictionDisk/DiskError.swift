@@ -37,6 +37,9 @@ public enum DiskError: Error, Equatable, CustomStringConvertible {
   case valueTooLarge(key: String, bytes: Int, limit: Int)
   /// The cache's coder could not encode a key or a value.
   case encoding(String)
+  /// A snapshot file could not go into this cache (it holds entries, say);
+  /// the file is sound.
+  case restoreRefused(path: String, reason: String)
 
   /// The error in words, with what to do.
   public var description: String {
@@ -80,6 +83,8 @@ public enum DiskError: Error, Equatable, CustomStringConvertible {
         "the value of key '\(key)' is \(bytes) bytes, more than the cache's whole cost limit of \(limit) bytes; nothing was written. Raise costLimit, or keep such values elsewhere"
     case .encoding(let message):
       return "\(message); nothing was written"
+    case .restoreRefused(let path, let reason):
+      return "\(path): cannot restore this snapshot here: \(reason)"
     }
   }
 }

@@ -250,6 +250,10 @@ extension MemoryCache {
   public func restoreSnapshot(from path: String, coder: SnapshotCoder<Key, Value>, elapsed: Duration? = nil)
     throws(DiskError) -> RestoreSummary?
   {
+    let held = count
+    guard held == 0 else {
+      throw .restoreRefused(path: path, reason: "the cache holds \(held) entries: restore into a new, empty cache")
+    }
     guard let bytes = try FileLayer.read(path) else { return nil }
     let snapshot: CacheSnapshot<Key, Value>
     do {
@@ -262,7 +266,10 @@ extension MemoryCache {
     do {
       return try restore(snapshot, elapsed: elapsed)
     } catch {
-      throw .corruptFile(path: path, reason: "\(error)")
+      // A state that does not read back is damage the checksum did not
+      // catch (a file written by hand); anything else is this cache's.
+      if case .snapshotDamaged(let message) = error { throw .corruptFile(path: path, reason: message) }
+      throw .restoreRefused(path: path, reason: "\(error)")
     }
   }
 

@@ -1,6 +1,7 @@
 import EvictionCache
 import EvictionCore
 import EvictionTestSupport
+import Foundation
 import Testing
 
 /// Warm restart: a snapshot restored into a new cache makes the same next
@@ -148,5 +149,31 @@ import Testing
     #expect(throws: CacheError.self) { try target.restore(moved) }
     #expect(target.count == 0)
     #expect(try target.restore(snapshot).exact)
+  }
+
+  /// Another thread writing while a restore runs: the restore either
+  /// finishes or stops with an error, and every shard holds together.
+  @Test func aWriteDuringARestoreLeavesEveryShardWhole() throws {
+    let source = try MemoryCache<Int, Int>(policy: .arc, countLimit: 400, lock: .striped(shards: 4))
+    for key in 0..<2_000 { source.setValue(key, forKey: key % 700) }
+    let snapshot = source.snapshot()
+    var outcomes = (restored: 0, refused: 0)
+    for round in 0..<40 {
+      let target = try MemoryCache<Int, Int>(policy: .arc, countLimit: 400, lock: .striped(shards: 4))
+      let writer = Thread {
+        for key in 0..<200 { target.setValue(-key, forKey: 10_000 + key + round) }
+      }
+      writer.start()
+      do {
+        try target.restore(snapshot, elapsed: .zero)
+        outcomes.restored += 1
+      } catch {
+        guard case .snapshot = error else { throw error }
+        outcomes.refused += 1
+      }
+      while !writer.isFinished { usleep(100) }
+      target.checkInvariants()
+    }
+    #expect(outcomes.restored + outcomes.refused == 40)
   }
 }

@@ -56,6 +56,20 @@ import Testing
     restarted.checkInvariants()
   }
 
+  @Test func aCacheThatHoldsEntriesIsRefusedAndKeepsThem() throws {
+    let path = Scratch.path("held", suffix: ".snapshot")
+    let source = try Self.make(.lru)
+    _ = Self.serve(source, Self.keys(seed: 5, count: 200)[...])
+    try source.writeSnapshot(to: path)
+    #expect {
+      try source.restoreSnapshot(from: path)
+    } throws: { error in
+      guard case .restoreRefused(let named, _) = error as? DiskError else { return false }
+      return named == path
+    }
+    #expect(source.count > 0)
+  }
+
   @Test func aFirstStartFindsNoFileAndChangesNothing() throws {
     let cache = try Self.make(.lru)
     #expect(try cache.restoreSnapshot(from: Scratch.path("none", suffix: ".snapshot")) == nil)
