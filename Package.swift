@@ -37,6 +37,8 @@ let package = Package(
     .library(name: "EvictionLearned", targets: ["EvictionLearned"]),
     .library(name: "EvictionMetrics", targets: ["EvictionMetrics"]),
     .executable(name: "evlab", targets: ["evlab"]),
+    // The shared library the Python package loads (scripts/python-wheel.sh).
+    .library(name: "EvictionLabNative", type: .dynamic, targets: ["EvictionLabNative"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
@@ -137,6 +139,9 @@ let package = Package(
     .target(
       name: "EvictionMetrics",
       dependencies: ["EvictionCache", .product(name: "CoreMetrics", package: "swift-metrics")]),
+    // The C interface of the Python binding: evlab's commands in-process and
+    // a cache stepped request by request (python/evictionlab).
+    .target(name: "EvictionLabNative", dependencies: ["EvictionLab", "EvictionLearned", "EvictionCore"]),
     // `evlab`: EvictionLab.main() with the learned policies, and nothing else.
     .executableTarget(name: "evlab", dependencies: ["EvictionLab", "EvictionLearned", "CAllocGuard"]),
     // evlab's allocation guard: a failed allocation under `ulimit -v` ends in

@@ -143,49 +143,8 @@ struct Replay: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
     let run = try described()
     if run.tier != nil { return try runTiered(run) }
     let isDefaultJob = traces.isEmpty
-    let paths = isDefaultJob ? try defaultTraces() : traces
-    let sources = try paths.map { try traceSource($0, traceOptions, copies: run.copies) }
-    let cells = try failing { () throws(TraceError) in
-      try ReplayCell.grid(
-        sources, policies: run.policies, sizes: run.sizes, sizeMode: run.sizeMode, admissions: run.admissions,
-        settings: run.replaySettings)
-    }
-    if run.copies >= 1000 || sources.allSatisfy(\.countIsCheap) {
-      // Counting a trace costs one pass, against the run's thousand or more.
-      let requests = try failing { () throws(TraceError) in
-        var total = 0.0
-        for source in sources {
-          total += Double(try source.estimatedRequests()) * Double(cells.count { $0.trace.name == source.name })
-        }
-        return total
-      }
-      noteLongRun(
-        requests: requests, workers: min(run.jobs ?? ProcessInfo.processInfo.activeProcessorCount, cells.count),
-        perCore: 100e6,
-        asked: (run.copies > 1 ? "--repeat \(run.copies) over " : "") + Wording.count(cells.count, "run"))
-    }
-    let results = try failing { () throws(TraceError) in
-      try Sweep.replay(cells, jobs: run.jobs, interactive: isatty(2) == 1) {
-        ProgressLine($0, total: $1, label: "replay")
-      }
-    }
-    // Every cell of a trace reads the same lines: report them once per trace.
-    for source in sources {
-      let rows = results.filter { $0.trace == source.name }
-      if useTtl, !rows.isEmpty, rows.allSatisfy({ ($0.semantics?.expiredObjects ?? 0) == 0 }) {
-        printError(
-          "note: no object expired in \(source.path): its requests may carry no TTLs (lcs from version 3, twitter, "
-            + "cachelib and csv with a ttl column do), or the trace may span less time than they last")
-      }
-      if let first = rows.first {
-        warnSkipped(first.skipped, path: source.path)
-        if first.semantics?.sets == 0 && !fillOnMiss {
-          printError(
-            "note: \(source.path) has no sets: under --semantics kv nothing fills the cache, so every get misses; "
-              + "add --fill-on-miss for a cache that loads on a miss")
-        }
-      }
-    }
+    let (sources, cells, results) = try sweep(
+      run, paths: isDefaultJob ? try defaultTraces() : traces, interactive: isatty(2) == 1)
     var output = self.output
     if isDefaultJob {
       output.json = output.json ?? DefaultJob.outputs.json
@@ -219,6 +178,56 @@ struct Replay: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
     try output.emit(
       table: table, json: ReplayTables.json(results), csv: ReplayTables.csv(results),
       otherOutputs: [timeseries, regret])
+  }
+
+  /// The run's cells over `paths`, replayed (`interactive`: a progress
+  /// line), with the notes each trace's rows call for.
+  func sweep(_ run: RunDescription, paths: [String], interactive: Bool) throws -> (
+    sources: [TraceSource], cells: [ReplayCell], results: [ReplayResult]
+  ) {
+    let sources = try paths.map { try traceSource($0, traceOptions, copies: run.copies) }
+    let cells = try failing { () throws(TraceError) in
+      try ReplayCell.grid(
+        sources, policies: run.policies, sizes: run.sizes, sizeMode: run.sizeMode, admissions: run.admissions,
+        settings: run.replaySettings)
+    }
+    if run.copies >= 1000 || sources.allSatisfy(\.countIsCheap) {
+      // Counting a trace costs one pass, against the run's thousand or more.
+      let requests = try failing { () throws(TraceError) in
+        var total = 0.0
+        for source in sources {
+          total += Double(try source.estimatedRequests()) * Double(cells.count { $0.trace.name == source.name })
+        }
+        return total
+      }
+      noteLongRun(
+        requests: requests, workers: min(run.jobs ?? ProcessInfo.processInfo.activeProcessorCount, cells.count),
+        perCore: 100e6,
+        asked: (run.copies > 1 ? "--repeat \(run.copies) over " : "") + Wording.count(cells.count, "run"))
+    }
+    let results = try failing { () throws(TraceError) in
+      try Sweep.replay(cells, jobs: run.jobs, interactive: interactive) {
+        ProgressLine($0, total: $1, label: "replay")
+      }
+    }
+    // Every cell of a trace reads the same lines: report them once per trace.
+    for source in sources {
+      let rows = results.filter { $0.trace == source.name }
+      if useTtl, !rows.isEmpty, rows.allSatisfy({ ($0.semantics?.expiredObjects ?? 0) == 0 }) {
+        printError(
+          "note: no object expired in \(source.path): its requests may carry no TTLs (lcs from version 3, twitter, "
+            + "cachelib and csv with a ttl column do), or the trace may span less time than they last")
+      }
+      if let first = rows.first {
+        warnSkipped(first.skipped, path: source.path)
+        if first.semantics?.sets == 0 && !fillOnMiss {
+          printError(
+            "note: \(source.path) has no sets: under --semantics kv nothing fills the cache, so every get misses; "
+              + "add --fill-on-miss for a cache that loads on a miss")
+        }
+      }
+    }
+    return (sources, cells, results)
   }
 }
 

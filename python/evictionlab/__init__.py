@@ -1,0 +1,290 @@
+"""EvictionLab from Python: replay traces through cache replacement policies
+and step a simulated cache request by request, in-process.
+
+The engine is EvictionLab's Swift library, loaded from this package's
+``_native`` folder with ctypes; a replay releases the interpreter lock
+while it runs. Names and semantics are the ``evlab`` command line's: a
+replay's DataFrame has exactly the columns and numbers ``evlab replay --csv``
+writes, and errors carry the messages ``evlab`` prints.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import io
+import json
+import os
+from pathlib import Path
+from typing import Iterable, Sequence
+
+__all__ = ["Cache", "EvictionLabError", "formats", "policies", "replay", "replay_csv", "version"]
+
+
+class EvictionLabError(Exception):
+    """An error evlab reports: the message is the command line's."""
+
+
+_here = Path(__file__).resolve().parent
+_native = _here / "_native"
+
+
+def _load() -> ctypes.CDLL:
+    """The engine, its bundled libraries loaded first so that the loader
+    never looks for them elsewhere (the machine needs no Swift toolchain)."""
+    order = _native / "load-order.txt"
+    if order.exists():
+        for name in order.read_text().split():
+            ctypes.CDLL(str(_native / name), mode=ctypes.RTLD_GLOBAL)
+    path = os.environ.get("EVICTIONLAB_NATIVE") or str(_native / "libEvictionLabNative.so")
+    try:
+        lib = ctypes.CDLL(path)
+    except OSError as error:  # pragma: no cover - a broken install
+        raise ImportError(
+            f"evictionlab: cannot load its engine {path}: {error}; reinstall the wheel "
+            "(scripts/python-wheel.sh builds it)"
+        ) from None
+    text = ctypes.POINTER(ctypes.c_char)
+    lib.evl_free.argtypes = [text]
+    lib.evl_free.restype = None
+    for name in ("evl_version", "evl_policies_json", "evl_formats_json"):
+        getattr(lib, name).argtypes = []
+        getattr(lib, name).restype = text
+    lib.evl_replay.argtypes = [ctypes.c_int32, ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(text), ctypes.POINTER(text)]
+    lib.evl_replay.restype = ctypes.c_int32
+    lib.evl_cache_new.argtypes = [ctypes.c_char_p, ctypes.c_int64, ctypes.c_int32, ctypes.POINTER(text)]
+    lib.evl_cache_new.restype = ctypes.c_void_p
+    lib.evl_cache_free.argtypes = [ctypes.c_void_p]
+    lib.evl_cache_free.restype = None
+    lib.evl_cache_name.argtypes = [ctypes.c_void_p]
+    lib.evl_cache_name.restype = text
+    lib.evl_cache_request.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int64]
+    lib.evl_cache_request.restype = ctypes.c_int32
+    lib.evl_cache_request_many.argtypes = [
+        ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p]
+    lib.evl_cache_request_many.restype = None
+    for name in ("evl_cache_contains", "evl_cache_remove"):
+        getattr(lib, name).argtypes = [ctypes.c_void_p, ctypes.c_uint64]
+        getattr(lib, name).restype = ctypes.c_int32
+    for name in ("evl_cache_count", "evl_cache_used", "evl_cache_evicted_count"):
+        getattr(lib, name).argtypes = [ctypes.c_void_p]
+        getattr(lib, name).restype = ctypes.c_int64
+    lib.evl_cache_track_evictions.argtypes = [ctypes.c_void_p, ctypes.c_int32]
+    lib.evl_cache_track_evictions.restype = None
+    lib.evl_cache_take_evicted.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64]
+    lib.evl_cache_take_evicted.restype = ctypes.c_int64
+    return lib
+
+
+_lib = _load()
+
+
+def _take(pointer) -> str:
+    """A string the engine allocated, released."""
+    if not pointer:
+        return ""
+    try:
+        return ctypes.cast(pointer, ctypes.c_char_p).value.decode("utf-8")
+    finally:
+        _lib.evl_free(pointer)
+
+
+def version() -> str:
+    """The version line ``evlab --version`` prints."""
+    return _take(_lib.evl_version())
+
+
+def policies() -> list[dict]:
+    """The policy catalog: each policy's name, display name, summary,
+    citation, whether it is offline or can drive a live cache, and its
+    parameters (name, default, help), as ``evlab policies`` lists them."""
+    return json.loads(_take(_lib.evl_policies_json()))
+
+
+def formats() -> list[dict]:
+    """The trace formats evlab reads: name, other names, file suffixes,
+    whether records carry sizes, summary (``evlab formats``)."""
+    return json.loads(_take(_lib.evl_formats_json()))
+
+
+def _words(values) -> str:
+    if isinstance(values, (str, int, float)):
+        return str(values)
+    return ",".join(str(v) for v in values)
+
+
+def _arguments(traces, policies, sizes, size_mode, format, warmup, admission, attribution, jobs, options):
+    if isinstance(traces, (str, os.PathLike)):
+        traces = [traces]
+    args = [os.fspath(t) for t in traces]
+    if not args:
+        raise ValueError("replay: name a trace")
+    if policies is not None:
+        args += ["--policy", _words(policies)]
+    if sizes is not None:
+        args += ["--size", _words(sizes)]
+    args += ["--size-mode", size_mode]
+    for flag, value in (("--format", format), ("--warmup", warmup), ("--admission", admission), ("--jobs", jobs)):
+        if value is not None:
+            args += [flag, _words(value)]
+    if attribution:
+        args.append("--attribution")
+    for name, value in options.items():
+        flag = "--" + name.replace("_", "-")
+        if value is True:
+            args.append(flag)
+        elif value is not None and value is not False:
+            args += [flag, _words(value)]
+    # Every argument is a file or a value: a word starting with '-' that is a
+    # trace's name reads as an option, as on the command line.
+    return args
+
+
+def replay_csv(traces, policies=None, sizes=None, size_mode="count", format=None, warmup=None,
+               admission=None, attribution=False, jobs=None, **options) -> str:
+    """``evlab replay``'s CSV text for the same arguments (see :func:`replay`)."""
+    args = _arguments(traces, policies, sizes, size_mode, format, warmup, admission, attribution, jobs, options)
+    encoded = [a.encode("utf-8") for a in args]
+    argv = (ctypes.c_char_p * len(encoded))(*encoded)
+    csv = ctypes.POINTER(ctypes.c_char)()
+    error = ctypes.POINTER(ctypes.c_char)()
+    status = _lib.evl_replay(len(encoded), argv, ctypes.byref(csv), ctypes.byref(error))
+    if status != 0:
+        raise EvictionLabError(_take(error))
+    return _take(csv)
+
+
+def replay(traces, policies=None, sizes=None, size_mode="count", format=None, warmup=None, admission=None,
+           attribution=False, jobs=None, **options):
+    """Replays ``traces`` (a path or several) through ``policies`` at
+    ``sizes``, as ``evlab replay`` does, and returns its results as a
+    pandas DataFrame with exactly the columns of ``evlab replay --csv``.
+
+    ``policies`` and ``sizes`` take lists or the CLI's comma-separated text
+    (``"lru,s3fifo:small=0.2"``, ``["1%", "10%"]``); ``size_mode`` is
+    ``"count"`` or ``"bytes"``; ``format``, ``warmup``, ``admission`` and
+    ``jobs`` are the CLI's options. Any other ``evlab replay`` option is
+    given by name: ``use_ttl=True``, ``semantics="kv"``, ``repeat=3``.
+    Raises :class:`EvictionLabError` with evlab's message.
+    """
+    import pandas
+
+    text = replay_csv(traces, policies, sizes, size_mode, format, warmup, admission, attribution, jobs, **options)
+    return pandas.read_csv(io.StringIO(text))
+
+
+class Cache:
+    """A simulated cache of one catalog policy, stepped request by request
+    (as ``evlab replay`` runs it: a miss admits the key, evicting what the
+    policy chooses). Keys are integers from 0 to 2**64 - 1.
+
+    ``capacity`` counts objects (``size_mode="count"``) or bytes
+    (``size_mode="bytes"``, where each request's size is its weight).
+    With ``track_evictions=True`` the keys evicted since the last read are
+    in :attr:`evicted`; with ``on_evict``, each is handed to ``on_evict(key)``
+    after the call that evicted it. Otherwise none is kept.
+    """
+
+    def __init__(self, policy: str, capacity: int, size_mode: str = "count", on_evict=None,
+                 track_evictions: bool = False):
+        if size_mode not in ("count", "bytes"):
+            raise ValueError(f"size_mode is count or bytes, not {size_mode!r}")
+        error = ctypes.POINTER(ctypes.c_char)()
+        self._bytes = size_mode == "bytes"
+        self._handle = _lib.evl_cache_new(str(policy).encode(), int(capacity), 1 if self._bytes else 0,
+                                          ctypes.byref(error))
+        if not self._handle:
+            raise EvictionLabError(_take(error))
+        self.on_evict = on_evict
+        self._tracks = bool(track_evictions or on_evict is not None)
+        _lib.evl_cache_track_evictions(self._handle, 1 if self._tracks else 0)
+
+    def __del__(self):
+        handle = getattr(self, "_handle", None)
+        if handle:
+            _lib.evl_cache_free(handle)
+            self._handle = None
+
+    @property
+    def name(self) -> str:
+        """The policy's name with its parameters."""
+        return _take(_lib.evl_cache_name(self._handle))
+
+    def _size(self, size: int) -> int:
+        if self._bytes and size < 1:
+            raise ValueError("a request's size must be at least 1 byte (evlab replay skips zero-size requests)")
+        return int(size)
+
+    def _deliver(self):
+        if self.on_evict is not None:
+            for key in self._take_evicted():
+                self.on_evict(key)
+
+    def request(self, key: int, size: int = 1) -> bool:
+        """One request: True for a hit; a miss admits the key."""
+        hit = bool(_lib.evl_cache_request(self._handle, int(key), self._size(size)))
+        self._deliver()
+        return hit
+
+    def request_many(self, keys, sizes=None):
+        """Requests ``keys`` in order (NumPy arrays, DataFrame columns or
+        sequences; ``sizes`` as long, or None for size 1) in one call, no
+        Python call per request. Returns a NumPy array of bools: each hit."""
+        import numpy
+
+        keys = numpy.ascontiguousarray(keys, dtype=numpy.uint64)
+        if sizes is not None:
+            sizes = numpy.ascontiguousarray(sizes, dtype=numpy.int64)
+            if sizes.shape != keys.shape:
+                raise ValueError(f"{len(keys)} keys but {len(sizes)} sizes")
+            if self._bytes and len(sizes) and sizes.min() < 1:
+                raise ValueError("a request's size must be at least 1 byte (evlab replay skips zero-size requests)")
+        hits = numpy.zeros(len(keys), dtype=numpy.uint8)
+        _lib.evl_cache_request_many(
+            self._handle, keys.ctypes.data, None if sizes is None else sizes.ctypes.data, len(keys), hits.ctypes.data)
+        self._deliver()
+        return hits.astype(bool)
+
+    def get(self, key: int) -> bool:
+        """Whether ``key`` is cached, counted as an access when it is (a
+        hit updates the policy); a miss admits nothing."""
+        if not self.contains(key):
+            return False
+        return self.request(key)
+
+    def set(self, key: int, size: int = 1) -> None:
+        """Admits ``key`` if it is not cached (an access if it is)."""
+        self.request(key, size)
+
+    def delete(self, key: int) -> bool:
+        """Removes ``key``; True if it was cached."""
+        return bool(_lib.evl_cache_remove(self._handle, int(key)))
+
+    def contains(self, key: int) -> bool:
+        """Whether ``key`` is cached, without counting an access."""
+        return bool(_lib.evl_cache_contains(self._handle, int(key)))
+
+    __contains__ = contains
+
+    def __len__(self) -> int:
+        return int(_lib.evl_cache_count(self._handle))
+
+    @property
+    def used(self) -> int:
+        """The weight held: objects, or bytes."""
+        return int(_lib.evl_cache_used(self._handle))
+
+    @property
+    def evicted(self) -> list[int]:
+        """The keys evicted since the last time this was read, oldest first
+        (``track_evictions=True``)."""
+        if not self._tracks:
+            raise EvictionLabError("this cache keeps no evicted keys: create it with track_evictions=True")
+        return self._take_evicted()
+
+    def _take_evicted(self) -> list[int]:
+        n = _lib.evl_cache_evicted_count(self._handle)
+        if n == 0:
+            return []
+        out = (ctypes.c_uint64 * n)()
+        taken = _lib.evl_cache_take_evicted(self._handle, out, n)
+        return list(out[:taken])

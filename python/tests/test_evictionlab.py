@@ -1,0 +1,158 @@
+"""The Python package against the command line: the same replays give the
+same rows, a stepped cache hits where a replay does, errors carry evlab's
+words, and the engine comes from the wheel alone.
+
+Run by scripts/python-test.sh with EVLAB naming the evlab binary and the
+repository as the working folder's parent (EVICTIONLAB_REPO)."""
+
+import os
+import subprocess
+import threading
+from pathlib import Path
+
+import numpy
+import pandas
+import pandas.testing
+import pytest
+
+import evictionlab as el
+
+REPO = Path(os.environ.get("EVICTIONLAB_REPO", Path(__file__).resolve().parents[2]))
+EVLAB = os.environ.get("EVLAB", str(REPO / ".build" / "release" / "evlab"))
+TRACES = sorted(str(p) for p in (REPO / "traces").glob("*.oracleGeneral.zst"))
+
+
+def cli_csv(tmp_path, *args) -> pandas.DataFrame:
+    out = tmp_path / "cli.csv"
+    subprocess.run([EVLAB, "replay", *args, "--csv", str(out)], check=True, capture_output=True)
+    return pandas.read_csv(out)
+
+
+def drop_run_columns(frame: pandas.DataFrame) -> pandas.DataFrame:
+    """What differs between any two runs: wall time and the machine's."""
+    timed = [c for c in frame.columns if "seconds" in c or c.endswith("_per_second") or c in ("commit", "version")]
+    return frame.drop(columns=timed)
+
+
+@pytest.mark.parametrize("trace", TRACES)
+@pytest.mark.parametrize("size_mode", ["count", "bytes"])
+def test_replay_matches_the_command_line(tmp_path, trace, size_mode):
+    policies = ["lru", "fifo", "s3fifo", "wtinylfu", "arc", "sieve", "lfu", "2q", "belady"]
+    sizes = ["1%", "10%"]
+    ours = el.replay(trace, policies=policies, sizes=sizes, size_mode=size_mode)
+    theirs = cli_csv(tmp_path, trace, "--policy", ",".join(policies), "--size", ",".join(sizes),
+                     "--size-mode", size_mode)
+    assert list(ours.columns) == list(theirs.columns)
+    assert len(ours) == len(policies) * len(sizes)
+    pandas.testing.assert_frame_equal(drop_run_columns(ours), drop_run_columns(theirs))
+
+
+def test_options_by_name_are_the_command_lines(tmp_path):
+    trace = TRACES[0]
+    ours = el.replay(trace, policies="lru,arc", sizes=[500], warmup=1000, attribution=True, repeat=2)
+    theirs = cli_csv(tmp_path, trace, "--policy", "lru,arc", "--size", "500", "--warmup", "1000", "--attribution",
+                     "--repeat", "2")
+    pandas.testing.assert_frame_equal(drop_run_columns(ours), drop_run_columns(theirs))
+    assert (ours["warmup_requests"] == 1000).all()
+
+
+def write_text_trace(path: Path, keys) -> None:
+    path.write_text("".join(f"{k}\n" for k in keys))
+
+
+@pytest.mark.parametrize("policy", ["lru", "fifo", "clock", "sieve", "arc", "s3fifo", "wtinylfu", "lfu", "slru", "2q",
+                                    "lirs", "random"])
+def test_a_stepped_cache_hits_where_the_replay_does(tmp_path, policy):
+    rng = numpy.random.default_rng(7)
+    keys = (rng.zipf(1.2, 20_000) % 5_000).astype(numpy.uint64)
+    trace = tmp_path / "keys.txt"
+    write_text_trace(trace, keys)
+    replayed = el.replay(str(trace), policies=policy, sizes=300)
+    cache = el.Cache(policy, 300)
+    hits = cache.request_many(keys)
+    assert int(hits.sum()) == int(replayed["hits"][0])
+    one_by_one = el.Cache(policy, 300)
+    assert [one_by_one.request(int(k)) for k in keys[:3000]] == list(hits[:3000])
+
+
+def test_a_stepped_cache_in_bytes_weighs_each_request(tmp_path):
+    rng = numpy.random.default_rng(3)
+    keys = rng.integers(0, 2_000, 10_000).astype(numpy.uint64)
+    sizes = (keys % 97 + 1).astype(numpy.int64)
+    trace = tmp_path / "sized.csv"
+    trace.write_text("id,size\n" + "".join(f"{k},{s}\n" for k, s in zip(keys, sizes)))
+    replayed = el.replay(str(trace), policies="s3fifo", sizes=20_000, size_mode="bytes")
+    cache = el.Cache("s3fifo", 20_000, size_mode="bytes")
+    hits = cache.request_many(keys, sizes)
+    assert int(hits.sum()) == int(replayed["hits"][0])
+    assert cache.used <= 20_000
+    with pytest.raises(ValueError):
+        cache.request_many(keys[:2], numpy.array([1, 0]))
+
+
+def test_evictions_reach_the_caller():
+    seen = []
+    cache = el.Cache("lru", 2, on_evict=seen.append)
+    for key in [1, 2, 3, 1, 4]:
+        cache.request(key)
+    assert seen == [1, 2, 3]
+    tracked = el.Cache("fifo", 2, track_evictions=True)
+    tracked.request_many([1, 2, 3, 4])
+    assert tracked.evicted == [1, 2] and tracked.evicted == []
+    assert 3 in tracked and tracked.contains(4) and len(tracked) == 2
+    assert tracked.delete(3) and not tracked.delete(3) and len(tracked) == 1
+    with pytest.raises(el.EvictionLabError):
+        el.Cache("lru", 2).evicted
+
+
+def test_errors_carry_evlabs_words(tmp_path):
+    with pytest.raises(el.EvictionLabError, match="did you mean lru"):
+        el.replay(TRACES[0], policies="lruu", sizes=10)
+    missing = tmp_path / "missing.oracleGeneral"
+    with pytest.raises(el.EvictionLabError, match="missing.oracleGeneral"):
+        el.replay(str(missing), policies="lru", sizes=10)
+    with pytest.raises(el.EvictionLabError, match="no option"):
+        el.replay(TRACES[0], policies="lru", sizes=10, no_such_option=3)
+    with pytest.raises(el.EvictionLabError, match="future"):
+        el.Cache("belady", 10)
+    with pytest.raises(el.EvictionLabError):
+        el.Cache("s3fifo:small=2", 10)
+    with pytest.raises(ValueError):
+        el.Cache("lru", 10, size_mode="objects")
+
+
+def test_catalogs():
+    names = {p["name"] for p in el.policies()}
+    assert {"lru", "s3fifo", "wtinylfu", "belady", "glcache"} <= names
+    s3fifo = next(p for p in el.policies() if p["name"] == "s3fifo")
+    assert {"small", "ghost"} <= {q["name"] for q in s3fifo["parameters"]}
+    assert "oracleGeneral" in {f["name"] for f in el.formats()}
+    assert el.version().startswith(subprocess.run([EVLAB, "--version"], capture_output=True, text=True)
+                                   .stdout.split()[0])
+
+
+def test_replays_run_side_by_side_on_threads():
+    # ctypes releases the interpreter lock: two replays on two threads both
+    # finish, with the rows one replay alone gives.
+    alone = el.replay(TRACES[0], policies="arc", sizes="10%")
+    results = [None, None]
+
+    def run(i):
+        results[i] = el.replay(TRACES[0], policies="arc", sizes="10%")
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for frame in results:
+        pandas.testing.assert_frame_equal(drop_run_columns(frame), drop_run_columns(alone))
+
+
+@pytest.mark.skipif(os.environ.get("EVICTIONLAB_EXPECT_BUNDLED") != "1", reason="run from an installed wheel")
+def test_the_engine_and_its_libraries_come_from_the_wheel():
+    native = Path(el.__file__).resolve().parent / "_native"
+    maps = Path("/proc/self/maps").read_text().split("\n")
+    loaded = {line.split()[-1] for line in maps if ".so" in line and line.split()[-1].startswith("/")}
+    swift = [p for p in loaded if "libswiftCore" in p or "Foundation" in p or "libEvictionLabNative" in p]
+    assert swift and all(Path(p).parent == native for p in swift), swift
