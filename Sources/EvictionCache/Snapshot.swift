@@ -225,7 +225,15 @@ extension MemoryCache {
       summary.exact = true
       summary.restored = snapshot.count
     }
-    trimToLimits()
+    // Lower limits than the saved cache's bind now; expired entries stay,
+    // as they did in the saved cache, until a read or a trim finds them.
+    for shard in shards {
+      deliver(
+        shard.exclusive {
+          shard.enforceLimits()
+          return shard.takeDeparted()
+        })
+    }
     return summary
   }
 
@@ -365,12 +373,14 @@ extension CacheShard {
     guard scratch.count() == saved.entries.count else {
       throw .malformed("the policy holds \(scratch.count()) entries, the snapshot \(saved.entries.count)")
     }
-    var slots = Set<Int>()
+    // Each entry's key resident, in its slot, once: removing it from the
+    // scratch policy (which is then thrown away) says where it was, and a
+    // second entry of the same key finds nothing.
     for entry in saved.entries {
-      guard entry.slot >= 0, entry.slot < Int(Int32.max), slots.insert(entry.slot).inserted,
-        scratch.contains(entry.key), scratch.keyAt(Slot(entry.slot)) == entry.key
-      else { throw .malformed("an entry's slot \(entry.slot) is not its key's in the policy") }
       guard entry.cost >= 0 else { throw .malformed("an entry's cost is \(entry.cost)") }
+      guard let slot = scratch.remove(entry.key), Int(slot) == entry.slot else {
+        throw .malformed("an entry's slot \(entry.slot) is not its key's in the policy, or its key is given twice")
+      }
     }
   }
 
@@ -386,9 +396,15 @@ extension CacheShard {
     tick = saved.tick
     expirySerial = saved.expirySerial
     pendingMiss = nil
-    let tracksWrites = saved.entries.contains { $0.sinceWrite != nil }
-    if tracksWrites { trackWrites(now: now) }
-    for entry in saved.entries {
+    if saved.entries.contains(where: { $0.sinceWrite != nil }) { trackWrites(now: now) }
+    // The saved cache kept ages (an age trim began it): this one keeps them too.
+    if saved.entries.contains(where: { $0.sinceAccess != nil }) { trackAges(now: now) }
+    // The age list from its oldest end: the saved order, which a stable
+    // sort by age keeps (and puts right in a snapshot assembled by hand).
+    let entries = saved.entries.enumerated().sorted {
+      ($0.element.sinceAccess ?? 0, -$0.offset) > ($1.element.sinceAccess ?? 0, -$1.offset)
+    }.map(\.element)
+    for entry in entries {
       let i = entry.slot
       if i >= slotCapacity { growColumns(to: i + 1) }
       if reads == nil { (values + i).initialize(to: entry.value) }
@@ -419,7 +435,7 @@ extension CacheShard {
     // An entry past the age limit by now leaves at once: its age may be
     // older than this process's clock, which cannot stamp it.
     guard ageLimit != .max else { return }
-    for entry in saved.entries {
+    for entry in entries {
       guard let since = entry.sinceAccess else { continue }
       let (age, overflow) = since.addingReportingOverflow(gap)
       if overflow || age > ageLimit, policy.remove(entry.key) != nil { depart(Slot(entry.slot), entry.key, .age) }

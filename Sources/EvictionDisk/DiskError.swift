@@ -40,6 +40,9 @@ public enum DiskError: Error, Equatable, CustomStringConvertible {
   /// A snapshot file could not go into this cache (it holds entries, say);
   /// the file is sound.
   case restoreRefused(path: String, reason: String)
+  /// A file that is not a snapshot this cache can read: damaged, of another
+  /// format, written for other key or value types, or not a regular file.
+  case corruptSnapshot(path: String, reason: String)
 
   /// The error in words, with what to do.
   public var description: String {
@@ -85,6 +88,9 @@ public enum DiskError: Error, Equatable, CustomStringConvertible {
       return "\(message); nothing was written"
     case .restoreRefused(let path, let reason):
       return "\(path): cannot restore this snapshot here: \(reason)"
+    case .corruptSnapshot(let path, let reason):
+      return "\(path) is not a snapshot this cache can read: \(reason); write it again (writeSnapshot(to:)), "
+        + "or remove it to start empty"
     }
   }
 }

@@ -254,21 +254,21 @@ extension MemoryCache {
     guard held == 0 else {
       throw .restoreRefused(path: path, reason: "the cache holds \(held) entries: restore into a new, empty cache")
     }
-    guard let bytes = try FileLayer.read(path) else { return nil }
+    guard let bytes = try SnapshotFile.read(path) else { return nil }
     let snapshot: CacheSnapshot<Key, Value>
     do {
       snapshot = try Self.decodeSnapshot(bytes, coder: coder)
     } catch let error as SnapshotFileError {
-      throw .corruptFile(path: path, reason: "not a snapshot this cache can read: \(error)")
+      throw .corruptSnapshot(path: path, reason: "\(error)")
     } catch {
-      throw .corruptFile(path: path, reason: "a key or value does not decode (\(coder.name)): \(error)")
+      throw .corruptSnapshot(path: path, reason: "a key or value does not decode (\(coder.name)): \(error)")
     }
     do {
       return try restore(snapshot, elapsed: elapsed)
     } catch {
       // A state that does not read back is damage the checksum did not
       // catch (a file written by hand); anything else is this cache's.
-      if case .snapshotDamaged(let message) = error { throw .corruptFile(path: path, reason: message) }
+      if case .snapshotDamaged(let message) = error { throw .corruptSnapshot(path: path, reason: message) }
       throw .restoreRefused(path: path, reason: "\(error)")
     }
   }
@@ -389,7 +389,8 @@ enum SnapshotFile {
     }
     let directory = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     guard directory >= 0 else {
-      if errno == ENOTDIR || errno == ENOENT { throw .notADirectory(path: folder) }
+      if errno == ENOENT { throw .invalidPath("\(folder), the folder for \(path), does not exist: create it first") }
+      if errno == ENOTDIR { throw .invalidPath("\(folder), the folder for \(path), is not a folder") }
       throw FileLayer.error(folder, "open")
     }
     defer { close(directory) }
@@ -403,5 +404,26 @@ enum SnapshotFile {
       throw error
     }
     fsync(directory)
+  }
+
+  /// The file at `path`, or nil when there is none (a link to nothing
+  /// too). Only a regular file is read (a FIFO would wait for a writer for
+  /// ever), and only one that starts as a snapshot does is read whole.
+  static func read(_ path: String) throws(DiskError) -> [UInt8]? {
+    let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+    if fd < 0 {
+      if errno == ENOENT { return nil }
+      throw FileLayer.error(path, "open")
+    }
+    defer { close(fd) }
+    var info = stat()
+    guard fstat(fd, &info) == 0 else { throw FileLayer.error(path, "stat") }
+    guard (info.st_mode & S_IFMT) == S_IFREG else {
+      throw .corruptSnapshot(path: path, reason: "it is not a regular file")
+    }
+    let magic = SnapshotFormat.magic
+    let head = try FileLayer.readArray(fd, count: magic.count, at: 0, path: path)
+    guard head == magic else { throw .corruptSnapshot(path: path, reason: "it does not start as a snapshot does") }
+    return try FileLayer.readArray(fd, count: Int(info.st_size), at: 0, path: path)
   }
 }

@@ -176,4 +176,84 @@ import Testing
     }
     #expect(outcomes.restored + outcomes.refused == 40)
   }
+
+  /// From an attack on the first version: forged entries that crashed or
+  /// left a key without its value are refused, and states a live cache
+  /// reaches (ARC after a removal, expired entries, ages begun by a trim)
+  /// restore exactly.
+  @Test func forgedEntriesAreRefused() throws {
+    let source = try MemoryCache<Int, String>(policy: .lru, countLimit: 8)
+    for key in 0..<8 { source.setValue("v\(key)", forKey: key) }
+    _ = source.removeValue(forKey: 3)
+    var outOfRange = source.snapshot()
+    outOfRange.shards[0].entries[0].slot = 50_000_000
+    var freedSlot = source.snapshot()
+    let last = freedSlot.shards[0].entries.firstIndex { $0.key == 7 }!
+    freedSlot.shards[0].entries[last] = .init(key: 0, value: "evil", cost: 0, slot: 3)
+    var twice = source.snapshot()
+    twice.shards[0].entries[1].key = twice.shards[0].entries[0].key
+    for forged in [outOfRange, freedSlot, twice] {
+      let target = try MemoryCache<Int, String>(policy: .lru, countLimit: 8)
+      #expect {
+        try target.restore(forged)
+      } throws: { error in
+        guard case .snapshotDamaged = error as? CacheError else { return false }
+        return true
+      }
+      #expect(target.count == 0)
+    }
+  }
+
+  @Test func anARCThatRemovedAnEntryRestoresExactly() throws {
+    let cache = try MemoryCache<Int, Int>(policy: .arc, countLimit: 4)
+    for key in [0, 1, 5] { cache.setValue(key, forKey: key) }
+    _ = cache.value(forKey: 5)
+    for key in [7, 8] { cache.setValue(key, forKey: key) }
+    _ = cache.removeValue(forKey: 5)
+    cache.setValue(4, forKey: 4)
+    let restored = try MemoryCache<Int, Int>(policy: .arc, countLimit: 4)
+    #expect(try restored.restore(cache.snapshot(), elapsed: .zero).exact)
+    let ops = Self.workload(seed: 9, count: 3_000).map { (key: $0.key % 12, cost: 1, remove: $0.remove) }
+    #expect(Self.serve(restored, ops[...]) == Self.serve(cache, ops[...]))
+  }
+
+  @Test func expiredEntriesStayAsTheyDidInTheSavedCache() throws {
+    let clock = ManualClock()
+    let departures = Departures()
+    let cache = try MemoryCache<Int, Int>(policy: .lru, countLimit: 8, clock: { clock.now() })
+    cache.setValue(1, forKey: 1, ttl: .milliseconds(10))
+    cache.setValue(2, forKey: 2)
+    clock.advance(seconds: 0.02)
+    let restored = try MemoryCache<Int, Int>(
+      policy: .lru, countLimit: 8, clock: { clock.now() }, onEvict: departures.handler)
+    let summary = try restored.restore(cache.snapshot(), elapsed: .zero)
+    #expect(summary.exact && summary.restored == 2 && restored.count == 2 && departures.all.isEmpty)
+    #expect(restored.value(forKey: 1) == nil && departures.all == ["1 expired"])
+  }
+
+  @Test(arguments: ["slru", "slru:segments=2", "lru", "s3fifo"])
+  func agesBegunByATrimAreRestored(policy: String) throws {
+    func make(_ clock: ManualClock) throws -> MemoryCache<Int, Int> {
+      try MemoryCache<Int, Int>(policy: CachePolicy(policy), costLimit: 400, lock: .buffered, clock: { clock.now() })
+    }
+    let ops = Self.workload(seed: 105, count: 8_000).map { (key: $0.key % 400, cost: 1 + $0.key % 20, remove: false) }
+    func serve(_ c: MemoryCache<Int, Int>, _ clock: ManualClock, _ range: Range<Int>) -> [String] {
+      var log: [String] = []
+      for i in range {
+        if i % 500 == 0 { c.trim(toAge: .seconds(3)) }
+        if i % 700 == 0 { c.trim(toCount: 30) }
+        log += Self.serve(c, ops[i..<i + 1])
+        if i % 10 == 0 { clock.advance(seconds: 0.05) }
+      }
+      return log
+    }
+    let (first, second) = (ManualClock(), ManualClock())
+    let cache = try make(first)
+    _ = serve(cache, first, 0..<4_000)
+    // The restarted process's clock reads what the first's did.
+    second.advance(seconds: Double(first.now() - second.now()) / 1e9)
+    let restored = try make(second)
+    #expect(try restored.restore(cache.snapshot(), elapsed: .zero).exact)
+    #expect(serve(restored, second, 4_000..<8_000) == serve(cache, first, 4_000..<8_000))
+  }
 }

@@ -100,7 +100,7 @@ import Testing
       #expect {
         try target.restoreSnapshot(from: path)
       } throws: { error in
-        guard case .corruptFile(let named, _) = error as? DiskError else { return false }
+        guard case .corruptSnapshot(let named, _) = error as? DiskError else { return false }
         return named == path
       }
       #expect(target.count == 0)
@@ -121,7 +121,20 @@ import Testing
     let cache = try Self.make(.lru)
     _ = Self.serve(cache, Self.keys(seed: 3, count: 500)[...])
     #expect(throws: DiskError.self) { try cache.writeSnapshot(to: folder.path) }
-    #expect(throws: DiskError.self) { try cache.writeSnapshot(to: folder.path + "/missing/c.snapshot") }
+    #expect {
+      try cache.writeSnapshot(to: folder.path + "/missing/c.snapshot")
+    } throws: { error in
+      "\(error)".contains("does not exist")
+    }
+    // A FIFO is refused at once, not waited on.
+    let fifo = folder.appendingPathComponent("fifo.snapshot").path
+    #expect(mkfifo(fifo, 0o644) == 0)
+    #expect {
+      try Self.make(.lru).restoreSnapshot(from: fifo)
+    } throws: { error in
+      guard case .corruptSnapshot = error as? DiskError else { return false }
+      return true
+    }
     #expect(throws: DiskError.self) { try cache.writeSnapshot(to: "") }
     // A link at the path is replaced; what it pointed at is untouched.
     let target = folder.appendingPathComponent("elsewhere.txt").path

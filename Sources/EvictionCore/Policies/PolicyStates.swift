@@ -206,13 +206,6 @@ extension ARCPolicy where Index: ~Copyable {
     let trimmed = try reader.bool("whether a trim ran")
     let inB1 = try reader.bool("a ghost hit in B1")
     let inB2 = try reader.bool("a ghost hit in B2")
-    if !trimmed && lists.allSatisfy({ $0.weight == Int64($0.count) }) {
-      let c = store.capacity
-      let all = lists.reduce(Int64(0)) { $0 + $1.weight }
-      guard lists[0].weight + lists[2].weight <= c, all <= 2 * c else {
-        throw .malformed("T1 and B1, or all four lists, are over ARC's bounds")
-      }
-    }
     try reader.finish()
     store.adopt(saved, resident: [lists[0], lists[1]])
     (t1, t2, b1, b2) = (lists[0], lists[1], lists[2], lists[3])
