@@ -211,6 +211,7 @@ import Testing
     for key in [7, 8] { cache.setValue(key, forKey: key) }
     _ = cache.removeValue(forKey: 5)
     cache.setValue(4, forKey: 4)
+    cache.checkInvariants()
     let restored = try MemoryCache<Int, Int>(policy: .arc, countLimit: 4)
     #expect(try restored.restore(cache.snapshot(), elapsed: .zero).exact)
     let ops = Self.workload(seed: 9, count: 3_000).map { (key: $0.key % 12, cost: 1, remove: $0.remove) }

@@ -42,7 +42,7 @@ public struct ARCPolicy<Index: SlotIndex & ~Copyable>: ARCDirectoryPolicy, ~Copy
   /// `vtime_last_req_in_ghost`): only that request's admission goes to T2.
   @usableFromInline var clock: Int64 = 0
   @usableFromInline var ghostHitClock: Int64 = -1
-  /// Whether `evictOne` (a trim from outside admission) has run.
+  /// Whether `evictOne` (a trim from outside admission) or a removal has run.
   @usableFromInline var trimmed = false
   @usableFromInline var ghostHitInB1 = false
   @usableFromInline var ghostHitInB2 = false
@@ -265,8 +265,14 @@ public struct ARCPolicy<Index: SlotIndex & ~Copyable>: ARCDirectoryPolicy, ~Copy
     return true
   }
 
+  /// A removal, like a trim, is outside REPLACE's accounting: the paper's
+  /// bounds on the lists no longer hold (`checkInvariants`), as CAR's say.
   @inlinable
-  public mutating func remove(_ key: Key) -> Slot? { removeFromDirectory(key) }
+  public mutating func remove(_ key: Key) -> Slot? {
+    let slot = removeFromDirectory(key)
+    if slot != nil { trimmed = true }
+    return slot
+  }
 
   public func checkInvariants() {
     checkDirectory()
