@@ -20,7 +20,7 @@ func cString(_ text: String) -> UnsafeMutablePointer<CChar> {
   return copy
 }
 
-func prepare() { NativeBridge.prepare(extraPolicies: EvictionLearned.policies) }
+func prepare() { NativeBridge.prepare(extraPolicies: EvictionLearned.policies + [PythonPolicyDefinition.self]) }
 
 @_cdecl("evl_free")
 public func evlFree(_ text: UnsafeMutablePointer<CChar>?) { text?.deallocate() }

@@ -17,7 +17,7 @@ import os
 from pathlib import Path
 from typing import Iterable, Sequence
 
-__all__ = ["Cache", "EvictionLabError", "formats", "policies", "replay", "replay_csv", "version"]
+__all__ = ["Cache", "EvictionLabError", "Policy", "formats", "policies", "replay", "replay_csv", "version"]
 
 
 class EvictionLabError(Exception):
@@ -72,7 +72,18 @@ def _load() -> ctypes.CDLL:
     lib.evl_cache_track_evictions.restype = None
     lib.evl_cache_take_evicted.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64]
     lib.evl_cache_take_evicted.restype = ctypes.c_int64
+    lib.evl_register_python_policy.argtypes = [_NEW, _FREE, _STEP, _STEP, _VICTIM, _REMOVE, _FAIL]
+    lib.evl_register_python_policy.restype = ctypes.c_int64
     return lib
+
+
+# The hooks' C types (PythonPolicy.swift's PythonHooks).
+_NEW = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64, ctypes.c_int64)
+_FREE = ctypes.CFUNCTYPE(None, ctypes.c_int64)
+_STEP = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_int64, ctypes.c_uint64, ctypes.c_int64)
+_VICTIM = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_int64, ctypes.POINTER(ctypes.c_uint64))
+_REMOVE = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_int64, ctypes.c_uint64)
+_FAIL = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_char_p)
 
 
 _lib = _load()
@@ -139,18 +150,47 @@ def _arguments(traces, policies, sizes, size_mode, format, warmup, admission, at
     return args
 
 
+def _specs(policies):
+    """Catalog spellings for ``policies`` (names, text, Policy subclasses),
+    the Python policies among them, and their labels by spelling."""
+    if policies is None:
+        return None, [], {}
+    if isinstance(policies, (str, type)):
+        policies = [policies]
+    specs, python, labels = [], [], {}
+    for policy in policies:
+        spec, registered = _policy_spec(policy)
+        specs.append(spec)
+        if registered is not None:
+            python.append(registered)
+            labels[spec] = registered.label
+    return specs, python, labels
+
+
+def _relabel(csv: str, labels: dict) -> str:
+    """A Python policy's rows named by its class (or ``name``), not its registration."""
+    for spec, label in labels.items():
+        csv = csv.replace(f",{spec},", f",{label},")
+    return csv
+
+
 def replay_csv(traces, policies=None, sizes=None, size_mode="count", format=None, warmup=None,
                admission=None, attribution=False, jobs=None, **options) -> str:
     """``evlab replay``'s CSV text for the same arguments (see :func:`replay`)."""
-    args = _arguments(traces, policies, sizes, size_mode, format, warmup, admission, attribution, jobs, options)
+    specs, python, labels = _specs(policies)
+    if python and jobs is None:
+        jobs = 1  # hooks run under the interpreter lock: more threads only wait
+    args = _arguments(traces, specs, sizes, size_mode, format, warmup, admission, attribution, jobs, options)
     encoded = [a.encode("utf-8") for a in args]
     argv = (ctypes.c_char_p * len(encoded))(*encoded)
     csv = ctypes.POINTER(ctypes.c_char)()
     error = ctypes.POINTER(ctypes.c_char)()
     status = _lib.evl_replay(len(encoded), argv, ctypes.byref(csv), ctypes.byref(error))
+    for registered in python:
+        registered.raise_errors()
     if status != 0:
         raise EvictionLabError(_take(error))
-    return _take(csv)
+    return _relabel(_take(csv), labels)
 
 
 def replay(traces, policies=None, sizes=None, size_mode="count", format=None, warmup=None, admission=None,
@@ -172,6 +212,132 @@ def replay(traces, policies=None, sizes=None, size_mode="count", format=None, wa
     return pandas.read_csv(io.StringIO(text))
 
 
+class Policy:
+    """A replacement policy written in Python, which the engine drives like
+    any catalog policy (replay, attribution, :class:`Cache`), as
+    libCacheSim's PluginCache drives its hooks. Subclass it and write:
+
+    - ``__init__(self, capacity)``: a new cache of ``capacity`` (objects,
+      or bytes in byte mode); one instance per replayed cache size;
+    - ``on_hit(self, key, size)``: ``key`` was requested and is cached;
+    - ``on_admit(self, key, size)``: ``key`` missed and was admitted;
+    - ``victim(self)``: the cached key to evict next (the engine evicts
+      it, then calls ``on_remove``);
+    - ``on_remove(self, key)``: ``key`` left (evicted or removed).
+
+    The engine keeps residency and weights: it admits every miss that fits
+    the capacity and asks ``victim()`` until the newcomer fits. Keys are
+    integers (a trace's object ids). Pass the class where a policy name
+    goes: ``replay(trace, policies=[MyPolicy, "lru"], ...)``,
+    ``Cache(MyPolicy, 100)``. A hook that raises, or a victim that is not
+    cached, stops the policy; the call raises that error after the run.
+    Hooks run holding the interpreter lock: a Python policy replays at
+    Python's speed (about a million requests a second at best).
+    """
+
+    #: The name reports show; the class name by default.
+    name: str | None = None
+
+    def __init__(self, capacity: int):
+        self.capacity = capacity
+
+    def on_hit(self, key: int, size: int) -> None:
+        pass
+
+    def on_admit(self, key: int, size: int) -> None:
+        pass
+
+    def victim(self) -> int:
+        raise NotImplementedError(f"{type(self).__name__} must say which key to evict (victim)")
+
+    def on_remove(self, key: int) -> None:
+        pass
+
+
+class _Registered:
+    """A Policy subclass registered with the engine: its hooks, and the
+    instances the engine made (by number), with the first error each met."""
+
+    def __init__(self, cls):
+        self.cls = cls
+        self.instances: dict[int, Policy] = {}
+        self.errors: list[BaseException] = []
+        self.next = 0
+
+        def new(registration, capacity):
+            try:
+                self.next += 1
+                self.instances[self.next] = cls(capacity)
+                return self.next
+            except BaseException as error:  # noqa: BLE001 - raised again after the run
+                self.errors.append(error)
+                return -1
+
+        def free(number):
+            self.instances.pop(number, None)
+
+        def step(method):
+            def hook(number, key, size):
+                try:
+                    getattr(self.instances[number], method)(key, size)
+                    return 0
+                except BaseException as error:  # noqa: BLE001
+                    self.errors.append(error)
+                    return 1
+            return hook
+
+        def victim(number, out):
+            try:
+                key = self.instances[number].victim()
+                out[0] = int(key)
+                return 0
+            except BaseException as error:  # noqa: BLE001
+                self.errors.append(error)
+                return 1
+
+        def remove(number, key):
+            try:
+                self.instances[number].on_remove(key)
+                return 0
+            except BaseException as error:  # noqa: BLE001
+                self.errors.append(error)
+                return 1
+
+        def fail(number, message):
+            self.errors.append(EvictionLabError(f"{self.label}: {message.decode()}"))
+
+        # Kept on the object: ctypes callbacks must outlive every call.
+        self.hooks = (_NEW(new), _FREE(free), _STEP(step("on_hit")), _STEP(step("on_admit")), _VICTIM(victim),
+                      _REMOVE(remove), _FAIL(fail))
+        self.id = _lib.evl_register_python_policy(*self.hooks)
+        self.label = cls.name or cls.__name__
+
+    @property
+    def spec(self) -> str:
+        return f"python:id={self.id}"
+
+    def raise_errors(self):
+        if self.errors:
+            first = self.errors[0]
+            self.errors = []
+            raise first
+
+
+_registered: dict[type, _Registered] = {}
+
+
+def _policy_spec(policy) -> tuple[str, _Registered | None]:
+    """The catalog spelling of ``policy``: a name, or a Policy subclass (registered once)."""
+    if isinstance(policy, type) and issubclass(policy, Policy):
+        if policy not in _registered:
+            _registered[policy] = _Registered(policy)
+        registered = _registered[policy]
+        return registered.spec, registered
+    if isinstance(policy, Policy):
+        raise TypeError("pass the Policy subclass, not an instance: the engine makes one per cache size")
+    return str(policy), None
+
+
 class Cache:
     """A simulated cache of one catalog policy, stepped request by request
     (as ``evlab replay`` runs it: a miss admits the key, evicting what the
@@ -190,10 +356,12 @@ class Cache:
             raise ValueError(f"size_mode is count or bytes, not {size_mode!r}")
         error = ctypes.POINTER(ctypes.c_char)()
         self._bytes = size_mode == "bytes"
-        self._handle = _lib.evl_cache_new(str(policy).encode(), int(capacity), 1 if self._bytes else 0,
+        spec, self._python = _policy_spec(policy)
+        self._handle = _lib.evl_cache_new(spec.encode(), int(capacity), 1 if self._bytes else 0,
                                           ctypes.byref(error))
         if not self._handle:
             raise EvictionLabError(_take(error))
+        self._check()
         self.on_evict = on_evict
         self._tracks = bool(track_evictions or on_evict is not None)
         _lib.evl_cache_track_evictions(self._handle, 1 if self._tracks else 0)
@@ -206,15 +374,20 @@ class Cache:
 
     @property
     def name(self) -> str:
-        """The policy's name with its parameters."""
-        return _take(_lib.evl_cache_name(self._handle))
+        """The policy's name with its parameters (a Python policy's label)."""
+        return self._python.label if self._python is not None else _take(_lib.evl_cache_name(self._handle))
 
     def _size(self, size: int) -> int:
         if self._bytes and size < 1:
             raise ValueError("a request's size must be at least 1 byte (evlab replay skips zero-size requests)")
         return int(size)
 
+    def _check(self):
+        if self._python is not None:
+            self._python.raise_errors()
+
     def _deliver(self):
+        self._check()
         if self.on_evict is not None:
             for key in self._take_evicted():
                 self.on_evict(key)
@@ -257,7 +430,9 @@ class Cache:
 
     def delete(self, key: int) -> bool:
         """Removes ``key``; True if it was cached."""
-        return bool(_lib.evl_cache_remove(self._handle, int(key)))
+        removed = bool(_lib.evl_cache_remove(self._handle, int(key)))
+        self._deliver()
+        return removed
 
     def contains(self, key: int) -> bool:
         """Whether ``key`` is cached, without counting an access."""

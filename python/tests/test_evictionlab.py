@@ -156,3 +156,66 @@ def test_the_engine_and_its_libraries_come_from_the_wheel():
     loaded = {line.split()[-1] for line in maps if ".so" in line and line.split()[-1].startswith("/")}
     swift = [p for p in loaded if "libswiftCore" in p or "Foundation" in p or "libEvictionLabNative" in p]
     assert swift and all(Path(p).parent == native for p in swift), swift
+
+
+class PyLRU(el.Policy):
+    """LRU in Python: the engine's lru, decision for decision."""
+
+    def __init__(self, capacity):
+        from collections import OrderedDict
+        self.order = OrderedDict()
+
+    def on_hit(self, key, size):
+        self.order.move_to_end(key)
+
+    def on_admit(self, key, size):
+        self.order[key] = size
+
+    def victim(self):
+        return next(iter(self.order))
+
+    def on_remove(self, key):
+        del self.order[key]
+
+
+class PyFIFO(PyLRU):
+    name = "fifo-in-python"
+
+    def on_hit(self, key, size):
+        pass
+
+
+@pytest.mark.parametrize("size_mode", ["count", "bytes"])
+def test_a_python_policy_runs_like_a_catalog_one(size_mode):
+    trace = TRACES[0]
+    frame = el.replay(trace, policies=[PyLRU, "lru", PyFIFO, "fifo"], sizes=["1%", "10%"], size_mode=size_mode,
+                      attribution=True)
+    by = frame.set_index(["policy", "cache_size"])
+    for ours, theirs in (("PyLRU", "lru"), ("fifo-in-python", "fifo")):
+        for column in ("hits", "misses", "bytes_missed", "max_occupancy"):
+            assert (by.loc[ours][column].values == by.loc[theirs][column].values).all(), (ours, column)
+    stepped = el.Cache(PyLRU, 50, track_evictions=True)
+    engine = el.Cache("lru", 50, track_evictions=True)
+    keys = numpy.random.default_rng(1).integers(0, 200, 5_000).astype(numpy.uint64)
+    assert (stepped.request_many(keys) == engine.request_many(keys)).all()
+    assert stepped.evicted == engine.evicted
+    assert stepped.name == "PyLRU"
+
+
+def test_a_python_policy_that_misbehaves_raises_after_the_run():
+    class NotCached(PyLRU):
+        def victim(self):
+            return 2**63
+
+    class Raises(PyLRU):
+        def on_admit(self, key, size):
+            raise KeyError("boom")
+
+    with pytest.raises(el.EvictionLabError, match="not cached"):
+        el.replay(TRACES[0], policies=[NotCached], sizes=[10])
+    with pytest.raises(KeyError, match="boom"):
+        el.replay(TRACES[0], policies=[Raises], sizes=[10])
+    with pytest.raises(KeyError, match="boom"):
+        el.Cache(Raises, 5).request(1)
+    with pytest.raises(TypeError):
+        el.Cache(PyLRU(10), 10)
