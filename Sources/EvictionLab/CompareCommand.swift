@@ -100,17 +100,25 @@ struct Compare: ParsableCommand {
     if let output, shard != nil { try OutputCheck.folder(output, option: "--output") }
   }
 
-  func run() throws {
-    let shardSpec = shard.map { ($0.value.index, $0.value.count) }
+  /// The sweep the options and configuration describe.
+  func configuration() throws -> CompareConfig {
     var choices = CompareConfig.Choices()
     (choices.config, choices.collection, choices.traces, choices.name) = (self.config, collection, traces, name)
     (choices.sizeMode, choices.policies, choices.sizes, choices.seeds) = (sizeMode, policies, sizes, seeds)
     (choices.admissions, choices.warmup, choices.interval) = (admissions, warmup, interval)
     choices.reading = traceOptions.reading
-    var config = try failing { () throws(ConfigError) in
+    return try failing { () throws(ConfigError) in
       let config = try choices.configuration(defaultPath: Self.defaultConfig)
       return attribution ? try config.attributing() : config
     }
+  }
+
+  /// The folder the comparison writes: `--output`, or results/NAME/.
+  func outputFolder() throws -> String { try output ?? "results/\(configuration().name)" }
+
+  func run() throws {
+    let shardSpec = shard.map { ($0.value.index, $0.value.count) }
+    var config = try configuration()
     config.figures = try figureOptions.apply(
       to: config.figures, policies: config.labels, traces: config.traces.map(\.name))
     let directory = output ?? "results/\(config.name)"

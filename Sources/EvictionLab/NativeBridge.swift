@@ -51,6 +51,23 @@ public enum NativeBridge {
     }
   }
 
+  /// `evlab compare ARGUMENTS` run in-process: the folder it wrote its
+  /// results and report to, or the error `evlab` would print. Its table
+  /// goes to standard output and its notes to standard error, as the CLI's.
+  public static func compare(_ arguments: [String]) -> Result<String, NativeFailure> {
+    do {
+      let checked = try EvictionLab.checkOptions(["compare"] + arguments)
+      guard let command = try Evlab.parseAsRoot(checked) as? Compare else {
+        throw ArgumentError("expected the options of evlab compare")
+      }
+      guard command.shard == nil else { throw ArgumentError("--shard runs from the command line only") }
+      try command.run()
+      return .success(try command.outputFolder())
+    } catch {
+      return .failure(NativeFailure(error))
+    }
+  }
+
   /// The policy catalog as JSON: each policy's name, display name,
   /// summary, citation, whether it can drive a live cache or is offline,
   /// and its parameters (name, default, help).

@@ -46,19 +46,45 @@ public func evlReplay(
   _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
 ) -> Int32 {
   prepare()
+  return deliver(NativeBridge.replayCSV(arguments(argc, argv)), into: csv, error: error)
+}
+
+/// The `argc` C strings of `argv`, as Swift strings.
+func arguments(_ argc: Int32, _ argv: UnsafePointer<UnsafePointer<CChar>?>?) -> [String] {
   var arguments: [String] = []
   for i in 0..<Int(max(argc, 0)) {
     guard let argument = argv?[i] else { break }
     arguments.append(String(cString: argument))
   }
-  switch NativeBridge.replayCSV(arguments) {
+  return arguments
+}
+
+/// 0 and the text in `output`, or 1 and the message in `error`.
+func deliver(
+  _ result: Result<String, NativeFailure>, into output: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>,
+  error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+) -> Int32 {
+  switch result {
   case .success(let text):
-    csv.pointee = cString(text)
+    output.pointee = cString(text)
     return 0
   case .failure(let failure):
     error.pointee = cString(failure.description)
     return 1
   }
+}
+
+/// `evlab compare` with `argc` arguments (no program name, no
+/// subcommand): 0 and the folder it wrote in `folder`, or 1 and the message
+/// in `error`.
+@_cdecl("evl_compare")
+public func evlCompare(
+  _ argc: Int32, _ argv: UnsafePointer<UnsafePointer<CChar>?>?,
+  _ folder: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>,
+  _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+) -> Int32 {
+  prepare()
+  return deliver(NativeBridge.compare(arguments(argc, argv)), into: folder, error: error)
 }
 
 /// A simulated cache stepped request by request: a catalog policy over

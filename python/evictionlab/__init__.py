@@ -17,7 +17,10 @@ import os
 from pathlib import Path
 from typing import Iterable, Sequence
 
-__all__ = ["Cache", "EvictionLabError", "Policy", "formats", "policies", "replay", "replay_csv", "version"]
+__all__ = [
+    "Cache", "Comparison", "EvictionLabError", "Policy", "compare", "formats", "policies", "replay", "replay_csv",
+    "version",
+]
 
 
 class EvictionLabError(Exception):
@@ -51,6 +54,8 @@ def _load() -> ctypes.CDLL:
         getattr(lib, name).restype = text
     lib.evl_replay.argtypes = [ctypes.c_int32, ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(text), ctypes.POINTER(text)]
     lib.evl_replay.restype = ctypes.c_int32
+    lib.evl_compare.argtypes = lib.evl_replay.argtypes
+    lib.evl_compare.restype = ctypes.c_int32
     lib.evl_cache_new.argtypes = [ctypes.c_char_p, ctypes.c_int64, ctypes.c_int32, ctypes.POINTER(text)]
     lib.evl_cache_new.restype = ctypes.c_void_p
     lib.evl_cache_free.argtypes = [ctypes.c_void_p]
@@ -123,6 +128,35 @@ def _words(values) -> str:
     return ",".join(str(v) for v in values)
 
 
+def _flags(options: dict) -> list[str]:
+    """Options given by name as the CLI's flags: ``use_ttl=True`` is
+    ``--use-ttl``, ``repeat=3`` is ``--repeat 3``, a list repeats the
+    option; False and None are left out."""
+    args = []
+    for name, value in options.items():
+        flag = "--" + name.replace("_", "-")
+        if value is True:
+            args.append(flag)
+        elif isinstance(value, (list, tuple)):
+            for item in value:  # a list repeats the option (paths may hold commas)
+                args += [flag, os.fspath(item) if isinstance(item, os.PathLike) else str(item)]
+        elif value is not None and value is not False:
+            args += [flag, _words(value)]
+    return args
+
+
+def _call(function, args: list[str]) -> str:
+    """Runs an engine command on ``args``: its text, or its error raised."""
+    encoded = [a.encode("utf-8") for a in args]
+    argv = (ctypes.c_char_p * max(len(encoded), 1))(*encoded)
+    out = ctypes.POINTER(ctypes.c_char)()
+    error = ctypes.POINTER(ctypes.c_char)()
+    status = function(len(encoded), argv, ctypes.byref(out), ctypes.byref(error))
+    if status != 0:
+        raise EvictionLabError(_take(error))
+    return _take(out)
+
+
 def _arguments(traces, policies, sizes, size_mode, format, warmup, admission, attribution, jobs, options):
     if isinstance(traces, (str, os.PathLike)):
         traces = [traces]
@@ -139,15 +173,9 @@ def _arguments(traces, policies, sizes, size_mode, format, warmup, admission, at
             args += [flag, _words(value)]
     if attribution:
         args.append("--attribution")
-    for name, value in options.items():
-        flag = "--" + name.replace("_", "-")
-        if value is True:
-            args.append(flag)
-        elif value is not None and value is not False:
-            args += [flag, _words(value)]
-    # Every argument is a file or a value: a word starting with '-' that is a
-    # trace's name reads as an option, as on the command line.
-    return args
+    # A trace whose name starts with '-' reads as an option, as on the
+    # command line: write ./-name.
+    return args + _flags(options)
 
 
 def _specs(policies):
@@ -181,16 +209,12 @@ def replay_csv(traces, policies=None, sizes=None, size_mode="count", format=None
     if python and jobs is None:
         jobs = 1  # hooks run under the interpreter lock: more threads only wait
     args = _arguments(traces, specs, sizes, size_mode, format, warmup, admission, attribution, jobs, options)
-    encoded = [a.encode("utf-8") for a in args]
-    argv = (ctypes.c_char_p * len(encoded))(*encoded)
-    csv = ctypes.POINTER(ctypes.c_char)()
-    error = ctypes.POINTER(ctypes.c_char)()
-    status = _lib.evl_replay(len(encoded), argv, ctypes.byref(csv), ctypes.byref(error))
-    for registered in python:
-        registered.raise_errors()
-    if status != 0:
-        raise EvictionLabError(_take(error))
-    return _relabel(_take(csv), labels)
+    try:
+        csv = _call(_lib.evl_replay, args)
+    finally:
+        for registered in python:
+            registered.raise_errors()
+    return _relabel(csv, labels)
 
 
 def replay(traces, policies=None, sizes=None, size_mode="count", format=None, warmup=None, admission=None,
@@ -210,6 +234,70 @@ def replay(traces, policies=None, sizes=None, size_mode="count", format=None, wa
 
     text = replay_csv(traces, policies, sizes, size_mode, format, warmup, admission, attribution, jobs, **options)
     return pandas.read_csv(io.StringIO(text))
+
+
+class Comparison:
+    """What :func:`compare` made: its results (``results.csv`` as a
+    DataFrame) and the folder holding them with the report and figures."""
+
+    def __init__(self, folder: Path, results):
+        self.folder = folder
+        self.results = results
+
+    def __repr__(self) -> str:
+        return f"Comparison({str(self.folder)!r}, {len(self.results)} rows)"
+
+
+def compare(config=None, output=None, **options) -> Comparison:
+    """Runs ``evlab compare`` in-process: ``config`` is a configuration
+    file (TOML or JSON) or a dict in its JSON form; without one, options
+    describe the sweep as the CLI's flags do (``trace=[...]``,
+    ``policies="lru,arc"``, ``sizes="1%,10%"``). ``output`` is the folder
+    (default, as the CLI's: results/NAME/ under the working folder).
+    Returns the :class:`Comparison`. Python policies go in by class in
+    ``policies``; the report names them ``python:id=N``, the DataFrame by
+    class. Raises :class:`EvictionLabError` with evlab's message.
+    """
+    import pandas
+
+    args: list[str] = []
+    labels: dict = {}
+    python: list = []
+    scratch = None
+    try:
+        if isinstance(config, dict):
+            import tempfile
+
+            config = dict(config)
+            if "policies" in config:
+                specs, python, labels = _specs(config["policies"])
+                config["policies"] = specs
+            scratch = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
+            json.dump(config, scratch)
+            scratch.close()
+            args += ["--config", scratch.name]
+        elif config is not None:
+            args += ["--config", os.fspath(config)]
+        if "policies" in options:
+            specs, python, labels = _specs(options.pop("policies"))
+            options["policy"] = specs
+        if "sizes" in options:
+            options["size"] = options.pop("sizes")
+        if output is not None:
+            args += ["--output", os.fspath(output)]
+        try:
+            folder = _call(_lib.evl_compare, args + _flags(options))
+        finally:
+            for registered in python:
+                registered.raise_errors()
+    finally:
+        if scratch is not None:
+            os.unlink(scratch.name)
+    folder = Path(folder).resolve()
+    results = pandas.read_csv(folder / "results.csv")
+    if labels:
+        results["policy"] = results["policy"].replace(labels)
+    return Comparison(folder, results)
 
 
 class Policy:

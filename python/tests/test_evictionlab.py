@@ -219,3 +219,28 @@ def test_a_python_policy_that_misbehaves_raises_after_the_run():
         el.Cache(Raises, 5).request(1)
     with pytest.raises(TypeError):
         el.Cache(PyLRU(10), 10)
+
+
+def test_compare_writes_the_report_and_returns_its_results(tmp_path):
+    config = {
+        "name": "from-python",
+        "policies": [PyLRU, "lru", "s3fifo"],
+        "sizes": ["1%", "10%"],
+        "traces": [{"path": TRACES[0]}, {"path": TRACES[1]}],
+    }
+    made = el.compare(config, output=tmp_path / "sweep")
+    assert made.folder == (tmp_path / "sweep").resolve()
+    assert (made.folder / "report.html").exists() and (made.folder / "results.csv").exists()
+    frame = made.results
+    assert set(frame["policy"]) == {"PyLRU", "lru", "s3fifo"}
+    by = frame.set_index(["trace", "policy", "cache_size"]).sort_index()
+    ours = by.xs("PyLRU", level="policy")["misses"]
+    theirs = by.xs("lru", level="policy")["misses"]
+    assert (ours.values == theirs.values).all()
+    # The same sweep from flags, through the command line's own folder rules.
+    flags = el.compare(trace=TRACES[:2], policies="lru,s3fifo", sizes="1%,10%", output=tmp_path / "flags")
+    keyed = flags.results.set_index(["trace", "policy", "cache_size"]).sort_index()
+    assert (keyed["misses"] == by.drop("PyLRU", level="policy")["misses"]).all()
+    with pytest.raises(el.EvictionLabError, match="not a folder"):
+        (tmp_path / "taken").write_text("not a folder")
+        el.compare(config, output=tmp_path / "taken")
