@@ -12,65 +12,73 @@ func readSmall<Key>(_ r: inout PolicyStateReader<Key>, maximum: UInt8, _ what: S
   UInt8(try r.int(in: 0...Int64(maximum), what))
 }
 
-extension QueuePolicy where Index: ~Copyable {
-  public func saveState(into writer: inout PolicyStateWriter<Key>) throws(PolicyStateError) {
-    store.save(into: &writer) { _, _ in }
+extension SingleListPolicy where Self: ~Copyable {
+  /// Writes the slab (each payload by `payload`) and the queue.
+  func saveQueue(into writer: inout PolicyStateWriter<Key>, payload: (inout PolicyStateWriter<Key>, Payload) -> Void) {
+    store.save(into: &writer, payload: payload)
     writer.list(queue)
   }
 
-  public mutating func restoreState(from reader: inout PolicyStateReader<Key>) throws(PolicyStateError) {
-    let saved = try PolicyStorage<Index, Void>.read(from: &reader) { (_: inout PolicyStateReader<Key>) in }
+  /// Reads a slab (each payload by `payload`) and its queue, checked: the
+  /// queue holds every entry, within the capacity.
+  func readQueue(
+    from reader: inout PolicyStateReader<Key>,
+    payload: (inout PolicyStateReader<Key>) throws(PolicyStateError) -> Payload
+  ) throws(PolicyStateError) -> (saved: SavedTable<Key, Payload>, queue: EntryList) {
+    let saved = try PolicyStorage<Index, Payload>.read(from: &reader, payload: payload)
     let queue = try reader.list("queue")
     try saved.check(queue, tag: 0, "queue")
     try saved.checkCovers([queue])
     try store.checkResident([queue])
-    try reader.finish()
+    return (saved, queue)
+  }
+
+  /// Makes a read slab and queue the policy's.
+  mutating func adoptQueue(_ saved: SavedTable<Key, Payload>, _ queue: EntryList) {
     store.adopt(saved, resident: [queue])
     self.queue = queue
+  }
+}
+
+extension QueuePolicy where Index: ~Copyable {
+  public func saveState(into writer: inout PolicyStateWriter<Key>) throws(PolicyStateError) {
+    saveQueue(into: &writer) { _, _ in }
+  }
+
+  public mutating func restoreState(from reader: inout PolicyStateReader<Key>) throws(PolicyStateError) {
+    let (saved, queue) = try readQueue(from: &reader) { (_: inout PolicyStateReader<Key>) in }
+    try reader.finish()
+    adoptQueue(saved, queue)
   }
 }
 
 extension ClockPolicy where Index: ~Copyable {
   public func saveState(into writer: inout PolicyStateWriter<Key>) throws(PolicyStateError) {
-    store.save(into: &writer) { $0.word(UInt64($1)) }
-    writer.list(queue)
+    saveQueue(into: &writer) { $0.word(UInt64($1)) }
   }
 
   public mutating func restoreState(from reader: inout PolicyStateReader<Key>) throws(PolicyStateError) {
     let maximum = self.maximum
-    let saved = try PolicyStorage<Index, UInt8>.read(from: &reader) { r throws(PolicyStateError) in
+    let (saved, queue) = try readQueue(from: &reader) { r throws(PolicyStateError) in
       try readSmall(&r, maximum: maximum, "a counter")
     }
-    let queue = try reader.list("queue")
-    try saved.check(queue, tag: 0, "queue")
-    try saved.checkCovers([queue])
-    try store.checkResident([queue])
     try reader.finish()
-    store.adopt(saved, resident: [queue])
-    self.queue = queue
+    adoptQueue(saved, queue)
   }
 }
 
 extension SievePolicy where Index: ~Copyable {
   public func saveState(into writer: inout PolicyStateWriter<Key>) throws(PolicyStateError) {
-    store.save(into: &writer) { $0.bool($1) }
-    writer.list(queue)
+    saveQueue(into: &writer) { $0.bool($1) }
     writer.int(Int64(hand))
   }
 
   public mutating func restoreState(from reader: inout PolicyStateReader<Key>) throws(PolicyStateError) {
-    let saved = try PolicyStorage<Index, Bool>.read(from: &reader) { r throws(PolicyStateError) in
-      try r.bool("a visited bit")
-    }
-    let queue = try reader.list("queue")
+    let (saved, queue) = try readQueue(from: &reader) { r throws(PolicyStateError) in try r.bool("a visited bit") }
     let hand = try reader.slot(below: saved.slots, "the hand")
-    try saved.check(queue, tag: 0, "queue")
-    try saved.checkCovers([queue])
     try saved.checkHand(hand, tag: 0, "the hand")
-    try store.checkResident([queue])
     try reader.finish()
-    store.adopt(saved, resident: [queue])
-    self.queue = queue
+    adoptQueue(saved, queue)
     self.hand = hand
   }
 }
