@@ -22,5 +22,5 @@ python3 -m venv "$venv"
 "$venv/bin/pip" install -q --disable-pip-version-check -r python/requirements-test.txt
 "$venv/bin/pip" install -q --disable-pip-version-check --no-deps dist/evictionlab-*.whl
 cd "$(mktemp -d)"
-env -u LD_LIBRARY_PATH EVICTIONLAB_EXPECT_BUNDLED=1 EVICTIONLAB_REPO="$repo" EVLAB="$repo/.build/release/evlab" \
+env -u LD_LIBRARY_PATH PYTHONDONTWRITEBYTECODE=1 EVICTIONLAB_EXPECT_BUNDLED=1 EVICTIONLAB_REPO="$repo" EVLAB="$repo/.build/release/evlab" \
   "$repo/$venv/bin/python" -m pytest -q -p no:cacheprovider "$repo/python/tests"
