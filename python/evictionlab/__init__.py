@@ -13,7 +13,9 @@ from __future__ import annotations
 import ctypes
 import io
 import json
+import numbers
 import os
+import threading
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -236,6 +238,45 @@ def replay(traces, policies=None, sizes=None, size_mode="count", format=None, wa
     return pandas.read_csv(io.StringIO(text))
 
 
+def _whole(value, what: str, low: int, high: int) -> int:
+    """``value`` as an int in ``low..high``: ctypes would wrap one outside silently."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        if isinstance(value, numbers.Real) and float(value).is_integer():
+            value = int(value)
+        else:
+            raise TypeError(f"{what} must be a whole number, not {value!r}")
+    value = int(value)
+    if not low <= value <= high:
+        raise ValueError(f"{what} must be in {low}...{high}, not {value}")
+    return value
+
+
+def _key(key) -> int:
+    return _whole(key, "a key", 0, 2**64 - 1)
+
+
+def _integers(values, what: str, dtype):
+    """``values`` as a contiguous array of ``dtype``, refusing what would
+    change in the conversion (negative keys, fractions, values past 64 bits)."""
+    import numpy
+
+    array = numpy.asarray(values)
+    if array.ndim != 1:
+        raise ValueError(f"{what} must be one-dimensional, not of shape {array.shape}")
+    if array.size and array.dtype.kind not in "iu":
+        if array.dtype.kind == "f" and numpy.all(numpy.isfinite(array)) and numpy.all(array == numpy.floor(array)):
+            pass
+        elif array.dtype == object:
+            array = numpy.array([_whole(v, what[:-1], 0, 2**64 - 1) for v in array.tolist()], dtype=object)
+        else:
+            raise TypeError(f"{what} must be whole numbers, not {array.dtype}")
+    if array.size:
+        low, high = (0, 2**64 - 1) if dtype == numpy.uint64 else (0, 2**63 - 1)
+        if int(array.min()) < low or int(array.max()) > high:
+            raise ValueError(f"{what} must be in {low}...{high}")
+    return numpy.ascontiguousarray(array, dtype=dtype)
+
+
 class Comparison:
     """What :func:`compare` made: its results (``results.csv`` as a
     DataFrame) and the folder holding them with the report and figures."""
@@ -442,6 +483,10 @@ class Cache:
                  track_evictions: bool = False):
         if size_mode not in ("count", "bytes"):
             raise ValueError(f"size_mode is count or bytes, not {size_mode!r}")
+        capacity = _whole(capacity, "capacity", 1, 2**63 - 1)
+        # One call at a time: the engine's cache is not shared between threads
+        # (ctypes lets go of the interpreter lock during each call).
+        self._lock = threading.Lock()
         error = ctypes.POINTER(ctypes.c_char)()
         self._bytes = size_mode == "bytes"
         spec, self._python = _policy_spec(policy)
@@ -466,9 +511,10 @@ class Cache:
         return self._python.label if self._python is not None else _take(_lib.evl_cache_name(self._handle))
 
     def _size(self, size: int) -> int:
+        size = _whole(size, "a request's size", 0, 2**63 - 1)
         if self._bytes and size < 1:
             raise ValueError("a request's size must be at least 1 byte (evlab replay skips zero-size requests)")
-        return int(size)
+        return size
 
     def _check(self):
         if self._python is not None:
@@ -482,7 +528,9 @@ class Cache:
 
     def request(self, key: int, size: int = 1) -> bool:
         """One request: True for a hit; a miss admits the key."""
-        hit = bool(_lib.evl_cache_request(self._handle, int(key), self._size(size)))
+        key, size = _key(key), self._size(size)
+        with self._lock:
+            hit = bool(_lib.evl_cache_request(self._handle, key, size))
         self._deliver()
         return hit
 
@@ -492,16 +540,18 @@ class Cache:
         Python call per request. Returns a NumPy array of bools: each hit."""
         import numpy
 
-        keys = numpy.ascontiguousarray(keys, dtype=numpy.uint64)
+        keys = _integers(keys, "keys", numpy.uint64)
         if sizes is not None:
-            sizes = numpy.ascontiguousarray(sizes, dtype=numpy.int64)
+            sizes = _integers(sizes, "sizes", numpy.int64)
             if sizes.shape != keys.shape:
                 raise ValueError(f"{len(keys)} keys but {len(sizes)} sizes")
-            if self._bytes and len(sizes) and sizes.min() < 1:
+            if len(sizes) and sizes.min() < (1 if self._bytes else 0):
                 raise ValueError("a request's size must be at least 1 byte (evlab replay skips zero-size requests)")
         hits = numpy.zeros(len(keys), dtype=numpy.uint8)
-        _lib.evl_cache_request_many(
-            self._handle, keys.ctypes.data, None if sizes is None else sizes.ctypes.data, len(keys), hits.ctypes.data)
+        with self._lock:
+            _lib.evl_cache_request_many(
+                self._handle, keys.ctypes.data, None if sizes is None else sizes.ctypes.data, len(keys),
+                hits.ctypes.data)
         self._deliver()
         return hits.astype(bool)
 
@@ -518,23 +568,29 @@ class Cache:
 
     def delete(self, key: int) -> bool:
         """Removes ``key``; True if it was cached."""
-        removed = bool(_lib.evl_cache_remove(self._handle, int(key)))
+        key = _key(key)
+        with self._lock:
+            removed = bool(_lib.evl_cache_remove(self._handle, key))
         self._deliver()
         return removed
 
     def contains(self, key: int) -> bool:
         """Whether ``key`` is cached, without counting an access."""
-        return bool(_lib.evl_cache_contains(self._handle, int(key)))
+        key = _key(key)
+        with self._lock:
+            return bool(_lib.evl_cache_contains(self._handle, key))
 
     __contains__ = contains
 
     def __len__(self) -> int:
-        return int(_lib.evl_cache_count(self._handle))
+        with self._lock:
+            return int(_lib.evl_cache_count(self._handle))
 
     @property
     def used(self) -> int:
         """The weight held: objects, or bytes."""
-        return int(_lib.evl_cache_used(self._handle))
+        with self._lock:
+            return int(_lib.evl_cache_used(self._handle))
 
     @property
     def evicted(self) -> list[int]:
@@ -545,9 +601,10 @@ class Cache:
         return self._take_evicted()
 
     def _take_evicted(self) -> list[int]:
-        n = _lib.evl_cache_evicted_count(self._handle)
-        if n == 0:
-            return []
-        out = (ctypes.c_uint64 * n)()
-        taken = _lib.evl_cache_take_evicted(self._handle, out, n)
+        with self._lock:
+            n = _lib.evl_cache_evicted_count(self._handle)
+            if n == 0:
+                return []
+            out = (ctypes.c_uint64 * n)()
+            taken = _lib.evl_cache_take_evicted(self._handle, out, n)
         return list(out[:taken])

@@ -244,3 +244,38 @@ def test_compare_writes_the_report_and_returns_its_results(tmp_path):
     with pytest.raises(el.EvictionLabError, match="not a folder"):
         (tmp_path / "taken").write_text("not a folder")
         el.compare(config, output=tmp_path / "taken")
+
+
+def test_values_ctypes_would_wrap_are_refused():
+    cache = el.Cache("lru", 10)
+    for key in (-1, 2**64, 1.5, "7"):
+        with pytest.raises((ValueError, TypeError)):
+            cache.request(key)
+    with pytest.raises(ValueError):
+        cache.request_many(numpy.array([1, -2, 3]))
+    with pytest.raises(TypeError):
+        cache.request_many(numpy.array([1.5, 2.0]))
+    with pytest.raises(ValueError):
+        cache.request_many(numpy.zeros((2, 2), dtype=numpy.uint64))
+    for capacity in (0, -5, 2**63, 2.5):
+        with pytest.raises((ValueError, TypeError, el.EvictionLabError)):
+            el.Cache("lru", capacity)
+    assert cache.request_many(numpy.array([2**64 - 1, 2**64 - 1], dtype=numpy.uint64)).tolist() == [False, True]
+    assert cache.request_many([]).tolist() == []
+
+
+def test_one_cache_on_many_threads_holds_together():
+    cache = el.Cache("s3fifo", 500)
+    keys = numpy.random.default_rng(5).integers(0, 5_000, 50_000).astype(numpy.uint64)
+
+    def run():
+        for chunk in numpy.array_split(keys, 50):
+            cache.request_many(chunk)
+            cache.delete(int(chunk[0]))
+
+    threads = [threading.Thread(target=run) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert 0 < len(cache) <= 500
