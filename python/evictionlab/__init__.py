@@ -149,6 +149,9 @@ def _flags(options: dict) -> list[str]:
 
 def _call(function, args: list[str]) -> str:
     """Runs an engine command on ``args``: its text, or its error raised."""
+    for arg in args:
+        if "\0" in arg:
+            raise ValueError(f"an argument holds a NUL character, which would cut it short: {arg!r}")
     encoded = [a.encode("utf-8") for a in args]
     argv = (ctypes.c_char_p * max(len(encoded), 1))(*encoded)
     out = ctypes.POINTER(ctypes.c_char)()
@@ -160,9 +163,9 @@ def _call(function, args: list[str]) -> str:
 
 
 def _arguments(traces, policies, sizes, size_mode, format, warmup, admission, attribution, jobs, options):
-    if isinstance(traces, (str, os.PathLike)):
+    if isinstance(traces, (str, bytes, os.PathLike)):
         traces = [traces]
-    args = [os.fspath(t) for t in traces]
+    args = [os.fsdecode(t) for t in traces]
     if not args:
         raise ValueError("replay: name a trace")
     if policies is not None:
@@ -197,11 +200,20 @@ def _specs(policies):
     return specs, python, labels
 
 
-def _relabel(csv: str, labels: dict) -> str:
-    """A Python policy's rows named by its class (or ``name``), not its registration."""
-    for spec, label in labels.items():
-        csv = csv.replace(f",{spec},", f",{label},")
-    return csv
+def _relabel(text: str, labels: dict) -> str:
+    """A Python policy's rows named by its class (or ``name``), not its
+    registration, in the ``policy`` column, quoted as CSV needs."""
+    if not labels:
+        return text
+    import csv
+
+    rows = list(csv.reader(io.StringIO(text)))
+    column = rows[0].index("policy")
+    for row in rows[1:]:
+        row[column] = labels.get(row[column], row[column])
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows(rows)
+    return out.getvalue()
 
 
 def replay_csv(traces, policies=None, sizes=None, size_mode="count", format=None, warmup=None,
@@ -238,6 +250,11 @@ def replay(traces, policies=None, sizes=None, size_mode="count", format=None, wa
     return pandas.read_csv(io.StringIO(text))
 
 
+#: The largest capacity or size, as ``evlab replay`` takes them: weights
+#: summed over a cache then stay within 64 bits.
+_LARGEST = 2**56
+
+
 def _whole(value, what: str, low: int, high: int) -> int:
     """``value`` as an int in ``low..high``: ctypes would wrap one outside silently."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
@@ -271,10 +288,25 @@ def _integers(values, what: str, dtype):
         else:
             raise TypeError(f"{what} must be whole numbers, not {array.dtype}")
     if array.size:
-        low, high = (0, 2**64 - 1) if dtype == numpy.uint64 else (0, 2**63 - 1)
+        low, high = (0, 2**64 - 1) if dtype == numpy.uint64 else (0, _LARGEST)
         if int(array.min()) < low or int(array.max()) > high:
             raise ValueError(f"{what} must be in {low}...{high}")
     return numpy.ascontiguousarray(array, dtype=dtype)
+
+
+class _Turn:
+    """Holds a cache's lock and says which thread holds it."""
+
+    def __init__(self, cache):
+        self.cache = cache
+
+    def __enter__(self):
+        self.cache._lock.acquire()
+        self.cache._holder = threading.get_ident()
+
+    def __exit__(self, *error):
+        self.cache._holder = None
+        self.cache._lock.release()
 
 
 class Comparison:
@@ -313,7 +345,7 @@ def compare(config=None, output=None, **options) -> Comparison:
             if "policies" in config:
                 specs, python, labels = _specs(config["policies"])
                 config["policies"] = specs
-            scratch = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
+            scratch = tempfile.NamedTemporaryFile("w", prefix="evictionlab-config-dict-", suffix=".json", delete=False)
             json.dump(config, scratch)
             scratch.close()
             args += ["--config", scratch.name]
@@ -417,8 +449,7 @@ class _Registered:
 
         def victim(number, out):
             try:
-                key = self.instances[number].victim()
-                out[0] = int(key)
+                out[0] = _key(self.instances[number].victim())
                 return 0
             except BaseException as error:  # noqa: BLE001
                 self.errors.append(error)
@@ -438,8 +469,10 @@ class _Registered:
         # Kept on the object: ctypes callbacks must outlive every call.
         self.hooks = (_NEW(new), _FREE(free), _STEP(step("on_hit")), _STEP(step("on_admit")), _VICTIM(victim),
                       _REMOVE(remove), _FAIL(fail))
-        self.id = _lib.evl_register_python_policy(*self.hooks)
         self.label = cls.name or cls.__name__
+        if self.label.lower() in {p["name"] for p in policies()}:
+            raise ValueError(f"{cls.__name__}: its name {self.label!r} is a catalog policy's; name it otherwise")
+        self.id = _lib.evl_register_python_policy(*self.hooks)
 
     @property
     def spec(self) -> str:
@@ -483,10 +516,12 @@ class Cache:
                  track_evictions: bool = False):
         if size_mode not in ("count", "bytes"):
             raise ValueError(f"size_mode is count or bytes, not {size_mode!r}")
-        capacity = _whole(capacity, "capacity", 1, 2**63 - 1)
+        capacity = _whole(capacity, "capacity", 1, _LARGEST)
         # One call at a time: the engine's cache is not shared between threads
         # (ctypes lets go of the interpreter lock during each call).
         self._lock = threading.Lock()
+        self._holder = None
+        self._broken = None
         error = ctypes.POINTER(ctypes.c_char)()
         self._bytes = size_mode == "bytes"
         spec, self._python = _policy_spec(policy)
@@ -511,14 +546,30 @@ class Cache:
         return self._python.label if self._python is not None else _take(_lib.evl_cache_name(self._handle))
 
     def _size(self, size: int) -> int:
-        size = _whole(size, "a request's size", 0, 2**63 - 1)
+        size = _whole(size, "a request's size", 0, _LARGEST)
         if self._bytes and size < 1:
             raise ValueError("a request's size must be at least 1 byte (evlab replay skips zero-size requests)")
         return size
 
     def _check(self):
+        if self._broken is not None:
+            raise self._broken
         if self._python is not None:
-            self._python.raise_errors()
+            try:
+                self._python.raise_errors()
+            except BaseException as error:
+                # Its policy stopped: every later call says so.
+                self._broken = EvictionLabError(f"{self.name} stopped after its hook raised {error!r}")
+                raise
+
+    def _turn(self):
+        """The cache's lock, refused to its own policy's hooks (they run
+        inside a call that holds it)."""
+        if self._holder == threading.get_ident():
+            raise EvictionLabError("a Cache cannot be used from inside its own policy's hooks")
+        if self._broken is not None:
+            raise self._broken
+        return _Turn(self)
 
     def _deliver(self):
         self._check()
@@ -529,7 +580,7 @@ class Cache:
     def request(self, key: int, size: int = 1) -> bool:
         """One request: True for a hit; a miss admits the key."""
         key, size = _key(key), self._size(size)
-        with self._lock:
+        with self._turn():
             hit = bool(_lib.evl_cache_request(self._handle, key, size))
         self._deliver()
         return hit
@@ -548,7 +599,7 @@ class Cache:
             if len(sizes) and sizes.min() < (1 if self._bytes else 0):
                 raise ValueError("a request's size must be at least 1 byte (evlab replay skips zero-size requests)")
         hits = numpy.zeros(len(keys), dtype=numpy.uint8)
-        with self._lock:
+        with self._turn():
             _lib.evl_cache_request_many(
                 self._handle, keys.ctypes.data, None if sizes is None else sizes.ctypes.data, len(keys),
                 hits.ctypes.data)
@@ -569,7 +620,7 @@ class Cache:
     def delete(self, key: int) -> bool:
         """Removes ``key``; True if it was cached."""
         key = _key(key)
-        with self._lock:
+        with self._turn():
             removed = bool(_lib.evl_cache_remove(self._handle, key))
         self._deliver()
         return removed
@@ -577,19 +628,19 @@ class Cache:
     def contains(self, key: int) -> bool:
         """Whether ``key`` is cached, without counting an access."""
         key = _key(key)
-        with self._lock:
+        with self._turn():
             return bool(_lib.evl_cache_contains(self._handle, key))
 
     __contains__ = contains
 
     def __len__(self) -> int:
-        with self._lock:
+        with self._turn():
             return int(_lib.evl_cache_count(self._handle))
 
     @property
     def used(self) -> int:
         """The weight held: objects, or bytes."""
-        with self._lock:
+        with self._turn():
             return int(_lib.evl_cache_used(self._handle))
 
     @property
@@ -601,7 +652,7 @@ class Cache:
         return self._take_evicted()
 
     def _take_evicted(self) -> list[int]:
-        with self._lock:
+        with self._turn():
             n = _lib.evl_cache_evicted_count(self._handle)
             if n == 0:
                 return []

@@ -279,3 +279,49 @@ def test_one_cache_on_many_threads_holds_together():
     for t in threads:
         t.join()
     assert 0 < len(cache) <= 500
+
+
+def test_what_a_second_attack_found():
+    # A hook that uses its own cache is refused, not a hang.
+    box = {}
+
+    class Reenters(PyLRU):
+        def on_admit(self, key, size):
+            super().on_admit(key, size)
+            box["cache"].contains(1)
+
+    box["cache"] = el.Cache(Reenters, 5)
+    with pytest.raises(el.EvictionLabError, match="inside its own policy"):
+        box["cache"].request(1)
+    # ... and the cache that stopped says so at every later call.
+    with pytest.raises(el.EvictionLabError, match="stopped"):
+        box["cache"].request(2)
+    # Weights whose sum would pass 64 bits are refused, as replay refuses them.
+    with pytest.raises(ValueError):
+        el.Cache("lru", 2**63 - 1, size_mode="bytes")
+    with pytest.raises(ValueError):
+        el.Cache("lru", 2**56, size_mode="bytes").request(1, 2**57)
+    # A victim past 64 bits is an error, not another key.
+    class Wraps(PyLRU):
+        def victim(self):
+            return 2**64 + super().victim()
+
+    with pytest.raises(ValueError):
+        el.replay(TRACES[0], policies=[Wraps], sizes=[10])
+
+    # A label with a comma or a quote stays one cell.
+    class Odd(PyLRU):
+        name = 'my,"odd" policy'
+
+    frame = el.replay(TRACES[0], policies=[Odd, "lru"], sizes=[100])
+    assert list(frame["policy"]) == ['my,"odd" policy', "lru"]
+    assert frame["hits"][0] == frame["hits"][1]
+
+    class Lru(PyLRU):
+        name = "lru"
+
+    with pytest.raises(ValueError, match="catalog"):
+        el.Cache(Lru, 5)
+    with pytest.raises(ValueError, match="NUL"):
+        el.replay(TRACES[0], policies="lru\0fifo", sizes=[10])
+    assert len(el.replay(os.fsencode(TRACES[0]), policies="lru", sizes=[10])) == 1
