@@ -48,6 +48,7 @@ public typealias BuiltinPolicies = PolicyList
   .And<NSCacheLinux>
   .And<YYMemory>
   .And<AFAutoPurging>
+  .And<Caffeine>
   .And<YYDisk>
   .And<SDDisk>
   .And<FlashProb>

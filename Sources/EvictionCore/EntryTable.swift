@@ -202,6 +202,16 @@ public struct EntryTable<Key: Hashable, Payload>: ~Copyable {
     list.weight &-= base[s].weight
   }
 
+  /// Clears `slot`'s links and tags it, once it is on no list: for an
+  /// entry that leaves while a caller may still follow its links, which
+  /// then lead nowhere.
+  @inlinable @inline(__always)
+  public mutating func markUnlinked(_ slot: Slot, tag: UInt8) {
+    base[Int(slot)].prev = -1
+    base[Int(slot)].next = -1
+    base[Int(slot)].list = tag
+  }
+
   /// `list` without `slot`, which is on it: for code that reaches its lists
   /// through a protocol, where `unlink(_:_:)` would overlap two accesses to
   /// the same value (`queue = table.unlinking(slot, from: queue)`).
