@@ -1,10 +1,16 @@
 import ArgumentParser
+import EvictionConformance
 import EvictionCore
 import EvictionExperiments
 import EvictionReports
 import EvictionRun
 import EvictionTraces
 import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// What the Python binding (`python/evictionlab`, through the
 /// `EvictionLabNative` library) reaches of evlab in-process: the command
@@ -28,9 +34,12 @@ public enum NativeBridge {
   /// `evlab replay ARGUMENTS`' CSV (what `--csv` writes), or the error
   /// `evlab` would print, without its `evlab: error:` prefix. Notes and
   /// warnings go to standard error, as the CLI's do; there is no progress
-  /// line. A run `--tier`, `--timeseries` or `--regret` ask for, or one
+  /// line: `progress`, when given, hears how far the run is instead (see
+  /// ``CallbackProgress``). A run `--tier`, `--timeseries` or `--regret` ask for, or one
   /// without a trace, is refused.
-  public static func replayCSV(_ arguments: [String]) -> Result<String, NativeFailure> {
+  public static func replayCSV(
+    _ arguments: [String], progress: (@Sendable (ReplayProgressReport) -> Void)? = nil
+  ) -> Result<String, NativeFailure> {
     do {
       let checked = try EvictionLab.checkOptions(["replay"] + arguments)
       guard let command = try Evlab.parseAsRoot(checked) as? Replay else {
@@ -41,7 +50,9 @@ public enum NativeBridge {
       guard run.tier == nil, command.timeseries == nil, command.regret == nil else {
         throw ArgumentError("--tier, --timeseries and --regret run from the command line only (evlab replay)")
       }
-      let (sources, _, results) = try command.sweep(run, paths: command.traces, interactive: false)
+      let (sources, _, results) = try command.sweep(
+        run, paths: command.traces, interactive: progress != nil,
+        display: { shared, cells in progress.map { CallbackProgress(shared, cells: cells, report: $0) } })
       announceCSVMappings(sources)
       warnFaulty(results)
       warnUntrained(results)
@@ -94,6 +105,43 @@ public enum NativeBridge {
       })
   }
 
+  /// `evlab check-policy SPEC --requests N`, run in this process (a policy
+  /// written in Python lives here, not in a child): the battery's report as
+  /// JSON (`policy`, `passed`, `requests_served`, `runs` with each run's
+  /// name, hits, misses and violations, and `violations`), or the error for
+  /// a spec or count evlab refuses. A policy that traps ends the process
+  /// here, where the CLI's child process would report it; the Python
+  /// policies' own hooks cannot trap (their errors stop the policy instead).
+  public static func checkPolicy(_ text: String, requests: Int) -> Result<String, NativeFailure> {
+    do {
+      guard (1_000...10_000_000).contains(requests) else {
+        throw ArgumentError("requests \(requests): from 1,000 to 10,000,000")
+      }
+      let specs: [PolicySpec]
+      do throws(PolicyError) { specs = try PolicySpec.list(text) } catch { throw ArgumentError("\(error)") }
+      guard specs.count == 1 else { throw ArgumentError("check one policy at a time, not \(specs.count)") }
+      let report = PolicyConformance.check(specs[0], requests: requests)
+      func describe(_ v: PolicyConformance.Violation) -> [String: Any] {
+        ["run": v.run, "request": v.request.map { $0 as Any } ?? NSNull(), "message": v.message]
+      }
+      let runs = report.runs.map { run -> [String: Any] in
+        [
+          "name": run.name, "hits": run.hits, "misses": run.misses, "admitted": run.admitted,
+          "violations": run.violationCount,
+        ]
+      }
+      return .success(
+        json(
+          [
+            "policy": report.policy, "passed": report.passed, "runs": runs,
+            "requests_served": report.runs.reduce(0) { $0 + $1.hits + $1.misses },
+            "violations": report.violations.map(describe),
+          ] as [String: Any]))
+    } catch {
+      return .failure(NativeFailure(error))
+    }
+  }
+
   /// The version line `evlab --version` prints.
   public static var version: String { EvlabVersion.description }
 
@@ -126,5 +174,69 @@ final class SharedFlag: @unchecked Sendable {
     lock.lock()
     defer { lock.unlock() }
     body(&value)
+  }
+}
+
+/// How far a replay is, as ``CallbackProgress`` reports it.
+public struct ReplayProgressReport: Sendable, Equatable {
+  /// Requests replayed so far, over every cell.
+  public var requests: Int
+  /// Requests the whole run will replay (0 while unknown).
+  public var expectedRequests: Int
+  public var cellsDone: Int
+  public var cells: Int
+  /// True for the last report, once every cell is done.
+  public var finished: Bool
+}
+
+/// A replay's progress handed to a callback (the Python binding's tqdm bar)
+/// instead of drawn on a terminal: from a thread of its own, every fifth of a
+/// second once the run has lasted a second, and once more at the end if it
+/// reported before, so a short run reports nothing.
+public final class CallbackProgress: ProgressDisplay, @unchecked Sendable {
+  let progress: ReplayProgress
+  let cells: Int
+  let report: @Sendable (ReplayProgressReport) -> Void
+  private let done = Atomic<Bool>(false)
+  private let reported = Atomic<Bool>(false)
+  private var thread: pthread_t?
+  private let start = ContinuousClock.now
+
+  public init(_ progress: ReplayProgress, cells: Int, report: @escaping @Sendable (ReplayProgressReport) -> Void) {
+    self.progress = progress
+    self.cells = cells
+    self.report = report
+  }
+
+  func snapshot(finished: Bool) -> ReplayProgressReport {
+    ReplayProgressReport(
+      requests: progress.requests.load(ordering: .relaxed),
+      expectedRequests: progress.expectedRequests.load(ordering: .relaxed),
+      cellsDone: progress.cellsDone.load(ordering: .relaxed), cells: cells, finished: finished)
+  }
+
+  public func begin() {
+    let box = Unmanaged.passRetained(self).toOpaque()
+    var handle = pthread_t()
+    pthread_create(
+      &handle, nil,
+      { raw in
+        let me = Unmanaged<CallbackProgress>.fromOpaque(raw!).takeRetainedValue()
+        while !me.done.load(ordering: .acquiring) {
+          usleep(200_000)
+          guard ContinuousClock.now - me.start > .seconds(1), !me.done.load(ordering: .acquiring) else { continue }
+          me.reported.store(true, ordering: .relaxed)
+          me.report(me.snapshot(finished: false))
+        }
+        return nil
+      }, box)
+    thread = handle
+  }
+
+  public func end() {
+    done.store(true, ordering: .releasing)
+    if let thread { pthread_join(thread, nil) }
+    thread = nil
+    if reported.load(ordering: .relaxed) { report(snapshot(finished: true)) }
   }
 }

@@ -182,7 +182,10 @@ struct Replay: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
 
   /// The run's cells over `paths`, replayed (`interactive`: a progress
   /// line), with the notes each trace's rows call for.
-  func sweep(_ run: RunDescription, paths: [String], interactive: Bool) throws -> (
+  func sweep(
+    _ run: RunDescription, paths: [String], interactive: Bool,
+    display: ((ReplayProgress, Int) -> (any ProgressDisplay)?)? = nil
+  ) throws -> (
     sources: [TraceSource], cells: [ReplayCell], results: [ReplayResult]
   ) {
     let sources = try paths.map { try traceSource($0, traceOptions, copies: run.copies) }
@@ -206,8 +209,8 @@ struct Replay: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
         asked: (run.copies > 1 ? "--repeat \(run.copies) over " : "") + Wording.count(cells.count, "run"))
     }
     let results = try failing { () throws(TraceError) in
-      try Sweep.replay(cells, jobs: run.jobs, interactive: interactive) {
-        ProgressLine($0, total: $1, label: "replay")
+      try Sweep.replay(cells, jobs: run.jobs, interactive: interactive) { progress, total in
+        display.map { $0(progress, total) } ?? ProgressLine(progress, total: total, label: "replay")
       }
     }
     // Every cell of a trace reads the same lines: report them once per trace.

@@ -49,6 +49,27 @@ public func evlReplay(
   return deliver(NativeBridge.replayCSV(arguments(argc, argv)), into: csv, error: error)
 }
 
+/// `evl_replay` reporting its progress to `callback` (requests done,
+/// requests expected, cells done, cells, finished) from another thread,
+/// every fifth of a second once the run has lasted a second.
+@_cdecl("evl_replay_progress")
+public func evlReplayProgress(
+  _ argc: Int32, _ argv: UnsafePointer<UnsafePointer<CChar>?>?,
+  _ callback: (@convention(c) (Int64, Int64, Int64, Int64, Int32) -> Void)?,
+  _ csv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>,
+  _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+) -> Int32 {
+  prepare()
+  var report: (@Sendable (ReplayProgressReport) -> Void)? = nil
+  if let callback {
+    report = { (r: ReplayProgressReport) -> Void in
+      let finished: Int32 = r.finished ? 1 : 0
+      callback(Int64(r.requests), Int64(r.expectedRequests), Int64(r.cellsDone), Int64(r.cells), finished)
+    }
+  }
+  return deliver(NativeBridge.replayCSV(arguments(argc, argv), progress: report), into: csv, error: error)
+}
+
 /// The `argc` C strings of `argv`, as Swift strings.
 func arguments(_ argc: Int32, _ argv: UnsafePointer<UnsafePointer<CChar>?>?) -> [String] {
   var arguments: [String] = []
@@ -85,6 +106,19 @@ public func evlCompare(
 ) -> Int32 {
   prepare()
   return deliver(NativeBridge.compare(arguments(argc, argv)), into: folder, error: error)
+}
+
+/// `evlab check-policy` on one policy, in this process: 0 and the report as
+/// JSON in `report`, or 1 and the message in `error`.
+@_cdecl("evl_check_policy")
+public func evlCheckPolicy(
+  _ spec: UnsafePointer<CChar>, _ requests: Int64,
+  _ report: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>,
+  _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+) -> Int32 {
+  prepare()
+  let count = Int(clamping: requests)
+  return deliver(NativeBridge.checkPolicy(String(cString: spec), requests: count), into: report, error: error)
 }
 
 /// A simulated cache stepped request by request: a catalog policy over

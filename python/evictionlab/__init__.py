@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 __all__ = [
-    "Cache", "Comparison", "EvictionLabError", "Policy", "compare", "formats", "policies", "replay", "replay_csv",
-    "version",
+    "Cache", "Comparison", "EvictionLabError", "Policy", "PolicyCheck", "check_policy", "compare", "formats",
+    "policies", "replay", "replay_csv", "version",
 ]
 
 
@@ -56,6 +56,9 @@ def _load() -> ctypes.CDLL:
         getattr(lib, name).restype = text
     lib.evl_replay.argtypes = [ctypes.c_int32, ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(text), ctypes.POINTER(text)]
     lib.evl_replay.restype = ctypes.c_int32
+    lib.evl_replay_progress.argtypes = [
+        ctypes.c_int32, ctypes.POINTER(ctypes.c_char_p), _PROGRESS, ctypes.POINTER(text), ctypes.POINTER(text)]
+    lib.evl_replay_progress.restype = ctypes.c_int32
     lib.evl_compare.argtypes = lib.evl_replay.argtypes
     lib.evl_compare.restype = ctypes.c_int32
     lib.evl_cache_new.argtypes = [ctypes.c_char_p, ctypes.c_int64, ctypes.c_int32, ctypes.POINTER(text)]
@@ -79,6 +82,8 @@ def _load() -> ctypes.CDLL:
     lib.evl_cache_track_evictions.restype = None
     lib.evl_cache_take_evicted.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64]
     lib.evl_cache_take_evicted.restype = ctypes.c_int64
+    lib.evl_check_policy.argtypes = [ctypes.c_char_p, ctypes.c_int64, ctypes.POINTER(text), ctypes.POINTER(text)]
+    lib.evl_check_policy.restype = ctypes.c_int32
     lib.evl_register_python_policy.argtypes = [_NEW, _FREE, _STEP, _STEP, _VICTIM, _REMOVE, _FAIL]
     lib.evl_register_python_policy.restype = ctypes.c_int64
     return lib
@@ -91,6 +96,8 @@ _STEP = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_int64, ctypes.c_uint64, ctypes
 _VICTIM = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_int64, ctypes.POINTER(ctypes.c_uint64))
 _REMOVE = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_int64, ctypes.c_uint64)
 _FAIL = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_char_p)
+# A replay's progress: requests done, requests expected, cells done, cells, finished.
+_PROGRESS = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_int32)
 
 
 _lib = _load()
@@ -147,8 +154,9 @@ def _flags(options: dict) -> list[str]:
     return args
 
 
-def _call(function, args: list[str]) -> str:
-    """Runs an engine command on ``args``: its text, or its error raised."""
+def _call(function, args: list[str], *extra) -> str:
+    """Runs an engine command on ``args`` (and ``extra`` arguments before
+    its two results): its text, or its error raised."""
     for arg in args:
         if "\0" in arg:
             raise ValueError(f"an argument holds a NUL character, which would cut it short: {arg!r}")
@@ -156,7 +164,7 @@ def _call(function, args: list[str]) -> str:
     argv = (ctypes.c_char_p * max(len(encoded), 1))(*encoded)
     out = ctypes.POINTER(ctypes.c_char)()
     error = ctypes.POINTER(ctypes.c_char)()
-    status = function(len(encoded), argv, ctypes.byref(out), ctypes.byref(error))
+    status = function(len(encoded), argv, *extra, ctypes.byref(out), ctypes.byref(error))
     if status != 0:
         raise EvictionLabError(_take(error))
     return _take(out)
@@ -216,23 +224,68 @@ def _relabel(text: str, labels: dict) -> str:
     return out.getvalue()
 
 
+class _Progress:
+    """The engine's progress reports for one replay, shown as a tqdm bar
+    (``progress`` None or True, when tqdm is installed) or handed to a
+    callable. The engine reports only once a run has lasted a second, so a
+    short replay shows nothing."""
+
+    def __init__(self, progress):
+        self.show = progress if callable(progress) else None
+        self.bar = None
+        self.tqdm = None
+        if self.show is None and progress is not False:
+            try:
+                from tqdm.auto import tqdm
+                self.tqdm = tqdm
+            except ImportError:  # silent without tqdm
+                pass
+        self.callback = _PROGRESS(self.report) if (self.show or self.tqdm) else None
+
+    def report(self, done, expected, cells_done, cells, finished):
+        try:
+            if self.show is not None:
+                self.show(done, expected, cells_done, cells)
+                return
+            if self.bar is None:
+                self.bar = self.tqdm(total=expected or None, unit="req", unit_scale=True, desc="replay", leave=False)
+            if expected and self.bar.total != expected:
+                self.bar.total = expected
+            self.bar.set_postfix_str(f"{cells_done}/{cells} runs", refresh=False)
+            self.bar.update(done - self.bar.n)
+            if finished:
+                self.close()
+        except Exception:  # noqa: BLE001 - a display must never stop the replay
+            pass
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+
 def replay_csv(traces, policies=None, sizes=None, size_mode="count", format=None, warmup=None,
-               admission=None, attribution=False, jobs=None, **options) -> str:
+               admission=None, attribution=False, jobs=None, progress=None, **options) -> str:
     """``evlab replay``'s CSV text for the same arguments (see :func:`replay`)."""
     specs, python, labels = _specs(policies)
     if python and jobs is None:
         jobs = 1  # hooks run under the interpreter lock: more threads only wait
     args = _arguments(traces, specs, sizes, size_mode, format, warmup, admission, attribution, jobs, options)
+    shown = _Progress(progress)
     try:
-        csv = _call(_lib.evl_replay, args)
+        if shown.callback is None:
+            csv = _call(_lib.evl_replay, args)
+        else:
+            csv = _call(_lib.evl_replay_progress, args, shown.callback)
     finally:
+        shown.close()
         for registered in python:
             registered.raise_errors()
     return _relabel(csv, labels)
 
 
 def replay(traces, policies=None, sizes=None, size_mode="count", format=None, warmup=None, admission=None,
-           attribution=False, jobs=None, **options):
+           attribution=False, jobs=None, progress=None, **options):
     """Replays ``traces`` (a path or several) through ``policies`` at
     ``sizes``, as ``evlab replay`` does, and returns its results as a
     pandas DataFrame with exactly the columns of ``evlab replay --csv``.
@@ -242,11 +295,16 @@ def replay(traces, policies=None, sizes=None, size_mode="count", format=None, wa
     ``"count"`` or ``"bytes"``; ``format``, ``warmup``, ``admission`` and
     ``jobs`` are the CLI's options. Any other ``evlab replay`` option is
     given by name: ``use_ttl=True``, ``semantics="kv"``, ``repeat=3``.
+    A replay that lasts more than a second shows a tqdm progress bar when
+    tqdm is installed (``progress=False``: none); ``progress`` may also be
+    a callable, called from another thread with (requests done, requests
+    expected, runs done, runs) several times a second.
     Raises :class:`EvictionLabError` with evlab's message.
     """
     import pandas
 
-    text = replay_csv(traces, policies, sizes, size_mode, format, warmup, admission, attribution, jobs, **options)
+    text = replay_csv(traces, policies, sizes, size_mode, format, warmup, admission, attribution, jobs, progress,
+                      **options)
     return pandas.read_csv(io.StringIO(text))
 
 
@@ -425,49 +483,60 @@ class _Registered:
         self.errors: list[BaseException] = []
         self.next = 0
 
+        # Each instance's bound hooks, by number: the engine calls them once
+        # or more per request, so each call is one lookup and one call.
+        bound: dict[int, tuple] = {}
+        self.bound = bound
+        errors = self.errors
+
         def new(registration, capacity):
             try:
                 self.next += 1
-                self.instances[self.next] = cls(capacity)
+                instance = cls(capacity)
+                self.instances[self.next] = instance
+                bound[self.next] = (instance.on_hit, instance.on_admit, instance.victim, instance.on_remove)
                 return self.next
             except BaseException as error:  # noqa: BLE001 - raised again after the run
-                self.errors.append(error)
+                errors.append(error)
                 return -1
 
         def free(number):
             self.instances.pop(number, None)
+            bound.pop(number, None)
 
-        def step(method):
+        def step(index):
             def hook(number, key, size):
                 try:
-                    getattr(self.instances[number], method)(key, size)
+                    bound[number][index](key, size)
                     return 0
                 except BaseException as error:  # noqa: BLE001
-                    self.errors.append(error)
+                    errors.append(error)
                     return 1
             return hook
 
         def victim(number, out):
             try:
-                out[0] = _key(self.instances[number].victim())
+                key = bound[number][2]()
+                # The common case costs one check; _key words the others' errors.
+                out[0] = key if type(key) is int and 0 <= key < 2**64 else _key(key)
                 return 0
             except BaseException as error:  # noqa: BLE001
-                self.errors.append(error)
+                errors.append(error)
                 return 1
 
         def remove(number, key):
             try:
-                self.instances[number].on_remove(key)
+                bound[number][3](key)
                 return 0
             except BaseException as error:  # noqa: BLE001
-                self.errors.append(error)
+                errors.append(error)
                 return 1
 
         def fail(number, message):
             self.errors.append(EvictionLabError(f"{self.label}: {message.decode()}"))
 
         # Kept on the object: ctypes callbacks must outlive every call.
-        self.hooks = (_NEW(new), _FREE(free), _STEP(step("on_hit")), _STEP(step("on_admit")), _VICTIM(victim),
+        self.hooks = (_NEW(new), _FREE(free), _STEP(step(0)), _STEP(step(1)), _VICTIM(victim),
                       _REMOVE(remove), _FAIL(fail))
         self.label = cls.name or cls.__name__
         if self.label.lower() in {p["name"] for p in policies()}:
@@ -481,7 +550,7 @@ class _Registered:
     def raise_errors(self):
         if self.errors:
             first = self.errors[0]
-            self.errors = []
+            self.errors.clear()  # in place: the hooks hold this list
             raise first
 
 
@@ -498,6 +567,72 @@ def _policy_spec(policy) -> tuple[str, _Registered | None]:
     if isinstance(policy, Policy):
         raise TypeError("pass the Policy subclass, not an instance: the engine makes one per cache size")
     return str(policy), None
+
+
+class PolicyCheck:
+    """What :func:`check_policy` found: ``passed`` (also the object's truth
+    value), the battery's ``runs`` (name, hits, misses, admitted,
+    violations), ``requests_served`` and the broken guarantees in
+    ``violations`` (run, request, message), first ones first."""
+
+    def __init__(self, label: str, report: dict, errors: list[BaseException]):
+        self.policy = label
+        self.runs: list[dict] = report["runs"]
+        self.requests_served: int = report["requests_served"]
+        # A hook's own errors first (each once, with how often each run met
+        # it): the battery's findings follow from them.
+        seen: dict[str, int] = {}
+        for error in errors:
+            text = f"{type(error).__name__}: {error}"
+            seen[text] = seen.get(text, 0) + 1
+        self.violations: list[dict] = [
+            {"run": "hooks", "request": None, "message": text + (f" ({n} times)" if n > 1 else "")}
+            for text, n in seen.items()]
+        self.violations += report["violations"]
+        self.passed = not self.violations
+
+    def __bool__(self) -> bool:
+        return self.passed
+
+    def __str__(self) -> str:
+        if self.passed:
+            return f"{self.policy}: passed ({len(self.runs)} runs, {self.requests_served:,} requests)"
+        lines = [f"{self.policy}: FAILED, {len(self.violations)} broken guarantees; the first:"]
+        for v in self.violations[:12]:
+            at = f" at request {v['request']}" if v.get("request") is not None else ""
+            lines.append(f"  {v['run']}{at}: {v['message']}")
+        return "\n".join(lines)
+
+    __repr__ = __str__
+
+
+def check_policy(policy, requests: int = 6_000) -> PolicyCheck:
+    """Runs the conformance battery of ``evlab check-policy`` on one policy
+    (a catalog spelling or a :class:`Policy` subclass), in this process:
+    streams of unit weights, of weights 1 to 64 and of weightless objects
+    at capacities from 1 object up, checking after each request that the
+    capacity holds, that hits and misses are on resident and absent keys,
+    that evictions remove what they report, that the counts add up and that
+    one seed gives the same hits. A Python policy whose hook raises, names
+    a victim that is not cached or never names one is reported, not raised:
+    the check's report says what it broke. ``requests`` is each stream's
+    length (1,000 to 10,000,000). Raises :class:`EvictionLabError` for a
+    spelling evlab refuses."""
+    spec, registered = _policy_spec(policy)
+    requests = _whole(requests, "requests", 1_000, 10_000_000)
+    out = ctypes.POINTER(ctypes.c_char)()
+    error = ctypes.POINTER(ctypes.c_char)()
+    if "\0" in spec:
+        raise ValueError(f"a policy spelling holds a NUL character: {spec!r}")
+    status = _lib.evl_check_policy(spec.encode("utf-8"), requests, ctypes.byref(out), ctypes.byref(error))
+    errors: list[BaseException] = []
+    if registered is not None:
+        errors = list(registered.errors)
+        registered.errors.clear()  # in place: the hooks hold this list
+    if status != 0:
+        raise EvictionLabError(_take(error))
+    label = registered.label if registered is not None else spec
+    return PolicyCheck(label, json.loads(_take(out)), errors)
 
 
 class Cache:

@@ -221,6 +221,65 @@ def test_a_python_policy_that_misbehaves_raises_after_the_run():
         el.Cache(PyLRU(10), 10)
 
 
+def test_a_python_policy_passes_check_policy_and_a_broken_one_is_reported():
+    report = el.check_policy(PyLRU, requests=1_000)
+    assert report and report.passed and report.policy == "PyLRU", str(report)
+    assert len(report.runs) >= 10 and report.requests_served >= 10_000
+    assert str(report).startswith("PyLRU: passed")
+    assert el.check_policy("lru", requests=1_000).passed
+
+    class NotCached(PyLRU):
+        def victim(self):
+            return 2**63
+
+    class NeverNames(PyLRU):
+        def victim(self):
+            raise LookupError("no victim")
+
+    class Forgets(PyLRU):
+        def on_remove(self, key):
+            self.order.pop(key, None)
+            raise RuntimeError("on_remove failed")
+
+    for broken, words in ((NotCached, "not cached"), (NeverNames, "no victim"), (Forgets, "on_remove failed")):
+        report = el.check_policy(broken, requests=1_000)
+        assert not report and not report.passed, broken.__name__
+        assert any(words in v["message"] for v in report.violations), (broken.__name__, str(report))
+        assert "FAILED" in str(report)
+    # The errors went into the report; nothing is left to raise later.
+    frame = el.replay(TRACES[0], policies=[PyLRU], sizes=[10])
+    assert frame["misses"].iloc[0] > 0
+    with pytest.raises(el.EvictionLabError, match="not-a-policy"):
+        el.check_policy("not-a-policy")
+    with pytest.raises(ValueError):
+        el.check_policy("lru", requests=10)
+
+
+def test_a_long_replay_reports_its_progress_and_a_short_one_does_not(capfd):
+    # A Python policy replays at under a million requests a second on any
+    # machine: 2.4 million requests last well over the engine's first second.
+    reports = []
+    frame = el.replay(TRACES[0], policies=[PyFIFO], sizes=[100], repeat=40, progress=lambda *r: reports.append(r))
+    requests = int(frame["requests"].sum())
+    assert len(reports) >= 2, "a run of over a second reports several times"
+    done = [r[0] for r in reports]
+    assert done == sorted(done) and done[-1] == requests
+    assert all(r[1] in (0, requests) for r in reports) and reports[-1][2:] == (1, 1)
+    short = []
+    el.replay(TRACES[0], policies="lru", sizes=[100], progress=lambda *r: short.append(r))
+    assert short == []
+    capfd.readouterr()
+    # With tqdm installed (python/requirements-test.txt) the default shows a
+    # bar on standard error, gone once the run ends; progress=False, none.
+    shown = el._Progress(None)
+    assert shown.callback is not None
+    shown.report(1_000_000, 4_000_000, 1, 4, 0)
+    shown.report(4_000_000, 4_000_000, 4, 4, 1)
+    err = capfd.readouterr().err
+    assert "replay" in err and "4.00M" in err, err
+    assert el._Progress(False).callback is None
+
+
 def test_compare_writes_the_report_and_returns_its_results(tmp_path):
     config = {
         "name": "from-python",

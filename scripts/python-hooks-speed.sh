@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# A policy written as Python hooks, in evictionlab (evictionlab.Policy) and
+# in libCacheSim 0.3.5's PluginCache (pip's libcachesim==0.3.5), on the same
+# trace and sizes, interleaved rounds, medians; both must give libCacheSim's
+# own LRU and FIFO miss ratios. Also evictionlab's bulk Cache feeding from a
+# NumPy array. Writes results/python/hooks-vs-libcachesim.md. A few minutes;
+# run it on a quiet machine.
+#
+#   scripts/python-hooks-speed.sh [ROUNDS]          # default 5
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$(pwd)
+rounds=${1:-5}
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "error: ROUNDS '$rounds' must be a positive whole number" >&2; exit 2; }
+trace=${SHARED:-../shared}/traces/libcachesim/twitter_cluster52.oracleGeneral.zst
+[ -f "$trace" ] || { echo "error: $trace is missing (the shared traces sit beside the repository)" >&2; exit 1; }
+scripts/python-wheel.sh
+venv=.build/python-bench-venv
+if ! "$venv/bin/python" -c 'import libcachesim, pandas' 2> /dev/null; then
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check -r python/requirements-test.txt libcachesim==0.3.5
+fi
+"$venv/bin/pip" install -q --disable-pip-version-check --no-deps --force-reinstall dist/evictionlab-*.whl
+version=$("$venv/bin/python" -c 'import evictionlab; print(evictionlab.version())')
+table=$(cd "$(mktemp -d)" && env -u LD_LIBRARY_PATH "$repo/$venv/bin/python" "$repo/scripts/python_hooks_speed.py" \
+  "$(realpath "$repo/$trace")" "$rounds")
+mkdir -p results/python
+{
+  echo "# A policy in Python hooks: evictionlab against libCacheSim's PluginCache"
+  echo
+  echo "Made by \`scripts/python-hooks-speed.sh $rounds\` with evictionlab $version and libcachesim 0.3.5 (PyPI),"
+  echo "Python $("$venv/bin/python" -c 'import platform; print(platform.python_version())'), $(nproc) cores."
+  echo
+  echo "The same LRU (and FIFO: no work on a hit), an \`OrderedDict\` behind the hooks, in each package: \`evictionlab.Policy\`"
+  echo "(\`on_hit\`, \`on_admit\`, \`victim\`, \`on_remove\`) replayed by \`evictionlab.replay\`, and \`libcachesim.PluginCache\`"
+  echo "(hit, miss, eviction and remove hooks) replayed by \`process_trace\`; twitter_cluster52 (1,000,000 requests),"
+  echo "count mode, each call timed whole, $rounds interleaved rounds, medians. Both give libCacheSim's own LRU and FIFO"
+  echo "miss ratios (the script stops otherwise)."
+  echo
+  echo "$table"
+} > results/python/hooks-vs-libcachesim.md
+cat results/python/hooks-vs-libcachesim.md
