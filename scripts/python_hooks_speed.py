@@ -1,7 +1,7 @@
 """Times a policy written as Python hooks in evictionlab against the same
 policy as hooks of libCacheSim 0.3.5's PluginCache, on the same trace and
 sizes, in interleaved rounds; and evictionlab's bulk Cache feeding from a
-NumPy array. Run by scripts/python-hooks-speed.sh, which writes the table
+NumPy array. Run by scripts/python-vs-libcachesim.sh, which writes the table
 this prints to results/python/hooks-vs-libcachesim.md.
 
     python python_hooks_speed.py TRACE ROUNDS

@@ -142,6 +142,27 @@ public enum NativeBridge {
     }
   }
 
+  /// The requests of the trace `arguments` name (a path, then `evlab
+  /// replay`'s trace options: `--format`, the CSV columns, `--renumber-ids`,
+  /// `--skip-bad-lines`), read whole, as a replay reads them; or the error
+  /// evlab would print. What a replay notes about skipped lines goes to
+  /// standard error, as the CLI's notes do.
+  public static func readTrace(_ arguments: [String]) -> Result<[TraceRecord], NativeFailure> {
+    do {
+      guard let path = arguments.first, !path.hasPrefix("-") else {
+        throw ArgumentError("name the trace first, then its options (a name starting with '-' as ./-name)")
+      }
+      let options = try TraceOptions.parse(Array(arguments.dropFirst()))
+      let source = try traceSource(path, options)
+      let reader = try failing { () throws(TraceError) in try source.open() }
+      let records = try failing { () throws(TraceError) in try reader.readAll() }
+      warnSkipped(reader.skipped, path: path)
+      return .success(records)
+    } catch {
+      return .failure(NativeFailure(error))
+    }
+  }
+
   /// The version line `evlab --version` prints.
   public static var version: String { EvlabVersion.description }
 

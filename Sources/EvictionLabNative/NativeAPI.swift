@@ -7,6 +7,7 @@
 import EvictionCore
 import EvictionLab
 import EvictionLearned
+import EvictionTraces
 
 #if canImport(Glibc)
   import Glibc
@@ -119,6 +120,52 @@ public func evlCheckPolicy(
   prepare()
   let count = Int(clamping: requests)
   return deliver(NativeBridge.checkPolicy(String(cString: spec), requests: count), into: report, error: error)
+}
+
+/// A trace's requests read whole, until copied out (`evl_trace_copy`) and
+/// freed (`evl_trace_free`).
+final class ReadRecords {
+  let records: [TraceRecord]
+  init(_ records: [TraceRecord]) { self.records = records }
+}
+
+/// Reads the trace `argv` names (a path, then trace options): its handle,
+/// with the number of requests in `count`; or nil and the message in `error`.
+@_cdecl("evl_trace_read")
+public func evlTraceRead(
+  _ argc: Int32, _ argv: UnsafePointer<UnsafePointer<CChar>?>?, _ count: UnsafeMutablePointer<Int64>,
+  _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+) -> UnsafeMutableRawPointer? {
+  prepare()
+  switch NativeBridge.readTrace(arguments(argc, argv)) {
+  case .success(let records):
+    count.pointee = Int64(records.count)
+    return Unmanaged.passRetained(ReadRecords(records)).toOpaque()
+  case .failure(let failure):
+    error.pointee = cString(failure.description)
+    return nil
+  }
+}
+
+/// Copies a read trace's keys, sizes and times (seconds, 0 where the format
+/// has none) into arrays of its `count` elements; a nil array is skipped.
+@_cdecl("evl_trace_copy")
+public func evlTraceCopy(
+  _ handle: UnsafeMutableRawPointer, _ keys: UnsafeMutablePointer<UInt64>?, _ sizes: UnsafeMutablePointer<Int64>?,
+  _ times: UnsafeMutablePointer<Int64>?
+) {
+  let records = Unmanaged<ReadRecords>.fromOpaque(handle).takeUnretainedValue().records
+  for (i, record) in records.enumerated() {
+    keys?[i] = record.key
+    sizes?[i] = record.size
+    times?[i] = record.time
+  }
+}
+
+/// Frees a trace `evl_trace_read` returned.
+@_cdecl("evl_trace_free")
+public func evlTraceFree(_ handle: UnsafeMutableRawPointer) {
+  Unmanaged<ReadRecords>.fromOpaque(handle).release()
 }
 
 /// A simulated cache stepped request by request: a catalog policy over

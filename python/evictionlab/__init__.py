@@ -21,7 +21,7 @@ from typing import Iterable, Sequence
 
 __all__ = [
     "Cache", "Comparison", "EvictionLabError", "Policy", "PolicyCheck", "check_policy", "compare", "formats",
-    "policies", "replay", "replay_csv", "version",
+    "policies", "read_trace", "replay", "replay_csv", "version",
 ]
 
 
@@ -82,6 +82,13 @@ def _load() -> ctypes.CDLL:
     lib.evl_cache_track_evictions.restype = None
     lib.evl_cache_take_evicted.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64]
     lib.evl_cache_take_evicted.restype = ctypes.c_int64
+    lib.evl_trace_read.argtypes = [
+        ctypes.c_int32, ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(text)]
+    lib.evl_trace_read.restype = ctypes.c_void_p
+    lib.evl_trace_copy.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+    lib.evl_trace_copy.restype = None
+    lib.evl_trace_free.argtypes = [ctypes.c_void_p]
+    lib.evl_trace_free.restype = None
     lib.evl_check_policy.argtypes = [ctypes.c_char_p, ctypes.c_int64, ctypes.POINTER(text), ctypes.POINTER(text)]
     lib.evl_check_policy.restype = ctypes.c_int32
     lib.evl_register_python_policy.argtypes = [_NEW, _FREE, _STEP, _STEP, _VICTIM, _REMOVE, _FAIL]
@@ -306,6 +313,40 @@ def replay(traces, policies=None, sizes=None, size_mode="count", format=None, wa
     text = replay_csv(traces, policies, sizes, size_mode, format, warmup, admission, attribution, jobs, progress,
                       **options)
     return pandas.read_csv(io.StringIO(text))
+
+
+def read_trace(trace, format=None, **options):
+    """The requests of ``trace`` as a pandas DataFrame with columns ``key``
+    (uint64), ``size`` and ``time`` (int64; seconds, 0 where the format has
+    none), read as ``evlab replay`` reads them: ``format`` and the trace
+    options by name (``key_column=2``, ``renumber_ids=True``,
+    ``skip_bad_lines=True``). Feed it to a :class:`Cache` in one call:
+    ``Cache("lru", 1000).request_many(df.key)``. The whole trace is held in
+    memory (24 bytes a request). Raises :class:`EvictionLabError` with evlab's
+    message."""
+    import numpy
+    import pandas
+
+    path = os.fsdecode(trace)
+    args = [path] + (["--format", str(format)] if format is not None else []) + _flags(options)
+    for arg in args:
+        if "\0" in arg:
+            raise ValueError(f"an argument holds a NUL character, which would cut it short: {arg!r}")
+    encoded = [a.encode("utf-8") for a in args]
+    argv = (ctypes.c_char_p * len(encoded))(*encoded)
+    count = ctypes.c_int64()
+    error = ctypes.POINTER(ctypes.c_char)()
+    handle = _lib.evl_trace_read(len(encoded), argv, ctypes.byref(count), ctypes.byref(error))
+    if not handle:
+        raise EvictionLabError(_take(error))
+    try:
+        keys = numpy.empty(count.value, dtype=numpy.uint64)
+        sizes = numpy.empty(count.value, dtype=numpy.int64)
+        times = numpy.empty(count.value, dtype=numpy.int64)
+        _lib.evl_trace_copy(handle, keys.ctypes.data, sizes.ctypes.data, times.ctypes.data)
+    finally:
+        _lib.evl_trace_free(handle)
+    return pandas.DataFrame({"key": keys, "size": sizes, "time": times})
 
 
 #: The largest capacity or size, as ``evlab replay`` takes them: weights

@@ -5,6 +5,7 @@ words, and the engine comes from the wheel alone.
 Run by scripts/python-test.sh with EVLAB naming the evlab binary and the
 repository as the working folder's parent (EVICTIONLAB_REPO)."""
 
+import json
 import os
 import subprocess
 import threading
@@ -278,6 +279,34 @@ def test_a_long_replay_reports_its_progress_and_a_short_one_does_not(capfd):
     err = capfd.readouterr().err
     assert "replay" in err and "4.00M" in err, err
     assert el._Progress(False).callback is None
+
+
+@pytest.mark.parametrize("trace", TRACES)
+def test_a_trace_read_into_a_frame_feeds_a_cache_as_a_replay(tmp_path, trace):
+    frame = el.read_trace(trace)
+    assert list(frame.columns) == ["key", "size", "time"]
+    assert frame["key"].dtype == numpy.uint64 and frame["size"].dtype == numpy.int64
+    info = subprocess.run([EVLAB, "trace-info", trace, "--json", "-"], check=True, capture_output=True, text=True)
+    summary = json.loads(info.stdout)["traces"][0]
+    assert len(frame) == summary["requests"] and frame["key"].nunique() == summary["unique_objects"]
+    for policy in ("lru", "s3fifo"):
+        hits = el.Cache(policy, 500).request_many(frame["key"])
+        row = el.replay(trace, policies=policy, sizes=500, progress=False).iloc[0]
+        assert int(hits.sum()) == row["hits"], policy
+    sized = el.Cache("lru", 1 << 20, size_mode="bytes").request_many(frame["key"], frame["size"])
+    row = el.replay(trace, policies="lru", sizes=1 << 20, size_mode="bytes", progress=False).iloc[0]
+    assert int(sized.sum()) == row["hits"]
+
+
+def test_reading_a_trace_says_what_is_wrong(tmp_path):
+    with pytest.raises(el.EvictionLabError, match="no-such"):
+        el.read_trace(tmp_path / "no-such.oracleGeneral")
+    text = tmp_path / "keys.txt"
+    text.write_text("10\n20\n10\n")
+    assert el.read_trace(text)["key"].tolist()[0] == el.read_trace(text)["key"].tolist()[2]
+    assert el.read_trace(text, renumber_ids=True)["key"].tolist() == [1, 2, 1]
+    with pytest.raises(el.EvictionLabError, match="unknown trace format .not-a-format"):
+        el.read_trace(text, format="not-a-format")
 
 
 def test_compare_writes_the_report_and_returns_its_results(tmp_path):

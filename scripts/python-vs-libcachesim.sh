@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# A policy written as Python hooks, in evictionlab (evictionlab.Policy) and
-# in libCacheSim 0.3.5's PluginCache (pip's libcachesim==0.3.5), on the same
-# trace and sizes, interleaved rounds, medians; both must give libCacheSim's
-# own LRU and FIFO miss ratios. Also evictionlab's bulk Cache feeding from a
-# NumPy array. Writes results/python/hooks-vs-libcachesim.md. A few minutes;
-# run it on a quiet machine.
+# evictionlab's Python package beside libCacheSim 0.3.5's (pip's
+# libcachesim==0.3.5, in a virtual environment of its own), on the same trace:
+# - results/python/hooks-vs-libcachesim.md: a policy written as Python hooks
+#   (evictionlab.Policy, libCacheSim's PluginCache), interleaved rounds,
+#   medians, both giving libCacheSim's own LRU and FIFO miss ratios; and
+#   evictionlab's bulk Cache feeding from a NumPy array;
+# - results/python/side-by-side.md: three tasks written in both packages,
+#   their lines and times, each pair checked to give the same numbers.
+# A few minutes; run it on a quiet machine.
 #
-#   scripts/python-hooks-speed.sh [ROUNDS]          # default 5
+#   scripts/python-vs-libcachesim.sh [ROUNDS]          # default 5
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
@@ -30,7 +33,7 @@ mkdir -p results/python
 {
   echo "# A policy in Python hooks: evictionlab against libCacheSim's PluginCache"
   echo
-  echo "Made by \`scripts/python-hooks-speed.sh $rounds\` with evictionlab $version and libcachesim 0.3.5 (PyPI),"
+  echo "Made by \`scripts/python-vs-libcachesim.sh $rounds\` with evictionlab $version and libcachesim 0.3.5 (PyPI),"
   echo "Python $("$venv/bin/python" -c 'import platform; print(platform.python_version())'), $(nproc) cores."
   echo
   echo "The same LRU (and FIFO: no work on a hit), an \`OrderedDict\` behind the hooks, in each package: \`evictionlab.Policy\`"
@@ -42,3 +45,18 @@ mkdir -p results/python
   echo "$table"
 } > results/python/hooks-vs-libcachesim.md
 cat results/python/hooks-vs-libcachesim.md
+side=$(cd "$(mktemp -d)" && env -u LD_LIBRARY_PATH "$repo/$venv/bin/python" "$repo/scripts/python_side_by_side.py" \
+  "$(realpath "$repo/$trace")" "$rounds")
+{
+  echo "# Three tasks in evictionlab and in libCacheSim's Python package"
+  echo
+  echo "Made by \`scripts/python-vs-libcachesim.sh $rounds\` with evictionlab $version and libcachesim 0.3.5 (PyPI),"
+  echo "Python $("$venv/bin/python" -c 'import platform; print(platform.python_version())'), $(nproc) cores; twitter_cluster52"
+  echo "(1,000,000 requests), count mode. Lines: non-blank lines of each snippet as listed below; seconds: each"
+  echo "snippet timed whole, median of $rounds interleaved runs. Each pair gives the same numbers (the script stops"
+  echo "otherwise)."
+  echo
+  echo "$side"
+} > results/python/side-by-side.md
+cat results/python/side-by-side.md
+
