@@ -21,6 +21,10 @@ if [ ! -x "$venv/bin/jupyter" ] || ! cmp -s notebooks/requirements.txt "$venv/re
   "$venv/bin/pip" install -q --disable-pip-version-check -r notebooks/requirements.txt
   cp notebooks/requirements.txt "$venv/requirements.txt"
 fi
+# from_python.ipynb uses the package itself: the wheel scripts/python-wheel.sh
+# builds (incrementally), installed into the same environment.
+scripts/python-wheel.sh >&2
+"$venv/bin/pip" install -q --disable-pip-version-check --no-deps --force-reinstall dist/evictionlab-*.whl
 out=.build-notebooks
 mkdir -p "$out"
 export EVLAB_FIGURES=$PWD/$out/figures MPLBACKEND=Agg
@@ -37,7 +41,7 @@ if [ -x "$evlab" ]; then
   rm -rf "$nofifo"
   "$evlab" compare --trace traces/zipf-scan.oracleGeneral.zst --trace traces/loop-3000.oracleGeneral.zst \
     --policy lru,arc,s3fifo --size 1%,10% --output "$nofifo/sweep" > /dev/null 2>&1
-  for notebook in notebooks/*.ipynb; do
+  for notebook in notebooks/compare_policies.ipynb notebooks/across_traces.ipynb; do
     echo "executing $notebook against a comparison without FIFO"
     EVLAB_RESULTS=$PWD/$nofifo/sweep/results.csv "$venv/bin/jupyter" nbconvert --to notebook --execute \
       --ExecutePreprocessor.timeout=300 --output-dir "$nofifo" "$notebook"
