@@ -141,7 +141,8 @@ let package = Package(
       dependencies: ["EvictionCache", .product(name: "CoreMetrics", package: "swift-metrics")]),
     // The C interface of the Python binding: evlab's commands in-process and
     // a cache stepped request by request (python/evictionlab).
-    .target(name: "EvictionLabNative", dependencies: ["EvictionLab", "EvictionLearned", "EvictionCore", "EvictionTraces"]),
+    .target(
+      name: "EvictionLabNative", dependencies: ["EvictionLab", "EvictionLearned", "EvictionCore", "EvictionTraces"]),
     // `evlab`: EvictionLab.main() with the learned policies, and nothing else.
     .executableTarget(name: "evlab", dependencies: ["EvictionLab", "EvictionLearned", "CAllocGuard"]),
     // evlab's allocation guard: a failed allocation under `ulimit -v` ends in

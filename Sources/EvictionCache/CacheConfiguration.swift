@@ -83,11 +83,18 @@ public struct CachePolicy: Sendable, Hashable, CustomStringConvertible, Expressi
 
   /// Least frequently used.
   public static let lfu: CachePolicy = "lfu"
-  /// W-TinyLFU (Einziger et al., ToS'17), Caffeine's policy: a window LRU of
-  /// `window` of the capacity, admission to the main SLRU by a frequency
-  /// sketch; `adaptive` climbs the window's size as Caffeine does.
+  /// W-TinyLFU (Einziger et al., ToS'17) as libCacheSim defines it: a
+  /// window LRU of `window` of the capacity, admission to the main SLRU by a
+  /// frequency sketch; `adaptive` climbs the window's size as Caffeine does.
   public static func wtinylfu(window: Double = 0.01, adaptive: Bool = false) -> CachePolicy {
     named("wtinylfu", ("window", "\(window)", window == 0.01), ("adaptive", "\(adaptive)", !adaptive))
+  }
+  /// Caffeine 2.6.2's bounded cache as the library ships it (the model
+  /// `caffeine`, checked request for request against the library): its
+  /// lazily sized sketch, lossy read buffer and admission jitter, the
+  /// jitter's draws from `seed`.
+  public static func caffeine(seed: Int64 = 0) -> CachePolicy {
+    named("caffeine", ("seed", "\(seed)", seed == 0))
   }
 
   // MARK: Yours

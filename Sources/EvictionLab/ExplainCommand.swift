@@ -108,7 +108,10 @@ struct Explain: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
     do throws(PolicyError) { return try PolicySpec.list(text) } catch { throw ArgumentError("--versus: \(error)") }
   }
 
-  func run() throws {
+  func run() throws { print(try text()) }
+
+  /// What `evlab explain` prints (the Python binding's `explain` returns it).
+  func text() throws -> String {
     let policy = try policies.specs()[0]
     let admission = try admissions.specs(sizeMode: sizeMode, policies: [policy])[0]
     let source = try traceSource(trace, traceOptions)
@@ -122,8 +125,7 @@ struct Explain: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
           source, policy: policy, cacheSize: cacheSize, sizeMode: sizeMode, admission: admission, window: window,
           key: 0, around: around, shown: shown)
       }
-      print(ExplainText.lists(history, around: around, title: "\(policy) on \(place)"))
-      return
+      return ExplainText.lists(history, around: around, title: "\(policy) on \(place)")
     }
     if let versus {
       let other = try versusSpecs(versus)[0]
@@ -131,8 +133,8 @@ struct Explain: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
         try Divergence.measure(
           source, first: policy, second: other, cacheSize: cacheSize, sizeMode: sizeMode, window: window)
       }
-      print(ExplainText.versus(divergence, place: place, top: top))
-      guard let chosen = key.map(TextKey.id) ?? divergence.keys.first?.key else { return }
+      let ranking = ExplainText.versus(divergence, place: place, top: top)
+      guard let chosen = key.map(TextKey.id) ?? divergence.keys.first?.key else { return ranking }
       let (mine, theirs) = try failing { () throws(TraceError) in
         (
           try KeyHistory.record(
@@ -144,11 +146,10 @@ struct Explain: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
       guard mine.events.contains(where: \.isRequest) else {
         throw fail("key \(key!) is never requested in \(source.name); the keys above are some that are")
       }
-      print(
-        ExplainText.life(
+      return ranking + "\n"
+        + ExplainText.life(
           mine, beside: theirs, title: "key \(key ?? String(chosen)) under \(policy) on \(place)", limit: events,
-          moreHint: "; --events 0 shows all"))
-      return
+          moreHint: "; --events 0 shows all")
     }
     let id = TextKey.id(key!)
     let (mine, optimum) = try failing { () throws(TraceError) in
@@ -165,9 +166,8 @@ struct Explain: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
       )
     }
     let behind = admission.kind == .none ? "" : " behind \(admission)"
-    print(
-      ExplainText.life(
-        mine, beside: optimum, title: "key \(key!) under \(policy)\(behind) on \(place)",
-        admitted: admission.kind != .none, limit: events, moreHint: "; --events 0 shows all"))
+    return ExplainText.life(
+      mine, beside: optimum, title: "key \(key!) under \(policy)\(behind) on \(place)",
+      admitted: admission.kind != .none, limit: events, moreHint: "; --events 0 shows all")
   }
 }

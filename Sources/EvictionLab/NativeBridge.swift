@@ -163,6 +163,19 @@ public enum NativeBridge {
     }
   }
 
+  /// What `evlab explain ARGUMENTS` prints, or the error it would print.
+  public static func explain(_ arguments: [String]) -> Result<String, NativeFailure> {
+    do {
+      let checked = try EvictionLab.checkOptions(["explain"] + arguments)
+      guard let command = try Evlab.parseAsRoot(checked) as? Explain else {
+        throw ArgumentError("expected the options of evlab explain")
+      }
+      return .success(try command.text())
+    } catch {
+      return .failure(NativeFailure(error))
+    }
+  }
+
   /// The version line `evlab --version` prints.
   public static var version: String { EvlabVersion.description }
 

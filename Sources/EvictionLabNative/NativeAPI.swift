@@ -168,6 +168,18 @@ public func evlTraceFree(_ handle: UnsafeMutableRawPointer) {
   Unmanaged<ReadRecords>.fromOpaque(handle).release()
 }
 
+/// `evlab explain` with `argc` arguments (no program name, no subcommand):
+/// 0 and its text in `text`, or 1 and the message in `error`.
+@_cdecl("evl_explain")
+public func evlExplain(
+  _ argc: Int32, _ argv: UnsafePointer<UnsafePointer<CChar>?>?,
+  _ text: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>,
+  _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+) -> Int32 {
+  prepare()
+  return deliver(NativeBridge.explain(arguments(argc, argv)), into: text, error: error)
+}
+
 /// A simulated cache stepped request by request: a catalog policy over
 /// 64-bit keys, as `evlab replay` runs it (its `time` the request's
 /// number), recording the keys it evicts until they are taken.

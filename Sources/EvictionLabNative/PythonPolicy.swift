@@ -29,6 +29,10 @@ public struct PythonHooks {
   public var remove: @convention(c) (Int64, UInt64) -> Int32
   /// The engine refused what a hook did (a victim not cached): instance, message.
   public var fail: @convention(c) (Int64, UnsafePointer<CChar>) -> Void
+  /// The policy's words for a resident key's state (`explain`): instance,
+  /// key, a buffer and its capacity; the UTF-8 length written, -1 for no
+  /// words (no `explain` method, or it returned None), -2 when it raised.
+  public var explain: @convention(c) (Int64, UInt64, UnsafeMutablePointer<CChar>, Int64) -> Int64
 }
 
 /// The registered hooks, by number.
@@ -152,6 +156,23 @@ public struct PythonPolicy<Index: SlotIndex & ~Copyable>: SingleListPolicy, ~Cop
     return slot
   }
 
+  /// The Python policy's own words for where `key` is (its `explain`
+  /// method), what `evlab explain` shows of a key's state; "resident" when
+  /// it has none, nil when the key is not cached.
+  public func explain(_ key: Key) -> String? {
+    guard store.find(key) >= 0 else { return nil }
+    guard !instance.failed, let hooks = instance.hooks else { return "resident" }
+    let capacity = 512
+    var buffer = [CChar](repeating: 0, count: capacity)
+    let written = buffer.withUnsafeMutableBufferPointer {
+      hooks.explain(instance.number, stableBits(of: key), $0.baseAddress!, Int64(capacity))
+    }
+    if written == -2 { instance.failed = true }
+    guard written >= 0 else { return "resident" }
+    return String(
+      decoding: buffer.prefix(Int(min(written, Int64(capacity)))).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+
   public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
     guard !instance.failed, let hooks = instance.hooks, store.count > 0 else { return false }
     var key: UInt64 = 0
@@ -188,9 +209,11 @@ public func evlRegisterPythonPolicy(
   _ new: @convention(c) (Int64, Int64) -> Int64, _ free: @convention(c) (Int64) -> Void,
   _ hit: @convention(c) (Int64, UInt64, Int64) -> Int32, _ admit: @convention(c) (Int64, UInt64, Int64) -> Int32,
   _ victim: @convention(c) (Int64, UnsafeMutablePointer<UInt64>) -> Int32,
-  _ remove: @convention(c) (Int64, UInt64) -> Int32, _ fail: @convention(c) (Int64, UnsafePointer<CChar>) -> Void
+  _ remove: @convention(c) (Int64, UInt64) -> Int32, _ fail: @convention(c) (Int64, UnsafePointer<CChar>) -> Void,
+  _ explain: @convention(c) (Int64, UInt64, UnsafeMutablePointer<CChar>, Int64) -> Int64
 ) -> Int64 {
   prepare()
   return PythonRegistry.register(
-    PythonHooks(new: new, free: free, hit: hit, admit: admit, victim: victim, remove: remove, fail: fail))
+    PythonHooks(
+      new: new, free: free, hit: hit, admit: admit, victim: victim, remove: remove, fail: fail, explain: explain))
 }

@@ -25,7 +25,8 @@ enum CacheTestMRU: PolicyDefinition {
       (.sieve, "sieve"), (.s3fifo(), "s3fifo"), (.s3fifo(small: 0.2), "s3fifo:small=0.2"), (.slru(), "slru"),
       (.slru(segments: 2), "slru:segments=2"), (.twoQueue, "2q"), (.arc, "arc"), (.car, "car"), (.lirs, "lirs"),
       (.clockPro, "clock-pro"), (.lfu, "lfu"), (.wtinylfu(), "wtinylfu"),
-      (.wtinylfu(window: 0.2, adaptive: true), "wtinylfu:window=0.2,adaptive=true"),
+      (.wtinylfu(window: 0.2, adaptive: true), "wtinylfu:window=0.2,adaptive=true"), (.caffeine(), "caffeine"),
+      (.caffeine(seed: 7), "caffeine:seed=7"),
     ]
     for (policy, text) in named {
       #expect(try policy.spec() == PolicySpec(text), "\(policy)")

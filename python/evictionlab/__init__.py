@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 __all__ = [
-    "Cache", "Comparison", "EvictionLabError", "Policy", "PolicyCheck", "check_policy", "compare", "formats",
-    "policies", "read_trace", "replay", "replay_csv", "version",
+    "Cache", "Comparison", "EvictionLabError", "Policy", "PolicyCheck", "check_policy", "compare", "explain",
+    "formats", "policies", "read_trace", "replay", "replay_csv", "version",
 ]
 
 
@@ -91,7 +91,9 @@ def _load() -> ctypes.CDLL:
     lib.evl_trace_free.restype = None
     lib.evl_check_policy.argtypes = [ctypes.c_char_p, ctypes.c_int64, ctypes.POINTER(text), ctypes.POINTER(text)]
     lib.evl_check_policy.restype = ctypes.c_int32
-    lib.evl_register_python_policy.argtypes = [_NEW, _FREE, _STEP, _STEP, _VICTIM, _REMOVE, _FAIL]
+    lib.evl_explain.argtypes = lib.evl_replay.argtypes
+    lib.evl_explain.restype = ctypes.c_int32
+    lib.evl_register_python_policy.argtypes = [_NEW, _FREE, _STEP, _STEP, _VICTIM, _REMOVE, _FAIL, _EXPLAIN]
     lib.evl_register_python_policy.restype = ctypes.c_int64
     return lib
 
@@ -103,6 +105,7 @@ _STEP = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_int64, ctypes.c_uint64, ctypes
 _VICTIM = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_int64, ctypes.POINTER(ctypes.c_uint64))
 _REMOVE = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_int64, ctypes.c_uint64)
 _FAIL = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_char_p)
+_EXPLAIN = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64, ctypes.c_uint64, ctypes.c_void_p, ctypes.c_int64)
 # A replay's progress: requests done, requests expected, cells done, cells, finished.
 _PROGRESS = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_int32)
 
@@ -513,6 +516,12 @@ class Policy:
     def on_remove(self, key: int) -> None:
         pass
 
+    def explain(self, key: int) -> str | None:
+        """Optional: a cached key's state in the policy's own words (its
+        queue, its frequency), which :func:`explain` shows at each of the
+        key's events; None (the default) shows "resident"."""
+        return None
+
 
 class _Registered:
     """A Policy subclass registered with the engine: its hooks, and the
@@ -573,12 +582,24 @@ class _Registered:
                 errors.append(error)
                 return 1
 
+        def explain(number, key, buffer, capacity):
+            try:
+                words = self.instances[number].explain(key)
+                if words is None:
+                    return -1
+                data = str(words).encode("utf-8")[:capacity]
+                ctypes.memmove(buffer, data, len(data))
+                return len(data)
+            except BaseException as error:  # noqa: BLE001
+                errors.append(error)
+                return -2
+
         def fail(number, message):
             self.errors.append(EvictionLabError(f"{self.label}: {message.decode()}"))
 
         # Kept on the object: ctypes callbacks must outlive every call.
         self.hooks = (_NEW(new), _FREE(free), _STEP(step(0)), _STEP(step(1)), _VICTIM(victim),
-                      _REMOVE(remove), _FAIL(fail))
+                      _REMOVE(remove), _FAIL(fail), _EXPLAIN(explain))
         self.label = cls.name or cls.__name__
         if self.label.lower() in {p["name"] for p in policies()}:
             raise ValueError(f"{cls.__name__}: its name {self.label!r} is a catalog policy's; name it otherwise")
@@ -608,6 +629,44 @@ def _policy_spec(policy) -> tuple[str, _Registered | None]:
     if isinstance(policy, Policy):
         raise TypeError("pass the Policy subclass, not an instance: the engine makes one per cache size")
     return str(policy), None
+
+
+def explain(trace, policy, size, key=None, around=None, versus=None, size_mode="count", format=None,
+            admission=None, warmup=None, **options) -> str:
+    """What ``evlab explain`` prints: the life of ``key`` under ``policy``
+    at ``size`` beside Belady's optimum (each request's hit or miss and why,
+    and what the policy did with the key in between, in its own words), or
+    with ``around=N`` the policy's lists at request N, or with
+    ``versus=OTHER`` the keys where the two policies part ways and the top
+    one's life under both. ``policy`` and ``versus`` may be
+    :class:`Policy` subclasses, whose ``explain(key)`` method words their
+    state. Other ``evlab explain`` options by name (``events=0``,
+    ``top=20``). Raises :class:`EvictionLabError` with evlab's message."""
+    spec, registered = _policy_spec(policy)
+    python = [registered] if registered is not None else []
+    args = [os.fsdecode(trace), "--policy", spec, "--size", _words(size), "--size-mode", size_mode]
+    if versus is not None:
+        other, also = _policy_spec(versus)
+        args += ["--versus", other]
+        if also is not None:
+            python.append(also)
+    for flag, value in (("--key", key), ("--around", around), ("--format", format), ("--admission", admission),
+                        ("--warmup", warmup)):
+        if value is not None:
+            args += [flag, _words(value)]
+    try:
+        text = _call(_lib.evl_explain, args + _flags(options))
+    finally:
+        for each in python:
+            each.raise_errors()
+    import re
+
+    for each in python:
+        # A table's header cell keeps its width (padded); elsewhere the name is plain.
+        cell = each.label.ljust(len(each.spec))
+        text = re.sub(re.escape(each.spec) + r"(?=  |$)", cell, text, flags=re.MULTILINE)
+        text = text.replace(each.spec, each.label)
+    return text
 
 
 class PolicyCheck:

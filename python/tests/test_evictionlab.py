@@ -7,6 +7,7 @@ repository as the working folder's parent (EVICTIONLAB_REPO)."""
 
 import json
 import os
+import re
 import subprocess
 import threading
 from pathlib import Path
@@ -307,6 +308,52 @@ def test_reading_a_trace_says_what_is_wrong(tmp_path):
     assert el.read_trace(text, renumber_ids=True)["key"].tolist() == [1, 2, 1]
     with pytest.raises(el.EvictionLabError, match="unknown trace format .not-a-format"):
         el.read_trace(text, format="not-a-format")
+
+
+def test_explain_tells_a_keys_life_in_the_policys_words(tmp_path):
+    trace = [t for t in TRACES if "zipf-0.9" in t][0]
+    ours = el.explain(trace, PyLRU, 500, key=42, events=0)
+    theirs = el.explain(trace, "lru", 500, key=42, events=0)
+    # The same rows; only the name, and the width of its column, differ.
+    assert " ".join(ours.replace("PyLRU", "lru").split()) == " ".join(theirs.split())
+    header, rule = ours.splitlines()[2:4]
+    assert [m.start() for m in re.finditer(r"\S+", header)] == [m.start() for m in re.finditer(r"-+", rule)], header
+    cli = subprocess.run([EVLAB, "explain", trace, "--policy", "lru", "--size", "500", "--key", "42", "--events", "0"],
+                         check=True, capture_output=True, text=True).stdout
+    assert theirs.strip() == cli.strip()
+
+    class Segments(PyLRU):
+        """LRU whose keys say how often they were hit."""
+        name = "counted-lru"
+
+        def __init__(self, capacity):
+            super().__init__(capacity)
+            self.hits = {}
+
+        def on_hit(self, key, size):
+            super().on_hit(key, size)
+            self.hits[key] = self.hits.get(key, 0) + 1
+
+        def on_remove(self, key):
+            super().on_remove(key)
+            self.hits.pop(key, None)
+
+        def explain(self, key):
+            return f"hit {self.hits.get(key, 0)} times"
+
+    text = el.explain(trace, Segments, 500, key=42)
+    assert "under counted-lru" in text and "hit 1 times" in text and "python:id" not in text
+    assert "lru" in el.explain(trace, "lru", 500, versus=Segments)
+    assert "segment" in el.explain(trace, "slru", 500, around=1000)
+
+    class Raises(PyLRU):
+        def explain(self, key):
+            raise ValueError("cannot say")
+
+    with pytest.raises(ValueError, match="cannot say"):
+        el.explain(trace, Raises, 500, key=42)
+    with pytest.raises(el.EvictionLabError, match="one of the three"):
+        el.explain(trace, "lru", 500)
 
 
 def test_compare_writes_the_report_and_returns_its_results(tmp_path):
