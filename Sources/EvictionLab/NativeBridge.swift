@@ -256,9 +256,15 @@ public final class CallbackProgress: ProgressDisplay, @unchecked Sendable {
       &handle, nil,
       { raw in
         let me = Unmanaged<CallbackProgress>.fromOpaque(raw!).takeRetainedValue()
+        // Wakes every 10 ms, so that `end` never waits long for it; reports every 200 ms.
+        var last = me.start
         while !me.done.load(ordering: .acquiring) {
-          usleep(200_000)
-          guard ContinuousClock.now - me.start > .seconds(1), !me.done.load(ordering: .acquiring) else { continue }
+          usleep(10_000)
+          let now = ContinuousClock.now
+          guard now - me.start > .seconds(1), now - last >= .milliseconds(200),
+            !me.done.load(ordering: .acquiring)
+          else { continue }
+          last = now
           me.reported.store(true, ordering: .relaxed)
           me.report(me.snapshot(finished: false))
         }
