@@ -13,11 +13,14 @@ import Testing
       "/bin/sh", ["-c", "ulimit -v \(megabytes * 1024) && exec \"$0\" \"$@\"", evlabPath] + arguments, in: directory)
   }
 
-  func expectShortage(_ run: Run, mentions: [String]) {
+  /// `orAtStart`: the start's own check (too little left for a run at all)
+  /// may speak instead, where this machine's libraries leave less room.
+  func expectShortage(_ run: Run, mentions: [String], orAtStart: Bool = false) {
     #expect(run.status == 1, "status \(run.status): \(run.stderr)")
     let lines = run.stderr.split(separator: "\n")
     #expect(lines.count == 1, "\(run.stderr)")
-    #expect(lines.first?.hasPrefix("evlab: error: not enough memory: ") == true, "\(run.stderr)")
+    let atStart = orAtStart && lines.first?.hasPrefix("evlab: error: not enough memory to start: ") == true
+    #expect(atStart || lines.first?.hasPrefix("evlab: error: not enough memory: ") == true, "\(run.stderr)")
     #expect(run.stderr.contains("the address-space limit (ulimit -v)"), "\(run.stderr)")
     for word in mentions { #expect(run.stderr.contains(word), "'\(run.stderr)' lacks '\(word)'") }
     #expect(!run.stderr.contains("Fatal error"))
@@ -171,8 +174,10 @@ import Testing
         "replay", trace, "--policy", "wtinylfu,lhd,hyperbolic", "--size", "90%", "--jobs", "1", "--repeat", "20",
       ], in: dir)
     // One line, evlab's: the runtime's "Fatal error: failed to allocate"
-    // no longer comes first (the allocation guard, CAllocGuard, speaks).
-    expectShortage(run, mentions: [])
+    // no longer comes first (the allocation guard, CAllocGuard, speaks). A
+    // CI machine whose process started 40 MiB larger than this one's was
+    // refused at start under the highest limit: that line is evlab's too.
+    expectShortage(run, mentions: [], orAtStart: true)
     #expect(!run.stderr.contains("Program crashed") && !run.stderr.contains("Backtrac"))
   }
 
