@@ -325,7 +325,9 @@ def read_trace(trace, format=None, **options):
     options by name (``key_column=2``, ``renumber_ids=True``,
     ``skip_bad_lines=True``). Feed it to a :class:`Cache` in one call:
     ``Cache("lru", 1000).request_many(df.key)``. The whole trace is held in
-    memory (24 bytes a request). Raises :class:`EvictionLabError` with evlab's
+    memory: 24 bytes a request in the DataFrame, up to about 100 while it
+    is read (the engine's records, then the copy). Nothing checks first that
+    a trace fits in memory. Raises :class:`EvictionLabError` with evlab's
     message."""
     import numpy
     import pandas
