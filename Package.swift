@@ -75,6 +75,9 @@ let package = Package(
     .target(name: "EvictionCore", dependencies: ["CChunkMatch"], swiftSettings: core),
     // MemoryCache: any policy behind a choice of locks; TieredCache over the disk tier.
     .target(name: "EvictionCache", dependencies: ["EvictionCore", "CThreadSlot"]),
+    // LEMON's network simplex behind a C function (Debian's liblemon-dev,
+    // header-only here): the min-cost flows of the FOO bounds.
+    .target(name: "CFlow", path: "Sources/CFlow"),
     // A thread-local variable (one C definition): the buffered strategy's
     // per-thread read stripe, found without a call.
     .target(name: "CThreadSlot", path: "Sources/CThreadSlot"),
@@ -94,7 +97,7 @@ let package = Package(
     .target(
       name: "EvictionSim",
       dependencies: [
-        "EvictionCore", "EvictionCache", "EvictionRun", "EvictionTraces", "CAllocator", "CPrefetch",
+        "EvictionCore", "EvictionCache", "EvictionRun", "EvictionTraces", "CAllocator", "CPrefetch", "CFlow",
         .product(name: "Histogram", package: "hdrhistogram-swift"),
       ]),
     // The checks every built-in policy passes, for a policy of your own

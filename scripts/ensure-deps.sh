@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs the system packages EvictionLab builds and tests against, if any is
-# missing: SQLite, GSL and XGBoost (the learned policies) headers, the
+# missing: SQLite, GSL, XGBoost (the learned policies) and LEMON (the flow
+# bounds' min-cost flow) headers, the
 # zlib/liblzma/libzstd headers behind transparent decompression, and the
 # gzip/xz/zstd tools the tests use to make compressed fixtures, and
 # rsvg-convert with a font for the reports' PDF and PNG figures. Only the Swift toolchain is assumed. Packages named
 # as arguments are installed too (scripts/slurm-check.sh adds Slurm's).
 set -euo pipefail
 
-packages=(libsqlite3-dev libgsl-dev libxgboost-dev zlib1g-dev liblzma-dev libzstd-dev gzip xz-utils zstd librsvg2-bin fonts-dejavu-core "$@")
+packages=(libsqlite3-dev libgsl-dev libxgboost-dev liblemon-dev zlib1g-dev liblzma-dev libzstd-dev gzip xz-utils zstd librsvg2-bin fonts-dejavu-core "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -271,7 +271,7 @@ struct Evlab: ParsableCommand {
     version: EvlabVersion.description,
     subcommands: [
       Compare.self, Merge.self, Report.self, Disk.self, DiskBenchCommand.self, Replay.self, Explain.self, MRC.self,
-      Stress.self,
+      Bounds.self, Stress.self,
       Generate.self,
       Convert.self, TraceInfoCommand.self, Catalog.self, Policies.self, Formats.self, Settings.self, CheckPolicy.self,
       Bench.self,

@@ -10,19 +10,28 @@
 /// `double`s in libpqueue's heap (``SlotHeap``), so ties among objects never
 /// requested again break as they do there.
 ///
+/// With `bypass` (`belady:bypass=true`), a missed object that would have to
+/// evict one requested sooner than itself is not admitted: that is MIN with
+/// bypass, the optimum of a cache that may decline an object, and it equals
+/// FOO in count mode (`evlab bounds`). libCacheSim's `belady` always admits,
+/// the optimum of a cache that must: a few misses more.
+///
 /// - Complexity: O(log n) per request (a heap of n resident objects).
 public struct BeladyPolicy<Index: SlotIndex & ~Copyable>: HeapPolicy, ~Copyable {
   public typealias Key = Index.Key
   public var store: PolicyStorage<Index, Void>
   public var heap = SlotHeap<Double>()
+  /// Whether a miss requested later than every resident object is declined.
+  public let bypass: Bool
   public static var heapOrder: String { "by next access, farthest first" }
 
   @inlinable
-  public init(capacity: Int64) {
+  public init(capacity: Int64, bypass: Bool = false) {
     store = PolicyStorage(capacity: capacity)
+    self.bypass = bypass
   }
 
-  public var name: String { "Belady" }
+  public var name: String { bypass ? "Belady(bypass)" : "Belady" }
 
   @inlinable @inline(__always)
   public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
@@ -34,6 +43,11 @@ public struct BeladyPolicy<Index: SlotIndex & ~Copyable>: HeapPolicy, ~Copyable 
 
   @inlinable @inline(__always)
   public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
+    if bypass && store.used + request.weight > store.capacity && heap.count > 0
+      && Double(request.nextAccess) >= heap.priority(of: heap.top)
+    {
+      return nil
+    }
     guard makeRoom(for: request.weight, onEvict: onEvict) else { return nil }
     let slot = store.insert(request.key, weight: request.weight, payload: ())
     heap.insert(slot, priority: Double(request.nextAccess))
@@ -54,6 +68,11 @@ public enum Belady: PolicyBuilder {
   public static let descriptor = PolicyDescriptor(
     name: "belady", displayName: "Belady", summary: "Belady's offline optimum: evict the farthest next request",
     citation: "Belady, IBM Systems Journal 1966",
+    parameters: [
+      PolicyParameter(
+        switch: "bypass", default: false,
+        help: "decline a missed object requested later than every resident one (MIN with bypass: FOO in count mode)")
+    ],
     traits: .offline,
     checkedAgainst: "libCacheSim, byte mode included", libCacheSim: "0.3.5")
 
@@ -61,6 +80,6 @@ public enum Belady: PolicyBuilder {
   public static func build<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
     _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
   ) -> Visitor.Output where Index.Key == Visitor.Key {
-    visitor.visit(BeladyPolicy<Index>(capacity: capacity))
+    visitor.visit(BeladyPolicy<Index>(capacity: capacity, bypass: spec.isOn("bypass")))
   }
 }
