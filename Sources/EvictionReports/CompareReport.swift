@@ -178,9 +178,24 @@ public enum CompareReport {
   ]
 
   /// One summary as the reports' table row.
-  static func acrossCells(_ r: AcrossTraces.Summary, name: (String) -> String = { $0 }) -> [String] {
+  /// What an offline policy is in `sizeMode`: `bound` for Belady with
+  /// equal weights (no cache that admits every miss misses less), else
+  /// `heuristic` (with sizes the optimum is NP-hard: `evlab bounds`).
+  public static func offlineKind(_ policy: String, _ sizeMode: SizeMode) -> String {
+    let name = policy.split(separator: ":").first.map(String.init) ?? policy
+    return name == "belady" && sizeMode == .count ? "bound" : "heuristic"
+  }
+
+  /// `offline bound` or `offline heuristic`, as tables tag an offline row.
+  static func offlineTag(_ policy: String, _ sizeMode: SizeMode) -> String {
+    "offline \(offlineKind(policy, sizeMode))"
+  }
+
+  static func acrossCells(
+    _ r: AcrossTraces.Summary, sizeMode: SizeMode, name: (String) -> String = { $0 }
+  ) -> [String] {
     [
-      r.offline ? "\(name(r.policy)) (offline bound)" : name(r.policy), percent(r.meanReduction),
+      r.offline ? "\(name(r.policy)) (\(offlineTag(r.policy, sizeMode)))" : name(r.policy), percent(r.meanReduction),
       percent(r.medianReduction),
       percent(r.p5Reduction), percent(r.p95Reduction),
       r.bestShare.map { String(format: "%.1f%%", $0 * 100) } ?? "bound",
@@ -214,7 +229,7 @@ public enum CompareReport {
         ? "\n### \(size) of each trace's footprint, \(traces) traces\n\n"
         : "\n### A cache of \(size) \(unit) on each trace, \(traces) traces\n\n"
       md += "| " + acrossColumns.joined(separator: " | ") + " |\n|---|" + String(repeating: "---:|", count: 7) + "\n"
-      for cells in rows.map({ acrossCells($0) }) { md += "| " + cells.joined(separator: " | ") + " |\n" }
+      for cells in rows.map({ acrossCells($0, sizeMode: config.sizeMode) }) { md += "| " + cells.joined(separator: " | ") + " |\n" }
     }
     let datasets = summaries.filter { $0.dataset != "all" }.map(\.dataset).reduce(into: [String]()) {
       if !$0.contains($1) { $0.append($1) }
@@ -253,9 +268,11 @@ public enum CompareReport {
     let styles = styles(config)
     func boxes(_ rows: [AcrossTraces.Summary]) -> [SVGChart.Box] {
       rows.map { r in
-        SVGChart.Box(
+        var box = SVGChart.Box(
           name: r.policy, p5: r.p5Reduction!, p25: r.p25Reduction!, median: r.medianReduction!, p75: r.p75Reduction!,
           p95: r.p95Reduction!, mean: r.meanReduction!, bound: r.offline)
+        box.offlineLabel = offlineKind(r.policy, config.sizeMode)
+        return box
       }
     }
     // One axis for every size's box plot, so the sizes compare at a glance.
@@ -276,7 +293,7 @@ public enum CompareReport {
       html +=
         "<div class=\"wide\"><table class=\"names\"><thead><tr>" + acrossColumns.map { "<th>\($0)</th>" }.joined()
         + "</tr></thead><tbody>\n"
-      for cells in rows.map({ acrossCells($0, name: styles.name) }) {
+      for cells in rows.map({ acrossCells($0, sizeMode: config.sizeMode, name: styles.name) }) {
         html += "<tr>" + cells.map { "<td>\(SVGChart.escape($0))</td>" }.joined() + "</tr>\n"
       }
       html += "</tbody></table></div>\n"
@@ -438,7 +455,7 @@ public enum CompareReport {
         " Not distinguishable from it at 95% (intervals overlap): \(ranking.tiedWithWinner.map { name($0.label) }.joined(separator: ", "))."
     }
     if let bound = ranking.rows.first(where: \.offline) {
-      text += " Offline bound \(name(bound.label)): \(ratio(bound.missRatio))."
+      text += " Offline \(offlineKind(bound.policy, bound.sizeMode)) \(name(bound.label)): \(ratio(bound.missRatio))."
     }
     return text
   }
@@ -502,7 +519,8 @@ public enum CompareReport {
           + "mean reduction from FIFO \(percent(best.meanReduction))"
         if let share = best.bestShare { line += String(format: ", best on %.0f%% of them", share * 100) }
         if let bound = rows.first(where: \.offline) {
-          line += "; bound \(styles.name(bound.policy)) \(percent(bound.meanReduction))"
+          line +=
+            "; \(offlineKind(bound.policy, config.sizeMode)) \(styles.name(bound.policy)) \(percent(bound.meanReduction))"
         }
         lines.append(line + ".")
       }
@@ -520,7 +538,9 @@ public enum CompareReport {
     md += "Randomised policies and synthetic traces run once per seed: their miss ratio is the mean, with a 95% "
     md +=
       "confidence interval (Student's t); two policies are called different only when their intervals are disjoint. "
-    md += "`vs LRU` is the relative change in miss ratio. Offline policies (Belady) are bounds, not contenders.\n"
+    md += "`vs LRU` is the relative change in miss ratio. Offline policies (Belady) are not contenders: "
+    md += "Belady is a bound in count mode; with sizes it and Belady-Size are heuristics (`evlab bounds` gives "
+    md += "the bounds for sizes).\n"
     md += acrossMarkdown(outcome, config: config)
     for entry in config.traces {
       let info = outcome.infos.first { $0.trace == entry.name }
@@ -531,7 +551,7 @@ public enum CompareReport {
         md += "\n### \(ranking.sizeLabel) (\(ranking.cacheSize) \(config.sizeMode == .count ? "objects" : "bytes"))\n\n"
         md += "| rank | policy | miss ratio | 95% CI | byte miss ratio | vs LRU |\n|---:|---|---:|---|---:|---:|\n"
         for (i, r) in ranking.rows.enumerated() {
-          let name = r.offline ? "\(r.label) (offline bound)" : r.label
+          let name = r.offline ? "\(r.label) (\(offlineTag(r.policy, r.sizeMode)))" : r.label
           md +=
             "| \(ranking.cachesNothing ? "—" : String(i + 1)) | \(name) | \(ratio(r.missRatio)) | \(interval(r)) | \(ratio(r.byteMissRatio)) | \(vsLRU(r, ranking.lru)) |\n"
         }
@@ -678,6 +698,7 @@ public enum CompareReport {
                 : byteRatio
                   ? $0.byteMissRatioCi95Low...$0.byteMissRatioCi95High : $0.missRatioCi95Low...$0.missRatioCi95High
             }, bound: points.first?.offline ?? false, styledByName: true)
+          series.offlineLabel = offlineKind(points.first?.policy ?? label, config.sizeMode)
           series.style = styles.style(label)
           series.displayName = styles.name(label)
           return series
@@ -713,7 +734,7 @@ public enum CompareReport {
           "<div class=\"wide\"><table><thead><tr><th>rank</th><th>policy</th><th>miss ratio</th><th>95% CI</th><th>byte miss ratio</th><th>vs LRU</th></tr></thead><tbody>\n"
         for (i, r) in ranking.rows.enumerated() {
           sections +=
-            "<tr><td>\(ranking.cachesNothing ? "—" : String(i + 1))</td><td>\(SVGChart.escape(styles.name(r.label)))\(r.offline ? " (offline bound)" : "")</td><td>\(ratio(r.missRatio))</td><td>\(interval(r))</td><td>\(ratio(r.byteMissRatio))</td><td>\(vsLRU(r, ranking.lru))</td></tr>\n"
+            "<tr><td>\(ranking.cachesNothing ? "—" : String(i + 1))</td><td>\(SVGChart.escape(styles.name(r.label)))\(r.offline ? " (\(offlineTag(r.policy, r.sizeMode)))" : "")</td><td>\(ratio(r.missRatio))</td><td>\(interval(r))</td><td>\(ratio(r.byteMissRatio))</td><td>\(vsLRU(r, ranking.lru))</td></tr>\n"
         }
         sections +=
           "</tbody></table></div>\n<p>\(SVGChart.escape(verdict(ranking, name: styles.name).replacingOccurrences(of: "**", with: "")))</p>\n"

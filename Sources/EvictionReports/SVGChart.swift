@@ -174,8 +174,11 @@ public enum SVGChart {
     public var points: [(x: Double, y: Double)]
     /// Optional 95% interval per point (drawn as whiskers).
     public var intervals: [ClosedRange<Double>?]
-    /// An offline bound (Belady): dashed, and labelled as a bound.
+    /// An offline policy (Belady): dashed, and labelled with ``offlineLabel``.
     public var bound: Bool
+    /// What the legend adds to an offline series: `bound`, or `heuristic`
+    /// where the policy is no bound (Belady with sizes, Belady-Size).
+    public var offlineLabel = "bound"
     /// Colour and marker from the series' name (``style(_:)``), as policies
     /// are; otherwise by position, as lock strategies and storage modes are.
     public var styledByName: Bool
@@ -208,7 +211,7 @@ public enum SVGChart {
 
     var legendName: String {
       let shown = displayName ?? name
-      return bound ? "\(shown) (bound)" : shown
+      return bound ? "\(shown) (\(offlineLabel))" : shown
     }
   }
 
@@ -617,8 +620,10 @@ public enum SVGChart {
   public struct Box {
     public var name: String
     public var p5, p25, median, p75, p95, mean: Double
-    /// An offline bound: drawn dashed and labelled as a bound.
+    /// An offline policy: drawn dashed and labelled with ``offlineLabel``.
     public var bound: Bool
+    /// `bound`, or `heuristic` (see ``Series/offlineLabel``).
+    public var offlineLabel = "bound"
 
     public init(
       name: String, p5: Double, p25: Double, median: Double, p75: Double, p95: Double, mean: Double, bound: Bool
@@ -664,7 +669,7 @@ public enum SVGChart {
     let top = layout.top(title)
     let names = boxes.map { box in
       let shown = styles?.name(box.name) ?? box.name
-      return box.bound ? "\(shown) (bound)" : shown
+      return box.bound ? "\(shown) (\(box.offlineLabel))" : shown
     }
     let labelW = min(layout.maxLabelWidth, max(160 * s, 16 * s + layout.textWidth(names)))
     let meanW = layout.textWidth(boxes.map { format($0.mean) } + [format(-0.999), "mean"]) + 28 * s

@@ -407,3 +407,14 @@ let sharedTraces = SharedData.traces
     _ = try TOMLParser.parse(text, file: "t.toml")
   }
 }
+
+/// Which offline rows a report may call a bound.
+@Suite struct OfflineKindTests {
+  @Test func onlyBeladyWithEqualWeightsIsABound() {
+    #expect(CompareReport.offlineKind("belady", .count) == "bound")
+    #expect(CompareReport.offlineKind("belady:bypass=true", .count) == "bound")
+    #expect(CompareReport.offlineKind("belady", .bytes) == "heuristic")
+    #expect(CompareReport.offlineKind("belady-size", .count) == "heuristic")
+    #expect(CompareReport.offlineKind("belady-size:seed=2", .bytes) == "heuristic")
+  }
+}
