@@ -229,7 +229,9 @@ public enum CompareReport {
         ? "\n### \(size) of each trace's footprint, \(traces) traces\n\n"
         : "\n### A cache of \(size) \(unit) on each trace, \(traces) traces\n\n"
       md += "| " + acrossColumns.joined(separator: " | ") + " |\n|---|" + String(repeating: "---:|", count: 7) + "\n"
-      for cells in rows.map({ acrossCells($0, sizeMode: config.sizeMode) }) { md += "| " + cells.joined(separator: " | ") + " |\n" }
+      for cells in rows.map({ acrossCells($0, sizeMode: config.sizeMode) }) {
+        md += "| " + cells.joined(separator: " | ") + " |\n"
+      }
     }
     let datasets = summaries.filter { $0.dataset != "all" }.map(\.dataset).reduce(into: [String]()) {
       if !$0.contains($1) { $0.append($1) }
