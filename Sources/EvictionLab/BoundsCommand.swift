@@ -31,7 +31,10 @@ struct Bounds: ParsableCommand, TakesSizes, TakesSizeMode {
   )
   var methods: [String] = []
 
-  @Option(help: "The most requests FOO solves (a min-cost flow of one node and two arcs a request; default 1000000).")
+  @Option(
+    help:
+      "The most requests FOO solves (a min-cost flow of one node and two arcs a request, its time growing as their square; default 250000)."
+  )
   var fooLimit: Int = FlowBound.defaultFOOLimit
 
   @Option(help: "Bound the trace's first N requests only (default: all of them).")

@@ -82,6 +82,11 @@ struct Compare: ParsableCommand {
       .attribution, suffix: " As attribution = true in a configuration; the report adds a chart of causes."))
   var attribution = false
 
+  @Option(
+    help: declared(
+      .attributionReference, suffix: " As attribution_reference = \"foo\" in a configuration; implies --attribution."))
+  var attributionReference: String?
+
   @OptionGroup(title: "Figures (over the configuration's [figures], [labels] and [colors])") var figureOptions:
     FigureOptions
 
@@ -109,7 +114,11 @@ struct Compare: ParsableCommand {
     choices.reading = traceOptions.reading
     return try failing { () throws(ConfigError) in
       let config = try choices.configuration(defaultPath: Self.defaultConfig)
-      return attribution ? try config.attributing() : config
+      guard let text = attributionReference else { return attribution ? try config.attributing() : config }
+      guard let kind = AttributionReferenceKind(rawValue: text.lowercased()) else {
+        throw ConfigError(file: "the command line", "--attribution-reference '\(text)': use belady, foo or pfoo-u")
+      }
+      return try config.attributing(reference: kind)
     }
   }
 

@@ -59,6 +59,9 @@ struct Replay: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
   @Flag(help: declared(.attribution))
   var attribution = false
 
+  @Option(help: declared(.attributionReference))
+  var attributionReference: String?
+
   @Option(
     help:
       "With --attribution: write each cell's costliest evictions and its misses by object size and reuse distance as JSON to PATH (- for standard output)."
@@ -99,6 +102,7 @@ struct Replay: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
       for (setting, text) in [
         (Setting.warmup, warmup), (.interval, interval), (.expiration, expiration), (.idleTTL, idleTtl),
         (.tier, tier), (.diskSize, diskSize), (.diskDirectory, diskDir),
+        (.attributionReference, attributionReference),
       ] {
         if let text { try run.set(setting, to: text) }
       }

@@ -133,21 +133,23 @@ public struct FlowIntervals: Sendable {
 
 /// The flow bounds' solvers.
 public enum FlowBound {
-  /// The most requests FOO solves unless told otherwise: about 70 s and
-  /// 250 MiB on this project's 2-core machine (docs/bounds.md).
-  public static var defaultFOOLimit: Int { 1_000_000 }
+  /// The most requests FOO solves unless told otherwise: about half a
+  /// minute and 100 MiB (results/bounds/).
+  public static var defaultFOOLimit: Int { 250_000 }
 
-  /// About how long FOO takes on `requests` requests, in words (measured
-  /// on this project's 2-core machine; the simplex grows faster than linearly).
+  /// About how long FOO takes on `requests` requests, in words: the
+  /// simplex's time grows about as the square of the trace's length (5 s
+  /// for 114,000 requests, 15 minutes for 1,000,000 on this project's
+  /// 2-core machine; results/bounds/).
   public static func describeFOOTime(requests: Int) -> String {
-    let seconds = fooSecondsPerRequest * Double(requests) * max(1, Double(requests) / 1e6)
+    let seconds = fooSecondsPerSquaredRequest * Double(requests) * Double(requests)
     if seconds < 120 { return "\(Int(seconds.rounded(.up))) s" }
     if seconds < 7200 { return "\(Int((seconds / 60).rounded(.up))) min" }
     return "\(Int((seconds / 3600).rounded(.up))) h"
   }
 
-  /// Seconds a request of FOO took up to a million requests.
-  static var fooSecondsPerRequest: Double { 70e-6 }
+  /// FOO's seconds over its requests squared.
+  static var fooSecondsPerSquaredRequest: Double { 6e-10 }
 
   /// Bytes LEMON's network simplex and the graph take per request, at most
   /// (one node and two arcs each).

@@ -139,20 +139,65 @@ public struct RequestBits: Sendable {
   }
 }
 
+/// What misses are attributed against: a schedule that exists, so every
+/// miss it avoids a cache could have avoided.
+public enum AttributionReferenceKind: String, Sendable, Hashable, CaseIterable, Codable {
+  /// libCacheSim's Belady: the optimum with equal weights for a cache that
+  /// admits every miss; with sizes, the field's usual reference, not a bound.
+  case belady
+  /// FOO-U's schedule (``FlowBound/foo(_:capacity:include:reserved:)``):
+  /// within FOO-L of the optimum, with sizes too. At most
+  /// ``FlowBound/defaultFOOLimit`` requests.
+  case foo
+  /// PFOO-U's schedule (``FlowBound/pfooUpper(_:capacity:step:)``), for
+  /// traces too long for FOO.
+  case pfooU = "pfoo-u"
+
+  /// PFOO-U's band when it is a reference: intervals a band.
+  public static var pfooStep: Int { 200_000 }
+}
+
 /// What the optimum did at one size on one trace: which requests it hit.
 /// Every policy attributed at that size is judged against the same bits.
 public struct AttributionReference: Sendable {
-  /// The optimum's name (`belady`).
+  /// The optimum's name (`belady`, `foo`, `pfoo-u`).
   public let policy: String
+  /// Which schedule it is.
+  public var kind: AttributionReferenceKind { AttributionReferenceKind(rawValue: policy) ?? .belady }
   /// The requests it hit, by replay position (warm-up included).
   public let hits: RequestBits
   /// Its misses over the counted requests, for checks.
   public let misses: Int64
 
-  /// Replays `trace` through the optimum at `cacheSize`.
+  /// Replays `trace` through the optimum at `cacheSize`, or solves FOO's
+  /// or PFOO-U's schedule there (whose requests are numbered from the
+  /// trace's first: no warm-up, which ``RunDescription`` refuses with them).
   public static func make(
-    _ trace: TraceSource, cacheSize: Int64, sizeMode: SizeMode, window: ReplayWindow, progress: ReplayProgress? = nil
+    _ trace: TraceSource, cacheSize: Int64, sizeMode: SizeMode, window: ReplayWindow,
+    kind: AttributionReferenceKind = .belady, progress: ReplayProgress? = nil
   ) throws(TraceError) -> AttributionReference {
+    if kind != .belady {
+      precondition(window.isEmpty, "a flow reference is solved over the whole trace")
+      let estimate = try trace.estimatedRequests()
+      if kind == .foo && estimate > FlowBound.defaultFOOLimit {
+        throw .invalidOption(
+          "\(trace.path): attributing against foo solves a min-cost flow of its \(estimate) requests, past the "
+            + "\(FlowBound.defaultFOOLimit) FOO runs (about \(FlowBound.describeFOOTime(requests: Int(estimate)))); "
+            + "attribute against pfoo-u or belady")
+      }
+      try MemoryBudget.check(
+        FlowIntervals.footprint(requests: estimate)
+          + FlowBound.fooFootprint(requests: min(estimate, Int64(2 * AttributionReferenceKind.pfooStep))),
+        for: "\(kind.rawValue)'s schedule of \(trace.path)", wayOut: "attribute against belady")
+      let intervals = try FlowIntervals.read(trace, sizeMode: sizeMode, progress: progress)
+      let solution =
+        kind == .foo
+        ? try FlowBound.foo(intervals, capacity: cacheSize)
+        : try FlowBound.pfooUpper(intervals, capacity: cacheSize, step: AttributionReferenceKind.pfooStep)
+      var hits = RequestBits()
+      for (i, hit) in solution.hits.enumerated() where hit { hits.set(Int64(i) + 1) }
+      return AttributionReference(policy: kind.rawValue, hits: hits, misses: solution.misses)
+    }
     let optimum = try! PolicySpec("belady")
     var box = optimum.integerBox(capacity: cacheSize)
     var run = AttributedReplay(reference: nil, admission: false, recordHits: true)
@@ -170,6 +215,7 @@ public final class AttributionReferences: Sendable {
     let cacheSize: Int64
     let sizeMode: SizeMode
     let warmup: ReplayWindow.Span?
+    let kind: AttributionReferenceKind
   }
 
   /// One reference, made by the first thread that asks while the others wait.
@@ -183,7 +229,9 @@ public final class AttributionReferences: Sendable {
 
   /// The reference for `cell`'s trace and size, made now or by an earlier call.
   public func reference(for cell: ReplayCell, progress: ReplayProgress?) throws(TraceError) -> AttributionReference {
-    let key = Key(trace: cell.trace, cacheSize: cell.cacheSize, sizeMode: cell.sizeMode, warmup: cell.window.warmup)
+    let key = Key(
+      trace: cell.trace, cacheSize: cell.cacheSize, sizeMode: cell.sizeMode, warmup: cell.window.warmup,
+      kind: cell.attributionReference)
     let slot = slots.withLock { slots in
       if let slot = slots[key] { return slot }
       let slot = Slot()
@@ -199,7 +247,7 @@ public final class AttributionReferences: Sendable {
         made = .success(
           try AttributionReference.make(
             trace, cacheSize: cell.cacheSize, sizeMode: cell.sizeMode, window: ReplayWindow(warmup: cell.window.warmup),
-            progress: progress))
+            kind: cell.attributionReference, progress: progress))
       } catch {
         made = .failure(error)
       }

@@ -8,6 +8,8 @@ import Foundation
 public struct ReplaySettings: Sendable, Hashable {
   public var window: ReplayWindow
   public var attribution: Bool
+  /// What misses are attributed against (``AttributionReferenceKind``).
+  public var attributionReference: AttributionReferenceKind = .belady
   public var ttl: TTLRule?
   public var kv: KVRule?
 
@@ -40,6 +42,7 @@ extension ReplayCell {
             cell.sizeGiven = given
             cell.footprint = footprint
             (cell.attribution, cell.ttl, cell.kv) = (settings.attribution, settings.ttl, settings.kv)
+            cell.attributionReference = settings.attributionReference
             cells.append(cell)
           }
         }

@@ -36,6 +36,8 @@ public struct RunDescription: Sendable, Hashable {
   /// The warm-up left out of the counts, and the intervals counted apart.
   public var window = ReplayWindow()
   public var attribution = false
+  /// What misses are attributed against.
+  public var attributionReference: AttributionReferenceKind = .belady
   public var useTTL = false
   public var semantics: Semantics = .libcachesim
   public var fillOnMiss = false
@@ -60,9 +62,11 @@ public struct RunDescription: Sendable, Hashable {
   /// How each cell replays: what ``ReplayCell/grid(_:policies:sizes:sizeMode:admissions:settings:)`` takes.
   public var replaySettings: ReplaySettings {
     let expiry = expiration ?? .lazy
-    return ReplaySettings(
+    var settings = ReplaySettings(
       window: window, attribution: attribution, ttl: useTTL ? TTLRule(expiration: expiry, idleTTL: idleTTL) : nil,
       kv: semantics == .kv ? KVRule(fillOnMiss: fillOnMiss, expiration: expiry, idleTTL: idleTTL) : nil)
+    settings.attributionReference = attributionReference
+    return settings
   }
 
   /// Whether objects expire or are set and deleted: runs where an offline
@@ -149,6 +153,7 @@ extension Setting {
   public static let diskSize = Setting("diskSize")
   public static let diskDirectory = Setting("diskDir")
   public static let limit = Setting("limit")
+  public static let attributionReference = Setting("attributionReference")
 }
 
 extension RunDescription {
@@ -158,7 +163,7 @@ extension RunDescription {
       SettingDeclaration(
         .sizeMode, value: "count or bytes", default: "count",
         help: "What capacity counts: count (every object weighs 1) or bytes (objects weigh their size).",
-        commands: ["replay", "mrc", "stress", "explain", "compare"], configKey: "size_mode"),
+        commands: ["replay", "mrc", "stress", "explain", "compare", "bounds"], configKey: "size_mode"),
       isGiven: { $0.sizeMode != .count },
       read: { run, text, name throws(RunError) in
         guard let mode = SizeMode(rawValue: text.lowercased()) else {
@@ -195,6 +200,21 @@ extension RunDescription {
         .init(other: .given(.interval), reason: "its replay does not cut intervals yet"),
         .init(other: .tier, reason: "a tiered replay runs real caches, with no optimum beside them"),
       ]),
+    RunSetting(
+      SettingDeclaration(
+        .attributionReference, value: "belady, foo or pfoo-u", default: "belady",
+        help:
+          "With attribution: the schedule misses are attributed against. belady (libCacheSim's: the optimum with equal sizes, a heuristic with sizes), foo (FOO-U's schedule: within FOO-L of the optimum with sizes too; traces of at most 250,000 requests) or pfoo-u (PFOO-U's, for longer traces); see evlab bounds.",
+        commands: ["replay", "compare"], configKey: "attribution_reference"),
+      isGiven: { $0.attributionReference != .belady },
+      read: { run, text, name throws(RunError) in
+        guard let kind = AttributionReferenceKind(rawValue: text.lowercased()) else {
+          throw RunError(.attributionReference, "\(name) '\(text)': use belady, foo or pfoo-u")
+        }
+        run.attributionReference = kind
+      },
+      onlyWith: [.given(.attribution)],
+      notWith: [.init(other: .given(.warmup), reason: "its schedule is solved over the whole trace")]),
     RunSetting(
       SettingDeclaration(
         .useTTL, value: "true or false", default: "false",

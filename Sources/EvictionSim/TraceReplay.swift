@@ -32,6 +32,7 @@ public enum TraceReplay {
     var described = RunDescription()
     (described.policies, described.sizeMode, described.admissions) = ([policy], sizeMode, [admission])
     (described.window, described.attribution, described.copies) = (window, reference != nil, trace.copies)
+    described.attributionReference = reference?.kind ?? .belady
     (described.useTTL, described.semantics, described.fillOnMiss) = (
       ttl != nil, kv == nil ? .libcachesim : .kv, kv?.fillOnMiss ?? false
     )
@@ -249,6 +250,8 @@ public struct ReplayCell: Sendable, Hashable {
   /// Whether each counted miss is attributed to its cause against Belady's
   /// optimum at the same size (``MissAttribution``).
   public var attribution = false
+  /// What its misses are attributed against (``AttributionReferenceKind``).
+  public var attributionReference: AttributionReferenceKind = .belady
   /// How requests' TTLs expire objects, when they do (``TTLRule``).
   public var ttl: TTLRule? = nil
   /// Key-value semantics, when the records are read as operations (``KVRule``).

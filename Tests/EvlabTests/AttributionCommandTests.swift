@@ -276,3 +276,59 @@ import Testing
     #expect(docs.contains(quoted), "docs/miss-attribution.md quotes the first \(lines) lines of explain-\(policy).txt")
   }
 }
+
+/// `--attribution-reference`: misses split against FOO's or PFOO-U's schedule.
+@Suite struct AttributionReferenceCommandTests {
+  static let cloud = SharedData.trace("libcachesim/cloudPhysicsIO.oracleGeneral.bin")
+
+  /// Against FOO-U's schedule, a miss the schedule shares is a capacity miss,
+  /// so compulsory and capacity misses together never pass the schedule's
+  /// own misses (`evlab bounds`' foo-u); against Belady they differ.
+  @Test func causesAreSplitAgainstFOOsSchedule() throws {
+    let dir = try scratchDirectory()
+    let common = [
+      "--policy", "lru,gdsf,belady-size", "--size-mode", "bytes", "--size", "5%", "--attribution", "--csv", "-",
+    ]
+    let foo = try evlab(["replay", Self.cloud] + common + ["--attribution-reference", "foo"], in: dir)
+    #expect(foo.status == 0, "\(foo.stderr)")
+    let bounds = try evlab(
+      ["bounds", Self.cloud, "--size-mode", "bytes", "--size", "5%", "--methods", "foo", "--csv", "-"], in: dir)
+    #expect(bounds.status == 0, "\(bounds.stderr)")
+    let fooU = try #require(rows(bounds.stdout).first { $0["bound"] == "foo-u" })
+    let upper = try #require(Double(fooU["misses"] ?? ""))
+    let belady = try evlab(["replay", Self.cloud] + common, in: dir)
+    for (row, against) in zip(rows(foo.stdout), rows(belady.stdout)) {
+      #expect(row["attribution_reference"] == "foo" && against["attribution_reference"] == "belady")
+      let causes = ["compulsory_misses", "capacity_misses", "policy_misses", "admission_misses"].map {
+        Int(row[$0]!)!
+      }
+      #expect(causes.reduce(0, +) == Int(row["misses"]!)!, "\(row)")
+      #expect(Double(causes[0] + causes[1]) <= upper, "\(row)")
+      #expect(row["capacity_misses"] != against["capacity_misses"], "\(row)")
+    }
+  }
+
+  @Test func compareCarriesTheReferenceToEveryRow() throws {
+    let dir = try scratchDirectory()
+    let run = try evlab(
+      [
+        "compare", "--trace", Self.cloud, "--policy", "lru,s3fifo", "--size-mode", "bytes", "--sizes", "1%",
+        "--attribution-reference", "pfoo-u", "--output", "out",
+      ], in: dir)
+    #expect(run.status == 0, "\(run.stderr)")
+    let table = rows(try String(contentsOf: dir.appendingPathComponent("out/results.csv"), encoding: .utf8))
+    #expect(!table.isEmpty && table.allSatisfy { $0["attribution_reference"] == "pfoo-u" }, "\(table)")
+  }
+
+  @Test(arguments: [
+    (["--attribution-reference", "foo"], "--attribution"),
+    (["--attribution", "--attribution-reference", "opt"], "use belady, foo or pfoo-u"),
+    (["--attribution", "--attribution-reference", "foo", "--warmup", "100"], "solved over the whole trace"),
+  ])
+  func misuseSaysSo(extra: [String], message: String) throws {
+    let dir = try scratchDirectory()
+    let run = try evlab(["replay", Self.cloud, "--policy", "lru", "--size", "100"] + extra, in: dir)
+    #expect(run.status != 0)
+    #expect(run.stderr.contains(message), "\(run.stderr)")
+  }
+}

@@ -85,6 +85,9 @@ import Testing
     #expect(refusal(short).contains("negative or do not add up"), "\(refusal(short))")
     let dropped = forged(parts) { $0.results[0].attribution = nil }
     #expect(refusal(dropped).contains("lacks the causes of its misses"), "\(refusal(dropped))")
+    // Causes relabelled as split against another reference.
+    let relabelled = forged(parts) { $0.results[0].attribution!.reference = "foo" }
+    #expect(refusal(relabelled).contains("attributes its misses against foo"), "\(refusal(relabelled))")
   }
 
   /// Counts no replay can produce, digests computed again so that only

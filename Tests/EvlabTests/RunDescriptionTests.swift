@@ -48,6 +48,7 @@ import Testing
   /// A value of each setting that only has an effect beside another one.
   static let samples: [Setting: String] = [
     .fillOnMiss: "true", .expiration: "scan", .idleTTL: "30", .diskSize: "10", .diskDirectory: "/tmp", .limit: "5",
+    .attributionReference: "foo",
   ]
 
   /// Given alone, each setting with a rule "only with …" is refused, by

@@ -94,6 +94,8 @@ public struct CompareConfig: Sendable {
   /// Whether every miss is attributed to its cause against Belady's optimum
   /// (`attribution = true`; ``EvictionSim/MissAttribution``).
   public var attribution = false
+  /// What misses are attributed against (`attribution_reference`).
+  public var attributionReference: AttributionReferenceKind = .belady
   /// Whether the sweep was given as a front end's flags, not a file (its
   /// messages then name settings as flags).
   public var givenAsFlags = false
@@ -107,15 +109,20 @@ public struct CompareConfig: Sendable {
   /// over a configuration that did not ask): ``source`` says so too, so a
   /// shard's partial result, the merge's check that shards are of one sweep
   /// and the provenance all see it.
-  public func attributing() throws(ConfigError) -> CompareConfig {
-    guard !attribution else { return self }
+  /// With `reference`, against that schedule (`--attribution-reference`).
+  public func attributing(reference: AttributionReferenceKind? = nil) throws(ConfigError) -> CompareConfig {
+    guard !attribution || (reference != nil && reference != attributionReference) else { return self }
     var config = self
     config.attribution = true
+    config.attributionReference = reference ?? attributionReference
     var table =
       sourceFormat == "json"
       ? try ConfigValue.fromJSON(Data(source.utf8), file: "the configuration")
       : try TOMLParser.parse(source, file: "the configuration")
     table["attribution"] = .bool(true)
+    if config.attributionReference != .belady {
+      table["attribution_reference"] = .string(config.attributionReference.rawValue)
+    }
     config.source = ConfigValue.table(table).jsonText
     config.sourceFormat = "json"
     try config.checkAttribution(file: givenAsFlags ? Self.commandLine : "the configuration")
@@ -128,6 +135,7 @@ public struct CompareConfig: Sendable {
     var run = RunDescription()
     (run.policies, run.sizeMode, run.admissions) = (policies, sizeMode, admissions)
     (run.window, run.attribution, run.jobs) = (window, attribution, jobs)
+    run.attributionReference = attributionReference
     do throws(RunError) {
       try run.check(spelling: file == Self.commandLine ? flags : RunDescription.configSpelling)
     } catch {
@@ -529,6 +537,7 @@ public struct CompareConfig: Sendable {
       traces: traces, chartSize: chartSize, stress: stress, disk: disk, jobs: run.jobs, skipBadLines: skipBadLines,
       source: source, sourceFormat: sourceFormat)
     (config.admissions, config.window, config.attribution) = (run.admissions, run.window, run.attribution)
+    config.attributionReference = run.attributionReference
     config.smallSizes = smallSizes
     config.figures = try FigureSettings.read(table, file: file)
     try config.figures.check(policies: config.labels, traces: traces.map(\.name), file: file)

@@ -150,6 +150,7 @@ public struct ComparePlan: Sendable {
                   admission: admission.isRandomized ? admission.withSeed(config.seeds[s]) : admission,
                   window: config.window))
               cells[cells.count - 1].attribution = config.attribution
+              cells[cells.count - 1].attributionReference = config.attributionReference
               costs.append(infos[t].requests * (policy.descriptor.isOffline ? 2 : 1))
             }
           }

@@ -322,6 +322,11 @@ extension ComparePartial {
         "\(path): \(result.key.id) \(cell.attribution ? "lacks" : "has") the causes of its misses, and the "
           + "configuration \(cell.attribution ? "asks for" : "does not ask for") them: run that shard again")
     }
+    if let a = result.attribution, a.reference != cell.attributionReference.rawValue {
+      throw .merge(
+        "\(path): \(result.key.id) attributes its misses against \(a.reference), and the configuration against "
+          + "\(cell.attributionReference.rawValue): run that shard again")
+    }
     if let a = result.attribution {
       let causes = [
         a.compulsoryMisses, a.capacityMisses, a.policyMisses, a.admissionMisses, a.compulsoryBytesMissed,
