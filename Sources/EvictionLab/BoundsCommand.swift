@@ -80,6 +80,17 @@ struct Bounds: ParsableCommand, TakesSizes, TakesSizeMode {
   }
 
   func run() throws {
+    let rows = try results(say: printError)
+    let provenance = runProvenance()
+    try output.emit(
+      table: BoundRow.table(rows),
+      json: "{\n  \"provenance\": \(provenance.json),\n  \"results\": [\n    "
+        + rows.map { ResultWriter.object($0, columns: BoundRow.columns) }.joined(separator: ",\n    ") + "\n  ]\n}\n",
+      csv: BoundRow.csv(rows))
+  }
+
+  /// The bounds asked for, one row per bound and size; `say` hears each step.
+  func results(say: (String) -> Void) throws -> [BoundRow] {
     let source = try traceSource(trace, traceOptions)
     let cacheSizes = try resolveSizes(sizes.sizes, for: source, sizeMode: sizeMode)
     let estimate = min(
@@ -89,7 +100,7 @@ struct Bounds: ParsableCommand, TakesSizes, TakesSizeMode {
         FlowIntervals.footprint(requests: estimate), for: "reading \(source.path)'s requests for the bounds",
         wayOut: "bound a shorter trace")
     }
-    printError("bounds: reading \(source.path)")
+    say("bounds: reading \(source.path)")
     let intervals = try failing { () throws(TraceError) in
       try FlowIntervals.read(source, sizeMode: sizeMode, limit: requests)
     }
@@ -119,7 +130,7 @@ struct Bounds: ParsableCommand, TakesSizes, TakesSizeMode {
             seconds: Date().timeIntervalSince(started)))
       }
       if methods.contains(.foo) {
-        printError("bounds: FOO at \(size)")
+        say("bounds: FOO at \(size)")
         let started = Date()
         let solution = try failing { () throws(TraceError) in try FlowBound.foo(intervals, capacity: size) }
         row("foo-l", "lower", Double(intervals.objects) + solution.cost, started)
@@ -130,7 +141,7 @@ struct Bounds: ParsableCommand, TakesSizes, TakesSizeMode {
         row("pfoo-l", "lower", FlowBound.pfooLower(intervals, capacity: size), started)
       }
       if methods.contains(.pfooU) {
-        printError("bounds: PFOO-U at \(size)")
+        say("bounds: PFOO-U at \(size)")
         let started = Date()
         let solution = try failing { () throws(TraceError) in
           try FlowBound.pfooUpper(intervals, capacity: size, step: step)
@@ -138,12 +149,7 @@ struct Bounds: ParsableCommand, TakesSizes, TakesSizeMode {
         row("pfoo-u", "upper", Double(solution.misses), started)
       }
     }
-    let provenance = runProvenance()
-    try output.emit(
-      table: BoundRow.table(rows),
-      json: "{\n  \"provenance\": \(provenance.json),\n  \"results\": [\n    "
-        + rows.map { ResultWriter.object($0, columns: BoundRow.columns) }.joined(separator: ",\n    ") + "\n  ]\n}\n",
-      csv: ResultWriter.csv(rows, columns: BoundRow.columns))
+    return rows
   }
 }
 
@@ -172,6 +178,8 @@ struct BoundRow: Encodable {
     case cacheSize = "cache_size"
     case missRatio = "miss_ratio"
   }
+
+  static func csv(_ rows: [BoundRow]) -> String { ResultWriter.csv(rows, columns: columns) }
 
   static func table(_ rows: [BoundRow]) -> String {
     let body = rows.map { row in

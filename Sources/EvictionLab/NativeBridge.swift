@@ -176,6 +176,19 @@ public enum NativeBridge {
     }
   }
 
+  /// `evlab bounds`' CSV for `arguments` (its options, no subcommand).
+  public static func bounds(_ arguments: [String]) -> Result<String, NativeFailure> {
+    do {
+      let checked = try EvictionLab.checkOptions(["bounds"] + arguments)
+      guard let command = try Evlab.parseAsRoot(checked) as? Bounds else {
+        throw ArgumentError("expected the options of evlab bounds")
+      }
+      return .success(BoundRow.csv(try command.results(say: { _ in })))
+    } catch {
+      return .failure(NativeFailure(error))
+    }
+  }
+
   /// The version line `evlab --version` prints.
   public static var version: String { EvlabVersion.description }
 

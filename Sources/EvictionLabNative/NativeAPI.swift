@@ -180,6 +180,18 @@ public func evlExplain(
   return deliver(NativeBridge.explain(arguments(argc, argv)), into: text, error: error)
 }
 
+/// `evlab bounds` with `argc` arguments (no program name, no subcommand):
+/// 0 and its CSV in `text`, or 1 and the message in `error`.
+@_cdecl("evl_bounds")
+public func evlBounds(
+  _ argc: Int32, _ argv: UnsafePointer<UnsafePointer<CChar>?>?,
+  _ text: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>,
+  _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+) -> Int32 {
+  prepare()
+  return deliver(NativeBridge.bounds(arguments(argc, argv)), into: text, error: error)
+}
+
 /// A simulated cache stepped request by request: a catalog policy over
 /// 64-bit keys, as `evlab replay` runs it (its `time` the request's
 /// number), recording the keys it evicts until they are taken.

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 __all__ = [
-    "Cache", "Comparison", "EvictionLabError", "Policy", "PolicyCheck", "check_policy", "compare", "explain",
+    "Cache", "Comparison", "EvictionLabError", "Policy", "PolicyCheck", "bounds", "check_policy", "compare", "explain",
     "formats", "policies", "read_trace", "replay", "replay_csv", "version",
 ]
 
@@ -93,6 +93,8 @@ def _load() -> ctypes.CDLL:
     lib.evl_check_policy.restype = ctypes.c_int32
     lib.evl_explain.argtypes = lib.evl_replay.argtypes
     lib.evl_explain.restype = ctypes.c_int32
+    lib.evl_bounds.argtypes = lib.evl_replay.argtypes
+    lib.evl_bounds.restype = ctypes.c_int32
     lib.evl_register_python_policy.argtypes = [_NEW, _FREE, _STEP, _STEP, _VICTIM, _REMOVE, _FAIL, _EXPLAIN]
     lib.evl_register_python_policy.restype = ctypes.c_int64
     return lib
@@ -669,6 +671,25 @@ def explain(trace, policy, size, key=None, around=None, versus=None, size_mode="
         text = re.sub(re.escape(each.spec) + r"(?=  |$)", cell, text, flags=re.MULTILINE)
         text = text.replace(each.spec, each.label)
     return text
+
+
+def bounds(trace, sizes, size_mode="count", methods=None, format=None, **options):
+    """Bounds on the fewest misses any cache of each size can have on
+    ``trace``, as ``evlab bounds --csv`` gives them, in a pandas DataFrame:
+    one row per bound and size (``bound``: foo-l, foo-u, pfoo-l, pfoo-u;
+    ``kind``: lower or upper; ``misses``, fractional for a lower bound).
+    ``methods`` picks them (``"foo,pfoo-l"``; default: foo and pfoo-l up to
+    ``foo_limit`` requests, pfoo-l and pfoo-u past it); other options by
+    name (``requests=100_000``, ``step=50_000``, ``foo_limit=500_000``).
+    Raises :class:`EvictionLabError` with evlab's message."""
+    import pandas
+
+    args = [os.fsdecode(trace), "--size", _words(sizes), "--size-mode", size_mode]
+    for flag, value in (("--methods", methods), ("--format", format)):
+        if value is not None:
+            args += [flag, _words(value)]
+    text = _call(_lib.evl_bounds, args + _flags(options))
+    return pandas.read_csv(io.StringIO(text))
 
 
 class PolicyCheck:

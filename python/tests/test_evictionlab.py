@@ -460,3 +460,21 @@ def test_what_a_second_attack_found():
     with pytest.raises(ValueError, match="NUL"):
         el.replay(TRACES[0], policies="lru\0fifo", sizes=[10])
     assert len(el.replay(os.fsencode(TRACES[0]), policies="lru", sizes=[10])) == 1
+
+
+def test_bounds_match_the_command_line_and_keep_their_order(tmp_path):
+    trace = [t for t in TRACES if "zipf-0.9" in t][0]
+    ours = el.bounds(trace, ["0.5%", "5%"], size_mode="bytes", methods="foo,pfoo-l,pfoo-u", requests=20_000)
+    out = tmp_path / "cli.csv"
+    subprocess.run([EVLAB, "bounds", trace, "--sizes", "0.5%,5%", "--size-mode", "bytes", "--methods",
+                    "foo,pfoo-l,pfoo-u", "--requests", "20000", "--csv", str(out)], check=True, capture_output=True)
+    pandas.testing.assert_frame_equal(drop_run_columns(ours), drop_run_columns(pandas.read_csv(out)))
+    for _, at in ours.groupby("cache_size"):
+        misses = dict(zip(at.bound, at.misses))
+        assert misses["pfoo-l"] <= misses["foo-l"] <= misses["foo-u"] and misses["foo-l"] <= misses["pfoo-u"]
+    assert set(ours.kind) == {"lower", "upper"} and (ours.requests == 20_000).all()
+    # Misses split against FOO's schedule, by the replay's own option.
+    split = el.replay(trace, "lru", "0.5%", size_mode="bytes", attribution=True, attribution_reference="foo")
+    assert (split.attribution_reference == "foo").all()
+    with pytest.raises(el.EvictionLabError, match="--methods 'opt'"):
+        el.bounds(trace, "1%", methods="opt")
