@@ -280,6 +280,9 @@ public enum FlowBound {
     return Double(n) - hits
   }
 
+  /// The most bands PFOO-U solves.
+  public static var maximumBands: Int { 2_000 }
+
   /// PFOO-U: FOO over bands of about `step` intervals each, by utility
   /// (`1 / (size × length)`), the best first; each band is solved with the
   /// room the ones before it took away, and overlaps the next by half.
@@ -294,6 +297,15 @@ public enum FlowBound {
       guard next >= 0, size <= capacity else { continue }
       utility[i] = 1 / (Double(size) * Double(next - i))
       eligible.append(utility[i])
+    }
+    // Each band reads the whole trace again: a step that makes thousands of
+    // bands would run for hours on a trace FOO solves in seconds.
+    let bands = 2 * eligible.count / step
+    guard bands <= maximumBands else {
+      throw .invalidOption(
+        "PFOO-U with bands of \(step) intervals makes \(bands) bands of \(eligible.count) intervals, past the "
+          + "\(maximumBands) it solves (each reads the whole trace); give a step of at least "
+          + "\(2 * eligible.count / maximumBands + 1)")
     }
     eligible.sort(by: >)
     // Band edges: every step/2 intervals, the highest first, distinct.

@@ -156,3 +156,13 @@ import Testing
     }
   }
 }
+
+/// What PFOO-U refuses rather than run for hours.
+@Suite struct FlowBoundsLimitTests {
+  @Test func aStepThatMakesThousandsOfBandsIsRefused() throws {
+    let keys = (0..<10_000).map { UInt64($0 % 2_000) }
+    let intervals = FlowIntervals(keys: keys, sizes: keys.map { _ in 1 })
+    #expect(throws: TraceError.self) { try FlowBound.pfooUpper(intervals, capacity: 100, step: 2) }
+    #expect(try FlowBound.pfooUpper(intervals, capacity: 100, step: 8).misses >= 2_000)
+  }
+}
