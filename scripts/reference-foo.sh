@@ -3,7 +3,8 @@
 # authors' own tool computes them (Berger, Beckmann and Harchol-Balter,
 # SIGMETRICS'18; github.com/dasebe/optimalwebcaching, OHRgoal/FOO), built
 # outside the repository against Debian's LEMON (liblemon-dev) instead of the
-# copy the repository bundles. `evlab bounds` must agree with every row: FOO-L's
+# copy the repository bundles. evlab's FOO, with objects larger than the cache
+# kept in the flow as the tool keeps them, must agree with every row: FOO-L's
 # misses to 1e-6, FOO-U's exactly (Tests/EvictionSimTests/FlowBoundsTests.swift).
 #
 #   OPTIMALWEBCACHING=path/to/a/checkout scripts/reference-foo.sh > results/reference/foo_optimalwebcaching.tsv

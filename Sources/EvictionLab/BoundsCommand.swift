@@ -133,7 +133,7 @@ struct Bounds: ParsableCommand, TakesSizes, TakesSizeMode {
         say("bounds: FOO at \(size)")
         let started = Date()
         let solution = try failing { () throws(TraceError) in try FlowBound.foo(intervals, capacity: size) }
-        row("foo-l", "lower", Double(intervals.objects) + solution.cost, started)
+        row("foo-l", "lower", solution.lower, started)
         row("foo-u", "upper", Double(solution.misses), started)
       }
       if methods.contains(.pfooL) {

@@ -33,7 +33,9 @@ import EvictionTraces
 ///   long for FOO.
 ///
 /// An object is a key at one size: a request of a key at another size is a
-/// new object (what was cached is stale), as in the authors' tools. Time is
+/// new object (what was cached is stale), as in the authors' tools. An
+/// object larger than the cache is never cached, even in part (the authors'
+/// FOO lets the flow cache part of it; `cachesPartOfLargerObjects`). Time is
 /// the request's position, as for every offline policy here.
 public struct FlowBounds: Sendable, Codable, Equatable {
   /// The cache size, in objects (count mode) or bytes.
@@ -157,8 +159,9 @@ public enum FlowBound {
 
   /// An optimal flow, and which requests its whole-object schedule hits.
   public struct Solution: Sendable {
-    /// The flow's cost: misses beyond the compulsory ones, fractional.
-    public var cost: Double
+    /// FOO-L: the misses of requests outside the flow (first requests, and
+    /// those of objects left out) and the flow's cost, fractional.
+    public var lower: Double
     /// Whether each request is a hit of the schedule (its interval wholly cached).
     public var hits: [Bool]
     /// Misses of the schedule.
@@ -167,9 +170,12 @@ public enum FlowBound {
 
   /// FOO on `intervals` at `capacity`, or on those with `include` true
   /// (PFOO-U's bands), each inner arc's capacity less `reserved` at that
-  /// request when given.
+  /// request when given. Objects larger than the cache are left out of the
+  /// flow unless `cachesPartOfLargerObjects` (the authors' tool keeps them,
+  /// which loosens FOO-L).
   public static func foo(
-    _ intervals: FlowIntervals, capacity: Int64, include: ((Int) -> Bool)? = nil, reserved: [Int64]? = nil
+    _ intervals: FlowIntervals, capacity: Int64, include: ((Int) -> Bool)? = nil, reserved: [Int64]? = nil,
+    cachesPartOfLargerObjects: Bool = false
   ) throws(TraceError) -> Solution {
     let n = intervals.count
     var sources: [Int32] = []
@@ -212,7 +218,7 @@ public enum FlowBound {
       // gap after this request.
       let next = Int(intervals.next[i])
       let held = reserved?[i] ?? 0
-      if next >= 0 && include?(i) ?? true {
+      if next >= 0 && (size <= capacity || cachesPartOfLargerObjects) && include?(i) ?? true {
         close()
         opened[next] = current
         hasOpen[next] = true
@@ -246,11 +252,13 @@ public enum FlowBound {
     }
     var hits = [Bool](repeating: false, count: n)
     var misses: Int64 = 0
+    var outside: Int64 = 0
     for i in 0..<n {
       let arc = outerArc[i]
       if arc >= 0 && flow[Int(arc)] == 0 { hits[i] = true } else { misses += 1 }
+      if arc < 0 { outside += 1 }
     }
-    return Solution(cost: total, hits: hits, misses: misses)
+    return Solution(lower: Double(outside) + total, hits: hits, misses: misses)
   }
 
   /// PFOO-L: the fewest misses if only the cache's total space-time
@@ -350,6 +358,6 @@ public enum FlowBound {
       if next >= 0 && cached[i] == intervals.sizes[i] { hits[next] = true }
     }
     for i in 0..<n where !hits[i] { misses += 1 }
-    return Solution(cost: Double(misses - intervals.objects), hits: hits, misses: misses)
+    return Solution(lower: Double(misses), hits: hits, misses: misses)
   }
 }

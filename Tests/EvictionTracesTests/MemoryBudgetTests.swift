@@ -8,7 +8,8 @@ import Testing
     #expect(rooms.contains { $0.limit == "the memory available on this machine" && $0.bytes > 0 })
     #expect(rooms.allSatisfy { $0.bytes >= 0 })
     #expect(rooms.map(\.bytes) == rooms.map(\.bytes).sorted())
-    #expect(MemoryBudget.headroom() == rooms.first)
+    // The tightest limit again (its bytes move with whatever else runs between the two reads).
+    #expect(MemoryBudget.headroom()?.limit == rooms.first?.limit)
   }
 
   @Test func moreThanIsLeftIsRefusedWithTheEstimateAndAWayOut() throws {
