@@ -1,6 +1,6 @@
 // Min-cost flow through LEMON's network simplex (Debian's liblemon-dev, a
 // header-only template here): the solver behind EvictionLab's flow-based
-// offline bounds (FOO and PFOO-U, EvictionSim's FlowBounds). The graph is
+// offline bounds (FOO and PFOO-U, EvictionSim's FlowBound). The graph is
 // built in Swift; this shim only hands it to LEMON and the flow back.
 #ifndef EVICTIONLAB_CFLOW_H
 #define EVICTIONLAB_CFLOW_H
