@@ -148,6 +148,10 @@ let package = Package(
       name: "EvictionLabNative", dependencies: ["EvictionLab", "EvictionLearned", "EvictionCore", "EvictionTraces"]),
     // `evlab`: EvictionLab.main() with the learned policies, and nothing else.
     .executableTarget(name: "evlab", dependencies: ["EvictionLab", "EvictionLearned", "CAllocGuard"]),
+    // Trains S4-FIFO's tuner model (scripts/s4fifo-tuner.sh); not a product.
+    .executableTarget(
+      name: "s4fifo-trainer", dependencies: ["EvictionLearned", "EvictionCore", "EvictionTraces"],
+      path: "Tools/S4FIFOTrainer"),
     // evlab's allocation guard: a failed allocation under `ulimit -v` ends in
     // one line that says so (the executable only: a library must not replace
     // its host's allocator).

@@ -30,6 +30,7 @@ public typealias BuiltinPolicies = PolicyList
   .And<Sieve>
   .And<S3FIFO>
   .And<S3FIFOv0>
+  .And<S4FIFO>
   .And<QDLP>
   .And<S3FIFOD>
   .And<Clock2QPlus>

@@ -170,13 +170,16 @@ public struct PolicyDescriptor: Sendable {
 }
 
 /// A tunable parameter: an integer in a range, a fraction of the capacity,
-/// or a switch (`true` or `false`).
+/// a real number in a range, or a switch (`true` or `false`).
 public struct PolicyParameter: Sendable {
   public let name: String
   public let defaultValue: String
   public let range: ClosedRange<Int64>
+  /// True for a fraction and for a real number (read with ``PolicySpec/fraction(_:)``).
   public let isFraction: Bool
   public let isSwitch: Bool
+  /// A real number's range (nil for a fraction, which is in (0, 1]).
+  public let numberRange: ClosedRange<Double>?
   public let help: String
 
   /// An integer parameter in `range`.
@@ -187,6 +190,19 @@ public struct PolicyParameter: Sendable {
     self.range = range
     self.isFraction = false
     self.isSwitch = false
+    self.numberRange = nil
+    self.help = help
+  }
+
+  /// A real number in `range`: a share that may be 0, a multiple that may pass 1.
+  public init(number name: String, default defaultValue: Double, range: ClosedRange<Double>, help: String) {
+    precondition(range.contains(defaultValue), "\(name)'s default is outside its range")
+    self.name = name
+    self.defaultValue = String(defaultValue)
+    self.range = 0...1
+    self.isFraction = true
+    self.isSwitch = false
+    self.numberRange = range
     self.help = help
   }
 
@@ -198,6 +214,7 @@ public struct PolicyParameter: Sendable {
     self.range = 0...1
     self.isFraction = true
     self.isSwitch = false
+    self.numberRange = nil
     self.help = help
   }
 
@@ -208,12 +225,14 @@ public struct PolicyParameter: Sendable {
     self.range = 0...1
     self.isFraction = false
     self.isSwitch = true
+    self.numberRange = nil
     self.help = help
   }
 
   /// The accepted values, for help and errors.
   public var expected: String {
     if isSwitch { return "true or false" }
+    if let numberRange { return "a number from \(numberRange.lowerBound) to \(numberRange.upperBound)" }
     return isFraction ? "a fraction in (0, 1]" : "an integer in \(range.lowerBound)...\(range.upperBound)"
   }
 
@@ -224,6 +243,8 @@ public struct PolicyParameter: Sendable {
     let valid: Bool
     if isSwitch {
       valid = Bool(value) != nil
+    } else if let numberRange {
+      valid = Double(value).map(numberRange.contains) ?? false
     } else if isFraction {
       valid = Double(value).map { $0 > 0 && $0 <= 1 } ?? false
     } else {

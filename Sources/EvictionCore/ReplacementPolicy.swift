@@ -469,8 +469,11 @@ extension PolicyStorage where Index: ~Copyable, Payload == UInt8 {
 public struct LearningCounts: Sendable, Equatable {
   public var trainings: Int64
   public var seconds: Double
-  @inlinable public init(trainings: Int64 = 0, seconds: Double = 0) {
+  /// What a tuner chose (S4-FIFO's knobs), for the row's `tuned` column; nil otherwise.
+  public var choice: String?
+  @inlinable public init(trainings: Int64 = 0, seconds: Double = 0, choice: String? = nil) {
     self.trainings = trainings
     self.seconds = seconds
+    self.choice = choice
   }
 }

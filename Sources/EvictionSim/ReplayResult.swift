@@ -211,6 +211,10 @@ public struct ReplayResult: FlatRow, Sendable, Equatable {
     /// a learned policy's row (``ReplayResult/learningColumns``).
     public var trainings: Int64? = nil
     public var trainingSeconds: Double? = nil
+    /// What a tuning policy chose (`s4fifo:tune=true`: the candidate's
+    /// number and knobs), empty otherwise; a column only in a table with
+    /// such a row.
+    public var tuned: String? = nil
     /// The size as the sweep was given it (`1%`, `5000`), as `compare`'s
     /// `size_label`; nil for a row replayed outside a sweep.
     public var sizeLabel: String? = nil
@@ -250,11 +254,16 @@ public struct ReplayResult: FlatRow, Sendable, Equatable {
   public static func columns(_ columns: [String], of rows: [ReplayResult]) -> [String] {
     let ttl = rows.contains { $0.semantics != nil } ? SemanticsCounts.columns : []
     let learning = rows.contains { $0.trainings != nil } ? learningColumns : []
-    return columns + learning + ttl + (rows.contains { $0.attribution != nil } ? MissAttribution.columns : [])
+    let tuned = rows.contains { $0.tuned != nil } ? tunedColumns : []
+    return columns + learning + tuned + ttl + (rows.contains { $0.attribution != nil } ? MissAttribution.columns : [])
   }
 
   /// A learned policy's columns, after ``columns`` in a table holding one.
   public static let learningColumns = ["trainings", "training_seconds"]
+
+  /// A tuning policy's column (`s4fifo:tune=true`), after the learning
+  /// columns in a table holding one.
+  public static let tunedColumns = ["tuned"]
 
   /// The column order of CSV output.
   public static let columns = [

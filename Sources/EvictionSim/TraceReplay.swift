@@ -89,7 +89,8 @@ public enum TraceReplay {
         skippedZeroSize: counts.skipped.zeroSize, maxOccupancy: counts.maxOccupancy,
         exceedsCapacity: counts.maxOccupancy > cacheSize, warmupRequests: counts.warmupRequests,
         flashWrites: counts.flashWrites?.objects, flashWriteBytes: counts.flashWrites?.bytes,
-        trainings: counts.learning?.trainings, trainingSeconds: counts.learning?.seconds))
+        trainings: counts.learning?.trainings, trainingSeconds: counts.learning?.seconds,
+        tuned: counts.learning?.choice))
     result.skipped = counts.skipped
     result.intervals = counts.intervals
     result.attribution = attributed?.attribution

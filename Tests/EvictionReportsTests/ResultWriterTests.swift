@@ -14,20 +14,27 @@ import Testing
     let folder = try ScratchFolder()
     let source = TraceSource(path: try folder.file("t.txt", "1\n2\n1\n3\n1\n"), format: .txt)
     let replay = try TraceReplay.run(source, policy: PolicySpec("lru"), cacheSize: 2, sizeMode: .count)
-    // A row writes its learning fields, empty, whatever its policy; a table
-    // lists them only when a learned policy's row is in it.
+    // A row writes its learning and tuning fields, empty, whatever its
+    // policy; a table lists them only when a learned (or tuning) policy's
+    // row is in it.
     let own = ReplayResult.columns + ReplayResult.learningColumns
-    #expect(ResultWriter.columns(of: replay).sorted() == own.sorted())
+    let written = own + ReplayResult.tunedColumns
+    #expect(ResultWriter.columns(of: replay).sorted() == written.sorted())
     #expect(ReplayResult.columns(ReplayResult.columns, of: [replay]) == ReplayResult.columns)
     var learned = replay
     learned.fields.trainings = 3
     learned.fields.trainingSeconds = 0.5
     #expect(ReplayResult.columns(ReplayResult.columns, of: [replay, learned]) == own)
+    var tuned = learned
+    tuned.fields.tuned = "kept"
+    #expect(ReplayResult.columns(ReplayResult.columns, of: [replay, tuned]) == written)
     // A row replayed with TTLs adds exactly their columns, after the contract's.
     var expiring = replay
     expiring.semantics = SemanticsCounts(semantics: "libcachesim", useTtl: true, expiredRequests: 3)
     let extended = ReplayResult.columns + SemanticsCounts.columns
-    #expect(ResultWriter.columns(of: expiring).sorted() == (extended + ReplayResult.learningColumns).sorted())
+    #expect(
+      ResultWriter.columns(of: expiring).sorted()
+        == (extended + ReplayResult.learningColumns + ReplayResult.tunedColumns).sorted())
     #expect(ReplayResult.columns(ReplayResult.columns, of: [replay, expiring]) == extended)
     let stress = try StressRun.Sweep(
       policies: [PolicySpec("lru")], locks: [.mutex], threads: [1], cacheSize: 2, sizeMode: .count, ops: 5
