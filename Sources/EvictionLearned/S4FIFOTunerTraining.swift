@@ -28,6 +28,9 @@ public enum S4FIFOTunerTraining {
     public var name: String
     public var capacity: Int64
     public var features: [Float]
+    /// Hits in the window: below ``EvictionCore/S4FIFOTuning/minimumHits``
+    /// the tuner keeps its knobs, so such a workload teaches nothing.
+    public var windowHits: Int64
     /// Requests after the decision.
     public var requestsAfter: Int64
     /// Misses after the decision with the knobs kept (S3-FIFO's).
@@ -36,12 +39,13 @@ public enum S4FIFOTunerTraining {
     public var candidateMisses: [Int64]
 
     public init(
-      name: String, capacity: Int64, features: [Float], requestsAfter: Int64, keptMisses: Int64,
+      name: String, capacity: Int64, features: [Float], windowHits: Int64, requestsAfter: Int64, keptMisses: Int64,
       candidateMisses: [Int64]
     ) {
       self.name = name
       self.capacity = capacity
       self.features = features
+      self.windowHits = windowHits
       self.requestsAfter = requestsAfter
       self.keptMisses = keptMisses
       self.candidateMisses = candidateMisses
@@ -65,6 +69,9 @@ public enum S4FIFOTunerTraining {
       Double(choice.map { candidateMisses[$0] } ?? keptMisses) / Double(requestsAfter)
     }
     public var keptMissRatio: Double { missRatio(nil) }
+
+    /// Whether the tuner decides on this workload (enough hits in the window).
+    public var isDecided: Bool { windowHits >= S4FIFOTuning.minimumHits }
   }
 
   /// Replays `workload` once per candidate (and once with the knobs kept),
@@ -77,7 +84,7 @@ public enum S4FIFOTunerTraining {
         requests, capacity: capacity, S4FIFOTuning(capacity: capacity, window: window, predicts: false))
       guard let features = observed.tuning.features, requests.count - Int(observed.tuning.decidedAfter) >= minimumAfter
       else { return nil }
-      // The candidates' replays are independent: two at a time.
+      // The candidates' replays are independent: one per core at a time.
       var misses = [Int64](repeating: 0, count: S4FIFOKnobs.candidates.count)
       misses.withUnsafeMutableBufferPointer { slots in
         nonisolated(unsafe) let slots = slots
@@ -88,7 +95,7 @@ public enum S4FIFOTunerTraining {
         }
       }
       return Outcome(
-        name: workload.name, capacity: capacity, features: features,
+        name: workload.name, capacity: capacity, features: features, windowHits: observed.tuning.windowHits,
         requestsAfter: Int64(requests.count) - observed.tuning.decidedAfter, keptMisses: observed.misses,
         candidateMisses: misses)
     }
@@ -114,6 +121,8 @@ public enum S4FIFOTunerTraining {
   /// Fits the tuner's model to `outcomes`: one row per (workload,
   /// candidate) and one for S3-FIFO's knobs kept, each labelled with its
   /// miss ratio after the window above the workload's best, in points.
+  /// Workloads where the tuner would not decide (``Outcome/isDecided``)
+  /// are left out.
   public static func fit(_ outcomes: [Outcome], rounds: Int = 120, leaves: Int = 16) -> TreeModel {
     fitWithEnsemblePredictions(outcomes, rounds: rounds, leaves: leaves).model
   }
@@ -123,6 +132,7 @@ public enum S4FIFOTunerTraining {
   public static func fitWithEnsemblePredictions(_ outcomes: [Outcome], rounds: Int = 120, leaves: Int = 16)
     -> (model: TreeModel, ensemble: ([Float]) -> Float)
   {
+    let outcomes = outcomes.filter(\.isDecided)
     precondition(!outcomes.isEmpty, "no workload to train the S4-FIFO tuner on")
     let learner = TreeLearner(
       width: width, rounds: rounds, leaves: leaves, batchSize: outcomes.count * 21, rankedRows: 1)
@@ -149,12 +159,13 @@ public enum S4FIFOTunerTraining {
   public static func outcomesCSV(_ outcomes: [Outcome]) -> String {
     let candidates = S4FIFOKnobs.candidates.indices
     var lines = [
-      (["trace", "cache_size", "requests_after", "kept_misses"] + candidates.map { "misses_\($0)" }
+      (["trace", "cache_size", "window_hits", "requests_after", "kept_misses"] + candidates.map { "misses_\($0)" }
         + (0..<S4FIFOTuning.featureCount).map { "feature_\($0)" }).joined(separator: ",")
     ]
     for o in outcomes {
       let fields =
-        [o.name, String(o.capacity), String(o.requestsAfter), String(o.keptMisses)] + o.candidateMisses.map(String.init)
+        [o.name, String(o.capacity), String(o.windowHits), String(o.requestsAfter), String(o.keptMisses)]
+        + o.candidateMisses.map(String.init)
         + o.features.map { "0x" + String($0.bitPattern, radix: 16) }
       lines.append(fields.joined(separator: ","))
     }
@@ -167,18 +178,18 @@ public enum S4FIFOTunerTraining {
     var outcomes: [Outcome] = []
     for line in text.split(separator: "\n").dropFirst() {
       let fields = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-      guard fields.count == 4 + count + S4FIFOTuning.featureCount, let capacity = Int64(fields[1]),
-        let after = Int64(fields[2]), let kept = Int64(fields[3])
+      guard fields.count == 5 + count + S4FIFOTuning.featureCount, let capacity = Int64(fields[1]),
+        let hits = Int64(fields[2]), let after = Int64(fields[3]), let kept = Int64(fields[4])
       else { return nil }
-      let misses = fields[4..<(4 + count)].compactMap { Int64($0) }
-      let features = fields[(4 + count)...].compactMap { field in
+      let misses = fields[5..<(5 + count)].compactMap { Int64($0) }
+      let features = fields[(5 + count)...].compactMap { field in
         field.hasPrefix("0x") ? UInt32(field.dropFirst(2), radix: 16).map(Float.init(bitPattern:)) : nil
       }
       guard misses.count == count, features.count == S4FIFOTuning.featureCount else { return nil }
       outcomes.append(
         Outcome(
-          name: fields[0], capacity: capacity, features: features, requestsAfter: after, keptMisses: kept,
-          candidateMisses: misses))
+          name: fields[0], capacity: capacity, features: features, windowHits: hits, requestsAfter: after,
+          keptMisses: kept, candidateMisses: misses))
     }
     return outcomes
   }

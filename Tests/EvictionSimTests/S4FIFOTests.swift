@@ -164,6 +164,44 @@ import Testing
     }
     churned.checkInvariants()
     #expect(churned.keys == [2, 1] && churned.weight == 2)
+    // Entries that age out (no removal at all) leave no slots behind either.
+    var aging = GhostFIFO<Int>(capacity: 10)
+    for key in 0..<100_000 { aging.insert(key, weight: 1) }
+    aging.checkInvariants()
+    #expect(aging.count == 10 && aging.slots <= 64)
+    // A FIFO of no weight keeps nothing, not even weightless keys.
+    var none = GhostFIFO<Int>(capacity: 0)
+    none.insert(1, weight: 0)
+    #expect(!none.contains(1))
+  }
+
+  /// With a veto, an object heavier than small is refused before any
+  /// victim is asked for: what `admit` alone does (S3-FIFO and S4-FIFO).
+  @Test(arguments: ["s3fifo", "s4fifo"])
+  func anObjectHeavierThanSmallEvictsNothingWithAVeto(spec: String) throws {
+    var visitor = BoxingVisitor<UInt64>()
+    let policy = try PolicySpec(spec).withPolicy(
+      capacity: 60, index: IntegerSlotIndex<UInt64>.self, visitor: &visitor)
+    for key: UInt64 in 1...12 { _ = policy.admit(Request(key: key, weight: 5)) { _, _ in } }
+    #expect(policy.usedWeight() == 60)
+    var asked = 0
+    var evicted: [UInt64] = []
+    let slot = policy.admitApproving(
+      Request(key: 99, weight: 7), { evicted.append($1) },
+      { _ in
+        asked += 1
+        return true
+      })
+    #expect(slot == nil && asked == 0 && evicted.isEmpty && policy.usedWeight() == 60)
+  }
+
+  /// `ghost=0` keeps no ghost: a returning object is a new one.
+  @Test func noGhostMeansNoReturnToMain() throws {
+    let requests = conformanceRequests(seed: 6, weighted: false, count: 5_000)
+    var policy = S4FIFOPolicy<IntegerSlotIndex<UInt64>>(capacity: 100, knobs: S4FIFOKnobs(ghost: 0))
+    for request in requests { _ = policy.access(request) }
+    policy.checkInvariants()
+    #expect(policy.lists().first { $0.name == "ghost" }!.keys.isEmpty)
   }
 
   @Test(arguments: ["s4fifo:small=1", "s4fifo:small=0", "s4fifo:ghost=21", "s4fifo:skip=1.5", "s4fifo:skip=nan"])

@@ -71,8 +71,8 @@ for entry in traces where !refit {
     continue
   }
   var measured = 0
-  for share in shares {
-    let capacity = max(100, Int64(Double(keys.count) * share))
+  // Small traces give one capacity for several shares: measured once.
+  for capacity in Set(shares.map { max(100, Int64(Double(keys.count) * $0)) }).sorted() {
     let workload = S4FIFOTunerTraining.Workload(name: parts[0], requests: requests, capacity: capacity)
     guard let outcome = S4FIFOTunerTraining.measure(workload, window: window) else { continue }
     outcomes.append(outcome)
@@ -91,18 +91,21 @@ let model = S4FIFOTunerTraining.fit(outcomes)
 // Leave one trace out: each trace's workloads judged by a model fitted to
 // the others (`tuned`), beside what the shipped model, fitted to all, picks.
 var rows = [
-  "trace,cache_size,requests_after,kept_miss_ratio,tuned_miss_ratio,best_miss_ratio,tuned,best,model_choice"
+  "trace,cache_size,window_hits,requests_after,kept_miss_ratio,tuned_miss_ratio,best_miss_ratio,tuned,best,model_choice"
 ]
 for trace in trained {
   let heldOut = S4FIFOTunerTraining.fit(outcomes.filter { $0.name != trace })
   for outcome in outcomes where outcome.name == trace {
-    let chosen = heldOut.bestCandidate(features: outcome.features, current: S4FIFOKnobs())
+    // As the tuner: a window with too few hits keeps the knobs.
+    let chosen =
+      outcome.isDecided ? heldOut.bestCandidate(features: outcome.features, current: S4FIFOKnobs()) : nil
     rows.append(
       [
-        trace, String(outcome.capacity), String(outcome.requestsAfter), String(format: "%.6f", outcome.keptMissRatio),
+        trace, String(outcome.capacity), String(outcome.windowHits), String(outcome.requestsAfter),
+        String(format: "%.6f", outcome.keptMissRatio),
         String(format: "%.6f", outcome.missRatio(chosen)), String(format: "%.6f", outcome.missRatio(outcome.best)),
         label(chosen), label(outcome.best),
-        label(model.bestCandidate(features: outcome.features, current: S4FIFOKnobs())),
+        outcome.isDecided ? label(model.bestCandidate(features: outcome.features, current: S4FIFOKnobs())) : "kept",
       ].joined(separator: ","))
   }
 }
@@ -111,8 +114,11 @@ try (rows.joined(separator: "\n") + "\n").write(toFile: arguments[3], atomically
 let source = S4FIFOTunerTraining.swiftSource(
   model,
   provenance: [
-    "Trained on \(outcomes.count) workloads (\(trained.count) shared traces × up to \(shares.count) sizes, count mode),",
+    "Trained on \(outcomes.filter(\.isDecided).count) workloads (\(trained.count) shared traces × up to \(shares.count) sizes,",
+    "count mode; workloads with fewer than \(S4FIFOTuning.minimumHits) hits in the window left out),",
     "window \(window) requests, XGBoost \(EvictionLearned.xgboostVersion); \(model.roots.count) trees.",
   ])
 try source.write(toFile: arguments[2], atomically: true, encoding: .utf8)
-log("\(outcomes.count) workloads; model: \(model.roots.count) trees, \(model.features.count) nodes")
+log(
+  "\(outcomes.count) workloads, \(outcomes.filter(\.isDecided).count) decided; model: \(model.roots.count) trees, \(model.features.count) nodes"
+)

@@ -114,6 +114,22 @@ public struct S3FIFOPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy, 
       : store.insert(request, payload: 0, atFrontOf: &small, tag: Self.inProbation)
   }
 
+  /// The default ``ReplacementPolicy/admit(_:onEvict:approve:)`` after
+  /// the one check ``admit(_:onEvict:)`` makes before evicting: an object
+  /// heavier than small is refused before any victim is asked for, as
+  /// without a veto.
+  @inlinable
+  public mutating func admit(
+    _ request: Request<Key>, onEvict: (Slot, Key) -> Void, approve: (Key) -> Bool
+  ) -> Slot? {
+    guard request.weight <= smallCapacity else { return nil }
+    while usedWeight &+ request.weight > capacity {
+      guard let victim = nextVictim(), approve(key(at: victim)) else { return nil }
+      _ = evictOne(onEvict: onEvict)
+    }
+    return admit(request, onEvict: onEvict)
+  }
+
   @inlinable @inline(__always)
   public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
     guard let slot = nextVictim() else { return false }

@@ -65,16 +65,20 @@ public struct S4FIFOPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyabl
   /// Whether eviction has begun: before, a new object enters main once
   /// small holds its share (libCacheSim 0.3.5's first fill, as `s3fifo`).
   @usableFromInline var hasEvicted = false
-  /// Whether ``apply(_:)`` has changed the knobs.
-  @usableFromInline var retuned = false
+  /// The knobs the policy was built with (its name keeps them).
+  public let initialKnobs: S4FIFOKnobs
 
   @usableFromInline static var inSmall: UInt8 { 1 }
   @usableFromInline static var inMain: UInt8 { 2 }
 
+  /// A policy of `capacity` with `knobs` (``S4FIFOKnobs/isValid`` must
+  /// hold: the catalog's parameter checks see to it), tuned if `tuning` is given.
   @inlinable
   public init(capacity: Int64, knobs: S4FIFOKnobs, tuning: S4FIFOTuning? = nil) {
+    precondition(knobs.isValid, "S4-FIFO knobs out of range: \(knobs)")
     store = PolicyStorage(capacity: capacity)
     self.knobs = knobs
+    initialKnobs = knobs
     self.tuning = tuning
     smallCapacity = Int64(Double(capacity) * knobs.small)
     mainCapacity = capacity - smallCapacity
@@ -88,9 +92,10 @@ public struct S4FIFOPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyabl
     return weight >= 0x1p63 ? .max : Int64(weight)
   }
 
-  public var name: String { tuning == nil ? "S4FIFO(\(knobs))" : "S4FIFO(tuned from \(knobs))" }
+  public var name: String { tuning == nil ? "S4FIFO(\(initialKnobs))" : "S4FIFO(tuned from \(initialKnobs))" }
 
-  /// The knobs in force.
+  /// The knobs in force: after ``apply(_:)``, the new ones, with the shares
+  /// it could not apply as they were.
   public var currentKnobs: S4FIFOKnobs { knobs }
 
   /// The tuner's decision (one prediction) and what it chose; nil untuned.
@@ -101,20 +106,29 @@ public struct S4FIFOPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyabl
   /// Sets new knobs on a running cache, as libCacheSim's tuner does: the
   /// thresholds and the skip window apply from the next request; the
   /// queues' new shares are reached by eviction, nothing is moved now.
-  /// Shares that would leave small or main empty are not applied, nor a
-  /// ghost share that rounds to nothing.
+  /// As there, a small share that would leave small or main empty is not
+  /// applied, nor a ghost share that rounds to nothing, and a policy built
+  /// without a ghost (`ghost=0`) gets none: ``currentKnobs`` then keeps the
+  /// share in force.
   @inlinable
   public mutating func apply(_ new: S4FIFOKnobs) {
+    precondition(new.isValid, "S4-FIFO knobs out of range: \(new)")
+    var applied = new
     let capacity = store.capacity
     let newSmall = Int64(Double(capacity) * new.small)
     if newSmall > 0 && capacity - newSmall > 0 {
       smallCapacity = newSmall
       mainCapacity = capacity - newSmall
+    } else {
+      applied.small = knobs.small
     }
     let ghostCapacity = Self.share(new.ghost, of: capacity)
-    if ghostCapacity > 0 { ghost.capacity = ghostCapacity }
-    knobs = new
-    retuned = true
+    if ghostCapacity > 0 && ghost.capacity > 0 {
+      ghost.capacity = ghostCapacity
+    } else {
+      applied.ghost = knobs.ghost
+    }
+    knobs = applied
   }
 
   @inlinable @inline(__always)
@@ -168,6 +182,21 @@ public struct S4FIFOPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyabl
     smallAdmissions += 1
     return store.insert(
       request, payload: Mark(hits: 0, admittedAt: smallAdmissions - 1), atFrontOf: &small, tag: Self.inSmall)
+  }
+
+  /// The default ``ReplacementPolicy/admit(_:onEvict:approve:)`` after
+  /// the one check ``admit(_:onEvict:)`` makes before evicting: an object
+  /// heavier than small is refused before any victim is asked for.
+  @inlinable
+  public mutating func admit(
+    _ request: Request<Key>, onEvict: (Slot, Key) -> Void, approve: (Key) -> Bool
+  ) -> Slot? {
+    guard request.weight <= smallCapacity else { return nil }
+    while usedWeight &+ request.weight > capacity {
+      guard let victim = nextVictim(), approve(key(at: victim)) else { return nil }
+      _ = evictOne(onEvict: onEvict)
+    }
+    return admit(request, onEvict: onEvict)
   }
 
   @inlinable @inline(__always)
@@ -251,7 +280,11 @@ public struct S4FIFOPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyabl
 
   public func checkInvariants() {
     // A share lowered by ``apply(_:)`` is reached at the ghost's next insertion.
-    precondition(retuned || ghost.weight <= ghost.capacity, "ghost FIFO over its weight")
+    precondition(ghost.lowered || ghost.weight <= ghost.capacity, "ghost FIFO over its weight")
+    precondition(
+      smallCapacity == Int64(Double(store.capacity) * knobs.small) && mainCapacity == store.capacity - smallCapacity,
+      "small and main are not the knobs' shares")
+    precondition(ghost.capacity == Self.share(knobs.ghost, of: store.capacity), "the ghost is not the knobs' share")
     store.table.checkList(small, tag: Self.inSmall, "small")
     store.table.checkList(main, tag: Self.inMain, "main")
     store.checkTotals([small, main])
@@ -278,6 +311,14 @@ public struct S4FIFOKnobs: Sendable, Hashable, CustomStringConvertible {
     self.threshold = threshold
     self.ghostThreshold = ghostThreshold
     self.skip = skip
+  }
+
+  /// Whether the knobs make a cache: small in (0, 1), ghost in [0, 20],
+  /// threshold at least 1, ghost threshold at least 0, skip in [0, 1]
+  /// (the catalog's ranges).
+  public var isValid: Bool {
+    small > 0 && small < 1 && (0...20).contains(ghost) && threshold >= 1 && ghostThreshold >= 0
+      && (0...1).contains(skip)
   }
 
   /// As a catalog spec's parameters write them.
@@ -315,8 +356,9 @@ public struct S4FIFOKnobs: Sendable, Hashable, CustomStringConvertible {
 /// A FIFO of keys with weights that keeps at most `capacity` weight: a
 /// ghost queue kept apart from the resident table, so that a key may be in
 /// both. Inserting a key already held changes nothing; inserting one
-/// heavier than the whole FIFO keeps nothing. Removal is O(1): the key
-/// leaves the index and its slot in the ring is skipped when reached.
+/// heavier than the whole FIFO keeps nothing, and a FIFO of no weight keeps
+/// nothing at all. Removal finds the key's slot in the ring by binary
+/// search (O(log n)) and leaves it to be skipped when reached.
 public struct GhostFIFO<Key: Hashable> {
   @usableFromInline var order: [Key: Int64] = [:]
   @usableFromInline var ring: [(key: Key, weight: Int64, order: Int64)] = []
@@ -326,7 +368,15 @@ public struct GhostFIFO<Key: Hashable> {
   /// The weight of the keys held.
   @inlinable public var weight: Int64 { held }
   /// The most weight kept: lowering it takes effect at the next insertion.
-  public var capacity: Int64
+  public var capacity: Int64 {
+    didSet { if capacity < oldValue { loweredSinceInsertion = true } }
+  }
+  @usableFromInline var loweredSinceInsertion = false
+  /// Whether the capacity was lowered since the last insertion, so the
+  /// weight held may still be above it.
+  public var lowered: Bool { loweredSinceInsertion }
+  /// Slots in the ring, live or not: what the FIFO's memory grows with.
+  public var slots: Int { ring.count }
 
   @inlinable public init(capacity: Int64) { self.capacity = max(0, capacity) }
 
@@ -337,8 +387,9 @@ public struct GhostFIFO<Key: Hashable> {
 
   @inlinable
   public mutating func insert(_ key: Key, weight: Int64) {
-    guard order[key] == nil, weight <= capacity else { return }
+    guard capacity > 0, order[key] == nil, weight <= capacity else { return }
     while weight > capacity - held { dropOldest() }
+    loweredSinceInsertion = false
     order[key] = next
     ring.append((key, weight, next))
     next += 1
@@ -385,8 +436,7 @@ public struct GhostFIFO<Key: Hashable> {
   /// live ones, so memory stays proportional to what is held.
   @usableFromInline
   mutating func compactIfSparse() {
-    let slots = ring.count - head
-    guard slots > 64 && slots > 2 * order.count else { return }
+    guard ring.count > 64 && ring.count > 2 * order.count else { return }
     ring = ring[head...].filter { order[$0.key] == $0.order }
     head = 0
   }

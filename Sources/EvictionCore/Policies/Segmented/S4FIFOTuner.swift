@@ -30,7 +30,9 @@
 ///    admissions to that queue (newest quarter first);
 /// 20. the hit ratio's trend: the window's second half minus its first.
 ///
-/// A window with fewer than 100 hits decides nothing: the knobs stay.
+/// A window with fewer than 100 hits keeps the knobs: the decision is
+/// made (`trainings` 1), and the row's `tuned` says `kept` and why. Before
+/// the decision `tuned` says `filling` (no eviction yet) or `watching`.
 /// Neither the decision nor the features depend on a clock: a replay is
 /// reproducible to the miss.
 public struct S4FIFOTuning: Sendable {
@@ -54,7 +56,7 @@ public struct S4FIFOTuning: Sendable {
 
   @usableFromInline var filled = false
   @usableFromInline var watched: Int64 = 0
-  @usableFromInline var weightSum: Int64 = 0
+  @usableFromInline var weightSum = 0.0
   @usableFromInline var hits: [Int64] = [0, 0, 0]
   @usableFromInline var positions = [Int64](repeating: 0, count: 12)
   @usableFromInline var hitsAtHalf: Int64 = 0
@@ -90,6 +92,9 @@ public struct S4FIFOTuning: Sendable {
     self.predicts = predicts
   }
 
+  /// Hits seen in the window (the tuner decides only from ``minimumHits``).
+  public var windowHits: Int64 { hits[0] + hits[1] }
+
   /// Whether the window is open: counters move.
   @inlinable public var isWatching: Bool { filled && !decided }
 
@@ -113,7 +118,7 @@ public struct S4FIFOTuning: Sendable {
     if watched == window / 2 { hitsAtHalf = hits[0] + hits[1] }
     guard watched == window else {
       watched += 1
-      weightSum += request.weight
+      weightSum += Double(request.weight)
       return nil
     }
     return decide(current: current)
@@ -134,7 +139,7 @@ public struct S4FIFOTuning: Sendable {
       choice = forcedChoice
       return .some(S4FIFOKnobs.candidates[forcedChoice])
     }
-    guard predicts, hits[0] + hits[1] >= Self.minimumHits else { return .some(nil) }
+    guard predicts, windowHits >= Self.minimumHits else { return .some(nil) }
     guard let chosen = S4FIFOTunerModel.model.bestCandidate(features: features, current: current) else {
       keptByModel = true
       return .some(nil)
@@ -146,7 +151,7 @@ public struct S4FIFOTuning: Sendable {
   /// The window's ``featureCount`` features.
   func describe() -> [Float] {
     let n = Double(max(1, watched))
-    let meanWeight = max(1, Double(weightSum) / n)
+    let meanWeight = max(1, weightSum / n)
     let hitCount = Double(hits[0] + hits[1])
     var row: [Double] = [
       Double(capacity) / meanWeight,
