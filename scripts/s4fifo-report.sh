@@ -27,7 +27,7 @@ lines = [
     f"window has fewer than 100 hits the tuner keeps S3-FIFO's knobs, as it does in a replay ({kept_quiet} "
     "workloads here); such workloads are not trained on.",
     "",
-    "| | S3-FIFO's knobs kept | tuned (held out) | best of the 20 candidates |",
+    "| | S3-FIFO's knobs kept | tuned (held out) | best choice (a candidate or kept) |",
     "|---|---:|---:|---:|",
     f"| mean miss ratio | {statistics.mean(kept):.4f} | {statistics.mean(tuned):.4f} | {statistics.mean(best):.4f} |",
     f"| mean misses saved vs kept | | {statistics.mean(reduction(t, k) for t, k in zip(tuned, kept)):.2f} % "
