@@ -195,7 +195,18 @@ extension ReplacementPolicy where Self: ~Copyable {
   public mutating func admit(
     _ request: Request<Key>, onEvict: (Slot, Key) -> Void, approve: (Key) -> Bool
   ) -> Slot? {
-    if request.weight <= capacity {
+    admitApprovingVictims(request, onEvict: onEvict, approve: approve, heaviest: capacity)
+  }
+
+  /// The default ``admit(_:onEvict:approve:)`` for a policy whose
+  /// ``admit(_:onEvict:)`` refuses, before evicting anything, an object
+  /// heavier than `heaviest` (S3-FIFO's and S4-FIFO's small queue): such an
+  /// object is refused without a victim asked for, as without a veto.
+  @inlinable
+  public mutating func admitApprovingVictims(
+    _ request: Request<Key>, onEvict: (Slot, Key) -> Void, approve: (Key) -> Bool, heaviest: Int64
+  ) -> Slot? {
+    if request.weight <= heaviest {
       while usedWeight &+ request.weight > capacity {
         guard let victim = nextVictim() else {
           preconditionFailure("\(name) neither names its victims nor asks before evicting")

@@ -122,12 +122,7 @@ public struct S3FIFOPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy, 
   public mutating func admit(
     _ request: Request<Key>, onEvict: (Slot, Key) -> Void, approve: (Key) -> Bool
   ) -> Slot? {
-    guard request.weight <= smallCapacity else { return nil }
-    while usedWeight &+ request.weight > capacity {
-      guard let victim = nextVictim(), approve(key(at: victim)) else { return nil }
-      _ = evictOne(onEvict: onEvict)
-    }
-    return admit(request, onEvict: onEvict)
+    admitApprovingVictims(request, onEvict: onEvict, approve: approve, heaviest: smallCapacity)
   }
 
   @inlinable @inline(__always)
