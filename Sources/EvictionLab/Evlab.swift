@@ -70,8 +70,9 @@ public enum EvictionLab {
   static func watchMemory() {
     // Below this, a run dies wherever its next buffer, thread stack or
     // allocator arena does not fit: say so once, before anything starts.
+    // An arena reserved by a thread that allocated first is room, not use.
     let floor: Int64 = 40 << 20
-    if let room = MemoryBudget.headroom(), room.bytes < floor {
+    if let room = MemoryBudget.headrooms(countingReserves: true).first, room.bytes < floor {
       printError(
         "evlab: error: not enough memory to start: \(MemoryBudget.describe(room.bytes)) are left under "
           + "\(room.limit), and a run needs at least \(MemoryBudget.describe(floor)) beyond evlab's libraries "

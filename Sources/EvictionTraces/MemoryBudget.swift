@@ -20,8 +20,11 @@ public enum MemoryBudget {
   }
 
   /// The headroom under every limit this machine sets, tightest first; empty
-  /// where none can be read (not Linux).
-  public static func headrooms() -> [Headroom] {
+  /// where none can be read (not Linux). `countingReserves` counts the
+  /// address space reserved but not yet usable (``reservedBytes()``) as
+  /// room under `ulimit -v`: what a start-up check wants, where a malloc
+  /// arena's reserve appears or not as threads race.
+  public static func headrooms(countingReserves: Bool = false) -> [Headroom] {
     var found: [Headroom] = []
     if let available = meminfo("MemAvailable") {
       found.append(Headroom(bytes: available, limit: "the memory available on this machine"))
@@ -31,7 +34,7 @@ public enum MemoryBudget {
     if getrlimit(Int32(RLIMIT_AS.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max,
       let pages = firstNumber(in: "/proc/self/statm")
     {
-      let used = pages * Int64(sysconf(Int32(_SC_PAGESIZE)))
+      let used = pages * Int64(sysconf(Int32(_SC_PAGESIZE))) - (countingReserves ? reservedBytes() : 0)
       let cap = Int64(clamping: limit.rlim_cur)
       found.append(Headroom(bytes: max(0, cap - used), limit: "the address-space limit (ulimit -v)"))
     }
@@ -140,6 +143,27 @@ public enum MemoryBudget {
       }
     }
     return nil
+  }
+
+  /// Address space reserved with no access yet: anonymous private
+  /// mappings marked `---p` in `/proc/self/maps`, such as the 64 MiB a
+  /// malloc arena reserves for a new thread and grows into. `ulimit -v`
+  /// counts them in full though little of them is in use. Libraries' gaps
+  /// (file-backed) are not counted.
+  public static func reservedBytes() -> Int64 {
+    guard let text = readSmallFile("/proc/self/maps") else { return 0 }
+    var total: Int64 = 0
+    for line in text.split(separator: "\n") {
+      // address perms offset device inode [path]
+      let fields = line.split(separator: " ")
+      guard fields.count == 5, fields[1] == "---p", fields[4] == "0" else { continue }
+      let range = fields[0].split(separator: "-")
+      guard range.count == 2, let start = UInt64(range[0], radix: 16), let end = UInt64(range[1], radix: 16),
+        end > start
+      else { continue }
+      total += Int64(end - start)
+    }
+    return total
   }
 
   static func firstNumber(in path: String) -> Int64? {
