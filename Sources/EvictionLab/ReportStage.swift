@@ -21,13 +21,19 @@ struct ReportStage {
 
   init(in directory: String) throws {
     var template = Array((directory as NSString).appendingPathComponent(".partial-report.XXXXXX").utf8CString)
-    let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-    guard made != nil else {
+    // Made and registered with Ctrl-C held off: a signal between the two
+    // would leave a folder no cleanup knows of.
+    let staged: (path: String, token: Int)? = Interruption.holdingOff {
+      guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else { return nil }
+      let path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+      return (path, ScratchPaths.shared.register(path))
+    }
+    guard let staged else {
       throw fail("cannot make a folder in \(directory) to write the report into: \(String(cString: strerror(errno)))")
     }
-    path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    path = staged.path
     self.directory = directory
-    token = ScratchPaths.shared.register(path)
+    token = staged.token
   }
 
   /// Removes what is left of the stage (all of it, unless published).
