@@ -41,6 +41,8 @@ public typealias BuiltinPolicies = PolicyList
   .And<ClockPro>
   .And<LFUDA>
   .And<GDSF>
+  .And<CAMP>
+  .And<GDWheel>
   .And<SizeEviction>
   .And<WTinyLFU>
   .And<WTinyLFUv0>

@@ -86,6 +86,9 @@ struct Replay: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
   @Option(name: .customLong("repeat"), help: declared(.repeatTrace))
   var copies: Int = 1
 
+  @Option(help: declared(.penalty))
+  var penalty: String?
+
   /// The replay these options describe, in the run description every front
   /// end fills (``RunDescription``); with no trace, the Quick start job's
   /// policies and sizes. `all` leaves out the policies this replay cannot run.
@@ -102,7 +105,7 @@ struct Replay: ParsableCommand, TakesPolicies, TakesSizes, TakesSizeMode {
       for (setting, text) in [
         (Setting.warmup, warmup), (.interval, interval), (.expiration, expiration), (.idleTTL, idleTtl),
         (.tier, tier), (.diskSize, diskSize), (.diskDirectory, diskDir),
-        (.attributionReference, attributionReference),
+        (.attributionReference, attributionReference), (.penalty, penalty),
       ] {
         if let text { try run.set(setting, to: text) }
       }

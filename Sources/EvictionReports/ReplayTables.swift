@@ -20,15 +20,17 @@ public enum ReplayTables {
   /// has an admission policy, and the byte miss ratio only where objects
   /// differ in size (else it repeats the miss ratio); with miss attribution,
   /// the miss ratio's shares by cause (compulsory + capacity + policy, and
-  /// admission behind an admission policy), which add up to it.
+  /// admission behind an admission policy), which add up to it; with
+  /// penalties, the average penalty a request paid.
   public static func table(_ results: [ReplayResult], sizeGiven: (ReplayResult) -> String? = { _ in nil }) -> String {
     let admitted = results.contains { $0.admission != "none" }
     // Where every object weighs the same, the byte miss ratio repeats the miss ratio.
     let sized = results.contains { fixed($0.byteMissRatio, 4) != fixed($0.missRatio, 4) }
+    let weighed = results.contains { $0.averagePenalty != nil }
     let header =
       ["trace", "size", "policy"] + (admitted ? ["admission"] : [])
       + ["mode", "requests", "miss ratio"] + (sized ? ["byte miss ratio"] : []) + Self.causeHeader(results)
-      + ["Mreq/s"]
+      + (weighed ? ["penalty/request"] : []) + ["Mreq/s"]
     // Stable: rows of one trace and size keep the order they came in.
     let traces = results.reduce(into: [String]()) { if !$0.contains($1.trace) { $0.append($1.trace) } }
     var sizeOrder: [String: [Int64]] = [:]
@@ -57,6 +59,7 @@ public enum ReplayTables {
         [r.trace, size, r.policy] + (admitted ? [r.admission] : []) + [
           r.sizeMode.rawValue, String(r.requests), fixed(r.missRatio, 4),
         ] + (sized ? [fixed(r.byteMissRatio, 4)] : []) + Self.causes(r, admitted: admitted)
+          + (weighed ? [r.averagePenalty.map { significant($0) } ?? ""] : [])
           + [fixed(r.requestsPerSecond / 1e6, 2)])
     }
     // A blank line between groups only where a group holds several rows.
@@ -180,5 +183,20 @@ extension String {
     var out = ""
     for c in self { if c == target { out += replacement } else { out.append(c) } }
     return out
+  }
+}
+
+extension ReplayTables {
+  /// `value` with 6 significant digits where it has them, at most 5
+  /// decimals; as Swift writes a Double from 10^15 on.
+  static func significant(_ value: Double) -> String {
+    guard value.isFinite, value.magnitude < 1e15 else { return "\(value)" }
+    var digits = 5
+    var magnitude = value.magnitude
+    while magnitude >= 10 && digits > 0 {
+      magnitude /= 10
+      digits -= 1
+    }
+    return fixed(value, digits)
   }
 }

@@ -12,6 +12,8 @@ public struct ReplaySettings: Sendable, Hashable {
   public var attributionReference: AttributionReferenceKind = .belady
   public var ttl: TTLRule?
   public var kv: KVRule?
+  /// What each request costs, when the run weighs misses (``PenaltyModel``).
+  public var penalty: PenaltyModel? = nil
 
   public init(window: ReplayWindow = ReplayWindow(), attribution: Bool = false, ttl: TTLRule? = nil, kv: KVRule? = nil)
   {
@@ -32,6 +34,7 @@ extension ReplayCell {
   ) throws(TraceError) -> [ReplayCell] {
     var cells: [ReplayCell] = []
     for trace in traces {
+      try settings.penalty?.check(trace)
       let (resolved, footprint) = try CacheSize.resolveMeasuring(sizes, for: trace, sizeMode: sizeMode)
       for policy in policies {
         for admission in admissions {
@@ -43,6 +46,7 @@ extension ReplayCell {
             cell.footprint = footprint
             (cell.attribution, cell.ttl, cell.kv) = (settings.attribution, settings.ttl, settings.kv)
             cell.attributionReference = settings.attributionReference
+            cell.penalty = settings.penalty
             cells.append(cell)
           }
         }

@@ -215,6 +215,16 @@ public struct ReplayResult: FlatRow, Sendable, Equatable {
     /// number and knobs), empty otherwise; a column only in a table with
     /// such a row.
     public var tuned: String? = nil
+    /// What each request cost, when the run weighed misses (`--penalty`,
+    /// ``PenaltyModel``, in its canonical spelling), and what the counted
+    /// requests paid: hits at their hit penalty, misses at their miss
+    /// penalty, both, and both per request (Caffeine's simulator's "average
+    /// penalty"). Columns only in a table with such a row (``ReplayResult/penaltyColumns``).
+    public var penaltyModel: String? = nil
+    public var hitPenalty: Double? = nil
+    public var missPenalty: Double? = nil
+    public var totalPenalty: Double? = nil
+    public var averagePenalty: Double? = nil
     /// The size as the sweep was given it (`1%`, `5000`), as `compare`'s
     /// `size_label`; nil for a row replayed outside a sweep.
     public var sizeLabel: String? = nil
@@ -255,7 +265,9 @@ public struct ReplayResult: FlatRow, Sendable, Equatable {
     let ttl = rows.contains { $0.semantics != nil } ? SemanticsCounts.columns : []
     let learning = rows.contains { $0.trainings != nil } ? learningColumns : []
     let tuned = rows.contains { $0.tuned != nil } ? tunedColumns : []
-    return columns + learning + tuned + ttl + (rows.contains { $0.attribution != nil } ? MissAttribution.columns : [])
+    let penalty = rows.contains { $0.penaltyModel != nil } ? penaltyColumns : []
+    return columns + learning + tuned + penalty + ttl
+      + (rows.contains { $0.attribution != nil } ? MissAttribution.columns : [])
   }
 
   /// A learned policy's columns, after ``columns`` in a table holding one.
@@ -264,6 +276,12 @@ public struct ReplayResult: FlatRow, Sendable, Equatable {
   /// A tuning policy's column (`s4fifo:tune=true`), after the learning
   /// columns in a table holding one.
   public static let tunedColumns = ["tuned"]
+
+  /// A weighed run's columns (`--penalty`), after the tuning column in a
+  /// table holding one.
+  public static let penaltyColumns = [
+    "penalty_model", "total_penalty", "average_penalty", "hit_penalty", "miss_penalty",
+  ]
 
   /// The column order of CSV output.
   public static let columns = [
@@ -341,6 +359,8 @@ public struct ReplayCounts: Sendable, Equatable {
   public var flashWrites: TierWrites? = nil
   /// A learned policy's trainings (``EvictionCore/ReplacementPolicy/learning``).
   public var learning: LearningCounts? = nil
+  /// The counted requests' penalties, when the run weighed misses (``PenaltyModel``).
+  public var penalties: PenaltyTotals? = nil
   public var misses: Int64 { requests - hits }
   public init() {}
   public var hitCounts: HitCounts {

@@ -125,14 +125,17 @@ extension TraceReplay {
   /// ``replay(_:through:sizeMode:needsNextAccess:progress:observe:)`` with a
   /// warm-up and intervals: every request reaches the policy in order; those
   /// of the warm-up are left out of the counts (but not of the peak
-  /// occupancy), and the counted ones are also summed per interval.
+  /// occupancy), and the counted ones are also summed per interval. With a
+  /// `penalty` model, each request carries its miss penalty to the policy
+  /// and the counted ones' penalties are summed (``ReplayCounts/penalties``).
   @inlinable
   public static func replay<Policy: ReplacementPolicy & ~Copyable>(
     _ trace: TraceSource, through policy: inout Policy, sizeMode: SizeMode, window: ReplayWindow,
-    needsNextAccess: Bool = false, progress: ReplayProgress? = nil
+    needsNextAccess: Bool = false, progress: ReplayProgress? = nil, penalty: PenaltyModel? = nil
   ) throws(TraceError) -> ReplayCounts where Policy.Key == UInt64 {
     var counts = ReplayCounts()
     let countMode = sizeMode == .count
+    var penalties = penalty.map { PenaltyTotals(model: $0) }
     var position: Int64 = 0
     var gate = WarmupGate(window.warmup)
     var countStart: (time: Int64, position: Int64)? = nil
@@ -147,7 +150,9 @@ extension TraceReplay {
         position &+= 1
         latest = max(latest, record.time)
         let warming = gate.warms(record.time)
-        let hit = policy.access(record.request(in: tile, time: position, countMode: countMode))
+        let request = record.request(
+          in: tile, time: position, countMode: countMode, penalty: penalty?.penalties(of: record).miss ?? 1)
+        let hit = policy.access(request)
         if !hit { counts.maxOccupancy = max(counts.maxOccupancy, policy.usedWeight) }
         if warming {
           counts.warmupRequests &+= 1
@@ -159,6 +164,7 @@ extension TraceReplay {
         counts.hits &+= hit ? 1 : 0
         counts.bytesRequested &+= record.size
         counts.bytesMissed &+= hit ? 0 : record.size
+        penalties?.add(record, hit: hit)
         guard let interval = window.interval else { continue }
         let index: Int
         switch interval {
@@ -193,6 +199,7 @@ extension TraceReplay {
     }
     counts.flashWrites = policy.flashWrites
     counts.learning = policy.learning
+    counts.penalties = penalties
     return counts
   }
 }

@@ -56,6 +56,8 @@ public struct RunDescription: Sendable, Hashable {
   public var diskDirectory: String? = nil
   /// Requests replayed of each trace (the tiered replay's limit).
   public var limit: Int? = nil
+  /// What each request costs, when misses are weighed (``PenaltyModel``).
+  public var penalty: PenaltyModel? = nil
 
   public init() {}
 
@@ -66,6 +68,7 @@ public struct RunDescription: Sendable, Hashable {
       window: window, attribution: attribution, ttl: useTTL ? TTLRule(expiration: expiry, idleTTL: idleTTL) : nil,
       kv: semantics == .kv ? KVRule(fillOnMiss: fillOnMiss, expiration: expiry, idleTTL: idleTTL) : nil)
     settings.attributionReference = attributionReference
+    settings.penalty = penalty
     return settings
   }
 
@@ -154,6 +157,7 @@ extension Setting {
   public static let diskDirectory = Setting("diskDir")
   public static let limit = Setting("limit")
   public static let attributionReference = Setting("attributionReference")
+  public static let penalty = Setting("penalty")
 }
 
 extension RunDescription {
@@ -353,6 +357,23 @@ extension RunDescription {
       read: { run, text, name throws(RunError) in run.limit = try whole(text, .limit, name) },
       problem: { run in run.limit.flatMap { $0 < 1 ? "\($0): at least 1 request" : nil } },
       onlyWith: [.tier]),
+    RunSetting(
+      SettingDeclaration(
+        .penalty, value: "trace, constant:miss=M[,hit=H] (or M) or size:base=B,per-byte=P[,hit=H]",
+        default: "none",
+        help:
+          "Weigh each request by what it costs: trace (the trace's own hit and miss penalties; address-penalties traces), constant:miss=M[,hit=H] (or just M) or size:base=B,per-byte=P[,hit=H] (a miss costs B + P × the object's bytes). Cost-aware policies (camp, gdwheel) rank by the miss penalty; adds penalty_model, total_penalty, average_penalty, hit_penalty and miss_penalty.",
+        commands: ["replay"]),
+      isGiven: { $0.penalty != nil },
+      read: { run, text, name throws(RunError) in
+        do throws(TraceError) { run.penalty = try PenaltyModel(parsing: text) } catch {
+          throw RunError(.penalty, "\(name): \(error)")
+        }
+      },
+      notWith: [
+        .init(other: .given(.attribution), reason: nil), .init(other: .given(.useTTL), reason: nil),
+        .init(other: .kv, reason: nil), .init(other: .tier, reason: nil),
+      ]),
     RunSetting(
       SettingDeclaration(
         .admission,

@@ -25,9 +25,11 @@ public enum TraceReplay {
   public static func run(
     _ trace: TraceSource, policy: PolicySpec, cacheSize: Int64, sizeMode: SizeMode,
     admission: AdmissionSpec = .none, window: ReplayWindow = ReplayWindow(), progress: ReplayProgress? = nil,
-    attributingAgainst reference: AttributionReference? = nil, ttl: TTLRule? = nil, kv: KVRule? = nil
+    attributingAgainst reference: AttributionReference? = nil, ttl: TTLRule? = nil, kv: KVRule? = nil,
+    penalty: PenaltyModel? = nil
   ) throws(TraceError) -> ReplayResult {
     try checkMinimumCapacity(policy, cacheSize)
+    try penalty?.check(trace)
     // The one check every front end's replay goes through, for this cell.
     var described = RunDescription()
     (described.policies, described.sizeMode, described.admissions) = ([policy], sizeMode, [admission])
@@ -38,6 +40,7 @@ public enum TraceReplay {
     )
     let expiration = kv?.expiration ?? ttl?.expiration ?? .lazy
     described.expiration = expiration == .lazy ? nil : expiration
+    described.penalty = penalty
     do throws(RunError) { try described.check() } catch { throw .invalidOption(error.description) }
     let clock = ContinuousClock()
     let start = clock.now
@@ -51,6 +54,14 @@ public enum TraceReplay {
         trace, through: &box, sizeMode: sizeMode, window: window, needsNextAccess: policy.descriptor.isOffline,
         progress: progress)
       attributed = run
+    } else if let penalty {
+      // A run that weighs misses replays the boxed policy through the
+      // windowed loop, which hands each request its penalty and sums them:
+      // one more loop for all policies, none per policy.
+      var box = BoxedPolicy(policy.integerBox(capacity: cacheSize, admission: admission))
+      counts = try replay(
+        trace, through: &box, sizeMode: sizeMode, window: window, needsNextAccess: policy.descriptor.isOffline,
+        progress: progress, penalty: penalty)
     } else if ttl != nil || kv != nil {
       // TTLs and key-value operations replay the boxed policy: one loop for
       // all policies, not one per policy. Specialised per policy, the two
@@ -91,6 +102,12 @@ public enum TraceReplay {
         flashWrites: counts.flashWrites?.objects, flashWriteBytes: counts.flashWrites?.bytes,
         trainings: counts.learning?.trainings, trainingSeconds: counts.learning?.seconds,
         tuned: counts.learning?.choice))
+    if let penalties = counts.penalties {
+      result.fields.penaltyModel = penalties.model.description
+      (result.fields.hitPenalty, result.fields.missPenalty) = (penalties.hit, penalties.miss)
+      result.fields.totalPenalty = penalties.total
+      result.fields.averagePenalty = hitCounts.requests > 0 ? penalties.total / Double(hitCounts.requests) : 0
+    }
     result.skipped = counts.skipped
     result.intervals = counts.intervals
     result.attribution = attributed?.attribution
@@ -204,7 +221,7 @@ public enum TraceReplay {
           let result = try run(
             cell.trace, policy: cell.policy, cacheSize: cell.cacheSize, sizeMode: cell.sizeMode,
             admission: cell.admission, window: cell.window, progress: progress, attributingAgainst: reference,
-            ttl: cell.ttl, kv: cell.kv)
+            ttl: cell.ttl, kv: cell.kv, penalty: cell.penalty)
           results.withLock { $0[i] = result.sized(as: cell) }
           progress?.cellsDone.add(1, ordering: .relaxed)
         } catch {
@@ -257,6 +274,8 @@ public struct ReplayCell: Sendable, Hashable {
   public var ttl: TTLRule? = nil
   /// Key-value semantics, when the records are read as operations (``KVRule``).
   public var kv: KVRule? = nil
+  /// What each request costs, when the run weighs misses (``PenaltyModel``).
+  public var penalty: PenaltyModel? = nil
 
   public init(
     trace: TraceSource, policy: PolicySpec, cacheSize: Int64, sizeMode: SizeMode, admission: AdmissionSpec = .none,
@@ -308,12 +327,12 @@ extension TraceRecord {
   /// The request this record makes of a policy: its key and next access
   /// moved by the tile's offsets (a copy of a repeated trace), weighing 1 in
   /// count mode, and `time` its position in the replay. A next access past
-  /// the copy's end never comes.
+  /// the copy's end never comes. `penalty`: what a miss of it costs.
   @inlinable @inline(__always)
-  func request(in tile: TraceTile, time: Int64, countMode: Bool) -> Request<UInt64> {
+  func request(in tile: TraceTile, time: Int64, countMode: Bool, penalty: Double = 1) -> Request<UInt64> {
     Request(
       key: key &+ tile.idOffset, weight: countMode ? 1 : size, time: time,
       nextAccess: nextAccess > tile.copyLength ? Request<UInt64>.never : nextAccess &+ tile.requestOffset,
-      timestamp: self.time)
+      timestamp: self.time, penalty: penalty)
   }
 }

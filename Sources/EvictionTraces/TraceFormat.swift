@@ -33,6 +33,9 @@ public struct TraceFormat: Hashable, Sendable, CustomStringConvertible {
   /// Whether records carry each request's next access.
   public var carriesNextAccess: Bool { definition.carriesNextAccess }
 
+  /// Whether records carry what a hit and a miss cost (`--penalty trace`).
+  public var carriesPenalties: Bool { definition.carriesPenalties }
+
   /// Every format, built-in then registered.
   public static var all: [TraceFormat] { TraceFormats.definitions.map { TraceFormat($0) } }
 
@@ -115,6 +118,10 @@ public protocol TraceFormatDefinition {
   /// Whether records carry each request's next access (libCacheSim's
   /// binary formats), so offline policies need no pre-pass. Default: false.
   static var carriesNextAccess: Bool { get }
+  /// Whether records carry what a hit and a miss of the request cost
+  /// (``TraceRecord/hitPenalty``, ``TraceRecord/missPenalty``), for
+  /// `--penalty trace`. Default: false.
+  static var carriesPenalties: Bool { get }
   /// One line for the format list: what a record looks like.
   static var summary: String { get }
   /// A reader of `input`'s records.
@@ -125,6 +132,7 @@ extension TraceFormatDefinition {
   public static var aliases: [String] { [] }
   public static var fileSuffixes: [String] { ["." + name] }
   public static var carriesNextAccess: Bool { false }
+  public static var carriesPenalties: Bool { false }
 }
 
 /// What a format's reader reads: the bytes (already decompressed), the
@@ -166,6 +174,7 @@ public enum TraceFormats {
     ScarabFormat.self,
     CloudPhysicsFormat.self,
     AddressFormat.self,
+    AddressPenaltiesFormat.self,
     AdaptSizeFormat.self,
     TwitterFormat.self,
     MSRFormat.self,

@@ -19,7 +19,8 @@ import Testing
     // row is in it.
     let own = ReplayResult.columns + ReplayResult.learningColumns
     let written = own + ReplayResult.tunedColumns
-    #expect(ResultWriter.columns(of: replay).sorted() == written.sorted())
+    let optional = ReplayResult.learningColumns + ReplayResult.tunedColumns + ReplayResult.penaltyColumns
+    #expect(ResultWriter.columns(of: replay).sorted() == (ReplayResult.columns + optional).sorted())
     #expect(ReplayResult.columns(ReplayResult.columns, of: [replay]) == ReplayResult.columns)
     var learned = replay
     learned.fields.trainings = 3
@@ -28,13 +29,18 @@ import Testing
     var tuned = learned
     tuned.fields.tuned = "kept"
     #expect(ReplayResult.columns(ReplayResult.columns, of: [replay, tuned]) == written)
+    // A weighed row (`--penalty`) adds the penalty columns after those.
+    var weighed = tuned
+    weighed.fields.penaltyModel = "trace"
+    #expect(
+      ReplayResult.columns(ReplayResult.columns, of: [replay, weighed]) == written + ReplayResult.penaltyColumns)
     // A row replayed with TTLs adds exactly their columns, after the contract's.
     var expiring = replay
     expiring.semantics = SemanticsCounts(semantics: "libcachesim", useTtl: true, expiredRequests: 3)
     let extended = ReplayResult.columns + SemanticsCounts.columns
     #expect(
       ResultWriter.columns(of: expiring).sorted()
-        == (extended + ReplayResult.learningColumns + ReplayResult.tunedColumns).sorted())
+        == (extended + optional).sorted())
     #expect(ReplayResult.columns(ReplayResult.columns, of: [replay, expiring]) == extended)
     let stress = try StressRun.Sweep(
       policies: [PolicySpec("lru")], locks: [.mutex], threads: [1], cacheSize: 2, sizeMode: .count, ops: 5

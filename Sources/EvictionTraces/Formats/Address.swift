@@ -47,3 +47,50 @@ enum AddressFormat: TraceFormatDefinition {
 extension TraceFormat {
   public static let address = TraceFormat(AddressFormat.self)
 }
+
+/// Program address traces with the cost of each request (Caffeine's
+/// `address-penalties`, from Himelbrand et al.'s cost-aware work): lines
+/// `l|s 0xADDR n hitPenalty missPenalty`, the address trace's three fields
+/// and what serving the request costs on a hit and on a miss. Key = the
+/// address, size 1; the penalties go to `--penalty trace`. A penalty is a
+/// finite number of at least 0 (decimal, as `100` or `12.5`).
+enum AddressPenaltiesFormat: TraceFormatDefinition {
+  static let name = "address-penalties"
+  static let summary = "address traces with costs: 'l|s 0xADDR n hitPenalty missPenalty' per line"
+  static let carriesSizes = false
+  static let carriesPenalties = true
+  static func reader(_ input: TraceInput) -> TraceReader { input.readingLines(with: Parser()) }
+
+  struct Parser: LineParser {
+    var address = AddressFormat.Parser()
+
+    mutating func parse(_ line: TraceLine) throws(TraceError) -> ParsedLine {
+      guard case .record(var record) = try address.parse(line) else { return .skip }
+      let fields = address.fields
+      guard fields.count >= 5 else {
+        throw line.malformed("expected 'l|s 0xADDR n hitPenalty missPenalty', found \(fields.count) fields")
+      }
+      record.hitPenalty = try Self.penalty(fields[3], "hit penalty", line)
+      record.missPenalty = try Self.penalty(fields[4], "miss penalty", line)
+      return .record(record)
+    }
+
+    /// A decimal penalty: finite, at least 0, within a 32-bit float's range.
+    static func penalty(_ field: UnsafeRawBufferPointer, _ name: String, _ line: TraceLine) throws(TraceError)
+      -> Float
+    {
+      if let whole = TextKey.decimal(field), whole <= 1 << 24 { return Float(whole) }
+      let text = TraceLine.text(field)
+      guard field.count < 64, let value = Double(text), value.isFinite, value >= 0,
+        value <= Double(Float.greatestFiniteMagnitude)
+      else {
+        throw line.malformed("\(name) '\(text)' is not a number from 0 to 3.4e38")
+      }
+      return Float(value)
+    }
+  }
+}
+
+extension TraceFormat {
+  public static let addressPenalties = TraceFormat(AddressPenaltiesFormat.self)
+}
