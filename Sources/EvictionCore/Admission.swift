@@ -345,6 +345,7 @@ public struct AdmittedPolicy<Policy: ReplacementPolicy & ~Copyable>: Replacement
   @inlinable public var count: Int { policy.count }
   @inlinable public var flashWrites: TierWrites? { policy.flashWrites }
   @inlinable public var learning: LearningCounts? { policy.learning }
+  @inlinable public mutating func willServe(penalty: Float) { policy.willServe(penalty: penalty) }
   @inlinable public var sketchBytes: Int { policy.sketchBytes + (gate.sketch?.entries ?? 0) * 8 }
 
   @inlinable @inline(__always)

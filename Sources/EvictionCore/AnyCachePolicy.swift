@@ -47,6 +47,8 @@ public struct AnyCachePolicy<Key: Hashable> {
   public let flashWrites: () -> TierWrites?
   /// ``ReplacementPolicy/learning``.
   public let learning: () -> LearningCounts?
+  /// ``ReplacementPolicy/willServe(penalty:)``.
+  public let willServe: (Float) -> Void
   /// ``ReplacementPolicy/sketchBytes``.
   public let sketchBytes: () -> Int
   /// ``ReplacementPolicy/saveState(into:)``: the policy's whole state.
@@ -84,6 +86,7 @@ public struct AnyCachePolicy<Key: Hashable> {
     explain = { holder.policy.explain($0) }
     flashWrites = { holder.policy.flashWrites }
     learning = { holder.policy.learning }
+    willServe = { holder.policy.willServe(penalty: $0) }
     sketchBytes = { holder.policy.sketchBytes }
     let name = name
     let capacity = capacity
@@ -115,6 +118,7 @@ public struct BoxedPolicy<Key: Hashable>: ReplacementPolicy {
   @inlinable public var count: Int { box.count() }
   @inlinable public var flashWrites: TierWrites? { box.flashWrites() }
   @inlinable public var learning: LearningCounts? { box.learning() }
+  @inlinable public mutating func willServe(penalty: Float) { box.willServe(penalty) }
   @inlinable public var sketchBytes: Int { box.sketchBytes() }
 
   @inlinable @inline(__always)

@@ -298,6 +298,21 @@ public enum PolicyListLink<Rest: PolicyListProtocol, Definition: PolicyBuilder>:
   }
 }
 
+/// Two lists, the first's definitions then the second's: a long list kept
+/// as two shallow types, since Swift's generic specialiser leaves code over
+/// a type nested more than 50 deep unspecialised (``BuiltinPolicies``).
+public enum PolicyListPair<First: PolicyListProtocol, Second: PolicyListProtocol>: PolicyListProtocol {
+  public static var definitions: [any PolicyBuilder.Type] { First.definitions + Second.definitions }
+
+  @inlinable
+  public static func dispatch<Index: SlotIndex & ~Copyable, Visitor: PolicyVisitor & ~Copyable>(
+    _ spec: PolicySpec, capacity: Int64, index: Index.Type, visitor: inout Visitor
+  ) -> Visitor.Output? where Index.Key == Visitor.Key {
+    if let built = First.dispatch(spec, capacity: capacity, index: index, visitor: &visitor) { return built }
+    return Second.dispatch(spec, capacity: capacity, index: index, visitor: &visitor)
+  }
+}
+
 /// Receives a freshly built policy of a concrete type (see ``PolicySpec/withPolicy(capacity:index:visitor:)``).
 public protocol PolicyVisitor: ~Copyable {
   associatedtype Key: Hashable

@@ -25,12 +25,6 @@ public struct Request<Key: Hashable> {
   /// LP-ARC re-inserts an entry it moves from T1 to T2) do so only when this
   /// is true.
   public var carriesWeight: Bool
-  /// What a miss of this object costs (the time or money to fetch it
-  /// again), in the unit the run's penalty model gives: cost-aware policies
-  /// (``CAMPPolicy``, ``GDWheelPolicy``) rank by it, the others ignore it.
-  /// 1 where nothing says otherwise, so a cost-aware policy without
-  /// penalties ranks every object alike.
-  public var penalty: Double
 
   /// Marks an object that is not requested again.
   public static var never: Int64 { Int64.max }
@@ -38,7 +32,7 @@ public struct Request<Key: Hashable> {
   @inlinable @inline(__always)
   public init(
     key: Key, weight: Int64 = 1, time: Int64 = 0, nextAccess: Int64 = Int64.max, timestamp: Int64 = 0,
-    carriesWeight: Bool = true, penalty: Double = 1
+    carriesWeight: Bool = true
   ) {
     self.key = key
     self.weight = weight
@@ -46,7 +40,6 @@ public struct Request<Key: Hashable> {
     self.nextAccess = nextAccess
     self.timestamp = timestamp
     self.carriesWeight = carriesWeight
-    self.penalty = penalty
   }
 }
 

@@ -99,11 +99,12 @@ public enum PenaltyModel: Sendable, Hashable, CustomStringConvertible {
     value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
   }
 
-  /// What `record` costs on a hit and on a miss.
+  /// What `record` costs on a hit and on a miss, `traced` being what its
+  /// trace says it costs (``PenaltySchedule``; read only by `trace`).
   @inlinable
-  public func penalties(of record: TraceRecord) -> (hit: Double, miss: Double) {
+  public func penalties(of record: TraceRecord, traced: (hit: Float, miss: Float)) -> (hit: Double, miss: Double) {
     switch self {
-    case .trace: return (Double(record.hitPenalty), Double(record.missPenalty))
+    case .trace: return (Double(traced.hit), Double(traced.miss))
     case .constant(let miss, let hit): return (hit, miss)
     case .size(let base, let perByte, let hit): return (hit, base + perByte * Double(record.size))
     }
@@ -124,6 +125,43 @@ extension Array where Element == String {
   fileprivate func splitFirst() -> (String, String?) { (first ?? "", count > 1 ? self[1] : nil) }
 }
 
+/// What each request of one replay costs: a model, and for `trace` the
+/// trace's own penalties, read once before the replay by the format's
+/// penalty reader (``EvictionTraces/TraceFormatDefinition/penaltyReader(_:)``),
+/// 8 bytes a request of one copy, so that records themselves stay as small
+/// as every other replay needs them.
+public struct PenaltySchedule: Sendable {
+  public let model: PenaltyModel
+  /// The trace's penalties, packed (``EvictionTraces/TracePenalty``), one per
+  /// request of one copy; empty unless the model is `trace`.
+  @usableFromInline let traced: [UInt64]
+
+  /// The schedule of `model` over `trace`; refuses `trace` for a format
+  /// without penalties.
+  public init(_ model: PenaltyModel, over trace: TraceSource) throws(TraceError) {
+    try model.check(trace)
+    self.model = model
+    guard model == .trace,
+      let reader = try openPenalties(
+        trace.path, format: trace.format, csv: trace.csv, skipBadRecords: trace.skipBadRecords)
+    else {
+      traced = []
+      return
+    }
+    traced = try reader.readAll().map(\.key)
+  }
+
+  /// What the request at `index` of its copy (0-based), `record`, costs.
+  @inlinable
+  public func penalties(of record: TraceRecord, at index: Int64) throws(TraceError) -> (hit: Double, miss: Double) {
+    guard model == .trace else { return model.penalties(of: record, traced: (0, 0)) }
+    guard index >= 0 && index < traced.count else {
+      throw .invalidOption("the trace changed while it was read: request \(index + 1) has no penalty")
+    }
+    return model.penalties(of: record, traced: TracePenalty.unpacked(traced[Int(index)]))
+  }
+}
+
 /// The penalties a replay's counted requests paid: hits at their hit
 /// penalty, misses at their miss penalty (``PenaltyModel``).
 public struct PenaltyTotals: Sendable, Equatable {
@@ -134,10 +172,9 @@ public struct PenaltyTotals: Sendable, Equatable {
   /// Every counted request's penalty.
   public var total: Double { hit + miss }
 
-  /// Adds `record`'s penalty as a hit or a miss.
+  /// Adds a request's penalty as a hit or a miss.
   @inlinable
-  public mutating func add(_ record: TraceRecord, hit: Bool) {
-    let cost = model.penalties(of: record)
+  public mutating func add(_ cost: (hit: Double, miss: Double), hit: Bool) {
     if hit { self.hit += cost.hit } else { miss += cost.miss }
   }
 }

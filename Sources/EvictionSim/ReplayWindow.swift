@@ -131,11 +131,11 @@ extension TraceReplay {
   @inlinable
   public static func replay<Policy: ReplacementPolicy & ~Copyable>(
     _ trace: TraceSource, through policy: inout Policy, sizeMode: SizeMode, window: ReplayWindow,
-    needsNextAccess: Bool = false, progress: ReplayProgress? = nil, penalty: PenaltyModel? = nil
+    needsNextAccess: Bool = false, progress: ReplayProgress? = nil, penalty: PenaltySchedule? = nil
   ) throws(TraceError) -> ReplayCounts where Policy.Key == UInt64 {
     var counts = ReplayCounts()
     let countMode = sizeMode == .count
-    var penalties = penalty.map { PenaltyTotals(model: $0) }
+    var penalties = penalty.map { PenaltyTotals(model: $0.model) }
     var position: Int64 = 0
     var gate = WarmupGate(window.warmup)
     var countStart: (time: Int64, position: Int64)? = nil
@@ -150,9 +150,9 @@ extension TraceReplay {
         position &+= 1
         latest = max(latest, record.time)
         let warming = gate.warms(record.time)
-        let request = record.request(
-          in: tile, time: position, countMode: countMode, penalty: penalty?.penalties(of: record).miss ?? 1)
-        let hit = policy.access(request)
+        let cost = try penalty?.penalties(of: record, at: position &- 1 &- tile.requestOffset)
+        if let cost { policy.willServe(penalty: Float(cost.miss)) }
+        let hit = policy.access(record.request(in: tile, time: position, countMode: countMode))
         if !hit { counts.maxOccupancy = max(counts.maxOccupancy, policy.usedWeight) }
         if warming {
           counts.warmupRequests &+= 1
@@ -164,7 +164,7 @@ extension TraceReplay {
         counts.hits &+= hit ? 1 : 0
         counts.bytesRequested &+= record.size
         counts.bytesMissed &+= hit ? 0 : record.size
-        penalties?.add(record, hit: hit)
+        if let cost { penalties?.add(cost, hit: hit) }
         guard let interval = window.interval else { continue }
         let index: Int
         switch interval {

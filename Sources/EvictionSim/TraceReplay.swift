@@ -58,10 +58,11 @@ public enum TraceReplay {
       // A run that weighs misses replays the boxed policy through the
       // windowed loop, which hands each request its penalty and sums them:
       // one more loop for all policies, none per policy.
+      let schedule = try PenaltySchedule(penalty, over: trace)
       var box = BoxedPolicy(policy.integerBox(capacity: cacheSize, admission: admission))
       counts = try replay(
         trace, through: &box, sizeMode: sizeMode, window: window, needsNextAccess: policy.descriptor.isOffline,
-        progress: progress, penalty: penalty)
+        progress: progress, penalty: schedule)
     } else if ttl != nil || kv != nil {
       // TTLs and key-value operations replay the boxed policy: one loop for
       // all policies, not one per policy. Specialised per policy, the two
@@ -327,12 +328,12 @@ extension TraceRecord {
   /// The request this record makes of a policy: its key and next access
   /// moved by the tile's offsets (a copy of a repeated trace), weighing 1 in
   /// count mode, and `time` its position in the replay. A next access past
-  /// the copy's end never comes. `penalty`: what a miss of it costs.
+  /// the copy's end never comes.
   @inlinable @inline(__always)
-  func request(in tile: TraceTile, time: Int64, countMode: Bool, penalty: Double = 1) -> Request<UInt64> {
+  func request(in tile: TraceTile, time: Int64, countMode: Bool) -> Request<UInt64> {
     Request(
       key: key &+ tile.idOffset, weight: countMode ? 1 : size, time: time,
       nextAccess: nextAccess > tile.copyLength ? Request<UInt64>.never : nextAccess &+ tile.requestOffset,
-      timestamp: self.time, penalty: penalty)
+      timestamp: self.time)
   }
 }

@@ -33,7 +33,7 @@ public struct TraceFormat: Hashable, Sendable, CustomStringConvertible {
   /// Whether records carry each request's next access.
   public var carriesNextAccess: Bool { definition.carriesNextAccess }
 
-  /// Whether records carry what a hit and a miss cost (`--penalty trace`).
+  /// Whether the format carries what a hit and a miss cost (`--penalty trace`).
   public var carriesPenalties: Bool { definition.carriesPenalties }
 
   /// Every format, built-in then registered.
@@ -118,10 +118,15 @@ public protocol TraceFormatDefinition {
   /// Whether records carry each request's next access (libCacheSim's
   /// binary formats), so offline policies need no pre-pass. Default: false.
   static var carriesNextAccess: Bool { get }
-  /// Whether records carry what a hit and a miss of the request cost
-  /// (``TraceRecord/hitPenalty``, ``TraceRecord/missPenalty``), for
-  /// `--penalty trace`. Default: false.
+  /// Whether the format carries what a hit and a miss of each request
+  /// cost, for `--penalty trace`: true for a format that implements
+  /// ``penaltyReader(_:)``. Default: false.
   static var carriesPenalties: Bool { get }
+  /// A second reader of `input` whose records carry each request's hit and
+  /// miss penalties, packed in the key (``TracePenalty``), one per record
+  /// the format's ``reader(_:)`` gives, in the same order; nil (the
+  /// default) for a format without penalties.
+  static func penaltyReader(_ input: TraceInput) throws(TraceError) -> TraceReader?
   /// One line for the format list: what a record looks like.
   static var summary: String { get }
   /// A reader of `input`'s records.
@@ -133,6 +138,7 @@ extension TraceFormatDefinition {
   public static var fileSuffixes: [String] { ["." + name] }
   public static var carriesNextAccess: Bool { false }
   public static var carriesPenalties: Bool { false }
+  public static func penaltyReader(_ input: TraceInput) throws(TraceError) -> TraceReader? { nil }
 }
 
 /// What a format's reader reads: the bytes (already decompressed), the
@@ -250,6 +256,17 @@ public func openTrace(
     TraceInput(
       source: openByteSource(path), path: path, format: format, csv: csv, skipBadRecords: skipBadRecords,
       keepsZeroSizeWrites: keepsZeroSizeWrites))
+}
+
+/// The penalty reader of the trace at `path` (``TraceFormatDefinition/penaltyReader(_:)``),
+/// or nil where its format carries no penalties.
+public func openPenalties(
+  _ path: String, format: TraceFormat, csv: CSVOptions = CSVOptions(), skipBadRecords: Bool = false
+) throws(TraceError) -> TraceReader? {
+  try format.definition.penaltyReader(
+    TraceInput(
+      source: openByteSource(path), path: path, format: format, csv: csv, skipBadRecords: skipBadRecords,
+      keepsZeroSizeWrites: false))
 }
 
 /// Reads a trace held in memory (compressed or not) as if it were the file

@@ -15,21 +15,13 @@ public struct TraceRecord: Equatable, Sendable {
   public var ttl: UInt32
   /// What the request does; `get` where the format carries no operations.
   public var op: Operation
-  /// What serving the request costs when it hits, and when it misses, where
-  /// the format carries them (`address-penalties`, Caffeine's; 0 elsewhere):
-  /// the run's penalty model (`--penalty trace`) reads them. Kept as 32-bit
-  /// floats, which grow a record by 8 bytes (40 to 48) rather than 16:
-  /// whole numbers to 2^24 are exact, others keep 7 significant digits;
-  /// sums are taken in 64 bits.
-  public var hitPenalty: Float
-  public var missPenalty: Float
 
   public static var never: Int64 { Int64.max }
 
   @inlinable
   public init(
     key: UInt64, size: Int64 = 1, time: Int64 = 0, nextAccess: Int64 = Int64.max, ttl: UInt32 = 0,
-    op: Operation = .get, hitPenalty: Float = 0, missPenalty: Float = 0
+    op: Operation = .get
   ) {
     self.key = key
     self.size = size
@@ -37,8 +29,6 @@ public struct TraceRecord: Equatable, Sendable {
     self.nextAccess = nextAccess
     self.ttl = ttl
     self.op = op
-    self.hitPenalty = hitPenalty
-    self.missPenalty = missPenalty
   }
 
   /// Whether a reader skips this record as a zero-size request: any record

@@ -20,7 +20,7 @@ import Testing
     let capacity: Int64
     let perWeight: Bool
 
-    mutating func access(_ request: Request<UInt64>, at time: Int) -> String {
+    mutating func access(_ request: Request<UInt64>, penalty: Float, at time: Int) -> String {
       if let entry = entries[request.key] {
         entries[request.key] = (inflation + entry.cost, time, entry.weight, entry.cost)
         return "hit \(request.key)"
@@ -36,18 +36,21 @@ import Testing
         entries[victim.key] = nil
         evicted.append(victim.key)
       }
-      let cost = perWeight ? request.penalty / Double(request.weight) : request.penalty
+      let cost = perWeight ? Double(penalty) / Double(request.weight) : Double(penalty)
       entries[request.key] = (inflation + cost, time, request.weight, cost)
       used += request.weight
       return "miss \(request.key) admitted \(evicted)"
     }
   }
 
+  /// A request and what a miss of it costs.
+  typealias Priced = (request: Request<UInt64>, penalty: Float)
+
   /// A Zipf-like stream of `count` requests over `objects` keys, each key
   /// with a fixed penalty drawn from `penalties` and a fixed size from `sizes`.
   static func stream(
     count: Int, objects: UInt64, seed: UInt64, penalties: ClosedRange<Int>, sizes: ClosedRange<Int64> = 1...1
-  ) -> [Request<UInt64>] {
+  ) -> [Priced] {
     var generator = SeededGenerator(seed: seed)
     var penalty: [UInt64: Double] = [:]
     var size: [UInt64: Int64] = [:]
@@ -58,13 +61,35 @@ import Testing
       let p = penalty[key] ?? Double(Int.random(in: penalties, using: &generator))
       let s = size[key] ?? Int64.random(in: sizes, using: &generator)
       (penalty[key], size[key]) = (p, s)
-      return Request(key: key, weight: s, penalty: p)
+      return (Request(key: key, weight: s), Float(p))
     }
   }
 
-  static func greedyDualLog(_ requests: [Request<UInt64>], capacity: Int64, perWeight: Bool) -> [String] {
+  static func greedyDualLog(_ requests: [Priced], capacity: Int64, perWeight: Bool) -> [String] {
     var model = GreedyDual(capacity: capacity, perWeight: perWeight)
-    return requests.enumerated().map { model.access($1, at: $0) }
+    return requests.enumerated().map { model.access($1.request, penalty: $1.penalty, at: $0) }
+  }
+
+  /// What `spec` does with each request, told each one's penalty first
+  /// (``EvictionCore/ReplacementPolicy/willServe(penalty:)``), as S4FIFOTests' log writes it.
+  static func replayLog(_ spec: String, _ requests: [Priced], capacity: Int64) throws -> [String] {
+    var visitor = BoxingVisitor<UInt64>()
+    let policy = try PolicySpec(spec).withPolicy(
+      capacity: capacity, index: IntegerSlotIndex<UInt64>.self, visitor: &visitor)
+    var log: [String] = []
+    for (n, (request, penalty)) in requests.enumerated() {
+      policy.willServe(penalty)
+      var evicted: [UInt64] = []
+      if policy.lookup(request, { evicted.append($1) }) != nil {
+        log.append("hit \(request.key)")
+      } else {
+        let slot = policy.admit(request) { evicted.append($1) }
+        log.append("miss \(request.key) \(slot == nil ? "refused" : "admitted") \(evicted)")
+      }
+      if n % 997 == 0 { policy.checkInvariants() }
+    }
+    policy.checkInvariants()
+    return log
   }
 
   @Test(arguments: [(1, 1), (1, 7), (25, 40)] as [(Int64, Int64)])
@@ -74,7 +99,7 @@ import Testing
     for capacity: Int64 in [50, 400] {
       let bytes = capacity * (minimumSize + maximumSize) / 2
       #expect(
-        try S4FIFOTests.replayLog("camp:precision=53", requests, capacity: bytes)
+        try Self.replayLog("camp:precision=53", requests, capacity: bytes)
           == Self.greedyDualLog(requests, capacity: bytes, perWeight: true))
     }
   }
@@ -87,12 +112,10 @@ import Testing
     #expect(CAMPPolicy<IntegerSlotIndex<UInt64>>.rounded(0.3, precision: 53) == 0.3)
     #expect(CAMPPolicy<IntegerSlotIndex<UInt64>>.rounded(.infinity, precision: 5) == .greatestFiniteMagnitude)
     let requests = Self.stream(count: 20_000, objects: 800, seed: 5, penalties: 1...100_000)
-    let rounded = requests.map { request in
-      var request = request
-      request.penalty = CAMPPolicy<IntegerSlotIndex<UInt64>>.rounded(request.penalty, precision: 3)
-      return request
+    let rounded = requests.map { priced in
+      (priced.request, Float(CAMPPolicy<IntegerSlotIndex<UInt64>>.rounded(Double(priced.penalty), precision: 3)))
     }
-    let camp = try S4FIFOTests.replayLog("camp:precision=3", requests, capacity: 100)
+    let camp = try Self.replayLog("camp:precision=3", requests, capacity: 100)
     #expect(camp == Self.greedyDualLog(rounded, capacity: 100, perWeight: true))
     #expect(camp != Self.greedyDualLog(requests, capacity: 100, perWeight: true))
   }
@@ -106,7 +129,7 @@ import Testing
     for capacity: Int64 in [40, 300] {
       let bytes = capacity * (minimumSize + maximumSize) / 2
       #expect(
-        try S4FIFOTests.replayLog("gdwheel", requests, capacity: bytes)
+        try Self.replayLog("gdwheel", requests, capacity: bytes)
           == Self.greedyDualLog(requests, capacity: bytes, perWeight: false))
     }
   }
@@ -114,7 +137,7 @@ import Testing
   /// Without penalties every object costs 1, and both policies are LRU.
   @Test(arguments: ["camp", "camp:precision=53", "gdwheel", "gdwheel:wheels=1,queues=2"])
   func withoutPenaltiesTheyAreLRU(spec: String) throws {
-    let requests = Self.stream(count: 20_000, objects: 2_000, seed: 7, penalties: 1...1)
+    let requests = Self.stream(count: 20_000, objects: 2_000, seed: 7, penalties: 1...1).map(\.request)
     for capacity: Int64 in [10, 200] {
       #expect(
         try S4FIFOTests.replayLog(spec, requests, capacity: capacity)
@@ -126,9 +149,9 @@ import Testing
   /// second wheel, a cost of 2 moves down to the first when the lowest hand
   /// turns, and leaves behind the cost-1 objects placed before it arrived.
   @Test func gdWheelMovesCostsDownAsTheHandTurns() throws {
-    let costs: [(UInt64, Double)] = [(1, 1), (2, 9), (3, 2), (4, 1), (5, 1), (6, 1), (7, 1), (8, 1), (9, 1)]
-    let requests = costs.map { Request<UInt64>(key: $0.0, penalty: $0.1) }
-    let log = try S4FIFOTests.replayLog("gdwheel:wheels=2,queues=4", requests, capacity: 3)
+    let costs: [(UInt64, Float)] = [(1, 1), (2, 9), (3, 2), (4, 1), (5, 1), (6, 1), (7, 1), (8, 1), (9, 1)]
+    let requests = costs.map { (Request<UInt64>(key: $0.0), $0.1) }
+    let log = try Self.replayLog("gdwheel:wheels=2,queues=4", requests, capacity: 3)
     #expect(
       log == [
         "miss 1 admitted []", "miss 2 admitted []", "miss 3 admitted []", "miss 4 admitted [1]",
@@ -146,10 +169,11 @@ import Testing
       capacity: 300, index: IntegerSlotIndex<UInt64>.self, visitor: &visitor)
     var hits = (cheap: 0.0, dear: 0.0)
     var requested = (cheap: 0.0, dear: 0.0)
-    for (n, request) in requests.enumerated() {
-      if request.penalty < 20 { requested.cheap += 1 } else if request.penalty > 180 { requested.dear += 1 }
+    for (n, (request, penalty)) in requests.enumerated() {
+      if penalty < 20 { requested.cheap += 1 } else if penalty > 180 { requested.dear += 1 }
+      policy.willServe(penalty)
       if policy.lookup(request, { _, _ in }) != nil {
-        if request.penalty < 20 { hits.cheap += 1 } else if request.penalty > 180 { hits.dear += 1 }
+        if penalty < 20 { hits.cheap += 1 } else if penalty > 180 { hits.dear += 1 }
       } else {
         _ = policy.admit(request) { _, _ in }
       }
@@ -184,18 +208,24 @@ import Testing
         #expect(error.description.contains(says), "\(bad): \(error)")
       }
     }
-    let record = TraceRecord(key: 1, size: 4_096, hitPenalty: 2, missPenalty: 70)
-    #expect(PenaltyModel.trace.penalties(of: record) == (2, 70))
-    #expect(PenaltyModel.size(base: 100, perByte: 0.5, hit: 1).penalties(of: record) == (1, 2_148))
+    let record = TraceRecord(key: 1, size: 4_096)
+    #expect(PenaltyModel.trace.penalties(of: record, traced: (2, 70)) == (2, 70))
+    #expect(PenaltyModel.size(base: 100, perByte: 0.5, hit: 1).penalties(of: record, traced: (2, 70)) == (1, 2_148))
   }
 
   static let gcc = SharedData.trace("caffeine/address/penalties/gcc.trace.xz")
 
   @Test func addressPenaltiesAreRead() throws {
-    let records = try Array(TraceSource(path: Self.gcc, format: .addressPenalties).open().readAll().prefix(3))
-    #expect(records.map { $0.key } == [0x1fff_ff50, 0x1fff_ff58, 0x1fff_ff88])
-    #expect(records.map { $0.hitPenalty } == [1, 1, 1])
-    #expect(records.map { $0.missPenalty } == [100, 100, 10])
+    let trace = TraceSource(path: Self.gcc, format: .addressPenalties)
+    let records = try trace.open().readAll()
+    #expect(records.prefix(3).map { $0.key } == [0x1fff_ff50, 0x1fff_ff58, 0x1fff_ff88])
+    let penalties = try #require(try openPenalties(trace.path, format: trace.format)).readAll()
+    #expect(penalties.count == records.count)
+    #expect(penalties.prefix(3).map { TracePenalty.unpacked($0.key).hit } == [1, 1, 1])
+    #expect(penalties.prefix(3).map { TracePenalty.unpacked($0.key).miss } == [100, 100, 10])
+    #expect(TracePenalty.unpacked(TracePenalty.packed(hit: 2.5, miss: 1e20)) == (2.5, 1e20))
+    // Other formats carry none.
+    #expect(try openPenalties(SharedData.trace("caffeine/address/gcc.trace.gz"), format: .address) == nil)
     let scratch = try Scratch.directory("penalties")
     for (line, says) in [
       ("l 0x10 1 1", "found 4 fields"), ("l 0x10 1 1 -3", "miss penalty '-3'"), ("l 0x10 1 x 3", "hit penalty 'x'"),
@@ -225,6 +255,9 @@ import Testing
     var paid = (hit: 0.0, miss: 0.0)
     var hits: Int64 = 0
     let records = try trace.open().readAll()
+    let penalties = try #require(try openPenalties(trace.path, format: trace.format)).readAll().map {
+      TracePenalty.unpacked($0.key)
+    }
     var next: [UInt64: Int64] = [:]
     var nextAccess = [Int64](repeating: Request<UInt64>.never, count: records.count)
     for (i, record) in records.enumerated().reversed() {
@@ -232,13 +265,13 @@ import Testing
       next[record.key] = Int64(i + 1)
     }
     for (i, record) in records.enumerated() {
-      let request = Request(
-        key: record.key, time: Int64(i + 1), nextAccess: nextAccess[i], penalty: Double(record.missPenalty))
-      if box.access(request) {
+      let (hit, miss) = penalties[i]
+      box.willServe(penalty: miss)
+      if box.access(Request(key: record.key, time: Int64(i + 1), nextAccess: nextAccess[i])) {
         hits += 1
-        paid.hit += Double(record.hitPenalty)
+        paid.hit += Double(hit)
       } else {
-        paid.miss += Double(record.missPenalty)
+        paid.miss += Double(miss)
       }
     }
     #expect(result.hits == hits)

@@ -52,17 +52,27 @@ extension TraceFormat {
 /// `address-penalties`, from Himelbrand et al.'s cost-aware work): lines
 /// `l|s 0xADDR n hitPenalty missPenalty`, the address trace's three fields
 /// and what serving the request costs on a hit and on a miss. Key = the
-/// address, size 1; the penalties go to `--penalty trace`. A penalty is a
-/// finite number of at least 0 (decimal, as `100` or `12.5`).
+/// address, size 1; the penalties are read apart, for `--penalty trace`
+/// (``penaltyReader(_:)``). A penalty is a finite number of at least 0
+/// (decimal, as `100` or `12.5`).
 enum AddressPenaltiesFormat: TraceFormatDefinition {
   static let name = "address-penalties"
   static let summary = "address traces with costs: 'l|s 0xADDR n hitPenalty missPenalty' per line"
   static let carriesSizes = false
   static let carriesPenalties = true
-  static func reader(_ input: TraceInput) -> TraceReader { input.readingLines(with: Parser()) }
+  static func reader(_ input: TraceInput) -> TraceReader { input.readingLines(with: Parser(packsPenalties: false)) }
+  static func penaltyReader(_ input: TraceInput) -> TraceReader? {
+    input.readingLines(with: Parser(packsPenalties: true))
+  }
 
+  /// Reads a line's record, or (`packsPenalties`) the same line's
+  /// penalties packed in the key (``TracePenalty/packed(hit:miss:)``): the
+  /// same checks either way, so both readers pass over the same lines.
   struct Parser: LineParser {
     var address = AddressFormat.Parser()
+    let packsPenalties: Bool
+
+    init(packsPenalties: Bool) { self.packsPenalties = packsPenalties }
 
     mutating func parse(_ line: TraceLine) throws(TraceError) -> ParsedLine {
       guard case .record(var record) = try address.parse(line) else { return .skip }
@@ -70,8 +80,9 @@ enum AddressPenaltiesFormat: TraceFormatDefinition {
       guard fields.count >= 5 else {
         throw line.malformed("expected 'l|s 0xADDR n hitPenalty missPenalty', found \(fields.count) fields")
       }
-      record.hitPenalty = try Self.penalty(fields[3], "hit penalty", line)
-      record.missPenalty = try Self.penalty(fields[4], "miss penalty", line)
+      let hit = try Self.penalty(fields[3], "hit penalty", line)
+      let miss = try Self.penalty(fields[4], "miss penalty", line)
+      if packsPenalties { record.key = TracePenalty.packed(hit: hit, miss: miss) }
       return .record(record)
     }
 
@@ -88,6 +99,21 @@ enum AddressPenaltiesFormat: TraceFormatDefinition {
       }
       return Float(value)
     }
+  }
+}
+
+/// A request's hit and miss penalties as a format's penalty reader hands
+/// them over (``TraceFormatDefinition/penaltyReader(_:)``): two 32-bit
+/// floats packed in a record's key, hit in the high half. Kept apart from
+/// ``TraceRecord``, which every replay copies, so that no replay without
+/// penalties pays for them: whole numbers to 2^24 are exact, others keep 7
+/// significant digits.
+public enum TracePenalty {
+  @inlinable public static func packed(hit: Float, miss: Float) -> UInt64 {
+    UInt64(hit.bitPattern) << 32 | UInt64(miss.bitPattern)
+  }
+  @inlinable public static func unpacked(_ key: UInt64) -> (hit: Float, miss: Float) {
+    (Float(bitPattern: UInt32(truncatingIfNeeded: key >> 32)), Float(bitPattern: UInt32(truncatingIfNeeded: key)))
   }
 }
 

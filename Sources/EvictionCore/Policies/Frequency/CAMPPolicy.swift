@@ -3,7 +3,7 @@
 /// Key-Value Stores", Middleware 2014): GreedyDual-Size with each object's
 /// cost-to-size ratio rounded to a few significant bits. An object's
 /// priority is L + ratio, where ratio is its miss penalty
-/// (``Request/penalty``) over its weight and L is the priority of the last
+/// (``ReplacementPolicy/willServe(penalty:)``) over its weight and L is the priority of the last
 /// victim; the lowest priority leaves first, ties to the entry touched
 /// longest ago. Objects that are cheap to fetch again per byte go first.
 ///
@@ -19,8 +19,10 @@
 ///
 /// A missed object is admitted once room is made (victims lowest priority
 /// first, L rising to each one's), ranked with the L they leave. A hit
-/// ranks the entry again with its ratio at admission and today's L. Without
-/// penalties every request costs 1, and in count mode CAMP is LRU.
+/// ranks the entry again with its ratio at admission and today's L. The
+/// penalty is the one in force when the object is admitted
+/// (``ReplacementPolicy/willServe(penalty:)``); without penalties every
+/// request costs 1, and in count mode CAMP is LRU.
 ///
 /// - Complexity: O(log n) per request (a heap of n resident objects).
 public struct CAMPPolicy<Index: SlotIndex & ~Copyable>: HeapPolicy, ~Copyable {
@@ -35,6 +37,8 @@ public struct CAMPPolicy<Index: SlotIndex & ~Copyable>: HeapPolicy, ~Copyable {
   @usableFromInline var clock: Int64 = 0
   /// The significant bits a ratio keeps (1 to 53).
   public let precision: Int
+  /// The miss penalty of the requests being served.
+  @usableFromInline var penalty: Float = 1
 
   /// The most significant bits a ratio can have (a Double's).
   public static var fullPrecision: Int { Double.significandBitCount + 1 }
@@ -47,6 +51,8 @@ public struct CAMPPolicy<Index: SlotIndex & ~Copyable>: HeapPolicy, ~Copyable {
   }
 
   public var name: String { "CAMP(precision=\(precision))" }
+
+  @inlinable public mutating func willServe(penalty: Float) { self.penalty = penalty }
 
   /// `penalty / weight` with its `precision` most significant bits kept.
   @inlinable @inline(__always)
@@ -81,7 +87,7 @@ public struct CAMPPolicy<Index: SlotIndex & ~Copyable>: HeapPolicy, ~Copyable {
 
   @inlinable @inline(__always)
   mutating func insert(_ request: Request<Key>) -> Slot {
-    let ratio = ratio(penalty: request.penalty, weight: request.weight)
+    let ratio = ratio(penalty: Double(penalty), weight: request.weight)
     let slot = store.insert(request.key, weight: request.weight, payload: ratio)
     heap.insert(slot, priority: .init(priority: inflation + ratio, time: clock))
     return slot

@@ -1,6 +1,7 @@
 /// GD-Wheel (Li and Cox, "GD-Wheel: A Cost-Aware Replacement Policy for
 /// Key-Value Stores", EuroSys 2015): GreedyDual over miss penalties
-/// (``Request/penalty``), its priority queue replaced by hierarchical cost
+/// (``ReplacementPolicy/willServe(penalty:)``: the one in force when an
+/// object is admitted), its priority queue replaced by hierarchical cost
 /// wheels, so a request costs O(1) amortised instead of O(log n).
 ///
 /// There are `wheels` wheels of `queues` FIFO queues each, and a hand per
@@ -49,6 +50,8 @@ public struct GDWheelPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyab
   @usableFromInline let units: [Double]
   public let wheels: Int
   public let queuesPerWheel: Int
+  /// The miss penalty of the requests being served.
+  @usableFromInline var penalty: Float = 1
 
   @inlinable
   public init(capacity: Int64, wheels: Int = 2, queues: Int = 256) {
@@ -62,6 +65,8 @@ public struct GDWheelPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyab
   }
 
   public var name: String { "GDWheel(wheels=\(wheels),queues=\(queuesPerWheel))" }
+
+  @inlinable public mutating func willServe(penalty: Float) { self.penalty = penalty }
 
   @inlinable public static var missedLookupChangesNothing: Bool { true }
 
@@ -79,7 +84,7 @@ public struct GDWheelPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyab
     guard makeRoom(for: request.weight, onEvict: onEvict) else { return nil }
     // A penalty that is no number, or below 0, costs nothing; past the
     // Doubles, it costs the most.
-    let cost = request.penalty > 0 ? min(request.penalty, .greatestFiniteMagnitude) : 0
+    let cost = penalty > 0 ? Double(min(penalty, .greatestFiniteMagnitude)) : 0
     let slot = store.insert(request.key, weight: request.weight, payload: Placement(cost: cost, queue: 0))
     place(slot, cost: cost)
     return slot
