@@ -180,6 +180,8 @@ import Testing
       if n % 101 == 0 { policy.checkInvariants() }
     }
     #expect(policy.count() == 300)
+    // Its wheels' queue heads count as the policy's own memory.
+    #expect(policy.sketchBytes() == 3 * 4 * MemoryLayout<EntryList>.stride + 3 * MemoryLayout<Int>.stride)
     // About a tenth of the keys each way; dear ones are held longer.
     let (cheap, dear) = (hits.cheap / requested.cheap, hits.dear / requested.dear)
     #expect(dear > 1.5 * cheap, "hit ratio of the dear \(dear), of the cheap \(cheap)")

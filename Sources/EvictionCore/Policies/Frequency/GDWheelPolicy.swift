@@ -68,6 +68,12 @@ public struct GDWheelPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyab
 
   @inlinable public mutating func willServe(penalty: Float) { self.penalty = penalty }
 
+  /// The wheels' queue heads and hands: 8 wheels of 65,536 queues hold
+  /// 12 MiB before the first entry.
+  public var sketchBytes: Int {
+    ring.count * MemoryLayout<EntryList>.stride + hands.count * MemoryLayout<Int>.stride
+  }
+
   @inlinable public static var missedLookupChangesNothing: Bool { true }
 
   @inlinable @inline(__always)
