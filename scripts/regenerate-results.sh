@@ -33,6 +33,7 @@ rm -rf results/column && $evlab compare --trace traces/zipf-scan.oracleGeneral.z
   --output results/column
 rm -rf results/capacity && $evlab compare --trace "$shared"/libcachesim/cloudPhysicsIO.oracleGeneral.bin \
   --policy all --size 0.1%,1%,10% --name capacity --output results/capacity
+scripts/penalties.sh
 # The across-trace run over every shared trace (about 45 minutes on 2 cores, most of it LRB): pass --collection.
 if [ "${1:-}" = "--collection" ]; then
   rm -rf results/collection && $evlab compare --collection traces/catalog.toml --output results/collection
