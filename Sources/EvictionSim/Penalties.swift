@@ -12,11 +12,11 @@ import Foundation
 ///
 /// | spelling | a miss costs | a hit costs |
 /// | --- | --- | --- |
-/// | `trace` | the record's miss penalty | the record's hit penalty |
+/// | `trace` | the trace's miss penalty for it | the trace's hit penalty for it |
 /// | `constant:miss=M[,hit=H]` (or just `M`) | M | H (default 0) |
 /// | `size:base=B,per-byte=P[,hit=H]` | B + P × the object's bytes | H (default 0) |
 ///
-/// `trace` needs a format whose records carry penalties
+/// `trace` needs a format that carries penalties
 /// (``EvictionTraces/TraceFormat/carriesPenalties``: `address-penalties`).
 /// The size model reads each record's size in bytes in either size mode (1
 /// where the format carries no sizes). Every value is a finite number from
@@ -110,7 +110,7 @@ public enum PenaltyModel: Sendable, Hashable, CustomStringConvertible {
     }
   }
 
-  /// Refuses `trace` for a trace whose records carry no penalties.
+  /// Refuses `trace` for a trace whose format carries no penalties.
   public func check(_ trace: TraceSource) throws(TraceError) {
     guard self == .trace, !trace.format.carriesPenalties else { return }
     let carrying = TraceFormat.all.filter(\.carriesPenalties).map(\.rawValue).joined(separator: ", ")

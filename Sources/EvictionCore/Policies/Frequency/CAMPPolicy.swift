@@ -3,9 +3,9 @@
 /// Key-Value Stores", Middleware 2014): GreedyDual-Size with each object's
 /// cost-to-size ratio rounded to a few significant bits. An object's
 /// priority is L + ratio, where ratio is its miss penalty
-/// (``ReplacementPolicy/willServe(penalty:)``) over its weight and L is the priority of the last
-/// victim; the lowest priority leaves first, ties to the entry touched
-/// longest ago. Objects that are cheap to fetch again per byte go first.
+/// (``ReplacementPolicy/willServe(penalty:)``) over its weight and L is
+/// the priority of the last victim; the lowest priority leaves first, ties
+/// to the entry touched longest ago. Objects that are cheap to fetch again per byte go first.
 ///
 /// CAMP's point is its structure: rounding leaves few distinct ratios, so
 /// it keeps one LRU queue per ratio and a heap of the queues' heads. Within

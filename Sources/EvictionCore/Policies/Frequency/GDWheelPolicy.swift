@@ -16,8 +16,9 @@
 /// ahead of the lower hand as the rest of its cost, in the lower wheel's
 /// unit, rounds to. A hit places the object again, with its cost at
 /// admission, ahead of today's hands. Objects with costs below `queues`/2
-/// (which the lowest wheel holds) thus leave in GreedyDual's order exactly (ties to the one placed
-/// longest ago); larger costs are ranked to a unit of their wheel. Sizes
+/// (which the lowest wheel holds) thus leave in GreedyDual's order exactly
+/// (ties to the one placed longest ago); larger costs are ranked to a unit
+/// of their wheel. Sizes
 /// do not enter the ranking (as in the paper); capacity is still counted
 /// in the run's unit. Without penalties every object costs 1 and GD-Wheel
 /// is LRU.
