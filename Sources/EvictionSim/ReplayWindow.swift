@@ -126,8 +126,9 @@ extension TraceReplay {
   /// warm-up and intervals: every request reaches the policy in order; those
   /// of the warm-up are left out of the counts (but not of the peak
   /// occupancy), and the counted ones are also summed per interval. With a
-  /// `penalty` model, each request carries its miss penalty to the policy
-  /// and the counted ones' penalties are summed (``ReplayCounts/penalties``).
+  /// `penalty` schedule, the policy hears each request's miss penalty
+  /// before it (``EvictionCore/ReplacementPolicy/willServe(penalty:)``) and
+  /// the counted ones' penalties are summed (``ReplayCounts/penalties``).
   @inlinable
   public static func replay<Policy: ReplacementPolicy & ~Copyable>(
     _ trace: TraceSource, through policy: inout Policy, sizeMode: SizeMode, window: ReplayWindow,
