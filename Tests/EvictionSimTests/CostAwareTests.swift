@@ -70,26 +70,10 @@ import Testing
     return requests.enumerated().map { model.access($1.request, penalty: $1.penalty, at: $0) }
   }
 
-  /// What `spec` does with each request, told each one's penalty first
-  /// (``EvictionCore/ReplacementPolicy/willServe(penalty:)``), as S4FIFOTests' log writes it.
+  /// What `spec` does with each request, told each one's penalty first.
   static func replayLog(_ spec: String, _ requests: [Priced], capacity: Int64) throws -> [String] {
-    var visitor = BoxingVisitor<UInt64>()
-    let policy = try PolicySpec(spec).withPolicy(
-      capacity: capacity, index: IntegerSlotIndex<UInt64>.self, visitor: &visitor)
-    var log: [String] = []
-    for (n, (request, penalty)) in requests.enumerated() {
-      policy.willServe(penalty)
-      var evicted: [UInt64] = []
-      if policy.lookup(request, { evicted.append($1) }) != nil {
-        log.append("hit \(request.key)")
-      } else {
-        let slot = policy.admit(request) { evicted.append($1) }
-        log.append("miss \(request.key) \(slot == nil ? "refused" : "admitted") \(evicted)")
-      }
-      if n % 997 == 0 { policy.checkInvariants() }
-    }
-    policy.checkInvariants()
-    return log
+    try S4FIFOTests.replayLog(
+      spec, requests.map(\.request), capacity: capacity, penalties: requests.map(\.penalty))
   }
 
   @Test(arguments: [(1, 1), (1, 7), (25, 40)] as [(Int64, Int64)])

@@ -59,12 +59,17 @@ import Testing
     }
   }
 
-  static func replayLog(_ spec: String, _ requests: [Request<UInt64>], capacity: Int64) throws -> [String] {
+  /// What `spec` does with each request; with `penalties`, told each
+  /// request's penalty first (``EvictionCore/ReplacementPolicy/willServe(penalty:)``).
+  static func replayLog(
+    _ spec: String, _ requests: [Request<UInt64>], capacity: Int64, penalties: [Float]? = nil
+  ) throws -> [String] {
     var visitor = BoxingVisitor<UInt64>()
     let policy = try PolicySpec(spec).withPolicy(
       capacity: capacity, index: IntegerSlotIndex<UInt64>.self, visitor: &visitor)
     var log: [String] = []
     for (n, request) in requests.enumerated() {
+      if let penalties { policy.willServe(penalties[n]) }
       var evicted: [UInt64] = []
       if policy.lookup(request, { evicted.append($1) }) != nil {
         log.append("hit \(request.key)")

@@ -283,7 +283,12 @@ extension HeapPolicy where Self: ~Copyable {
   @inlinable @inline(__always) public static var staysWithinCapacity: Bool { true }
 
   @inlinable @inline(__always)
-  public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
+  public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool { evictTop(onEvict: onEvict) }
+
+  /// Evicts the heap's top, if any: the default ``ReplacementPolicy/evictOne(onEvict:)``,
+  /// and the end of one that does more first (GDSF and CAMP raise L to the victim's priority).
+  @inlinable @inline(__always)
+  public mutating func evictTop(onEvict: (Slot, Key) -> Void) -> Bool {
     guard heap.count > 0 else { return false }
     let victim = heap.pop()
     onEvict(victim, store.table[victim].key)

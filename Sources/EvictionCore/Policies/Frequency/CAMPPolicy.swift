@@ -97,10 +97,7 @@ public struct CAMPPolicy<Index: SlotIndex & ~Copyable>: HeapPolicy, ~Copyable {
   public mutating func evictOne(onEvict: (Slot, Key) -> Void) -> Bool {
     guard heap.count > 0 else { return false }
     inflation = heap.priority(of: heap.top).priority
-    let victim = heap.pop()
-    onEvict(victim, store.table[victim].key)
-    store.delete(victim, resident: true)
-    return true
+    return evictTop(onEvict: onEvict)
   }
 
   @inlinable @inline(__always)
