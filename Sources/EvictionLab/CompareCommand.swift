@@ -77,6 +77,14 @@ struct Compare: ParsableCommand {
     help: declared(.interval, "Without --config: ", suffix: " Written to timeseries.csv, with a chart per trace."))
   var interval: String?
 
+  @Option(
+    help: declared(
+      .penalty, "Without --config: ",
+      suffix:
+        " As penalty = \"size:base=100,per-byte=0.01\" in a configuration; the report adds each policy's penalty "
+        + "per request and names the cheapest."))
+  var penalty: String?
+
   @Flag(
     help: declared(
       .attribution, suffix: " As attribution = true in a configuration; the report adds a chart of causes."))
@@ -111,6 +119,7 @@ struct Compare: ParsableCommand {
     (choices.config, choices.collection, choices.traces, choices.name) = (self.config, collection, traces, name)
     (choices.sizeMode, choices.policies, choices.sizes, choices.seeds) = (sizeMode, policies, sizes, seeds)
     (choices.admissions, choices.warmup, choices.interval) = (admissions, warmup, interval)
+    choices.penalty = penalty
     choices.reading = traceOptions.reading
     return try failing { () throws(ConfigError) in
       let config = try choices.configuration(defaultPath: Self.defaultConfig)

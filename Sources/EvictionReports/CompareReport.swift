@@ -425,6 +425,33 @@ public enum CompareReport {
 
   static func ratio(_ x: Double) -> String { String(format: "%.4f", x) }
 
+  /// A penalty per request, to four significant digits ("—" where none).
+  static func penalty(_ x: Double?) -> String {
+    guard let x else { return "—" }
+    return String(format: "%.4g", x)
+  }
+
+  /// Which contender paid least per request, when the sweep weighed misses:
+  /// the policy with the fewest misses need not be the cheapest.
+  static func cheapest(_ ranking: Ranking, name: (String) -> String = { $0 }) -> String? {
+    let weighed = ranking.rows.filter { $0.isContender && $0.averagePenalty != nil }
+    guard !ranking.cachesNothing,
+      let best = weighed.min(by: {
+        $0.averagePenalty! != $1.averagePenalty! ? $0.averagePenalty! < $1.averagePenalty! : $0.label < $1.label
+      }), let model = best.penaltyModel
+    else { return nil }
+    var text = "Cheapest under \(model): **\(name(best.label))** (penalty \(penalty(best.averagePenalty)) per request"
+    if let lru = ranking.lru, let paid = lru.averagePenalty, best.label != "lru", paid > 0 {
+      let change = (paid - best.averagePenalty!) / paid * 100
+      text += String(format: ", %.1f%% %@ than LRU", abs(change), change >= 0 ? "less" : "more")
+    }
+    text += ")"
+    if let winner = ranking.winner, winner.label != best.label {
+      text += "; the fewest misses, \(name(winner.label)), pays \(penalty(winner.averagePenalty))"
+    }
+    return text + "."
+  }
+
   static func interval(_ r: CompareRow) -> String {
     r.runs > 1 ? "[\(ratio(r.missRatioCi95Low)), \(ratio(r.missRatioCi95High))]" : "—"
   }
@@ -507,8 +534,9 @@ public enum CompareReport {
       for entry in config.traces {
         for ranking in rankings(outcome.rows, trace: entry.name, config: config) {
           let size = "\(ranking.sizeLabel) (\(ReplayTables.grouped(ranking.cacheSize)) \(unit))"
-          let text = verdict(ranking, name: styles.name).replacingOccurrences(of: "**", with: "")
-          lines.append("\(names.trace(entry.name)) at \(size): \(text)")
+          var text = verdict(ranking, name: styles.name)
+          if let line = cheapest(ranking, name: styles.name) { text += " " + line }
+          lines.append("\(names.trace(entry.name)) at \(size): \(text.replacingOccurrences(of: "**", with: ""))")
         }
       }
     } else {
@@ -551,13 +579,17 @@ public enum CompareReport {
       if let note = leftOutNote(outcome, config: config, trace: entry.name) { md += "\n\(note)\n" }
       for ranking in rankings(outcome.rows, trace: entry.name, config: config) {
         md += "\n### \(ranking.sizeLabel) (\(ranking.cacheSize) \(config.sizeMode == .count ? "objects" : "bytes"))\n\n"
-        md += "| rank | policy | miss ratio | 95% CI | byte miss ratio | vs LRU |\n|---:|---|---:|---|---:|---:|\n"
+        let weighed = ranking.rows.contains { $0.averagePenalty != nil }
+        md += "| rank | policy | miss ratio | 95% CI | byte miss ratio | vs LRU |"
+        md += weighed ? " penalty/request |\n" : "\n"
+        md += "|---:|---|---:|---|---:|---:|\(weighed ? "---:|" : "")\n"
         for (i, r) in ranking.rows.enumerated() {
           let name = r.offline ? "\(r.label) (\(offlineTag(r.policy, r.sizeMode)))" : r.label
           md +=
-            "| \(ranking.cachesNothing ? "—" : String(i + 1)) | \(name) | \(ratio(r.missRatio)) | \(interval(r)) | \(ratio(r.byteMissRatio)) | \(vsLRU(r, ranking.lru)) |\n"
+            "| \(ranking.cachesNothing ? "—" : String(i + 1)) | \(name) | \(ratio(r.missRatio)) | \(interval(r)) | \(ratio(r.byteMissRatio)) | \(vsLRU(r, ranking.lru)) |\(weighed ? " \(penalty(r.averagePenalty)) |" : "")\n"
         }
         md += "\n" + verdict(ranking) + "\n"
+        if let line = cheapest(ranking) { md += "\n" + line + "\n" }
         md += causesMarkdown(ranking)
         if let note = modelsNote(ranking) { md += "\n" + note + "\n" }
         if let note = faultyNote(ranking) { md += "\n**\(note)**\n" }
@@ -721,6 +753,7 @@ public enum CompareReport {
       if let ranking = rankings(outcome.rows, trace: entry.name, config: config)
         .first(where: { $0.sizeLabel == config.chartSize.description })
       {
+        let weighed = ranking.rows.contains { $0.averagePenalty != nil }
         sections +=
           "<figure>"
           + figures.add("bars-\(traceName)-\(ranking.sizeLabel)", perTrace: true) { layout in
@@ -733,13 +766,16 @@ public enum CompareReport {
           }
           + "</figure>\n"
         sections +=
-          "<div class=\"wide\"><table><thead><tr><th>rank</th><th>policy</th><th>miss ratio</th><th>95% CI</th><th>byte miss ratio</th><th>vs LRU</th></tr></thead><tbody>\n"
+          "<div class=\"wide\"><table><thead><tr><th>rank</th><th>policy</th><th>miss ratio</th><th>95% CI</th><th>byte miss ratio</th><th>vs LRU</th>\(weighed ? "<th>penalty/request</th>" : "")</tr></thead><tbody>\n"
         for (i, r) in ranking.rows.enumerated() {
           sections +=
-            "<tr><td>\(ranking.cachesNothing ? "—" : String(i + 1))</td><td>\(SVGChart.escape(styles.name(r.label)))\(r.offline ? " (\(offlineTag(r.policy, r.sizeMode)))" : "")</td><td>\(ratio(r.missRatio))</td><td>\(interval(r))</td><td>\(ratio(r.byteMissRatio))</td><td>\(vsLRU(r, ranking.lru))</td></tr>\n"
+            "<tr><td>\(ranking.cachesNothing ? "—" : String(i + 1))</td><td>\(SVGChart.escape(styles.name(r.label)))\(r.offline ? " (\(offlineTag(r.policy, r.sizeMode)))" : "")</td><td>\(ratio(r.missRatio))</td><td>\(interval(r))</td><td>\(ratio(r.byteMissRatio))</td><td>\(vsLRU(r, ranking.lru))</td>\(weighed ? "<td>\(penalty(r.averagePenalty))</td>" : "")</tr>\n"
         }
         sections +=
           "</tbody></table></div>\n<p>\(SVGChart.escape(verdict(ranking, name: styles.name).replacingOccurrences(of: "**", with: "")))</p>\n"
+        if let line = cheapest(ranking, name: styles.name) {
+          sections += "<p class=\"cheapest\">\(SVGChart.escape(line.replacingOccurrences(of: "**", with: "")))</p>\n"
+        }
         if let note = modelsNote(ranking, name: styles.name) {
           sections += "<p class=\"models\">\(SVGChart.escape(note))</p>\n"
         }

@@ -363,7 +363,7 @@ extension RunDescription {
         default: "none",
         help:
           "Weigh each request by what it costs: trace (the trace's own hit and miss penalties; address-penalties traces), constant:miss=M[,hit=H] (or just M) or size:base=B,per-byte=P[,hit=H] (a miss costs B + P × the object's bytes). Cost-aware policies (camp, gdwheel) rank by the miss penalty; adds penalty_model, total_penalty, average_penalty, hit_penalty and miss_penalty.",
-        commands: ["replay"]),
+        commands: ["replay", "compare"], configKey: "penalty"),
       isGiven: { $0.penalty != nil },
       read: { run, text, name throws(RunError) in
         do throws(TraceError) { run.penalty = try PenaltyModel(parsing: text) } catch {

@@ -11,11 +11,37 @@ let sharedTraces = SharedData.traces
 
 typealias Run = ProgramRun
 
-/// A CSV without quoted fields, as rows keyed by its header.
+/// A CSV as rows keyed by its header; a field in double quotes may hold
+/// commas and doubled quotes (a penalty model's spelling), not line breaks.
 func rows(_ csv: String) -> [[String: String]] {
-  let lines = csv.split(separator: "\n").map {
-    $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+  func fields(_ line: Substring) -> [String] {
+    var fields: [String] = []
+    var field = ""
+    var quoted = false
+    var characters = line.makeIterator()
+    while let c = characters.next() {
+      switch (c, quoted) {
+      case ("\"", true):
+        // A doubled quote is one quote; a single one ends the field's quoting.
+        if let next = characters.next() {
+          if next == "\"" {
+            field.append("\"")
+          } else if next == "," {
+            (quoted, fields, field) = (false, fields + [field], "")
+          } else {
+            (quoted, field) = (false, field + String(next))
+          }
+        } else {
+          quoted = false
+        }
+      case ("\"", false) where field.isEmpty: quoted = true
+      case (",", false): (fields, field) = (fields + [field], "")
+      default: field.append(c)
+      }
+    }
+    return fields + [field]
   }
+  let lines = csv.split(separator: "\n").map(fields)
   guard let header = lines.first else { return [] }
   return lines.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(header, $0)) }
 }

@@ -478,3 +478,26 @@ def test_bounds_match_the_command_line_and_keep_their_order(tmp_path):
     assert (split.attribution_reference == "foo").all()
     with pytest.raises(el.EvictionLabError, match="--methods 'opt'"):
         el.bounds(trace, "1%", methods="opt")
+
+
+GCC_PENALTIES = REPO.parent / "shared" / "traces" / "caffeine" / "address" / "penalties" / "gcc.trace.xz"
+
+
+@pytest.mark.skipif(not GCC_PENALTIES.exists(), reason="needs ../shared/traces")
+def test_penalties_weigh_replays_and_sweeps(tmp_path):
+    cells = dict(policies="lru,camp,gdwheel", sizes="500,2000", format="address-penalties", penalty="trace")
+    replayed = el.replay(str(GCC_PENALTIES), **cells)
+    theirs = cli_csv(tmp_path, str(GCC_PENALTIES), "--policy", "lru,camp,gdwheel", "--size", "500,2000",
+                     "--format", "address-penalties", "--penalty", "trace")
+    pandas.testing.assert_frame_equal(drop_run_columns(replayed), drop_run_columns(theirs))
+    assert (replayed["total_penalty"] == replayed["hit_penalty"] + replayed["miss_penalty"]).all()
+    # The sweep pays what the replay pays, cell for cell.
+    swept = el.compare(trace=[str(GCC_PENALTIES)], output=tmp_path / "weighed", **cells).results
+    keys = ["policy", "cache_size"]
+    both = swept.merge(replayed, on=keys, suffixes=("", "_replay"))
+    assert len(both) == 6
+    for column in ("misses", "total_penalty", "average_penalty", "miss_penalty"):
+        assert (both[column] == both[column + "_replay"]).all(), column
+    assert (both["penalty_model"] == "trace").all()
+    with pytest.raises(el.EvictionLabError, match="carries none"):
+        el.replay(TRACES[0], policies="lru", sizes=100, penalty="trace")

@@ -96,6 +96,9 @@ public struct CompareConfig: Sendable {
   public var attribution = false
   /// What misses are attributed against (`attribution_reference`).
   public var attributionReference: AttributionReferenceKind = .belady
+  /// What each request costs, when the sweep weighs misses (`penalty`,
+  /// ``EvictionSim/PenaltyModel``): every row then carries its penalties.
+  public var penalty: PenaltyModel? = nil
   /// Whether the sweep was given as a front end's flags, not a file (its
   /// messages then name settings as flags).
   public var givenAsFlags = false
@@ -135,7 +138,7 @@ public struct CompareConfig: Sendable {
     var run = RunDescription()
     (run.policies, run.sizeMode, run.admissions) = (policies, sizeMode, admissions)
     (run.window, run.attribution, run.jobs) = (window, attribution, jobs)
-    run.attributionReference = attributionReference
+    (run.attributionReference, run.penalty) = (attributionReference, penalty)
     do throws(RunError) {
       try run.check(spelling: file == Self.commandLine ? flags : RunDescription.configSpelling)
     } catch {
@@ -247,6 +250,8 @@ public struct CompareConfig: Sendable {
     public var admissions: [String] = []
     public var warmup: String?
     public var interval: String?
+    /// The penalty model (``EvictionSim/PenaltyModel``), as given.
+    public var penalty: String?
     /// How to read `traces`, as a configuration's reading keys give it for
     /// each trace (`format`, `key_column`, `size_column`, `time_column`,
     /// `header`, `delimiter`, `renumber_ids`), with `skip_bad_lines`.
@@ -293,7 +298,7 @@ public struct CompareConfig: Sendable {
         }
         return try CompareConfig.collection(
           path: collection, name: name, sizeMode: sizeMode, policies: policies, sizes: sizes, seeds: seeds,
-          admissions: admissions, warmup: warmup, interval: interval)
+          admissions: admissions, warmup: warmup, interval: interval, penalty: penalty)
       }
       if config == nil && traces.isEmpty && !FileManager.default.fileExists(atPath: defaultPath) {
         throw ConfigError(
@@ -304,22 +309,22 @@ public struct CompareConfig: Sendable {
       if let path = config ?? (traces.isEmpty ? defaultPath : nil) {
         let sweepFlags =
           policies.isEmpty && sizes.isEmpty && admissions.isEmpty && warmup == nil && interval == nil
-          && name == nil && sizeMode == nil && seeds.isEmpty && reading.isEmpty
+          && penalty == nil && name == nil && sizeMode == nil && seeds.isEmpty && reading.isEmpty
         guard traces.isEmpty && sweepFlags else {
           throw ConfigError(
             file: path,
             "give either \(Setting.config) or "
-              + [Setting.trace, .policy, .size, .sizeMode, .seeds, .runName, .warmup, .interval, .format]
+              + [Setting.trace, .policy, .size, .sizeMode, .seeds, .runName, .warmup, .interval, .penalty, .format]
               .map(\.description)
               .joined(separator: "/")
-              + ", not both; a configuration takes these as keys (name, size_mode, seeds, warmup, interval, ...)"
+              + ", not both; a configuration takes these as keys (name, size_mode, seeds, warmup, interval, penalty, ...)"
           )
         }
         return try CompareConfig.load(path: path)
       }
       return try CompareConfig.fromItems(
         name: name, sizeMode: sizeMode, policies: policies, traces: traces, sizes: sizes, seeds: seeds,
-        admissions: admissions, warmup: warmup, interval: interval, reading: reading)
+        admissions: admissions, warmup: warmup, interval: interval, penalty: penalty, reading: reading)
     }
   }
 
@@ -344,7 +349,7 @@ public struct CompareConfig: Sendable {
   /// written as a JSON configuration, so items and files go through one parser.
   public static func fromItems(
     name: String?, sizeMode: String?, policies: [String], traces: [String], sizes: [String], seeds: [String],
-    admissions: [String] = [], warmup: String? = nil, interval: String? = nil,
+    admissions: [String] = [], warmup: String? = nil, interval: String? = nil, penalty: String? = nil,
     reading: Choices.Reading = Choices.Reading()
   ) throws(ConfigError) -> CompareConfig {
     let file = commandLine
@@ -356,7 +361,7 @@ public struct CompareConfig: Sendable {
     }
     var document = try flagDocument(
       name: name, sizeMode: sizeMode, policies: policies, traces: traces, sizes: sizes, seeds: seeds,
-      admissions: admissions, warmup: warmup, interval: interval)
+      admissions: admissions, warmup: warmup, interval: interval, penalty: penalty)
     document["traces"] = traces.map { ["path": $0].merging(reading.traceKeys) { given, _ in given } }
     if reading.skipBadLines { document["skip_bad_lines"] = true }
     let data = try! JSONSerialization.data(withJSONObject: document, options: [.sortedKeys])
@@ -371,7 +376,7 @@ public struct CompareConfig: Sendable {
   /// The flags as a configuration document.
   static func flagDocument(
     name: String?, sizeMode: String?, policies: [String], traces: [String], sizes: [String], seeds: [String],
-    admissions: [String], warmup: String? = nil, interval: String? = nil
+    admissions: [String], warmup: String? = nil, interval: String? = nil, penalty: String? = nil
   ) throws(ConfigError) -> [String: Any] {
     let file = commandLine
     func items(_ values: [String], _ option: String) throws(ConfigError) -> [String] {
@@ -390,6 +395,7 @@ public struct CompareConfig: Sendable {
     if !admissions.isEmpty { document["admissions"] = admissions }
     if let warmup { document["warmup"] = warmup }
     if let interval { document["interval"] = interval }
+    if let penalty { document["penalty"] = penalty }
     if !seeds.isEmpty {
       var values: [Int] = []
       for seed in try items(seeds, Setting.seeds.description) {
@@ -409,7 +415,7 @@ public struct CompareConfig: Sendable {
   /// policy, at 0.1%, 1% and 10% of each trace's footprint.
   public static func collection(
     path: String, name: String?, sizeMode: String?, policies: [String], sizes: [String], seeds: [String],
-    admissions: [String] = [], warmup: String? = nil, interval: String? = nil
+    admissions: [String] = [], warmup: String? = nil, interval: String? = nil, penalty: String? = nil
   ) throws(ConfigError) -> CompareConfig {
     guard let contents = FileManager.default.contents(atPath: path) else {
       throw ConfigError(file: path, "no such collection file; traces/catalog.toml is one (evlab catalog writes them)")
@@ -422,7 +428,7 @@ public struct CompareConfig: Sendable {
       name: name ?? given ?? "collection", sizeMode: sizeMode,
       policies: policies.isEmpty ? ["online"] : policies, traces: [],
       sizes: sizes.isEmpty ? ["0.1%", "1%", "10%"] : sizes, seeds: seeds, admissions: admissions, warmup: warmup,
-      interval: interval)
+      interval: interval, penalty: penalty)
     let data = try! JSONSerialization.data(withJSONObject: document, options: [.sortedKeys])
     var table = try ConfigValue.fromJSON(data, file: path)
     table["traces"] = catalog["traces"]
@@ -537,11 +543,31 @@ public struct CompareConfig: Sendable {
       traces: traces, chartSize: chartSize, stress: stress, disk: disk, jobs: run.jobs, skipBadLines: skipBadLines,
       source: source, sourceFormat: sourceFormat)
     (config.admissions, config.window, config.attribution) = (run.admissions, run.window, run.attribution)
-    config.attributionReference = run.attributionReference
+    (config.attributionReference, config.penalty) = (run.attributionReference, run.penalty)
+    if let penalty = run.penalty { try checkPenalty(penalty, traces: traces, file: file) }
     config.smallSizes = smallSizes
     config.figures = try FigureSettings.read(table, file: file)
     try config.figures.check(policies: config.labels, traces: traces.map(\.name), file: file)
     return config
+  }
+
+  /// Refuses a penalty model that some trace cannot price: `trace` on a
+  /// format that carries no penalties, or on a generated workload.
+  static func checkPenalty(_ penalty: PenaltyModel, traces: [TraceEntry], file: String) throws(ConfigError) {
+    for trace in traces {
+      switch trace.origin {
+      case .file(let source):
+        do throws(TraceError) { try penalty.check(source) } catch {
+          throw ConfigError(file: file, "penalty: \(error.description)")
+        }
+      case .synthetic where penalty == .trace:
+        throw ConfigError(
+          file: file,
+          "penalty: the model trace reads each request's penalties from the trace, and \(trace.name) is a generated "
+            + "workload, which carries none; give constant:miss=M or size:base=B,per-byte=P instead")
+      case .synthetic: break
+      }
+    }
   }
 
   /// The trace tables with every `glob` or `folder` entry replaced by one

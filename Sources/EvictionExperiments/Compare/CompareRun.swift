@@ -151,6 +151,7 @@ public struct ComparePlan: Sendable {
                   window: config.window))
               cells[cells.count - 1].attribution = config.attribution
               cells[cells.count - 1].attributionReference = config.attributionReference
+              cells[cells.count - 1].penalty = config.penalty
               costs.append(infos[t].requests * (policy.descriptor.isOffline ? 2 : 1))
             }
           }
@@ -234,6 +235,15 @@ public struct CompareFields: Sendable, Codable, Equatable {
   /// does not learn. A column only in a table holding such a row (its
   /// seconds are timings: `timings.csv` has the runs' whole time).
   public var trainings: Int64? = nil
+  /// What the counted requests cost, when the sweep weighed misses
+  /// (`penalty`): the model in its canonical spelling, and the means over
+  /// the runs of `evlab replay`'s penalty columns. Columns only in a table
+  /// holding such a row (``EvictionSim/ReplayResult/penaltyColumns``).
+  public var penaltyModel: String? = nil
+  public var totalPenalty: Double? = nil
+  public var averagePenalty: Double? = nil
+  public var hitPenalty: Double? = nil
+  public var missPenalty: Double? = nil
 }
 
 extension CellRow where Fields == CompareFields {
@@ -256,9 +266,12 @@ extension CellRow where Fields == CompareFields {
   }
 
   /// The columns of `rows`: ``columns``, then `trainings` when a learned
-  /// policy's row is among them, then the attribution's.
+  /// policy's row is among them, then the penalties' when the sweep weighed
+  /// misses, then the attribution's.
   public static func columns(of rows: [CompareRow]) -> [String] {
-    columns(columns + (rows.contains { $0.fields.trainings != nil } ? ["trainings"] : []), of: rows)
+    let trainings = rows.contains { $0.fields.trainings != nil } ? ["trainings"] : []
+    let penalties = rows.contains { $0.fields.penaltyModel != nil } ? ReplayResult.penaltyColumns : []
+    return columns(columns + trainings + penalties, of: rows)
   }
 
   /// Whether the two rows' miss-ratio intervals are disjoint: only then are
@@ -350,6 +363,16 @@ public enum CompareRun {
       compared.fields.sizeShare = footprint > 0 ? Double(row.cacheSize) / Double(footprint) : 0
       let trainings = runs.compactMap(\.trainings)
       if trainings.count == runs.count { compared.fields.trainings = mean(trainings) }
+      if let model = runs[0].penaltyModel {
+        func mean(_ field: KeyPath<ReplayResult, Double?>) -> Double {
+          runs.map { $0[keyPath: field] ?? 0 }.reduce(0, +) / Double(runs.count)
+        }
+        compared.fields.penaltyModel = model
+        compared.fields.totalPenalty = mean(\.fields.totalPenalty)
+        compared.fields.averagePenalty = mean(\.fields.averagePenalty)
+        compared.fields.hitPenalty = mean(\.fields.hitPenalty)
+        compared.fields.missPenalty = mean(\.fields.missPenalty)
+      }
       let attributed = runs.compactMap(\.attribution)
       if attributed.count == runs.count {
         compared.attribution = MissAttribution.mean(attributed, misses: counts.misses, bytesMissed: counts.bytesMissed)

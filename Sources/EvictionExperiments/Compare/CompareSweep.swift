@@ -327,6 +327,7 @@ extension ComparePartial {
         "\(path): \(result.key.id) attributes its misses against \(a.reference), and the configuration against "
           + "\(cell.attributionReference.rawValue): run that shard again")
     }
+    try checkPenalties(result, of: cell, in: path)
     if let a = result.attribution {
       let causes = [
         a.compulsoryMisses, a.capacityMisses, a.policyMisses, a.admissionMisses, a.compulsoryBytesMissed,
@@ -337,6 +338,40 @@ extension ComparePartial {
           "\(path): \(result.key.id) has causes of misses that are negative or do not add up to its "
             + "\(result.misses) misses and \(result.bytesMissed) bytes: the file was edited: run that shard again")
       }
+    }
+  }
+}
+
+extension ComparePartial {
+  /// Refuses a result whose penalties are not its cell's model's, or that
+  /// no replay could have paid: negative or not finite, parts that do not
+  /// add up to the total or to the average per request, or, under a
+  /// constant model, sums that are not the hits and misses at its prices.
+  static func checkPenalties(_ result: ReplayResult, of cell: ReplayCell, in path: String) throws(CompareError) {
+    let model = cell.penalty?.description
+    guard result.penaltyModel == model else {
+      let said = result.penaltyModel.map { "weighs its requests by \($0)" } ?? "weighs nothing"
+      throw .merge(
+        "\(path): \(result.key.id) \(said), and the configuration "
+          + "\(model.map { "by \($0)" } ?? "weighs nothing"): run that shard again")
+    }
+    guard let model = cell.penalty else { return }
+    let parts = [result.hitPenalty, result.missPenalty, result.totalPenalty, result.averagePenalty]
+    // Sums of millions of prices round: a millionth of the larger is slack enough.
+    func close(_ a: Double, _ b: Double) -> Bool { abs(a - b) <= 1e-6 * max(abs(a), abs(b), 1) }
+    var possible = parts.allSatisfy { $0.map { $0.isFinite && $0 >= 0 } ?? false }
+    if possible, let hit = parts[0], let miss = parts[1], let total = parts[2], let average = parts[3] {
+      possible =
+        close(hit + miss, total) && close(result.requests > 0 ? total / Double(result.requests) : 0, average)
+      if case .constant(let missPrice, let hitPrice) = model {
+        possible =
+          possible && close(miss, missPrice * Double(result.misses)) && close(hit, hitPrice * Double(result.hits))
+      }
+    }
+    guard possible else {
+      throw .merge(
+        "\(path): \(result.key.id) has penalties that no replay pays (negative, missing, or parts that do not "
+          + "add up to its total and its \(result.requests) requests): the file was edited: run that shard again")
     }
   }
 }
