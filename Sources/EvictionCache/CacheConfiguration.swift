@@ -97,6 +97,19 @@ public struct CachePolicy: Sendable, Hashable, CustomStringConvertible, Expressi
     named("caffeine", ("seed", "\(seed)", seed == 0))
   }
 
+  /// CAMP (Ghandeharizadeh et al., Middleware 2014): GreedyDual-Size over
+  /// each entry's miss penalty per unit of cost, rounded to `precision`
+  /// significant bits; give the cache a `penalty:` (``MemoryCache/MissPenalty``).
+  public static func camp(precision: Int = 5) -> CachePolicy {
+    named("camp", ("precision", "\(precision)", precision == 5))
+  }
+  /// GD-Wheel (Li and Cox, EuroSys 2015): GreedyDual over each entry's miss
+  /// penalty on `wheels` cost wheels of `queues` queues; give the cache a
+  /// `penalty:` (``MemoryCache/MissPenalty``).
+  public static func gdwheel(wheels: Int = 2, queues: Int = 256) -> CachePolicy {
+    named("gdwheel", ("wheels", "\(wheels)", wheels == 2), ("queues", "\(queues)", queues == 256))
+  }
+
   // MARK: Yours
 
   /// A policy defined in another package (`PolicyDefinition`), with

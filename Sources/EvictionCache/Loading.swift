@@ -163,10 +163,13 @@ extension MemoryCache where Key: Sendable, Value: Sendable {
       let scope = asked.reduce(LoadScope.keys) { $0.adding(self, $1) }
       do {
         let loaded = try await LoadScope.$keys.withValue(scope) { try await load(asked) }
-        loads.recordLoad(failed: false, took: ContinuousClock.now - start)
+        let took = ContinuousClock.now - start
+        loads.recordLoad(failed: false, took: took)
+        // One call loaded them all: each key is priced its share of the time.
+        let share = seconds(took) / Double(asked.count)
         for key in asked {
           if let value = loaded[key] {
-            storeIfAbsent(value, forKey: key, cost: nil, ttl: ttl)
+            storeIfAbsent(value, forKey: key, cost: nil, ttl: ttl, loadSeconds: share)
             outcomes[key] = .success(value)
           } else {
             outcomes[key] = .failure(CacheError.notLoaded("\(key)"))
@@ -191,8 +194,9 @@ extension MemoryCache where Key: Sendable, Value: Sendable {
       let start = ContinuousClock.now
       do {
         let (value, cost) = try await LoadScope.$keys.withValue(LoadScope.keys.adding(self, key)) { try await load() }
-        loads.recordLoad(failed: false, took: ContinuousClock.now - start)
-        storeIfAbsent(value, forKey: key, cost: cost, ttl: ttl, idle: idle)
+        let took = ContinuousClock.now - start
+        loads.recordLoad(failed: false, took: took)
+        storeIfAbsent(value, forKey: key, cost: cost, ttl: ttl, idle: idle, loadSeconds: seconds(took))
         outcome = .success(value)
       } catch {
         loads.recordLoad(failed: true, took: ContinuousClock.now - start)
@@ -278,8 +282,10 @@ extension MemoryCache where Key: Sendable, Value: Sendable {
   func runRefresh(_ key: Key, cost: Int?, ttl: Duration?, _ load: @Sendable () async throws -> Value) async {
     let outcome: Result<Value, any Error>
     do {
+      let start = ContinuousClock.now
       let value = try await LoadScope.$keys.withValue(LoadScope.keys.adding(self, key)) { try await load() }
-      storeLoaded(value, forKey: key, cost: cost, ttl: ttl) { shard, now in
+      let took = seconds(ContinuousClock.now - start)
+      storeLoaded(value, forKey: key, cost: cost, ttl: ttl, loadSeconds: took) { shard, now in
         switch shard.endRefresh(of: key) {
         case .intact: true
         case .left: !shard.contains(key, now: now)
@@ -294,6 +300,11 @@ extension MemoryCache where Key: Sendable, Value: Sendable {
       outcome = .failure(error)
     }
     loads.finish(key, outcome)
+  }
+
+  /// `duration` in seconds, as a load's penalty (``MissPenalty/loadTime(stored:)``).
+  func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
   }
 
   /// Loads in progress (for tests and monitoring).

@@ -133,6 +133,25 @@ public final class MemoryCache<Key: Hashable, Value> {
   /// asked at each write: Caffeine's `expireAfter(Expiry)` on create and update.
   public typealias ExpiryFunction = @Sendable (Key, Value) -> Duration?
 
+  /// What missing an entry would cost, for the policies that keep what is
+  /// dear to fetch again (`camp`, `gdwheel`; `ReplacementPolicy.willServe(penalty:)`):
+  /// each write that admits an entry tells its policy the entry's penalty,
+  /// as the replay's `--penalty` tells it each request's. An entry keeps
+  /// the price it was admitted at while it stays (a write that replaces its
+  /// value at the same cost does not admit it again). Every other policy
+  /// ignores it. A penalty that is not a number, or below 0, counts as 0.
+  public enum MissPenalty: Sendable {
+    /// What the closure says for the entry's key and value, asked at each
+    /// write (a load's included): a price in any unit, the same unit for
+    /// every entry.
+    case computed(@Sendable (Key, Value) -> Double)
+    /// The seconds the entry's load took (a bulk load's time split evenly
+    /// over the keys it loaded), so that a slow backend's values outlive a
+    /// fast one's; an entry stored directly (a set, not a load) is priced
+    /// `stored` seconds.
+    case loadTime(stored: Double)
+  }
+
   @usableFromInline let shards: [CacheShard<Key, Value>]
   /// The same shards held unretained (``shards`` owns them): an operation
   /// reaches its shard without writing the shard's reference count, a
@@ -151,6 +170,11 @@ public final class MemoryCache<Key: Hashable, Value> {
   @usableFromInline let costOf: CostFunction?
   /// The `expiry` closure: a time-to-live for writes that give none.
   @usableFromInline let expiryOf: ExpiryFunction?
+  /// How writes price their entries for cost-aware policies (nil: they do not).
+  @usableFromInline let missPenalty: MissPenalty?
+  /// Whether `missPenalty` is given: a write of a cache that prices nothing
+  /// tests this flag and no more (``writePriced(_:forKey:cost:ttl:idle:)``).
+  @usableFromInline let pricesEntries: Bool
   /// What an entry stored without a cost weighs when there is no `cost`
   /// closure: 1 while the cache has a cost limit, else 0 (a cache without
   /// costs keeps no cost column).
@@ -220,6 +244,9 @@ public final class MemoryCache<Key: Hashable, Value> {
   ///     that could not cache it (a cost limit below it, or `striped`
   ///     shards whose share of the limit is) is refused here, naming the
   ///     largest it can (``CacheError/entryHeavierThanConfiguration(cost:largest:)``).
+  ///   - penalty: what missing each entry would cost (``MissPenalty``: a
+  ///     closure, or the time its load took), for `camp` and `gdwheel`
+  ///     (nil: every entry costs the same, and they rank as GDS and LRU do).
   ///
   /// Inlinable so the policy's code is specialised for `Key` and `Index` in
   /// the caller's module (an unspecialised policy runs about 5× slower).
@@ -229,7 +256,7 @@ public final class MemoryCache<Key: Hashable, Value> {
     cost: CostFunction? = nil, ageLimit: Duration? = nil, tracksAges: Bool = false, lock: LockStrategy = .mutex,
     instrumentLocks: Bool = false, autoTrimInterval: Duration? = nil, clock: (@Sendable () -> UInt64)? = nil,
     onEvict: EvictionHandler? = nil, admission: CacheAdmission = .none, heavyEntries: HeavyEntryRule = .admit,
-    largestCost: Int? = nil, expiry: ExpiryFunction? = nil
+    largestCost: Int? = nil, expiry: ExpiryFunction? = nil, penalty: MissPenalty? = nil
   ) throws(CacheError) where Index.Key == Key {
     let named: PolicySpec
     do { named = try policy.spec() } catch { throw .policy(error) }
@@ -309,6 +336,8 @@ public final class MemoryCache<Key: Hashable, Value> {
     self.onEvict = onEvict
     costOf = cost
     expiryOf = expiry
+    missPenalty = penalty
+    pricesEntries = penalty != nil
     unitCost = Atomic(costLimit == nil ? 0 : 1)
     deliveries = Self.deliveryQueue(lock, onEvict)
     lockStrategy = lock
@@ -327,13 +356,13 @@ public final class MemoryCache<Key: Hashable, Value> {
     ageLimit: Duration? = nil, tracksAges: Bool = false, lock: LockStrategy = .mutex, instrumentLocks: Bool = false,
     autoTrimInterval: Duration? = nil, clock: (@Sendable () -> UInt64)? = nil, onEvict: EvictionHandler? = nil,
     admission: CacheAdmission = .none, heavyEntries: HeavyEntryRule = .admit, largestCost: Int? = nil,
-    expiry: ExpiryFunction? = nil
+    expiry: ExpiryFunction? = nil, penalty: MissPenalty? = nil
   ) throws(CacheError) {
     try self.init(
       policy: policy, index: HashedSlotIndex<Key>.self, countLimit: countLimit, costLimit: costLimit, cost: cost,
       ageLimit: ageLimit, tracksAges: tracksAges, lock: lock, instrumentLocks: instrumentLocks,
       autoTrimInterval: autoTrimInterval, clock: clock, onEvict: onEvict, admission: admission,
-      heavyEntries: heavyEntries, largestCost: largestCost, expiry: expiry)
+      heavyEntries: heavyEntries, largestCost: largestCost, expiry: expiry, penalty: penalty)
   }
 
   /// A cache driven by a policy you built: its capacity is the primary limit
@@ -342,7 +371,7 @@ public final class MemoryCache<Key: Hashable, Value> {
   public init<Policy: ReplacementPolicy & ~Copyable>(
     policy: consuming Policy, weighsCost: Bool, cost: CostFunction? = nil, tracksAges: Bool = false,
     lock: LockStrategy = .mutex, instrumentLocks: Bool = false, clock: (@Sendable () -> UInt64)? = nil,
-    onEvict: EvictionHandler? = nil
+    onEvict: EvictionHandler? = nil, penalty: MissPenalty? = nil
   ) throws(CacheError) where Policy.Key == Key {
     if lock.shards > 1 { throw .unknownLock("\(lock) (a hand-built policy runs in one shard)") }
     let capacity = policy.capacity
@@ -363,6 +392,8 @@ public final class MemoryCache<Key: Hashable, Value> {
     self.onEvict = onEvict
     costOf = cost
     expiryOf = nil
+    missPenalty = penalty
+    pricesEntries = penalty != nil
     unitCost = Atomic(weighsCost ? 1 : 0)
     deliveries = Self.deliveryQueue(lock, onEvict)
     lockStrategy = lock
@@ -569,6 +600,7 @@ public final class MemoryCache<Key: Hashable, Value> {
       return .expired
     }
     let ttl = lifetime.map { $0 > .zero ? saturatingNanoseconds($0) : 0 } ?? 0
+    if pricesEntries { return writePriced(value, forKey: key, cost: cost, ttl: ttl, idle: idle) }
     if ttl == 0, idle == 0, cost >= 0, let bufferedReads,
       let (old, fullStripe) = bufferedReads._withUnsafeGuaranteedRef({
         $0.update(key, value, cost: cost, returnsOld: onEvict != nil)
@@ -602,6 +634,41 @@ public final class MemoryCache<Key: Hashable, Value> {
     return outcome
   }
 
+  /// A write of a cache that prices its entries (``MissPenalty``): the
+  /// entry's penalty told to the policy under the lock, just before the
+  /// write. Apart from ``write(_:forKey:cost:ttl:idle:waits:)``, so that a
+  /// cache that prices nothing runs none of it (told inside that write, a
+  /// price cost every set 8 % more instructions); it takes the lock every
+  /// time (no in-place update) and waits under `barrier`.
+  @usableFromInline
+  func writePriced(_ value: Value, forKey key: Key, cost: Int64, ttl: UInt64, idle: UInt64) -> StoreOutcome {
+    let penalty = penalty(of: key, value)
+    let now = clock()
+    let (outcome, departed) = withShard(for: key) { shard in
+      shard.exclusive(ownRing: true) {
+        if let penalty { shard.policy.willServe(penalty) }
+        return (shard.setValue(value, forKey: key, cost: cost, ttl: ttl, idle: idle, now: now), shard.takeDeparted())
+      }
+    }
+    if !departed.isEmpty { deliver(departed) }
+    return outcome
+  }
+
+  /// The penalty a write of `value` tells a cost-aware policy
+  /// (``MissPenalty``; nil when the cache prices nothing); `loadSeconds`:
+  /// how long the value's load took, for a loaded one.
+  @inlinable
+  func penalty(of key: Key, _ value: Value, loadSeconds: Double? = nil) -> Float? {
+    guard let missPenalty else { return nil }
+    let price: Double
+    switch missPenalty {
+    case .computed(let computed): price = computed(key, value)
+    case .loadTime(let stored): price = loadSeconds ?? stored
+    }
+    // Not a number, or below 0: nothing (a Float holds up to 3.4e38).
+    return price > 0 ? Float(min(price, Double(Float.greatestFiniteMagnitude))) : 0
+  }
+
   /// A read that is not a request: the statistics do not count it.
   func valueUncounted(forKey key: Key) -> Value? {
     let shard = shard(for: key)
@@ -615,18 +682,23 @@ public final class MemoryCache<Key: Hashable, Value> {
 
   /// Stores `value` unless `key` is cached (and not expired): a loaded
   /// value does not replace one stored while it loaded.
-  package func storeIfAbsent(_ value: Value, forKey key: Key, cost: Int?, ttl: Duration?, idle: UInt64 = 0) {
-    storeLoaded(value, forKey: key, cost: cost, ttl: ttl, idle: idle) { shard, now in !shard.contains(key, now: now) }
+  package func storeIfAbsent(
+    _ value: Value, forKey key: Key, cost: Int?, ttl: Duration?, idle: UInt64 = 0, loadSeconds: Double? = nil
+  ) {
+    storeLoaded(value, forKey: key, cost: cost, ttl: ttl, idle: idle, loadSeconds: loadSeconds) { shard, now in
+      !shard.contains(key, now: now)
+    }
   }
 
   /// Stores a loaded `value` if `stores` says so, under the same lock
   /// (`idle`: nanoseconds without a read before it expires, 0 for none).
   func storeLoaded(
-    _ value: Value, forKey key: Key, cost: Int?, ttl: Duration?, idle: UInt64 = 0,
+    _ value: Value, forKey key: Key, cost: Int?, ttl: Duration?, idle: UInt64 = 0, loadSeconds: Double? = nil,
     if stores: (CacheShard<Key, Value>, UInt64) -> Bool
   ) {
     let cost = Int64(cost ?? costOf?(value) ?? unitCost.load(ordering: .relaxed))
     let ttl = ttl ?? expiryOf?(key, value)
+    let penalty = pricesEntries ? penalty(of: key, value, loadSeconds: loadSeconds) : nil
     let shard = shard(for: key)
     let now = clock()
     let departed = shard.exclusive(ownRing: true) {
@@ -634,6 +706,7 @@ public final class MemoryCache<Key: Hashable, Value> {
         if let ttl, ttl <= .zero {
           shard.setExpired(value, forKey: key, now: now)
         } else {
+          if let penalty { shard.policy.willServe(penalty) }
           shard.setValue(
             value, forKey: key, cost: cost, ttl: ttl.map(saturatingNanoseconds) ?? 0, idle: idle, now: now)
         }

@@ -147,6 +147,45 @@ import Testing
     #expect(negative.contains("no replay pays"), "\(negative)")
   }
 
+  /// A size model's sums follow from the counts: shards of a sweep on a
+  /// trace without sizes (each request weighs 1) and on one with sizes merge
+  /// as written, and a miss penalty moved off its price does not.
+  @Test func sizeModelsAreCheckedAgainstTheBytesMissed() throws {
+    let dir = try scratchDirectory()
+    let loop = sharedTraces + "/caffeine/lirs/loop.trace.gz"
+    let traces = [
+      ("loop", ["--trace", loop, "--format", "lirs"]), ("zipf", ["--trace", AttributionCommandTests.zipf]),
+    ]
+    for (name, trace) in traces {
+      for shard in 1...2 {
+        let run = try evlab(
+          ["compare"] + trace + [
+            "--policy", "lru,camp", "--size", "300,600", "--penalty", "size:base=2,per-byte=0.25,hit=0.5",
+            "--shard", "\(shard)/2", "-o", "\(name)\(shard)",
+          ], in: dir)
+        #expect(run.status == 0, "\(run.stderr)")
+      }
+      let parts = try ComparePartial.load(["\(name)1", "\(name)2"].map { dir.appendingPathComponent($0).path })
+      _ = try ComparePartial.merge(parts)
+      let forged = parts.map { part in
+        var partial = part.partial
+        if partial.shard == 1 {
+          // A hundredth more on the misses, the total and the average kept consistent.
+          let more = partial.results[0].missPenalty! / 100
+          partial.results[0].fields.missPenalty! += more
+          partial.results[0].fields.totalPenalty! += more
+          let result = partial.results[0]
+          partial.results[0].fields.averagePenalty = result.totalPenalty! / Double(result.requests)
+        }
+        partial.countsDigest = ComparePartial.countsDigest(
+          runs: partial.runs, results: partial.results, intervals: partial.intervals, traces: partial.traces,
+          stress: partial.stress, disk: partial.disk)
+        return (part.path, partial)
+      }
+      #expect(throws: CompareError.self, "\(name)") { _ = try ComparePartial.merge(forged) }
+    }
+  }
+
   /// What `compare` refuses before any work: a model no trace of the sweep
   /// can price, a model beside a configuration, and the settings a weighed
   /// replay does not take.

@@ -346,7 +346,8 @@ extension ComparePartial {
   /// Refuses a result whose penalties are not its cell's model's, or that
   /// no replay could have paid: negative or not finite, parts that do not
   /// add up to the total or to the average per request, or, under a
-  /// constant model, sums that are not the hits and misses at its prices.
+  /// constant or size model, sums that are not the hits and misses (and the
+  /// bytes missed) at its prices.
   static func checkPenalties(_ result: ReplayResult, of cell: ReplayCell, in path: String) throws(CompareError) {
     let model = cell.penalty?.description
     guard result.penaltyModel == model else {
@@ -363,9 +364,14 @@ extension ComparePartial {
     if possible, let hit = parts[0], let miss = parts[1], let total = parts[2], let average = parts[3] {
       possible =
         close(hit + miss, total) && close(result.requests > 0 ? total / Double(result.requests) : 0, average)
-      if case .constant(let missPrice, let hitPrice) = model {
+      switch model {
+      case .trace: break
+      case .constant(let missPrice, let hitPrice):
         possible =
           possible && close(miss, missPrice * Double(result.misses)) && close(hit, hitPrice * Double(result.hits))
+      case .size(let base, let perByte, let hitPrice):
+        let paid = base * Double(result.misses) + perByte * Double(result.bytesMissed)
+        possible = possible && close(miss, paid) && close(hit, hitPrice * Double(result.hits))
       }
     }
     guard possible else {
