@@ -100,10 +100,15 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
   @usableFromInline static var expiresFlag: Int64 { .min }
 
   // The table: open addressing, linear probing, backward-shift deletion, at
-  // most half full. `tags[i]` is 0 for an empty bucket, else the key's hash
-  // with the lowest bit set; its top bits are the home bucket. Read under a
-  // stripe's reader count, written under the policy lock with the writer
-  // flag raised (growth included).
+  // most half full. `tags[i]` is 0 for an empty bucket, else the key's
+  // fingerprint (``tag(_:)``: the top 32 bits of its hash, bit 32 set) above
+  // the policy's slot for the key (the low 32 bits): the fingerprint's top
+  // bits are the home bucket, and a reader records the slot with its hit,
+  // so that the drain replays the hit there without finding the key in the
+  // policy's index. Read under a stripe's reader count, written under the
+  // policy lock with the writer flag raised (growth included). Slots are
+  // `Int32`, so the table never needs more than 2^32 buckets and its home
+  // bits never reach the slot's.
   @usableFromInline @exclusivity(unchecked) var tags: UnsafeMutablePointer<UInt64>
   @usableFromInline @exclusivity(unchecked) var buckets: UnsafeMutablePointer<Entry>
   @usableFromInline @exclusivity(unchecked) var bucketMask: Int
@@ -123,9 +128,11 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
   /// Whether the policy-lock holder has raised the writer flag.
   @usableFromInline @exclusivity(unchecked) var writing = false
   /// The drain's scratch space (policy-lock holder only): the keys taken
-  /// from a stripe's rings, and the requests made of them.
+  /// from a stripe's rings, the requests made of them, and the slots where
+  /// the policy may find them.
   @usableFromInline let scratch: UnsafeMutablePointer<(key: Key, time: UInt64)>
   @usableFromInline let requests: UnsafeMutablePointer<Request<Key>>
+  @usableFromInline let hints: UnsafeMutablePointer<Slot>
 
   /// Retired boxes a stripe holds before its writer asks for a grace period.
   @usableFromInline static var retiredLimit: Int { 64 }
@@ -148,6 +155,7 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
     self.clock = clock
     scratch = .allocate(capacity: 2 * Self.ringCapacity)
     requests = .allocate(capacity: 2 * Self.ringCapacity)
+    hints = .allocate(capacity: 2 * Self.ringCapacity)
     let initial = 64
     tags = .allocate(capacity: initial)
     tags.initialize(repeating: 0, count: initial)
@@ -172,6 +180,7 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
     drained.deallocate()
     scratch.deallocate()
     requests.deallocate()
+    hints.deallocate()
   }
 
   // MARK: Values in a word
@@ -205,19 +214,33 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
   }
 
   @inlinable
-  static func tag(_ key: Key) -> UInt64 { (stableBits(of: key) &* 0x9E37_79B9_7F4A_7C15) | 1 }
+  static func tag(_ key: Key) -> UInt64 {
+    (stableBits(of: key) &* 0x9E37_79B9_7F4A_7C15) & fingerprintMask | 1 << 32
+  }
+
+  /// The fingerprint's half of a bucket's tag.
+  @inlinable static var fingerprintMask: UInt64 { 0xFFFF_FFFF_0000_0000 }
+
+  /// A bucket's tag: `key`'s fingerprint above the policy's slot.
+  @inlinable
+  static func tag(_ fingerprint: UInt64, slot: Slot) -> UInt64 { fingerprint | UInt64(UInt32(bitPattern: slot)) }
 
   /// The bucket holding `key`, or -1 (readers and the writer).
-  @inlinable
+  @inlinable @inline(__always)
   func bucket(of key: Key, tag: UInt64) -> Int {
     var i = Int(truncatingIfNeeded: tag >> shift)
     while true {
       let t = tags[i]
       if t == 0 { return -1 }
-      if t == tag && buckets[i].key == key { return i }
+      if t & Self.fingerprintMask == tag && buckets[i].key == key { return i }
       i = (i &+ 1) & bucketMask
     }
   }
+
+  /// What a hit without a time records for bucket `i`: ``hinted`` and the
+  /// policy's slot for its key.
+  @inlinable
+  func hint(_ i: Int) -> UInt64 { Self.hinted | tags[i] & 0xFFFF_FFFF }
 
   // MARK: Readers (any thread, no lock)
 
@@ -279,11 +302,12 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
     let value = Self.decode(buckets[i].word.load(ordering: .acquiring))
     let stamp = buckets[i].stamp
     let expires = buckets[i].cost < 0
+    // While the cache keeps no ages, a hit needs no time of its own: the
+    // drain gives it the drain's (the clock is a large share of a hit), and
+    // it records the policy's slot instead.
+    var now = hint(i)
     leave(stripe, owner: owner)
     if expires { return nil }
-    // While the cache keeps no ages, a hit needs no time of its own: the
-    // drain gives it the drain's (the clock is a large share of a hit).
-    var now = Self.untimed
     if shared.pointee.timesHits.load(ordering: .relaxed) {
       now = clock()
       let ageLimit = shared.pointee.ageLimit.load(ordering: .relaxed)
@@ -324,8 +348,9 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
       if returnsOld { old = Self.decode(replaced) }
       if !Self.isInline { stripe.pointee.retire(replaced) }
     }
+    let recorded = hint(i)
     leave(stripe, owner: owner)
-    let full = stripe.pointee.record(key, at: Self.untimed, update: true, owner: owner)
+    let full = stripe.pointee.record(key, at: recorded, update: true, owner: owner)
     let needsGrace = !Self.isInline && stripe.pointee.retiredCount.load(ordering: .relaxed) >= Self.retiredLimit
     return (old, full || needsGrace ? index : -1)
   }
@@ -402,13 +427,15 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
   /// value replaced if there was one and `returnsOld`. An entry that
   /// `expires` is read under the policy lock only.
   @inlinable @discardableResult
-  func store(_ key: Key, _ value: Value, stamp: UInt64, cost: Int64, expires: Bool = false, returnsOld: Bool) -> Value?
-  {
+  func store(
+    _ key: Key, _ value: Value, slot: Slot, stamp: UInt64, cost: Int64, expires: Bool = false, returnsOld: Bool
+  ) -> Value? {
     beginWrite()
     let cost = expires ? cost | Self.expiresFlag : cost
     let tag = Self.tag(key)
     let found = bucket(of: key, tag: tag)
     if found >= 0 {
+      tags[found] = Self.tag(tag, slot: slot)
       let replaced = buckets[found].word.exchange(Self.encode(value), ordering: .acquiringAndReleasing)
       buckets[found].stamp = stamp
       buckets[found].cost = cost
@@ -419,7 +446,7 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
     if (count + 1) * 2 > bucketMask + 1 { grow() }
     var i = Int(truncatingIfNeeded: tag >> shift)
     while tags[i] != 0 { i = (i &+ 1) & bucketMask }
-    tags[i] = tag
+    tags[i] = Self.tag(tag, slot: slot)
     (buckets + i).initialize(to: Entry(key: key, word: Self.encode(value), stamp: stamp, cost: cost))
     count += 1
     return nil
@@ -482,24 +509,36 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
     if i >= 0 { buckets[i].stamp = stamp }
   }
 
-  /// The time a hit records when the age limit does not need it.
+  /// A recorded time at or above this is no time: the hit was recorded
+  /// while the cache kept no ages, and the low 32 bits are the policy's slot
+  /// for its key when the read found it (``hint(_:)``), else all ones (-1).
+  /// A clock in nanoseconds reaches it after 292 years.
+  @inlinable static var hinted: UInt64 { 1 << 63 }
+
+  /// The time a hit records when the age limit does not need it and no
+  /// slot is known.
   @inlinable static var untimed: UInt64 { .max }
 
   /// Hands every recorded key and the time it was read to `apply`, a batch
-  /// a stripe, stripe by stripe in recording order (or only `stripe`'s);
-  /// returns how many. A hit recorded without a time gets the drain's.
+  /// a stripe, stripe by stripe in recording order (or only `stripe`'s),
+  /// with the drain's time; returns how many. A recorded time at or above
+  /// ``hinted`` is no time (the hit takes the drain's) and carries a slot.
   @inlinable
-  func drain(only stripe: Int = -1, _ apply: (UnsafeBufferPointer<(key: Key, time: UInt64)>) -> Void) -> Int {
+  func drain(
+    only stripe: Int = -1, _ apply: (UnsafeBufferPointer<(key: Key, time: UInt64)>, _ drainTime: UInt64) -> Void
+  ) -> Int {
     var total = 0
     var drainTime = Self.untimed
     let range = stripe < 0 ? 0..<stripeCount : stripe..<stripe + 1
     for s in range where stripes[s].mayHoldKeys {
       let n = stripes[s].take(into: scratch)
-      for i in 0..<n where scratch[i].time == Self.untimed {
-        if drainTime == Self.untimed { drainTime = clock() }
-        scratch[i].time = drainTime
+      if drainTime == Self.untimed {
+        for i in 0..<n where scratch[i].time >= Self.hinted {
+          drainTime = clock()
+          break
+        }
       }
-      apply(UnsafeBufferPointer(start: scratch, count: n))
+      apply(UnsafeBufferPointer(start: scratch, count: n), drainTime)
       scratch.deinitialize(count: n)
       total += n
     }
@@ -526,8 +565,8 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
   }
 
   /// The table holds exactly the policy's keys, each at the cost the cache
-  /// keeps for it (tests; policy lock held).
-  func check(costs: [Key: Int64]) {
+  /// keeps for it and the slot the policy gives it (tests; policy lock held).
+  func check(costs: [Key: Int64], slots: [Key: Slot]) {
     var n = 0
     for i in 0...bucketMask where tags[i] != 0 {
       n += 1
@@ -536,7 +575,10 @@ final class BufferedReads<Key: Hashable, Value>: @unchecked Sendable {
       precondition(
         costs[key] == buckets[i].cost & .max,
         "read index has \(key) at cost \(buckets[i].cost & .max), the cache at \(costs[key]!)")
-      precondition(bucket(of: key, tag: tags[i]) == i, "read index cannot find \(key)")
+      precondition(bucket(of: key, tag: tags[i] & Self.fingerprintMask) == i, "read index cannot find \(key)")
+      precondition(
+        slots[key] == Slot(truncatingIfNeeded: tags[i]),
+        "read index has \(key) at slot \(Slot(truncatingIfNeeded: tags[i])), the policy at \(slots[key]!)")
     }
     precondition(
       n == count && n == costs.count, "read index holds \(n) keys (counted \(count)), the policy \(costs.count)")

@@ -349,22 +349,36 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
   @inlinable
   func drainReads(only stripe: Int = -1) {
     guard let reads else { return }
-    let requests = reads.requests
+    let (requests, hints) = (reads.requests, reads.hints)
     // Most of a batch shares the drain's time: its second is worked out once.
     var (lastTime, lastSecond): (UInt64, Int64) = (.max, 0)
-    let drained = reads.drain(only: stripe) { batch in
+    let drained = reads.drain(only: stripe) { batch, drainTime in
+      let hinted = BufferedReads<Key, Value>.hinted
       for i in batch.indices {
         // A key evicted since it was read is passed over. Its tick counts
         // all the same: under `mutex` the read it stands for had one.
         tick &+= 1
-        if batch[i].time != lastTime { (lastTime, lastSecond) = (batch[i].time, Int64(batch[i].time / 1_000_000_000)) }
+        let time = batch[i].time >= hinted ? drainTime : batch[i].time
+        if time != lastTime { (lastTime, lastSecond) = (time, Int64(time / 1_000_000_000)) }
         (requests + i).initialize(
           to: Request(key: batch[i].key, weight: 1, time: tick, timestamp: lastSecond, carriesWeight: false))
+        // The slot the read found the key at, while it still holds an
+        // entry: the policy replays the hit there if that entry is the key's.
+        let slot = batch[i].time >= hinted ? Int(Slot(truncatingIfNeeded: batch[i].time)) : -1
+        hints[i] = slot >= 0 && slot < slotCapacity && isOccupied(slot) ? Slot(truncatingIfNeeded: slot) : -1
       }
       policy.lookupEachIfResident(
-        UnsafeBufferPointer(start: requests, count: batch.count), { self.depart($0, $1, .capacity) }
+        UnsafeBufferPointer(start: requests, count: batch.count), hints,
+        { slot, key in
+          self.depart(slot, key, .capacity)
+          // A replayed hit evicted (`PolicyTraits.evictsOnHit`): the slot
+          // is free now, and a later hint to it would find a stale key.
+          for j in batch.indices where hints[j] == slot { hints[j] = -1 }
+        }
       ) { i, slot in
-        if self.ages != nil { self.touch(slot, batch[i].time) }
+        // (The time worked out here again: a closure in a constant, shared
+        // by the loop and this closure, was allocated at every drain.)
+        if self.ages != nil { self.touch(slot, batch[i].time >= hinted ? drainTime : batch[i].time) }
       }
       requests.deinitialize(count: batch.count)
     }
@@ -458,7 +472,7 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
         setExpiry(of: key, ttl: ttl, idle: idle, now: now)
         if let reads {
           let old = reads.store(
-            key, value, stamp: ages?[i].stamp ?? now, cost: cost, expires: ttl != 0 || idle != 0,
+            key, value, slot: slot, stamp: ages?[i].stamp ?? now, cost: cost, expires: ttl != 0 || idle != 0,
             returnsOld: collectsDepartures)
           if let old { departed.append((key, old, .replaced)) }
         } else {
@@ -504,7 +518,8 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
     }
     setExpiry(of: key, ttl: ttl, idle: idle, now: now)
     reads?.store(
-      key, value, stamp: ages?[i].stamp ?? now, cost: cost, expires: ttl != 0 || idle != 0, returnsOld: false)
+      key, value, slot: slot, stamp: ages?[i].stamp ?? now, cost: cost, expires: ttl != 0 || idle != 0,
+      returnsOld: false)
     return enforceLimits() && !policy.contains(key) ? .evicted : .stored
   }
 
@@ -920,12 +935,14 @@ final class CacheShard<Key: Hashable, Value>: @unchecked Sendable {
     for key in expiries.keys { precondition(policy.contains(key), "an expiry for \(key), which is not cached") }
     if let reads {
       var costOf: [Key: Int64] = [:]
+      var slotOf: [Key: Slot] = [:]
       forEachOccupied { i in
         let key = policy.keyAt(Slot(i))
         precondition(policy.contains(key), "slot \(i) holds \(key), which the policy does not")
         costOf[key] = slotCost(i)
+        slotOf[key] = Slot(i)
       }
-      reads.check(costs: costOf)
+      reads.check(costs: costOf, slots: slotOf)
     }
   }
 }

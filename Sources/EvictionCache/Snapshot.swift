@@ -429,7 +429,7 @@ extension CacheShard {
           deadline: expiry.deadline.map(shift) ?? .max)
       }
       reads?.store(
-        entry.key, entry.value, stamp: ages?[i].stamp ?? now, cost: Int64(entry.cost),
+        entry.key, entry.value, slot: Slot(i), stamp: ages?[i].stamp ?? now, cost: Int64(entry.cost),
         expires: entry.expiry != nil, returnsOld: false)
     }
     // An entry past the age limit by now leaves at once: its age may be

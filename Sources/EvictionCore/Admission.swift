@@ -355,6 +355,12 @@ public struct AdmittedPolicy<Policy: ReplacementPolicy & ~Copyable>: Replacement
   }
 
   @inlinable @inline(__always)
+  public mutating func lookupResident(_ request: Request<Key>, at slot: Slot, onEvict: (Slot, Key) -> Void) -> Slot? {
+    gate.observe(request, capacity: policy.capacity)
+    return policy.lookupResident(request, at: slot, onEvict: onEvict)
+  }
+
+  @inlinable @inline(__always)
   public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
     guard admission.comparesWithVictims else {
       return gate.admits(request) ? policy.admit(request, onEvict: onEvict) : nil

@@ -23,10 +23,14 @@ public struct AnyCachePolicy<Key: Hashable> {
   public let lookupIfResident: (Request<Key>, (Slot, Key) -> Void) -> Slot?
   /// ``ReplacementPolicy/lookupIfResident(_:onEvict:)`` for each request
   /// in order, `hit(i, slot)` told of each resident one: one indirect call
-  /// a batch, and each request's index bucket and entry prefetched a few
-  /// requests ahead, as the replay loop does. How a cache replays the hits
-  /// it served without its lock.
-  public let lookupEachIfResident: (UnsafeBufferPointer<Request<Key>>, (Slot, Key) -> Void, (Int, Slot) -> Void) -> Void
+  /// a batch. How a cache replays the hits it served without its lock.
+  /// `slots[i]`, where not negative, is a slot the cache knows to be
+  /// resident: request `i` is replayed there
+  /// (``ReplacementPolicy/lookupResident(_:at:onEvict:)``) if the slot holds
+  /// its key, else looked up. Each request's entry (or index bucket and
+  /// likely entry) is prefetched a few requests ahead, as the replay loop does.
+  public let lookupEachIfResident:
+    (UnsafeBufferPointer<Request<Key>>, UnsafePointer<Slot>, (Slot, Key) -> Void, (Int, Slot) -> Void) -> Void
   public let admit: (Request<Key>, (Slot, Key) -> Void) -> Slot?
   /// ``ReplacementPolicy/admit(_:onEvict:approve:)``: how an admission
   /// policy in front of the box (``AdmittedPolicy``) vets each victim.
@@ -65,12 +69,24 @@ public struct AnyCachePolicy<Key: Hashable> {
     access = { holder.policy.access($0) }
     lookup = { holder.policy.lookup($0, onEvict: $1) }
     lookupIfResident = { holder.policy.lookupIfResident($0, onEvict: $1) }
-    lookupEachIfResident = { requests, onEvict, hit in
+    lookupEachIfResident = { requests, slots, onEvict, hit in
       let n = requests.count
       for i in 0..<n {
-        if i &+ 16 < n { evictionlab_chunk_prefetch(holder.policy.indexAddress(of: requests[i &+ 16].key)) }
-        if i &+ 8 < n { evictionlab_chunk_prefetch(holder.policy.entryAddress(of: requests[i &+ 8].key)) }
-        if let slot = holder.policy.lookupIfResident(requests[i], onEvict: onEvict) { hit(i, slot) }
+        if i &+ 16 < n && slots[i &+ 16] < 0 {
+          evictionlab_chunk_prefetch(holder.policy.indexAddress(of: requests[i &+ 16].key))
+        }
+        if i &+ 8 < n {
+          let ahead = slots[i &+ 8]
+          evictionlab_chunk_prefetch(
+            ahead >= 0
+              ? holder.policy.entryAddress(at: ahead) : holder.policy.entryAddress(of: requests[i &+ 8].key))
+        }
+        let known = slots[i]
+        let slot =
+          known >= 0 && holder.policy.key(at: known) == requests[i].key
+          ? holder.policy.lookupResident(requests[i], at: known, onEvict: onEvict)
+          : holder.policy.lookupIfResident(requests[i], onEvict: onEvict)
+        if let slot { hit(i, slot) }
       }
     }
     admit = { holder.policy.admit($0, onEvict: $1) }

@@ -85,6 +85,24 @@ public protocol ReplacementPolicy: ~Copyable {
   /// The key stored in a resident `slot`.
   func key(at slot: Slot) -> Key
 
+  /// ``lookup(_:onEvict:)`` for a key that was resident a moment ago and
+  /// may have left since (the `buffered` cache replaying hits it served
+  /// without the policy's lock): an access if it is still resident, else
+  /// nothing at all. The default probes twice unless
+  /// ``missedLookupChangesNothing``; a policy whose missed lookups change
+  /// nothing only in some configurations (W-TinyLFU without its climber)
+  /// implements it to probe once there.
+  mutating func lookupIfResident(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot?
+
+  /// ``lookup(_:onEvict:)`` of a key known to be resident at `slot`: the
+  /// same access, decision for decision, without finding the key again.
+  /// The `buffered` cache replays a hit this way when its read index
+  /// recorded the slot and the slot still holds the key, as Caffeine's
+  /// drain reaches a node without its map. The default looks the key up;
+  /// a policy whose lookup is a find followed by its own moves skips the
+  /// find.
+  mutating func lookupResident(_ request: Request<Key>, at slot: Slot, onEvict: (Slot, Key) -> Void) -> Slot?
+
   /// Checks every structural invariant (list links and tags, weights, counts,
   /// ghost bounds) and stops the process with a message if one fails.
   func checkInvariants()
@@ -106,6 +124,10 @@ public protocol ReplacementPolicy: ~Copyable {
   /// The entry a request for `key` will probably read, found from its
   /// index bucket without probing, or nil: prefetched after the bucket.
   func entryAddress(of key: Key) -> UnsafeRawPointer?
+
+  /// The memory of resident `slot`'s entry, or nil: a replay of hits
+  /// recorded by slot (``lookupResident(_:at:onEvict:)``) prefetches it.
+  func entryAddress(at slot: Slot) -> UnsafeRawPointer?
 
   /// What a two-tier policy has written to its second tier so far (objects
   /// and bytes admitted to flash), or nil for a policy of one tier (the
@@ -162,15 +184,18 @@ public struct TierWrites: Sendable, Equatable {
 extension ReplacementPolicy where Self: ~Copyable {
   @inlinable public static var missedLookupChangesNothing: Bool { false }
 
-  /// ``lookup(_:onEvict:)`` for a key that was resident a moment ago and
-  /// may have left since (the `buffered` cache replaying hits it served
-  /// without the policy's lock): an access if it is still resident, else
-  /// nothing at all. One index probe where
-  /// ``missedLookupChangesNothing``, two otherwise.
+  /// By default, one index probe where ``missedLookupChangesNothing``, two
+  /// otherwise.
   @inlinable @inline(__always)
   public mutating func lookupIfResident(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
     guard Self.missedLookupChangesNothing || contains(request.key) else { return nil }
     return lookup(request, onEvict: onEvict)
+  }
+
+  /// By default, a lookup: it finds the key resident at `slot`.
+  @inlinable @inline(__always)
+  public mutating func lookupResident(_ request: Request<Key>, at slot: Slot, onEvict: (Slot, Key) -> Void) -> Slot? {
+    lookup(request, onEvict: onEvict)
   }
 
   /// By default a policy says only whether `key` is resident.
@@ -195,6 +220,7 @@ extension ReplacementPolicy where Self: ~Copyable {
   /// By default a policy gives no prefetch hints.
   @inlinable public func indexAddress(of key: Key) -> UnsafeRawPointer? { nil }
   @inlinable public func entryAddress(of key: Key) -> UnsafeRawPointer? { nil }
+  @inlinable public func entryAddress(at slot: Slot) -> UnsafeRawPointer? { nil }
 
   /// By default a policy does not name its victim before evicting it.
   @inlinable public mutating func nextVictim() -> Slot? { nil }
@@ -269,8 +295,11 @@ extension StoredPolicy where Self: ~Copyable {
   @inlinable public var capacity: Int64 { store.capacity }
   @inlinable public var usedWeight: Int64 { store.used }
   @inlinable public var count: Int { store.count }
-  @inlinable public func contains(_ key: Key) -> Bool { store.find(key) >= 0 }
-  @inlinable public func key(at slot: Slot) -> Key { store.table[slot].key }
+  // Always inlined: called on a policy held in a class (the memory cache's
+  // replay of buffered hits), an outlined call copied the whole policy
+  // struct to the stack first (W-TinyLFU: 314 bytes a replayed hit).
+  @inlinable @inline(__always) public func contains(_ key: Key) -> Bool { store.find(key) >= 0 }
+  @inlinable @inline(__always) public func key(at slot: Slot) -> Key { store.table[slot].key }
   @inlinable @inline(__always)
   public func indexAddress(of key: Key) -> UnsafeRawPointer? { store.index.homeAddress(of: key) }
   @inlinable @inline(__always)
@@ -278,6 +307,8 @@ extension StoredPolicy where Self: ~Copyable {
     let slot = store.index.likelySlot(of: key)
     return slot >= 0 ? store.table.address(of: slot) : nil
   }
+  @inlinable @inline(__always)
+  public func entryAddress(at slot: Slot) -> UnsafeRawPointer? { store.table.address(of: slot) }
 }
 
 /// What every policy stores: the index, the entry slab, and the resident

@@ -105,6 +105,29 @@ import Testing
     #expect(a.count == b.hits.count)
   }
 
+  /// The buffered cache replays a hit at the slot its read index recorded
+  /// (`lookupResident(_:at:onEvict:)`): serving every hit on a resident key
+  /// that way must make the very decisions lookups make, the same hits,
+  /// the same evictions in the same order, the same lists, and keep each
+  /// resident key at the slot it was admitted to.
+  @Test(arguments: specs)
+  func replayingAHitAtItsSlotIsALookup(spec: String) throws {
+    let policy = try PolicySpec(spec)
+    for (weighted, capacity): (Bool, Int64) in [(false, 5), (false, 64), (true, 600)] {
+      let requests = conformanceRequests(seed: 14, weighted: weighted)
+      var looking = SlotReplayDriver(requests: requests, atSlots: false)
+      var atSlots = SlotReplayDriver(requests: requests, atSlots: true)
+      let a = policy.withPolicy(capacity: capacity, index: IntegerSlotIndex<UInt64>.self, visitor: &looking)
+      let b = policy.withPolicy(capacity: capacity, index: IntegerSlotIndex<UInt64>.self, visitor: &atSlots)
+      #expect(b.misplaced == 0, "a hit at its slot returned another slot (capacity \(capacity))")
+      #expect(b.replayed > 100 || a.hits.filter { $0 }.count < 100)
+      let firstChange = zip(a.hits, b.hits).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+      #expect(firstChange == nil, "request \(firstChange ?? -1) hit or missed otherwise (capacity \(capacity))")
+      #expect(a.evicted == b.evicted, "evictions differ (capacity \(capacity))")
+      #expect(a.lists == b.lists)
+    }
+  }
+
   /// The fast path is taken where it is declared (else the test above
   /// checks only the default's residency check).
   @Test func plainListPoliciesSkipTheResidencyCheck() {
@@ -147,6 +170,45 @@ struct AbsentKeyProber: PolicyVisitor {
       hits.append(policy.access(request))
     }
     return (hits, probes, found)
+  }
+}
+
+/// Replays `requests` keeping each resident key's slot (from `admit`,
+/// forgotten at its eviction); with `atSlots`, a request for a key it holds
+/// is served by `lookupResident(_:at:onEvict:)` at that slot, else by
+/// `lookup`, then `admit` on a miss.
+struct SlotReplayDriver: PolicyVisitor {
+  typealias Key = UInt64
+  let requests: [Request<UInt64>]
+  let atSlots: Bool
+  mutating func visit<Policy: ReplacementPolicy & ~Copyable>(_ policy: consuming Policy) -> (
+    hits: [Bool], evicted: [UInt64], lists: [String], replayed: Int, misplaced: Int
+  ) where Policy.Key == UInt64 {
+    var policy = policy
+    var slots: [UInt64: Slot] = [:]
+    var (hits, evicted, replayed, misplaced) = ([Bool](), [UInt64](), 0, 0)
+    let onEvict = { (_: Slot, key: UInt64) in
+      evicted.append(key)
+      slots[key] = nil
+    }
+    for request in requests {
+      let found: Slot?
+      if atSlots, let slot = slots[request.key] {
+        replayed += 1
+        found = policy.lookupResident(request, at: slot, onEvict: onEvict)
+        // A miss is the lookup's too (a timed trim may evict the key first).
+        if let found, found != slot { misplaced += 1 }
+      } else {
+        found = policy.lookup(request, onEvict: onEvict)
+      }
+      hits.append(found != nil)
+      if let found {
+        slots[request.key] = found
+      } else if let slot = policy.admit(request, onEvict: onEvict) {
+        slots[request.key] = slot
+      }
+    }
+    return (hits, evicted, policy.lists().map { "\($0.name): \($0.keys)" }, replayed, misplaced)
   }
 }
 

@@ -115,7 +115,7 @@ extension ProbationGhostPolicy where Self: ~Copyable {
     return slot
   }
 
-  @inlinable public func contains(_ key: Key) -> Bool {
+  @inlinable @inline(__always) public func contains(_ key: Key) -> Bool {
     let slot = store.find(key)
     return slot >= 0 && store.table[slot].list != Self.inGhost
   }
@@ -356,7 +356,7 @@ extension ARCDirectoryPolicy where Self: ~Copyable {
     return tag <= Self.inT2 ? slot : nil
   }
 
-  @inlinable public func contains(_ key: Key) -> Bool {
+  @inlinable @inline(__always) public func contains(_ key: Key) -> Bool {
     let slot = store.find(key)
     return slot >= 0 && store.table[slot].list <= Self.inT2
   }

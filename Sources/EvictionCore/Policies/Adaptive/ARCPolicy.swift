@@ -70,6 +70,28 @@ public struct ARCPolicy<Index: SlotIndex & ~Copyable>: ARCDirectoryPolicy, ~Copy
   public var target: Double { p }
 
   @inlinable @inline(__always)
+  public mutating func lookupResident(_ request: Request<Key>, at slot: Slot, onEvict: (Slot, Key) -> Void) -> Slot? {
+    clock &+= 1
+    ghostHitInB1 = false
+    ghostHitInB2 = false
+    return hit(slot, request, onEvict)
+  }
+
+  /// A hit on resident `slot` (in T1 or T2).
+  @inlinable @inline(__always)
+  mutating func hit(_ slot: Slot, _ request: Request<Key>, _ onEvict: (Slot, Key) -> Void) -> Slot? {
+    guard store.table[slot].list == Self.inT1 else {
+      if lazyPromotion { store.table[slot].payload = 1 } else { store.table.moveToFront(slot, &t2) }
+      return slot
+    }
+    store.table.unlink(slot, &t1)
+    store.table[slot].payload = 0
+    if lazyPromotion { return requestFromT2(slot, request, onEvict) }
+    store.table.pushFront(slot, &t2, tag: Self.inT2)
+    return slot
+  }
+
+  @inlinable @inline(__always)
   public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
     clock &+= 1
     let slot = store.find(request.key)
@@ -77,15 +99,8 @@ public struct ARCPolicy<Index: SlotIndex & ~Copyable>: ARCDirectoryPolicy, ~Copy
     ghostHitInB1 = false
     ghostHitInB2 = false
     switch store.table[slot].list {
-    case Self.inT1:
-      store.table.unlink(slot, &t1)
-      store.table[slot].payload = 0
-      if lazyPromotion { return requestFromT2(slot, request, onEvict) }
-      store.table.pushFront(slot, &t2, tag: Self.inT2)
-      return slot
-    case Self.inT2:
-      if lazyPromotion { store.table[slot].payload = 1 } else { store.table.moveToFront(slot, &t2) }
-      return slot
+    case Self.inT1, Self.inT2:
+      return hit(slot, request, onEvict)
     case Self.inB1:
       // Case II: the object would have stayed had T1 been larger.
       ghostHitClock = clock

@@ -167,7 +167,7 @@ public struct CacheusPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyab
   /// The current learning rate λ.
   public var learningRate: Double { rate }
 
-  @inlinable public func contains(_ key: Key) -> Bool {
+  @inlinable @inline(__always) public func contains(_ key: Key) -> Bool {
     let slot = store.find(key)
     return slot >= 0 && store.table[slot].list != Self.inHistory
   }

@@ -113,7 +113,7 @@ public struct ClockProPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
   /// m_c, the weight the cold resident pages aim at.
   public var coldAllocation: Int64 { coldTarget }
 
-  @inlinable public func contains(_ key: Key) -> Bool {
+  @inlinable @inline(__always) public func contains(_ key: Key) -> Bool {
     let slot = store.find(key)
     return slot >= 0 && store.table[slot].payload & Self.resident != 0
   }

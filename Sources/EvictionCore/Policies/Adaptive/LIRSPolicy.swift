@@ -245,7 +245,7 @@ public struct LIRSPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable 
     return resident ? slot : nil
   }
 
-  @inlinable public func contains(_ key: Key) -> Bool {
+  @inlinable @inline(__always) public func contains(_ key: Key) -> Bool {
     let slot = store.find(key)
     return slot >= 0 && store.table[slot].payload.resident
   }

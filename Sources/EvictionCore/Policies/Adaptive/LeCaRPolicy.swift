@@ -91,7 +91,7 @@ public struct LeCaRPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable
   /// The LRU expert's current weight (the LFU expert's is 1 minus it).
   public var weightOfLRU: Double { lruWeight }
 
-  @inlinable public func contains(_ key: Key) -> Bool {
+  @inlinable @inline(__always) public func contains(_ key: Key) -> Bool {
     let slot = store.find(key)
     return slot >= 0 && store.table[slot].list == Self.resident
   }

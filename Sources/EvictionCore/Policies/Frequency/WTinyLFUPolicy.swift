@@ -143,6 +143,19 @@ public struct WTinyLFUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
     let slot = store.find(request.key)
     if climber != nil { sample(hit: slot >= 0) }
     guard slot >= 0 else { return nil }
+    return hit(slot, request, onEvict)
+  }
+
+  @inlinable @inline(__always)
+  public mutating func lookupResident(_ request: Request<Key>, at slot: Slot, onEvict: (Slot, Key) -> Void) -> Slot? {
+    if climber != nil { sample(hit: true) }
+    return hit(slot, request, onEvict)
+  }
+
+  /// A hit on resident `slot`: its segment's move, and the sketch counts it
+  /// unless it sits in the window.
+  @inlinable @inline(__always)
+  mutating func hit(_ slot: Slot, _ request: Request<Key>, _ onEvict: (Slot, Key) -> Void) -> Slot {
     switch store.table[slot].list {
     case Self.inWindow:
       store.table.moveToFront(slot, &window)
@@ -168,6 +181,14 @@ public struct WTinyLFUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
       sketch.halve()
     }
     return slot
+  }
+
+  /// Without the climber a missed lookup changes nothing, so one probe
+  /// serves; the climber samples every lookup, so a key gone is passed over.
+  @inlinable @inline(__always)
+  public mutating func lookupIfResident(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
+    guard climber == nil || store.find(request.key) >= 0 else { return nil }
+    return lookup(request, onEvict: onEvict)
   }
 
   @inlinable @inline(__always)

@@ -32,6 +32,11 @@ public struct ClockPolicy<Index: SlotIndex & ~Copyable>: SingleListPolicy, ~Copy
   public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
     let slot = store.find(request.key)
     guard slot >= 0 else { return nil }
+    return lookupResident(request, at: slot, onEvict: onEvict)
+  }
+
+  @inlinable @inline(__always)
+  public mutating func lookupResident(_ request: Request<Key>, at slot: Slot, onEvict: (Slot, Key) -> Void) -> Slot? {
     if store.table[slot].payload < maximum { store.table[slot].payload &+= 1 }
     return slot
   }

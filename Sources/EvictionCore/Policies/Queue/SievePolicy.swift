@@ -26,6 +26,11 @@ public struct SievePolicy<Index: SlotIndex & ~Copyable>: SingleListPolicy, ~Copy
   public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
     let slot = store.find(request.key)
     guard slot >= 0 else { return nil }
+    return lookupResident(request, at: slot, onEvict: onEvict)
+  }
+
+  @inlinable @inline(__always)
+  public mutating func lookupResident(_ request: Request<Key>, at slot: Slot, onEvict: (Slot, Key) -> Void) -> Slot? {
     store.table[slot].payload = true
     return slot
   }

@@ -175,7 +175,7 @@ public struct MQPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable {
     return slot
   }
 
-  @inlinable public func contains(_ key: Key) -> Bool {
+  @inlinable @inline(__always) public func contains(_ key: Key) -> Bool {
     let slot = store.find(key)
     return slot >= 0 && store.table[slot].list != Self.inQout
   }

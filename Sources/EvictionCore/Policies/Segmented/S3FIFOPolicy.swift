@@ -104,6 +104,14 @@ public struct S3FIFOPolicy<Index: SlotIndex & ~Copyable>: ProbationGhostPolicy, 
   }
 
   @inlinable @inline(__always)
+  public mutating func lookupResident(_ request: Request<Key>, at slot: Slot, onEvict: (Slot, Key) -> Void) -> Slot? {
+    hitOnGhost = false
+    namedInSmall = -1
+    if store.table[slot].payload < 255 { store.table[slot].payload &+= 1 }
+    return slot
+  }
+
+  @inlinable @inline(__always)
   public mutating func admit(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
     let weight = request.weight
     guard weight <= smallCapacity, makeRoom(for: weight, onEvict: onEvict) else { return nil }

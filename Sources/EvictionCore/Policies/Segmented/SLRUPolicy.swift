@@ -37,6 +37,11 @@ public struct SLRUPolicy<Index: SlotIndex & ~Copyable>: SegmentedPolicy, ~Copyab
   public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
     let slot = store.find(request.key)
     guard slot >= 0 else { return nil }
+    return lookupResident(request, at: slot, onEvict: onEvict)
+  }
+
+  @inlinable @inline(__always)
+  public mutating func lookupResident(_ request: Request<Key>, at slot: Slot, onEvict: (Slot, Key) -> Void) -> Slot? {
     let segment = Int(store.table[slot].list)
     if segment == segments.count - 1 {
       if refreshesTop { store.table.moveToFront(slot, &segments[segment]) }

@@ -87,7 +87,7 @@ public struct SRLRUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copyable
 
   public var name: String { movesBoundary ? "SR-LRU(grow-sr)" : "SR-LRU" }
 
-  @inlinable public func contains(_ key: Key) -> Bool {
+  @inlinable @inline(__always) public func contains(_ key: Key) -> Bool {
     let slot = store.find(key)
     return slot >= 0 && store.table[slot].list != Self.inHistory
   }
