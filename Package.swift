@@ -81,13 +81,16 @@ let package = Package(
     // A thread-local variable (one C definition): the buffered strategy's
     // per-thread read stripe, found without a call.
     .target(name: "CThreadSlot", path: "Sources/CThreadSlot"),
+    // A thread's kernel id and a signal sent to it (gettid, tgkill): how an
+    // interrupted run parks each of its threads.
+    .target(name: "CThreadSignal", path: "Sources/CThreadSignal"),
     // GSL-backed statistics and random streams (GPL-3: never linked by Core,
     // Cache, Disk or Traces).
     .target(name: "EvictionStats", dependencies: ["CGSL"]),
     // What every run shares, whatever it runs: the settings messages name,
-    // interruption, worker threads. No dependencies: the disk tier uses it
+    // interruption, worker threads. Nothing but a two-function C shim: the disk tier uses it
     // without linking the trace readers' compression libraries.
-    .target(name: "EvictionRun"),
+    .target(name: "EvictionRun", dependencies: ["CThreadSignal"]),
     // Trace formats, readers, writers and decompression (no GSL: the fuzzer links it).
     .target(name: "EvictionTraces", dependencies: ["EvictionRun", "CCompression"]),
     // Synthetic workloads (Zipf, scans, loops, hot spots, mixes), drawn from EvictionStats' streams.

@@ -62,9 +62,18 @@ public final class Figures {
     return svg
   }
 
-  /// The converter's path, if installed.
+  /// The environment variable naming an `rsvg-convert` outside the usual
+  /// places (a Nix profile, a build of one's own).
+  public static let converterVariable = "EVLAB_RSVG_CONVERT"
+
+  /// The converter's path, if installed: the program `EVLAB_RSVG_CONVERT`
+  /// names when set (nil when that is not an executable file), else the
+  /// first of the usual places.
   public static var converter: String? {
-    ["/usr/bin/rsvg-convert", "/usr/local/bin/rsvg-convert", "/opt/homebrew/bin/rsvg-convert"].first {
+    if let chosen = ProcessInfo.processInfo.environment[converterVariable], !chosen.isEmpty {
+      return FileManager.default.isExecutableFile(atPath: chosen) ? chosen : nil
+    }
+    return ["/usr/bin/rsvg-convert", "/usr/local/bin/rsvg-convert", "/opt/homebrew/bin/rsvg-convert"].first {
       FileManager.default.isExecutableFile(atPath: $0)
     }
   }
@@ -99,6 +108,13 @@ public final class Figures {
       files.append(path)
     }
     guard let converter = Self.converter else {
+      if let chosen = ProcessInfo.processInfo.environment[Self.converterVariable], !chosen.isEmpty {
+        return (
+          files,
+          "figures/ holds SVG only: \(Self.converterVariable)=\(chosen) is not an executable file; "
+            + "name rsvg-convert's path there, or unset it to use /usr/bin/rsvg-convert"
+        )
+      }
       return (
         files,
         "figures/ holds SVG only: rsvg-convert is not installed (apt install librsvg2-bin, or run scripts/ensure-deps.sh) for PDF and PNG"

@@ -74,8 +74,15 @@ public enum ChildProcess {
     posix_spawnattr_setsigdefault(&attributes, &defaults)
     posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
 
+    // Started and recorded with interruption held off, so that Ctrl-C ends
+    // every child before the run's scratch paths are removed (a figure
+    // rendered into a removed folder would bring it back).
     var child: pid_t = 0
-    let spawned = posix_spawn(&child, program, &actions, &attributes, argv, envp)
+    let spawned = Interruption.holdingOff {
+      let status = posix_spawn(&child, program, &actions, &attributes, argv, envp)
+      if status == 0 { Interruption.children.insert(child) }
+      return status
+    }
     close(writeEnd)
     guard spawned == 0 else { throw Failure(program: program, code: spawned) }
 
@@ -89,8 +96,15 @@ public enum ChildProcess {
         break
       }
     }
+    // Waited for without reaping, then reaped and forgotten in one step held
+    // off: a recorded child is never one whose id the system may reuse.
+    var info = siginfo_t()
+    while waitid(P_PID, id_t(child), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
     var status: Int32 = 0
-    while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+    Interruption.holdingOff {
+      while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+      Interruption.children.remove(child)
+    }
     // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import as macros.
     let signal = status & 0x7f
     let code = signal == 0 ? (status >> 8) & 0xff : 128 + signal

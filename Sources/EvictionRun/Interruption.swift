@@ -1,3 +1,4 @@
+import CThreadSignal
 import Foundation
 import Synchronization
 
@@ -15,9 +16,13 @@ import Synchronization
 ///
 /// Parking matters: a run left going keeps writing into the folder being
 /// removed (a disk benchmark makes a file every few microseconds). Each
-/// thread is sent SIGUSR1 in turn; its handler counts itself and sleeps
-/// until the process ends. The handler runs with SIGUSR1 blocked, so the
-/// next process-directed SIGUSR1 reaches a thread not yet parked.
+/// other thread is sent SIGUSR1 by its id; its handler counts itself and
+/// sleeps until the process ends. A thread started while the others were
+/// being parked is found by looking again. Programs the run started
+/// (``ChildProcess``: `rsvg-convert` writing a figure into a report's
+/// stage) are sent the same signal and reaped before anything is removed,
+/// for a signal sent to evlab alone (`kill`, a test harness, a job
+/// scheduler) does not reach them.
 public enum Interruption {
   nonisolated(unsafe) static var pipeFDs: [Int32] = [-1, -1]
   /// Whether a signal arrived: later errors are consequences of the cleanup, not news.
@@ -64,6 +69,7 @@ public enum Interruption {
       pthread_mutex_lock(critical)
       interrupted = true
       parkOtherThreads()
+      endChildren(with: Int32(byte))
       let removed = ScratchPaths.shared.removeAll()
       let name = byte == UInt8(SIGINT) ? "SIGINT" : byte == UInt8(SIGHUP) ? "SIGHUP" : "SIGTERM"
       let line = "evlab: interrupted (\(name)); removed \(removed) scratch files and folders\n"
@@ -112,27 +118,61 @@ public enum Interruption {
     pthread_mutex_lock(critical)
     interrupted = true
     parkOtherThreads()
+    endChildren(with: SIGTERM)
     _ = ScratchPaths.shared.removeAll()
     let line = message + "\n"
     _ = line.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
     _exit(1)
   }
 
-  /// Sends SIGUSR1 until every other thread of the process is parked (or a
-  /// thread that blocks the signal keeps it pending for 50 ms).
+  /// Sends SIGUSR1 to every other thread of the process and waits until
+  /// each has parked (a thread that blocks the signal, or is ending, is given
+  /// 50 ms), then looks again for threads started meanwhile: one started by
+  /// a thread just before it parked would otherwise go on working.
   static func parkOtherThreads() {
-    let others = max(0, FileManager.default.subpathsCount("/proc/self/task") - 1)
-    for expected in 1...max(1, others) where others > 0 {
-      kill(getpid(), SIGUSR1)
+    let (process, me) = (getpid(), evictionlab_thread_id())
+    var signalled = Set<pid_t>()
+    for _ in 0..<16 {
+      let fresh = threadIDs().filter { $0 != me && !signalled.contains($0) }
+      guard !fresh.isEmpty else { return }
+      // A thread that ended since the listing is not waited for.
+      for thread in fresh where evictionlab_signal_thread(process, thread, SIGUSR1) == 0 { signalled.insert(thread) }
       let deadline = DispatchTime.now().uptimeNanoseconds + 50_000_000
-      while parked.load(ordering: .sequentiallyConsistent) < expected && DispatchTime.now().uptimeNanoseconds < deadline
+      while parked.load(ordering: .sequentiallyConsistent) < signalled.count
+        && DispatchTime.now().uptimeNanoseconds < deadline
       {
         usleep(200)
       }
     }
   }
-}
 
-extension FileManager {
-  fileprivate func subpathsCount(_ path: String) -> Int { (try? contentsOfDirectory(atPath: path).count) ?? 0 }
+  /// The ids of this process's threads now.
+  static func threadIDs() -> [pid_t] {
+    ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []).compactMap { pid_t($0) }
+  }
+
+  /// The programs ``ChildProcess`` started that have not been reaped, by
+  /// process id; changed only with ``critical`` held, so a parked thread
+  /// never leaves a child unrecorded or a reaped one recorded.
+  nonisolated(unsafe) static var children: Set<pid_t> = []
+
+  /// Sends `signal` to every child still running and reaps it; one still
+  /// running after two seconds is killed. Called with ``critical`` held and
+  /// the other threads parked, before the scratch paths are removed.
+  static func endChildren(with signal: Int32) {
+    guard !children.isEmpty else { return }
+    for child in children { kill(child, signal) }
+    var running = children
+    let deadline = DispatchTime.now().uptimeNanoseconds + 2_000_000_000
+    while !running.isEmpty && DispatchTime.now().uptimeNanoseconds < deadline {
+      // Reaped (or, which cannot happen, not this process's child): gone.
+      running = running.filter { waitpid($0, nil, WNOHANG) == 0 }
+      if !running.isEmpty { usleep(1_000) }
+    }
+    for child in running {
+      kill(child, SIGKILL)
+      while waitpid(child, nil, 0) < 0 && errno == EINTR {}
+    }
+    children = []
+  }
 }

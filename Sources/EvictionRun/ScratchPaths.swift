@@ -12,25 +12,24 @@ import Foundation
 public final class ScratchPaths: @unchecked Sendable {
   public static let shared = ScratchPaths()
 
-  private var mutex = pthread_mutex_t()
+  // Guarded by the lock that holds off interruption: a thread parked by a
+  // signal is never inside it, so the cleanup can always read the paths.
   private var paths: [Int: String] = [:]
   private var next = 0
 
-  init() { pthread_mutex_init(&mutex, nil) }
+  init() {}
 
   /// Remembers `path` until ``unregister(_:)``; returns the token for that.
   public func register(_ path: String) -> Int {
-    pthread_mutex_lock(&mutex)
-    defer { pthread_mutex_unlock(&mutex) }
-    next += 1
-    paths[next] = path
-    return next
+    Interruption.holdingOff {
+      next += 1
+      paths[next] = path
+      return next
+    }
   }
 
   public func unregister(_ token: Int) {
-    pthread_mutex_lock(&mutex)
-    defer { pthread_mutex_unlock(&mutex) }
-    paths[token] = nil
+    Interruption.holdingOff { paths[token] = nil }
   }
 
   /// Registers `path`, runs `body`, then removes `path` and forgets it,
@@ -46,9 +45,7 @@ public final class ScratchPaths: @unchecked Sendable {
 
   /// The registered paths now.
   public var current: [String] {
-    pthread_mutex_lock(&mutex)
-    defer { pthread_mutex_unlock(&mutex) }
-    return paths.keys.sorted().compactMap { paths[$0] }
+    Interruption.holdingOff { paths.keys.sorted().compactMap { paths[$0] } }
   }
 
   /// Removes every registered path that exists; returns how many there were.

@@ -1,5 +1,6 @@
 import EvictionDisk
 import EvictionExperiments
+import EvictionReports
 import EvictionSim
 import EvictionTestSupport
 import Foundation
@@ -95,6 +96,57 @@ extension FourthHostilePassTests {
       #expect(names.contains("provenance.json") && !names.contains { $0.hasPrefix(".partial") }, "\(names)")
     }
     #expect(interrupted > 0, "no round was interrupted")
+  }
+}
+
+extension FourthHostilePassTests {
+  /// A SIGINT sent to evlab alone (not its process group, as a terminal's
+  /// Ctrl-C is) while `rsvg-convert` was rendering figures into a report's
+  /// stage left the converters running: they wrote into the stage as it
+  /// was removed, which left `.partial-report.*` behind (seen once in CI's
+  /// run of the test above), and outlived evlab. Here a converter that
+  /// writes a file every 10 ms for three seconds stands in for a slow one.
+  @Test func ctrlCWhileFiguresRenderEndsTheConverters() throws {
+    guard let real = Figures.converter else { return }
+    let dir = try scratchDirectory()
+    let started = dir.appendingPathComponent("started").path
+    let slow = dir.appendingPathComponent("slow-rsvg-convert").path
+    try """
+    #!/bin/sh
+    echo $$ >> '\(started)'
+    out=; previous=
+    for argument in "$@"; do [ "$previous" = --output ] && out=$argument; previous=$argument; done
+    i=0
+    while [ $i -lt 300 ]; do : > "$out.$i"; i=$((i + 1)); sleep 0.01; done
+    exec '\(real)' "$@"
+    """.write(toFile: slow, atomically: true, encoding: .utf8)
+    chmod(slow, 0o755)
+    let trace = repositoryRoot.appendingPathComponent("traces/zipf-0.9.oracleGeneral.zst").path
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: evlabPath)
+    process.arguments = ["compare", "--trace", trace, "--policy", "lru,fifo", "--size", "1%,5%", "-o", "out"]
+    process.currentDirectoryURL = dir
+    process.environment = ProcessInfo.processInfo.environment.merging(["EVLAB_RSVG_CONVERT": slow]) { $1 }
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    // Until a converter has written a few files into the stage.
+    let deadline = Date().addingTimeInterval(60)
+    while (try? String(contentsOfFile: started, encoding: .utf8)) == nil && Date() < deadline { usleep(10_000) }
+    usleep(100_000)
+    kill(process.processIdentifier, SIGINT)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 128 + SIGINT)
+    let converters = try String(contentsOfFile: started, encoding: .utf8).split(separator: "\n").compactMap {
+      pid_t($0)
+    }
+    #expect(!converters.isEmpty)
+    for converter in converters {
+      #expect(kill(converter, 0) == -1 && errno == ESRCH, "converter \(converter) outlived evlab")
+    }
+    // Nothing of the report, then or later, in the folder the run made.
+    usleep(200_000)
+    #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("out").path))
   }
 }
 
