@@ -1,3 +1,4 @@
+import CChunkMatch
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
@@ -113,6 +114,22 @@ public struct CountingBloomFilter: Sendable {
       }
     }
     return least
+  }
+
+  /// Starts loading the counters of `item` (for writing: an add follows),
+  /// for a request a few requests on; nothing for a sparse filter.
+  @inlinable
+  public func prefetch(_ item: UInt64) {
+    guard isDense else { return }
+    let a = UInt32(truncatingIfNeeded: xxHash64(item, seed: Self.seed0))
+    let b = UInt32(truncatingIfNeeded: xxHash64(item, seed: Self.seed1))
+    dense.withUnsafeBufferPointer { counters in
+      var probe = a
+      for _ in 0..<probes {
+        evictionlab_chunk_prefetch(counters.baseAddress! + Int(reduce(probe)))
+        probe &+= b
+      }
+    }
   }
 
   /// Counts one occurrence of `item`.

@@ -1,4 +1,3 @@
-import EvictionCore
 import EvictionExperiments
 import EvictionSim
 import EvictionTestSupport
@@ -6,8 +5,11 @@ import EvictionTraces
 import Foundation
 import Testing
 
+@testable import EvictionCore
+
 /// From 32,768 residents the replay loop prefetches each request's index
-/// bucket and entry a few requests ahead. A hint changes timing only: a
+/// bucket and entry a few requests ahead, and what the policy names
+/// (W-TinyLFU: its sketch counters). A hint changes timing only: a
 /// replay big enough to prefetch hits exactly where the policy, driven
 /// request by request, hits, tiled copies included (their ids are shifted
 /// before the hint is worked out), whether the trace is read on the
@@ -32,7 +34,7 @@ import Testing
     return (path, keys)
   }
 
-  @Test(arguments: ["lru", "arc", "randomtwo", "lhd", "s3fifo"])
+  @Test(arguments: ["lru", "arc", "randomtwo", "lhd", "s3fifo", "wtinylfu"])
   func aReplayThatPrefetchesHitsWhereTheRequestsHit(policy: String) throws {
     let (path, keys) = try Self.trace()
     let capacity: Int64 = 60_000
@@ -72,6 +74,16 @@ import Testing
       }
     }
     #expect(hinted > 400, "most keys sit in their home bucket at a load of at most 1/2")
+    // W-TinyLFU's own hint reads its sketch and changes no estimate.
+    var tiny = WTinyLFUPolicy<IntegerSlotIndex<UInt64>>(capacity: 1_000)
+    for key in UInt64(0)..<2_000 { _ = tiny.access(Request(key: key % 700)) }
+    var before: [UInt32] = []
+    for key in UInt64(0)..<700 { before.append(tiny.sketch.estimate(tiny.bits(key))) }
+    for key in UInt64(0)..<700 { tiny.prefetchState(of: key) }
+    var after: [UInt32] = []
+    for key in UInt64(0)..<700 { after.append(tiny.sketch.estimate(tiny.bits(key))) }
+    #expect(after == before)
+    #expect(before.contains { $0 > 1 })
     var hashed = LRUPolicy<HashedSlotIndex<String>>(capacity: 10)
     _ = hashed.access(Request(key: "a"))
     #expect(hashed.indexAddress(of: "a") == nil && hashed.entryAddress(of: "a") == nil)

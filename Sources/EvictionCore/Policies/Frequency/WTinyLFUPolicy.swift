@@ -138,6 +138,11 @@ public struct WTinyLFUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
   @inlinable @inline(__always)
   func bits(_ key: Key) -> UInt64 { Index.sketchBits(key) }
 
+  /// The key's sketch counters: at 500,000 objects the sketch is 19 MB, and
+  /// each request reads and writes ten counters in it at random.
+  @inlinable @inline(__always)
+  public func prefetchState(of key: Key) { sketch.prefetch(bits(key)) }
+
   @inlinable @inline(__always)
   public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
     let slot = store.find(request.key)
