@@ -19,6 +19,8 @@
 #           converts it to oracleGeneral for both tools
 # --tile    copies of the trace, ids shifted apart (default 100)
 #
+# Paths are taken from the repository's root (the script runs there).
+#
 # CACHESIM is a libCacheSim build of your own (docs/libcachesim.md says how:
 # libCacheSim 0.3.5's C sources ship in PyPI's `libcachesim` source
 # distribution). Run it on a quiet machine: nothing else should be running.
@@ -69,7 +71,11 @@ with open(sys.argv[2], 'wb') as out:
                            for t, key, size, nxt in records))
 EOF
 measure() {  # measure COMMAND...: "seconds peak-KiB" of the command; its output kept in $work/out
-  /usr/bin/time -f '%e %M' -o "$work/time" "$@" > "$work/out" 2> /dev/null
+  if ! /usr/bin/time -f '%e %M' -o "$work/time" "$@" > "$work/out" 2> "$work/err"; then
+    echo "error: this failed: $*" >&2
+    tail -5 "$work/err" >&2
+    exit 1
+  fi
   cat "$work/time"
 }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
@@ -98,15 +104,17 @@ for pair in $pairs; do
     ev_s=$(cut -d' ' -f1 < "$work/ev" | median)
     lcs_mib=$(cut -d' ' -f2 < "$work/lcs" | median | awk '{ printf "%.0f", $1 / 1024 }')
     ev_mib=$(cut -d' ' -f2 < "$work/ev" | median | awk '{ printf "%.0f", $1 / 1024 }')
-    ratio=$(awk -v a="$lcs_s" -v b="$ev_s" 'BEGIN { printf "%.1f", a / b }')
-    memory=$(awk -v a="$ev_mib" -v b="$lcs_mib" 'BEGIN { printf "%.2f", a / b }')
+    # GNU time counts hundredths: a run too short to time gives no ratio.
+    ratio=$(awk -v a="$lcs_s" -v b="$ev_s" 'BEGIN { if (b > 0) printf "%.1f", a / b; else printf "n/a" }')
+    memory=$(awk -v a="$ev_mib" -v b="$lcs_mib" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "n/a" }')
     printf '%s,%s,%s,%s,%s,%.2f,%.2f,%s,%s,%s,%s,%s\n' "$spec" "$algorithm" "$requests" "$ev_misses" "$lcs_misses" \
       "$lcs_s" "$ev_s" "$ratio" "$size" "$lcs_mib" "$ev_mib" "$memory" >> "$csv"
     echo "$spec at $size: libCacheSim ${lcs_s}s ${lcs_mib} MiB, evlab ${ev_s}s ${ev_mib} MiB (${ratio}x faster, memory ${memory}x)" >&2
   done
 done
 requests=$(tail -1 "$csv" | cut -d, -f3 | sed -E ":a;s/([0-9])([0-9]{3})($|,)/\1,\2\3/;ta")
-trace_words="$(basename "$source_trace")$([ "$tile" -gt 1 ] && echo " tiled $tile times")"
+trace_words=$(basename "$source_trace")
+if [ "$tile" -gt 1 ]; then trace_words+=" tiled $tile times"; fi
 {
   echo "# evlab against libCacheSim: $name"
   echo

@@ -31,8 +31,17 @@ public enum ChildProcess {
   public static func run(
     _ program: String, _ arguments: [String], environment: [String: String] = [:], errorLimit: Int = 1 << 16
   ) throws(Failure) -> Exit {
+    // Close-on-exec, set before any other child can be started (spawns are
+    // held off too): a converter started at the same moment by another
+    // thread must not inherit this pipe's write end, or this read would
+    // wait for that converter to end as well.
     var pipeEnds: [Int32] = [-1, -1]
-    guard pipe(&pipeEnds) == 0 else { throw Failure(program: program, code: errno) }
+    let piped = Interruption.holdingOff { () -> Int32 in
+      guard pipe(&pipeEnds) == 0 else { return errno }
+      for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+      return 0
+    }
+    guard piped == 0 else { throw Failure(program: program, code: piped) }
     let (readEnd, writeEnd) = (pipeEnds[0], pipeEnds[1])
     defer { close(readEnd) }
 
@@ -72,7 +81,11 @@ public enum ChildProcess {
     sigemptyset(&defaults)
     for signal in [SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT] { sigaddset(&defaults, signal) }
     posix_spawnattr_setsigdefault(&attributes, &defaults)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    // A process group of its own, led by the child, so that an interrupted
+    // run ends whatever the child started too (a wrapper script's renderer).
+    posix_spawnattr_setpgroup(&attributes, 0)
+    posix_spawnattr_setflags(
+      &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
 
     // Started and recorded with interruption held off, so that Ctrl-C ends
     // every child before the run's scratch paths are removed (a figure
@@ -101,9 +114,17 @@ public enum ChildProcess {
     var info = siginfo_t()
     while waitid(P_PID, id_t(child), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
     var status: Int32 = 0
-    Interruption.holdingOff {
-      while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+    let reaped = Interruption.holdingOff { () -> Bool in
+      var reaped: pid_t = -1
+      repeat { reaped = waitpid(child, &status, 0) } while reaped < 0 && errno == EINTR
       Interruption.children.remove(child)
+      return reaped == child
+    }
+    // Reaped by someone else (SIGCHLD ignored by whoever started this
+    // process, where ``Interruption/install()`` did not run): its status is
+    // unknown, which is never a success.
+    guard reaped else {
+      return Exit(status: 255, errors: String(decoding: errors, as: UTF8.self) + "\n(its exit status was lost)")
     }
     // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import as macros.
     let signal = status & 0x7f

@@ -42,6 +42,9 @@ public enum Interruption {
     action.sa_flags = SA_RESTART
     sigemptyset(&action.sa_mask)
     for signal in [SIGINT, SIGTERM, SIGHUP] { sigaction(signal, &action, nil) }
+    // Children are reaped by ``ChildProcess``; SIGCHLD ignored by whoever
+    // started evlab would have the system reap them and lose their status.
+    signal(SIGCHLD, SIG_DFL)
     var park = sigaction()
     park.__sigaction_handler.sa_handler = { _ in
       Interruption.parked.add(1, ordering: .sequentiallyConsistent)
@@ -156,23 +159,29 @@ public enum Interruption {
   /// never leaves a child unrecorded or a reaped one recorded.
   nonisolated(unsafe) static var children: Set<pid_t> = []
 
-  /// Sends `signal` to every child still running and reaps it; one still
-  /// running after two seconds is killed. Called with ``critical`` held and
-  /// the other threads parked, before the scratch paths are removed.
+  /// Sends `signal` to every child's process group (each child leads one:
+  /// what it started is ended too) and reaps the child; five seconds on,
+  /// what is left of each group is killed. Five, because a child may be
+  /// evlab itself, removing scratch files of its own. Called with
+  /// ``critical`` held and the other threads parked, before the scratch
+  /// paths are removed.
   static func endChildren(with signal: Int32) {
     guard !children.isEmpty else { return }
-    for child in children { kill(child, signal) }
+    for child in children { kill(-child, signal) }
     var running = children
-    let deadline = DispatchTime.now().uptimeNanoseconds + 2_000_000_000
+    let deadline = DispatchTime.now().uptimeNanoseconds + 5_000_000_000
     while !running.isEmpty && DispatchTime.now().uptimeNanoseconds < deadline {
       // Reaped (or, which cannot happen, not this process's child): gone.
       running = running.filter { waitpid($0, nil, WNOHANG) == 0 }
       if !running.isEmpty { usleep(1_000) }
     }
+    for child in running { kill(-child, SIGKILL) }
     for child in running {
-      kill(child, SIGKILL)
       while waitpid(child, nil, 0) < 0 && errno == EINTR {}
     }
+    // A group outlives its leader while a member runs (a renderer a wrapper
+    // script started, ignoring the signal): its id is not reused meanwhile.
+    for child in children { kill(-child, SIGKILL) }
     children = []
   }
 }
