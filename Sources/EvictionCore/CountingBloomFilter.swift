@@ -82,7 +82,7 @@ public struct CountingBloomFilter: Sendable {
       GrowthWatch.willAllocate(
         Int(counters) * 4, "a counting Bloom filter of \(counters) counters (for \(entries) entries)")
     }
-    dense = isDense ? Array(repeating: 0, count: Int(counters)) : []
+    dense = isDense ? Self.zeroedCounters(Int(counters)) : []
     sparse = [:]
   }
 
@@ -129,6 +129,15 @@ public struct CountingBloomFilter: Sendable {
         evictionlab_chunk_prefetch(counters.baseAddress! + Int(reduce(probe)))
         probe &+= b
       }
+    }
+  }
+
+  /// `count` zero counters, on huge pages where the system gives them.
+  static func zeroedCounters(_ count: Int) -> [UInt32] {
+    [UInt32](unsafeUninitializedCapacity: count) { buffer, initialized in
+      if let base = buffer.baseAddress { adviseHugePages(base, bytes: count * MemoryLayout<UInt32>.stride) }
+      buffer.initialize(repeating: 0)
+      initialized = count
     }
   }
 

@@ -1,3 +1,5 @@
+import CChunkMatch
+
 /// One entry of a policy: the key, its weight, intrusive list links, the list
 /// it is on, and a payload of the policy's own (a frequency, a flag, …).
 @frozen
@@ -56,6 +58,7 @@ public struct EntryTable<Key: Hashable, Payload>: ~Copyable {
   public init(minimumCapacity: Int) {
     allocated = max(minimumCapacity, 16)
     base = .allocate(capacity: allocated)
+    adviseHugePages(base, bytes: allocated * MemoryLayout<Element>.stride)
     initialized = 0
     freeHead = -1
     _live = 0
@@ -142,6 +145,7 @@ public struct EntryTable<Key: Hashable, Payload>: ~Copyable {
       newAllocated * MemoryLayout<Element>.stride, "a policy's entry table (growing to \(newAllocated) entries)",
       from: GrowthWatch.perObjectThreshold)
     let newBase = UnsafeMutablePointer<Element>.allocate(capacity: newAllocated)
+    adviseHugePages(newBase, bytes: newAllocated * MemoryLayout<Element>.stride)
     newBase.moveInitialize(from: base, count: initialized)
     base.deallocate()
     base = newBase
@@ -269,4 +273,12 @@ public struct EntryTable<Key: Hashable, Payload>: ~Copyable {
     }
     return result
   }
+}
+
+/// Asks for huge pages under a fresh allocation of `bytes` at `address`
+/// where it spans at least two of them (below, the hint cannot cover a
+/// whole aligned page and is not worth the system call).
+@inlinable
+func adviseHugePages(_ address: UnsafeMutableRawPointer, bytes: Int) {
+  if bytes >= 4 << 20 { evictionlab_advise_huge_pages(address, bytes) }
 }

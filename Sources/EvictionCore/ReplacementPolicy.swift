@@ -1,3 +1,5 @@
+import CChunkMatch
+
 /// A cache replacement policy, written once and driven both by the trace
 /// simulator and by `MemoryCache` (DESIGN.md, "The one idea").
 ///
@@ -135,6 +137,14 @@ public protocol ReplacementPolicy: ~Copyable {
   /// ahead of large caches; the default does nothing.
   func prefetchState(of key: Key)
 
+  /// Starts loading the entries a request for `key` will relink (its list
+  /// neighbours, which a hit's move writes) and those the next eviction
+  /// will touch (the victim's index bucket, the entry that follows it out).
+  /// The replay loop calls it a few requests ahead of large caches, after
+  /// `key`'s bucket and entry were prefetched, so reading them here does
+  /// not wait on memory; the default does nothing.
+  func prefetchLinks(of key: Key)
+
   /// What a two-tier policy has written to its second tier so far (objects
   /// and bytes admitted to flash), or nil for a policy of one tier (the
   /// default). Replay rows report it as `flash_writes` and `flash_write_bytes`.
@@ -228,6 +238,7 @@ extension ReplacementPolicy where Self: ~Copyable {
   @inlinable public func entryAddress(of key: Key) -> UnsafeRawPointer? { nil }
   @inlinable public func entryAddress(at slot: Slot) -> UnsafeRawPointer? { nil }
   @inlinable public func prefetchState(of key: Key) {}
+  @inlinable public func prefetchLinks(of key: Key) {}
 
   /// By default a policy does not name its victim before evicting it.
   @inlinable public mutating func nextVictim() -> Slot? { nil }
@@ -316,6 +327,32 @@ extension StoredPolicy where Self: ~Copyable {
   }
   @inlinable @inline(__always)
   public func entryAddress(at slot: Slot) -> UnsafeRawPointer? { store.table.address(of: slot) }
+
+  /// Prefetches the list neighbours of the entry `key`'s bucket names (a
+  /// hit's move to another place writes both), for
+  /// ``ReplacementPolicy/prefetchLinks(of:)``. A tag that names another
+  /// key's entry costs two useless prefetches, never a wrong answer.
+  @inlinable @inline(__always)
+  public func prefetchNeighbours(of key: Key) {
+    let slot = store.index.likelySlot(of: key)
+    guard slot >= 0 else { return }
+    let (prev, next) = (store.table[slot].prev, store.table[slot].next)
+    if prev >= 0 { evictionlab_chunk_prefetch(store.table.address(of: prev)) }
+    if next >= 0 { evictionlab_chunk_prefetch(store.table.address(of: next)) }
+  }
+
+  /// Prefetches what evicting `victim` will touch beyond its entry: its
+  /// key's index bucket and the entry before it on its list (the next
+  /// victim, whose own bucket the next call then prefetches). Read one
+  /// call after the entry itself was prefetched, so evictions in a row
+  /// run down the list without waiting on each entry in turn.
+  @inlinable @inline(__always)
+  public func prefetchEviction(of victim: Slot) {
+    guard victim >= 0 else { return }
+    if let home = store.index.homeAddress(of: store.table[victim].key) { evictionlab_chunk_prefetch(home) }
+    let prev = store.table[victim].prev
+    if prev >= 0 { evictionlab_chunk_prefetch(store.table.address(of: prev)) }
+  }
 }
 
 /// What every policy stores: the index, the entry slab, and the resident

@@ -147,6 +147,7 @@ public struct IntegerSlotIndex<Key: FixedWidthInteger>: SlotIndex, ~Copyable {
   static func allocateChunks(_ chunks: Int) -> UnsafeMutablePointer<UInt32> {
     let bytes = chunks * chunkWords * MemoryLayout<UInt32>.stride
     let words = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
+    adviseHugePages(words, bytes: bytes)
     return words.initializeMemory(as: UInt32.self, repeating: 0, count: chunks * chunkWords)
   }
 

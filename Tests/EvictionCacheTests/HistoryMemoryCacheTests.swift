@@ -102,7 +102,8 @@ import Testing
     // says it holds is what it holds, at the costs it was given.
     // Let the last times-to-live run out and take their entries away, so
     // that nothing expires between the counts below.
-    usleep(2_000)
+    // 50 ms: the default clock is the coarse one, which moves a tick (4 ms) at a time.
+    usleep(50_000)
     cache.trimExpired()
     let statistics = cache.statistics
     #expect(statistics.hits == hits && statistics.misses == misses, "\(policy), \(lock): \(statistics)")

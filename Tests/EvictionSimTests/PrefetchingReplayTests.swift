@@ -77,16 +77,76 @@ import Testing
     // W-TinyLFU's own hint reads its sketch and changes no estimate.
     var tiny = WTinyLFUPolicy<IntegerSlotIndex<UInt64>>(capacity: 1_000)
     for key in UInt64(0)..<2_000 { _ = tiny.access(Request(key: key % 700)) }
+    let lists = tiny.lists().map(\.keys)
     var before: [UInt32] = []
     for key in UInt64(0)..<700 { before.append(tiny.sketch.estimate(tiny.bits(key))) }
     for key in UInt64(0)..<700 { tiny.prefetchState(of: key) }
+    // And its links' hint: the candidate's and the victim's counters, the lists' neighbours.
+    for key in UInt64(0)..<700 { tiny.prefetchLinks(of: key) }
     var after: [UInt32] = []
     for key in UInt64(0)..<700 { after.append(tiny.sketch.estimate(tiny.bits(key))) }
     #expect(after == before)
     #expect(before.allSatisfy { $0 > 0 })
+    #expect(tiny.lists().map(\.keys) == lists, "a hint moves no entry")
     var hashed = LRUPolicy<HashedSlotIndex<String>>(capacity: 10)
     _ = hashed.access(Request(key: "a"))
     #expect(hashed.indexAddress(of: "a") == nil && hashed.entryAddress(of: "a") == nil)
+  }
+}
+
+/// A large index, entry slab and sketch ask Linux for huge pages (a TLB
+/// miss per random line otherwise); small ones do not make the call.
+@Suite struct HugePageTests {
+  /// The flags of the mapping that holds `address`, from /proc/self/smaps.
+  static func mappingFlags(of address: UnsafeRawPointer) throws -> [Substring] {
+    // Read to its end: a /proc file says it is empty, so a read sized by stat gets nothing.
+    let handle = try #require(FileHandle(forReadingAtPath: "/proc/self/smaps"))
+    defer { try? handle.close() }
+    let smaps = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
+    let target = UInt(bitPattern: address)
+    var inside = false
+    for line in smaps.split(separator: "\n") {
+      let fields = line.split(separator: " ")
+      if let range = fields.first, range.contains("-"), !range.hasSuffix(":") {
+        let bounds = range.split(separator: "-").compactMap { UInt($0, radix: 16) }
+        inside = bounds.count == 2 && bounds[0] <= target && target < bounds[1]
+      } else if inside && line.hasPrefix("VmFlags:") {
+        return Array(fields.dropFirst())
+      }
+    }
+    return []
+  }
+
+  static var kernelHasHugePages: Bool {
+    FileManager.default.fileExists(atPath: "/sys/kernel/mm/transparent_hugepage/enabled")
+  }
+
+  @Test(.enabled(if: kernelHasHugePages, "the kernel has no transparent huge pages"))
+  func aLargeSketchIndexAndSlabAreAdvised() throws {
+    // 1.4 M counters of 4 bytes: a 5.8 MB sketch, whose aligned middle is advised.
+    let sketch = CountingBloomFilter(entries: 100_000, error: 0.001)
+    let flags = try sketch.dense.withUnsafeBufferPointer { try Self.mappingFlags(of: $0.baseAddress! + $0.count / 2) }
+    #expect(flags.contains("hg"), "the sketch's middle is advised: \(flags)")
+    var table = EntryTable<UInt64, Void>(minimumCapacity: 400_000)
+    _ = table.allocate(key: 1, weight: 1, payload: ())
+    #expect(try Self.mappingFlags(of: table.address(of: 200_000)).contains("hg"), "a 12.8 MB slab is advised")
+    let index = IntegerSlotIndex<UInt64>(minimumCapacity: 2_000_000)
+    let middle = index.words + index.chunkCount * IntegerSlotIndex<UInt64>.chunkWords / 2
+    #expect(try Self.mappingFlags(of: middle).contains("hg"), "a 10.7 MB index is advised")
+  }
+
+  /// The threshold, on a mapping of the test's own (a freed large block
+  /// that malloc hands out again may carry another test's advice).
+  @Test(.enabled(if: kernelHasHugePages, "the kernel has no transparent huge pages"))
+  func onlyAnAllocationOfTwoHugePagesOrMoreIsAdvised() throws {
+    let bytes = 16 << 20
+    let mapping = try #require(mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0))
+    #expect(mapping != UnsafeMutableRawPointer(bitPattern: -1), "mmap failed")
+    defer { munmap(mapping, bytes) }
+    adviseHugePages(mapping, bytes: (4 << 20) - 1)
+    #expect(try !Self.mappingFlags(of: mapping + (1 << 20)).contains("hg"), "just under 4 MiB is left alone")
+    adviseHugePages(mapping, bytes: bytes)
+    #expect(try Self.mappingFlags(of: mapping + (8 << 20)).contains("hg"))
   }
 }
 

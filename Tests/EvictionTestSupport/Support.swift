@@ -91,6 +91,56 @@ public func runProgram(
     stderr: String(decoding: errData, as: UTF8.self))
 }
 
+/// Runs `executable` until its standard error says `text` (or `deadline`
+/// passes), then sends it SIGINT and waits for its end: for a command that
+/// runs until stopped and must say something first. A fixed `timeout`
+/// failed on a loaded machine, where the program had not started by then.
+public func runProgram(
+  _ executable: String, _ arguments: [String], in directory: URL? = nil, interruptingOnceStderrSays text: String,
+  deadline: Duration = .seconds(60)
+) throws -> ProgramRun {
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: executable)
+  process.arguments = arguments
+  if let directory { process.currentDirectoryURL = directory }
+  let out = Pipe()
+  let err = Pipe()
+  process.standardOutput = out
+  process.standardError = err
+  try process.run()
+  let errData = SharedState(Data())
+  let errHandle = err.fileHandleForReading
+  let done = DispatchSemaphore(value: 0)
+  Thread.detachNewThread {
+    while true {
+      let chunk = errHandle.availableData
+      if chunk.isEmpty { break }
+      errData.withLock { $0.append(chunk) }
+    }
+    done.signal()
+  }
+  nonisolated(unsafe) var outData = Data()
+  let outDone = DispatchSemaphore(value: 0)
+  let outHandle = out.fileHandleForReading
+  Thread.detachNewThread {
+    outData = outHandle.readDataToEndOfFile()
+    outDone.signal()
+  }
+  let end = ContinuousClock.now + deadline
+  while process.isRunning && ContinuousClock.now < end
+    && !errData.withLock({ String(decoding: $0, as: UTF8.self).contains(text) })
+  {
+    usleep(20_000)
+  }
+  if process.isRunning { kill(process.processIdentifier, SIGINT) }
+  done.wait()
+  outDone.wait()
+  process.waitUntilExit()
+  return ProgramRun(
+    status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+    stderr: errData.withLock { String(decoding: $0, as: UTF8.self) })
+}
+
 /// A value behind a pthread mutex, used as `Synchronization.Mutex` is
 /// (`withLock { $0 … }`), for state the concurrency tests share between
 /// threads. ThreadSanitizer follows pthread mutexes; on Linux `Mutex` locks

@@ -60,7 +60,7 @@ import Testing
     let dir = try scratchDirectory()
     let run = try evlab([
       "bench", "concurrent", "--mix", "100/0", "--mix", "0/100", "--threads", "1,2", "--lock", "pthread,buffered",
-      "--seconds", "0.05", "--runs", "1", "--json", "-", "--charts", dir.path,
+      "--seconds", "0.3", "--runs", "1", "--json", "-", "--charts", dir.path,
     ])
     #expect(run.status == 0, "\(run.stderr)")
     let object = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as! [String: Any]
@@ -107,7 +107,7 @@ import Testing
   @Test func theCeilingGivesEveryRowItsScalingEfficiency() throws {
     let run = try evlab([
       "bench", "concurrent", "--mix", "100/0", "--threads", "1,2", "--lock", "mutex,buffered", "--no-baselines",
-      "--seconds", "0.05", "--runs", "1", "--ceiling", "--json", "-",
+      "--seconds", "0.3", "--runs", "1", "--ceiling", "--json", "-",
     ])
     #expect(run.status == 0, "\(run.stderr)")
     #expect(run.stderr.contains("sharing nothing"))

@@ -127,7 +127,7 @@ import Testing
       ["replay", "t.txt", "--policy", "lru", "--size", "2", "--repeat", "1000000000000"],
       ["stress", "t.txt", "--size", "2", "--threads", "1", "--lock", "mutex", "--ops", "99999999999999"],
     ] {
-      let run = try runProgram("/usr/bin/timeout", ["-s", "INT", "3", evlabPath] + arguments, in: dir)
+      let run = try runProgram(evlabPath, arguments, in: dir, interruptingOnceStderrSays: "Ctrl-C stops it")
       #expect(run.stderr.contains("requests; at") && run.stderr.contains("Ctrl-C stops it"), "\(run.stderr)")
     }
     // A small run says nothing of the kind.

@@ -143,6 +143,24 @@ public struct WTinyLFUPolicy<Index: SlotIndex & ~Copyable>: StoredPolicy, ~Copya
   @inlinable @inline(__always)
   public func prefetchState(of key: Key) { sketch.prefetch(bits(key)) }
 
+  /// What the next miss compares: the window's LRU end (the candidate) and
+  /// the main cache's victim, each a key whose counters were last touched
+  /// thousands of requests ago, so twenty lines the miss would wait on.
+  /// And the lists' links a hit or an eviction will write.
+  @inlinable @inline(__always)
+  public func prefetchLinks(of key: Key) {
+    prefetchNeighbours(of: key)
+    if window.back >= 0 {
+      sketch.prefetch(bits(store.table[window.back].key))
+      prefetchEviction(of: window.back)
+    }
+    let victim = mainVictim
+    if victim >= 0 {
+      sketch.prefetch(bits(store.table[victim].key))
+      prefetchEviction(of: victim)
+    }
+  }
+
   @inlinable @inline(__always)
   public mutating func lookup(_ request: Request<Key>, onEvict: (Slot, Key) -> Void) -> Slot? {
     let slot = store.find(request.key)
