@@ -51,8 +51,8 @@ static inline void evictionlab_chunk_prefetch(const void *address) { __builtin_p
 // TLB misses on 4 KiB pages, and in a virtual machine each of those is a
 // walk of two page tables. A hint only: where the kernel says no, or on
 // another system, nothing changes.
-#if defined(__linux__)
 #include <stddef.h>
+#if defined(__linux__)
 #include <sys/mman.h>
 static inline void evictionlab_advise_huge_pages(void *address, size_t bytes) {
 #if defined(MADV_HUGEPAGE)
@@ -65,5 +65,5 @@ static inline void evictionlab_advise_huge_pages(void *address, size_t bytes) {
 #endif
 }
 #else
-static inline void evictionlab_advise_huge_pages(void *address, unsigned long bytes) { (void)address, (void)bytes; }
+static inline void evictionlab_advise_huge_pages(void *address, size_t bytes) { (void)address, (void)bytes; }
 #endif
